@@ -1,0 +1,9 @@
+/** The built-in rule registry. Workers re-plan jobs from this (plus the config's user rules). */
+import type { Rule } from '../src/config/rule.js';
+import { captureRule } from './capture.js';
+import { checkRule } from './check.js';
+
+export const BUILTIN_RULES: ReadonlyMap<string, Rule> = new Map<string, Rule>([
+  [captureRule.kind, captureRule],
+  [checkRule.kind, checkRule],
+]);

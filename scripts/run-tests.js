@@ -1,0 +1,23 @@
+#!/usr/bin/env node
+// Lists compiled test files and hands them to `node --test`. Node 20 neither expands `**` nor
+// discovers `.js` files under a directory argument the way we need, hence this tiny script.
+// `--fast` skips suites marked slow (file names ending in `.slow.test.js`): the dogfood build's set.
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+const fast = process.argv.includes('--fast');
+const only = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const files = [];
+const walk = (dir) => {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) walk(p);
+    else if (e.name.endsWith('.test.js') && !(fast && e.name.endsWith('.slow.test.js'))) files.push(p);
+  }
+};
+walk('dist/test');
+const selected = only.length ? files.filter((f) => only.some((o) => f.includes(o))) : files;
+selected.sort();
+const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...selected], { stdio: 'inherit' });
+process.exit(r.status ?? 1);

@@ -1,0 +1,11 @@
+// Regenerates schema/*.json from the valibot schemas: `npm run schemas`.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { jsonSchemaText, PUBLISHED } from '../src/schemas.js';
+
+const dir = join(process.cwd(), 'schema');
+mkdirSync(dir, { recursive: true });
+for (const [name, schema] of Object.entries(PUBLISHED)) {
+  writeFileSync(join(dir, name), jsonSchemaText(schema, name));
+  console.log(`wrote schema/${name}`);
+}

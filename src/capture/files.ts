@@ -1,0 +1,104 @@
+/**
+ * Hashing files through the file-state cache. A file's digest is reused when its stat fingerprint
+ * `(size, mtime_ns, ctime_ns, ino)` is unchanged and it was not "racily clean" when recorded (git's
+ * rule: a file modified within 2 s of being hashed may change again inside the same timestamp tick).
+ */
+import { lstatSync, readFileSync, readlinkSync, type BigIntStats } from 'node:fs';
+import { sha256Id } from '../hash/index.js';
+
+export type HashMode = 'raw' | 'text';
+
+export interface Fingerprint {
+  size: number;
+  mtime_ns: string;
+  ctime_ns: string;
+  ino: string;
+}
+
+export interface FileStateEntry extends Fingerprint {
+  sha256: string;
+  recorded_ns: string;
+}
+
+/** The store implements this; captures only need get/put. */
+export interface FileStateCache {
+  get(absPath: string, mode: HashMode): FileStateEntry | undefined;
+  put(absPath: string, mode: HashMode, entry: FileStateEntry): void;
+}
+
+export const RACY_WINDOW_NS = 2_000_000_000n;
+
+export function fingerprintOf(st: BigIntStats): Fingerprint {
+  return { size: Number(st.size), mtime_ns: String(st.mtimeNs), ctime_ns: String(st.ctimeNs), ino: String(st.ino) };
+}
+
+export function sameFingerprint(a: Fingerprint, b: Fingerprint): boolean {
+  return a.size === b.size && a.mtime_ns === b.mtime_ns && a.ctime_ns === b.ctime_ns && a.ino === b.ino;
+}
+
+/** Git-style file mode string. */
+export function modeOf(st: BigIntStats): string {
+  if (st.isSymbolicLink()) return '120000';
+  return (Number(st.mode) & 0o111) !== 0 ? '100755' : '100644';
+}
+
+/** True for bytes git would call binary: a NUL in the first 8,000 bytes. */
+export function isBinary(bytes: Uint8Array): boolean {
+  const n = Math.min(bytes.length, 8000);
+  for (let i = 0; i < n; i++) if (bytes[i] === 0) return true;
+  return false;
+}
+
+/** Content identity in text mode: CRLF -> LF for text files, raw bytes for binary ones. */
+export function textDigest(bytes: Buffer): string {
+  if (isBinary(bytes) || !bytes.includes(0x0d)) return sha256Id(bytes);
+  return sha256Id(Buffer.from(bytes.toString('latin1').replace(/\r\n/g, '\n'), 'latin1'));
+}
+
+export interface HashedFile {
+  mode: string;
+  sha256: string;
+  fingerprint: Fingerprint;
+}
+
+export interface HashCounter {
+  hashed: number;
+  reused: number;
+}
+
+/**
+ * Hashes one path (regular file, or a symlink as its target string, never followed). Returns
+ * undefined for paths that vanished; throws for special files, which no capture accepts.
+ */
+export function hashPath(absPath: string, hashMode: HashMode, cache: FileStateCache | undefined, now: () => bigint, counter?: HashCounter): HashedFile | undefined {
+  let st: BigIntStats;
+  try {
+    st = lstatSync(absPath, { bigint: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  const fingerprint = fingerprintOf(st);
+  const mode = modeOf(st);
+  if (st.isSymbolicLink()) return { mode, sha256: sha256Id(readlinkSync(absPath)), fingerprint };
+  if (!st.isFile()) throw new SpecialFileError(absPath);
+  const cached = cache?.get(absPath, hashMode);
+  if (cached && sameFingerprint(cached, fingerprint) && BigInt(cached.mtime_ns) < BigInt(cached.recorded_ns) - RACY_WINDOW_NS) {
+    if (counter) counter.reused++;
+    return { mode, sha256: cached.sha256, fingerprint };
+  }
+  const bytes = readFileSync(absPath);
+  const sha256 = hashMode === 'text' ? textDigest(bytes) : sha256Id(bytes);
+  if (counter) counter.hashed++;
+  // Only remember a digest whose file did not move under us while it was read; the fingerprint
+  // returned is the one from before the read, so a later comparison still sees the change.
+  const after = lstatSync(absPath, { bigint: true });
+  if (sameFingerprint(fingerprint, fingerprintOf(after))) cache?.put(absPath, hashMode, { ...fingerprint, sha256, recorded_ns: String(now()) });
+  return { mode, sha256, fingerprint };
+}
+
+export class SpecialFileError extends Error {
+  constructor(readonly path: string) {
+    super(`${path} is not a regular file or symlink`);
+  }
+}

@@ -1,0 +1,69 @@
+/** The few git plumbing calls captures need, run as real git processes. */
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const BIG = 1 << 30;
+
+export async function git(cwd: string, args: string[]): Promise<string> {
+  const { stdout } = await run('git', args, { cwd, maxBuffer: BIG, encoding: 'utf8' });
+  return stdout;
+}
+
+export async function gitBytes(cwd: string, args: string[]): Promise<Buffer> {
+  const { stdout } = await run('git', args, { cwd, maxBuffer: BIG, encoding: 'buffer' });
+  return stdout;
+}
+
+/** True when `dir` is inside a git work tree. */
+export async function isGitWorkTree(dir: string): Promise<boolean> {
+  try {
+    return (await git(dir, ['rev-parse', '--is-inside-work-tree'])).trim() === 'true';
+  } catch {
+    return false;
+  }
+}
+
+/** Absolute path of the repository's common git dir (shared by all worktrees), or undefined. */
+export async function gitCommonDir(dir: string): Promise<string | undefined> {
+  try {
+    return (await git(dir, ['rev-parse', '--path-format=absolute', '--git-common-dir'])).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Tracked and untracked non-ignored paths under `dir`, relative to it. */
+export async function listGitFiles(dir: string): Promise<string[]> {
+  const out = await git(dir, ['ls-files', '-z', '--cached', '--others', '--exclude-standard']);
+  return [...new Set(out.split('\0').filter(Boolean))];
+}
+
+/**
+ * Reads many blobs with one `git cat-file --batch`. Bytes come from the object database, so edits
+ * in the checkout cannot reach a commit capture.
+ */
+export async function readBlobs(dir: string, oids: string[]): Promise<Map<string, Buffer>> {
+  const result = new Map<string, Buffer>();
+  if (oids.length === 0) return result;
+  const child = spawn('git', ['cat-file', '--batch'], { cwd: dir, stdio: ['pipe', 'pipe', 'inherit'] });
+  const chunks: Buffer[] = [];
+  child.stdout.on('data', (c: Buffer) => chunks.push(c));
+  const done = new Promise<void>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`git cat-file exited ${code}`))));
+  });
+  child.stdin.end(oids.join('\n') + '\n');
+  await done;
+  const all = Buffer.concat(chunks);
+  let at = 0;
+  for (const oid of oids) {
+    const nl = all.indexOf(0x0a, at);
+    const header = all.subarray(at, nl).toString('utf8').split(' ');
+    if (header[1] === 'missing') throw new Error(`git object ${oid} is missing`);
+    const size = Number(header[2]);
+    result.set(oid, all.subarray(nl + 1, nl + 1 + size));
+    at = nl + 1 + size + 1;
+  }
+  return result;
+}

@@ -1,0 +1,60 @@
+/**
+ * Registered-check selectors: the working-tree files a check declares as `inputs`, hashed in text
+ * mode (CRLF -> LF for text files only), symlinks as their target strings, secret-looking paths
+ * skipped. A literal input path that is secret, or a glob that matches nothing, is a config error.
+ */
+import { join } from 'node:path';
+import type { Issue } from '../errors.js';
+import { hashPath, SpecialFileError, type FileStateCache, type Fingerprint, type HashCounter } from './files.js';
+import { compileGlob, matchGlobs } from './glob.js';
+import { isSecretPath } from './secrets.js';
+import { treeDigest } from './tree.js';
+
+export interface SelectorFile {
+  path: string;
+  mode: string;
+  sha256: string;
+  fingerprint: Fingerprint;
+}
+
+export interface SelectorCapture {
+  digest: string;
+  files: SelectorFile[];
+}
+
+/** Paths (root-relative, sorted) a selector names in the current file list. */
+export function selectPaths(globs: readonly string[], sortedFiles: readonly string[]): string[] {
+  return matchGlobs(globs.map(compileGlob), sortedFiles).filter((p) => !isSecretPath(p));
+}
+
+/** Problems with one node's `inputs` against the current file list: empty globs, literal secrets. */
+export function selectorIssues(globs: readonly string[], sortedFiles: readonly string[], path: string, file?: string): Issue[] {
+  const issues: Issue[] = [];
+  globs.forEach((source, j) => {
+    const g = compileGlob(source);
+    if (g.negated) return;
+    if (g.literal && isSecretPath(g.prefix)) {
+      issues.push({ file, path: `${path}[${j}]`, message: `\`${source}\` is a secret-looking path; vkit never hashes or retains it. Remove it from inputs` });
+      return;
+    }
+    if (selectPaths([source], sortedFiles).length === 0) {
+      issues.push({ file, path: `${path}[${j}]`, message: `Expected \`${source}\` to match at least one file (tracked or untracked, not ignored, not secret-looking), got none` });
+    }
+  });
+  return issues;
+}
+
+export function captureSelector(root: string, globs: readonly string[], sortedFiles: readonly string[], cache: FileStateCache | undefined, now: () => bigint, counter?: HashCounter): SelectorCapture {
+  const files: SelectorFile[] = [];
+  for (const path of selectPaths(globs, sortedFiles)) {
+    let hashed;
+    try {
+      hashed = hashPath(join(root, path), 'text', cache, now, counter);
+    } catch (error) {
+      if (error instanceof SpecialFileError) throw new SpecialFileError(path);
+      throw error;
+    }
+    if (hashed) files.push({ path, ...hashed });
+  }
+  return { digest: treeDigest(files), files };
+}

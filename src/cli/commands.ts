@@ -1,0 +1,145 @@
+/** The verbs. Each parses its flags, calls the service and renders; no logic of their own. */
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { EXIT, invalid } from '../errors.js';
+import { gateExitCode } from '../gate/evaluate.js';
+import { toJunit, toSarif } from '../gate/formats.js';
+import * as service from '../service/index.js';
+import { printEvent, printGate, printSummary, printTails } from './render.js';
+
+type Command = (args: string[], version: () => string) => Promise<number>;
+
+const common = {
+  root: { type: 'string' },
+  store: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  jobs: { type: 'string' },
+} as const satisfies ParseArgsConfig['options'];
+
+function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
+  try {
+    return parseArgs({ args, options: { ...common, ...options }, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    throw invalid('ERR_USAGE', (error as Error).message, {}, 'See --help for the flags.');
+  }
+}
+
+function openOptions(v: { root?: string; store?: string }): service.OpenOptions {
+  return { root: v.root ? resolve(v.root) : process.cwd(), store: v.store };
+}
+
+function jobsOf(v: { jobs?: string }): number {
+  if (v.jobs === undefined) return availableParallelism();
+  const n = Number(v.jobs);
+  if (!Number.isInteger(n) || n < 1) throw invalid('ERR_USAGE', `Expected --jobs to be a positive integer, got \`${v.jobs}\``, { path: '--jobs' });
+  return n;
+}
+
+const json = (value: unknown) => process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+
+const build: Command = async (args) => {
+  const v = parse(args, { only: { type: 'string', multiple: true }, force: { type: 'boolean' }, explain: { type: 'boolean' } });
+  const report = await service.build(openOptions(v), { only: v.only, force: v.force, explain: v.explain, jobs: jobsOf(v), onEvent: v.json ? undefined : printEvent });
+  if (v.json) json(report);
+  else {
+    printTails(report);
+    printGate(report.gate);
+    printSummary(report);
+  }
+  return gateExitCode(report.gate.status);
+};
+
+const gate: Command = async (args, version) => {
+  const v = parse(args, { deep: { type: 'boolean' }, format: { type: 'string' }, only: { type: 'string', multiple: true } });
+  const format = v.format ?? (v.json ? 'json' : 'text');
+  if (!['text', 'json', 'sarif', 'junit'].includes(format)) throw invalid('ERR_USAGE', `Expected --format to be text, json, sarif or junit, got \`${format}\``, { path: '--format' });
+  const report = await service.gate(openOptions(v), { deep: v.deep, only: v.only });
+  if (format === 'json') json(report.gate);
+  else if (format === 'sarif') json(toSarif(report.gate, version()));
+  else if (format === 'junit') process.stdout.write(toJunit(report.gate));
+  else printGate(report.gate);
+  return gateExitCode(report.gate.status);
+};
+
+const verify: Command = async (args) => {
+  const v = parse(args, { check: { type: 'string' }, reuse: { type: 'boolean' }, explain: { type: 'boolean' } });
+  if (!v.check) throw invalid('ERR_USAGE', 'Expected --check ID', { path: '--check' });
+  const report = await service.verify(openOptions(v), { check: v.check, reuse: v.reuse, explain: v.explain, jobs: jobsOf(v), onEvent: v.json ? undefined : printEvent });
+  const action = report.actions[0];
+  if (v.json) json({ schema: 'vkit.verify/1', action: action ?? null, gate: report.gate });
+  else printTails(report);
+  if (!action) return EXIT.blocked;
+  return action.outcome === 'PASS' ? EXIT.ok : action.outcome === 'FAIL' ? EXIT.fail : EXIT.blocked;
+};
+
+const runs: Command = async (args) => {
+  const v = parse(args, { check: { type: 'string' }, limit: { type: 'string' } });
+  const store = await service.openStore(openOptions(v));
+  try {
+    const label = v.check ? (v.check.includes(':') ? v.check : `check:${v.check}`) : undefined;
+    const rows = service.listRuns(store, { label, limit: v.limit ? Number(v.limit) : 50 });
+    if (v.json) json({ schema: 'vkit.runs/1', runs: rows });
+    else for (const r of rows) process.stdout.write(`${r.run}  ${r.state.padEnd(11)} ${(r.outcome ?? '-').padEnd(7)} ${r.label}  ${r.created_at}${r.reason ? `  ${r.reason}` : ''}\n`);
+  } finally {
+    store.close();
+  }
+  return EXIT.ok;
+};
+
+const runShow: Command = async (args) => {
+  const v = parse(args, { run: { type: 'string' }, section: { type: 'string', multiple: true }, page: { type: 'string' } });
+  if (!v.run) throw invalid('ERR_USAGE', 'Expected --run ID', { path: '--run' });
+  const asked = v.section ?? [];
+  const sections = asked.includes('all') ? [...service.SECTIONS] : asked;
+  for (const s of sections) if (!(service.SECTIONS as readonly string[]).includes(s)) throw invalid('ERR_USAGE', `Expected --section to be one of ${service.SECTIONS.join(', ')} or all, got \`${s}\``, { path: '--section' });
+  const page = v.page ? Number(v.page) : 1;
+  if (!Number.isInteger(page) || page < 1) throw invalid('ERR_USAGE', `Expected --page to be a positive integer, got \`${v.page}\``, { path: '--page' });
+  const store = await service.openStore(openOptions(v));
+  try {
+    const shown = service.showRun(store, v.run, sections as service.Section[], page);
+    if (v.json) json(shown);
+    else process.stdout.write(renderShown(shown));
+  } finally {
+    store.close();
+  }
+  return EXIT.ok;
+};
+
+function renderShown(shown: Record<string, unknown>): string {
+  const { summary, ...sections } = shown as { summary: Record<string, unknown> };
+  const lines = Object.entries(summary).map(([k, val]) => `${k}: ${typeof val === 'object' ? JSON.stringify(val) : String(val)}`);
+  for (const [name, body] of Object.entries(sections)) {
+    if (name === 'schema') continue;
+    lines.push('', `== ${name} ==`);
+    const log = body as Record<string, { lines?: string[]; page?: number; pages?: number }>;
+    if (name === 'log') for (const [stream, s] of Object.entries(log)) lines.push(`-- ${stream} (page ${s.page}/${s.pages}) --`, ...(s.lines ?? []));
+    else lines.push(JSON.stringify(body, null, 2));
+  }
+  return lines.join('\n') + '\n';
+}
+
+const init: Command = async (args) => {
+  const v = parse(args, {});
+  const { file } = await service.initConfig(resolve(v.root ?? process.cwd()));
+  if (v.json) json({ created: file });
+  else process.stdout.write(`wrote ${file}\nnext: edit its inputs, then run \`vkit build\`\n`);
+  return EXIT.ok;
+};
+
+const gc: Command = async (args) => {
+  const v = parse(args, { 'keep-runs': { type: 'string' } });
+  const keep = Number(v['keep-runs']);
+  if (v['keep-runs'] === undefined || !Number.isInteger(keep) || keep < 0) throw invalid('ERR_USAGE', `Expected --keep-runs to be a non-negative integer, got \`${v['keep-runs'] ?? ''}\``, { path: '--keep-runs' });
+  const store = await service.openStore(openOptions(v));
+  try {
+    const result = service.collectGarbage(store, keep);
+    if (v.json) json(result);
+    else process.stdout.write(`deleted ${result.runs_deleted} runs and ${result.blobs_deleted} blobs; kept ${result.blobs_kept} blobs\n`);
+  } finally {
+    store.close();
+  }
+  return EXIT.ok;
+};
+
+export const COMMANDS: Record<string, Command> = { build, gate, verify, runs, 'run show': runShow, init, 'store gc': gc };

@@ -1,0 +1,88 @@
+/** Help text per verb. Kept apart from the commands so `--help` imports nothing heavy. */
+import { EXIT } from '../errors.js';
+
+const COMMON = `Common flags:
+  --root DIR     project root holding vkit.config.ts or vkit.manifest.json (default: cwd)
+  --store DIR    evidence store (default: <git common dir>/vkit, or <root>/.vkit without git)
+  --json         machine-readable output
+  --jobs N       concurrent actions (default: number of cores)
+`;
+
+const EXITS = `Exit codes: 0 READY/PASS, 1 REJECTED/FAIL, 2 invalid request, 3 BLOCKED, 4 internal error, 5 unavailable.
+`;
+
+export const HELP: Record<string, string> = {
+  main: `vkit: a build system whose outputs are evidence.
+
+Usage: vkit <command> [flags]
+
+Commands:
+  build        run the checks whose inputs changed, keep receipts, print the gate
+  gate         evaluate the gate from retained evidence; runs nothing
+  verify       run one check afresh (or reuse intact passing evidence with --reuse)
+  runs         list retained runs
+  run show     show one run: summary and sections (diagnostics, log, artifacts, ...)
+  init         write a starter vkit.config.ts
+  store gc     delete runs and blobs nothing kept reaches
+
+Run \`vkit <command> --help\` for a command's flags. \`vkit --version\` prints the version.
+
+${EXITS}`,
+  build: `Usage: vkit build [--only ID]... [--force] [--explain] [common flags]
+
+Compiles the config into an action graph, runs only the actions whose inputs changed, retains a
+receipt for each and prints the gate. Exits with the gate's code.
+
+  --only ID      run only this check (and what it runs after); repeatable. The gate still covers every requirement.
+  --force        rerun every selected action even when intact evidence exists
+  --explain      for each action that ran, say which key fields changed since its last receipt
+
+${COMMON}
+${EXITS}`,
+  gate: `Usage: vkit gate [--deep] [--format text|json|sarif|junit] [--only ID]... [common flags]
+
+Evaluates the gate from retained evidence without running anything.
+
+  --deep         re-hash every blob the gate relies on instead of trusting unchanged stat fingerprints
+  --format F     text (default), json (same as --json), sarif or junit
+  --only ID      show only these items; the status still covers every requirement
+
+${COMMON}
+${EXITS}`,
+  verify: `Usage: vkit verify --check ID [--reuse] [--explain] [common flags]
+
+Runs one check afresh (a new run), its \`after\` dependencies reused when intact. With --reuse, intact
+identical passing evidence is returned unchanged instead (tool identity is rechecked). Exits with the
+check's outcome.
+
+${COMMON}
+${EXITS}`,
+  runs: `Usage: vkit runs [--check ID] [--limit N] [common flags]
+
+Lists retained runs, newest first.
+
+${COMMON}`,
+  'run show': `Usage: vkit run show --run ID [--section S]... [--page N] [common flags]
+
+Shows a run's summary and the selected sections: diagnostics, obligations, provenance, coverage,
+compilation, artifacts, log (or all). Sections that do not apply say "not applicable". Reads retained
+results only. --page pages the log (200 lines a page).
+
+${COMMON}`,
+  init: `Usage: vkit init [--root DIR]
+
+Writes a starter vkit.config.ts with one check suited to the project found (npm, cargo, or a
+placeholder that fails until you replace it). Refuses when a config exists.
+`,
+  'store gc': `Usage: vkit store gc --keep-runs N [common flags]
+
+Keeps the N newest runs plus every cache entry's receipt, deletes the runs, attempts and blobs
+nothing kept reaches.
+
+${COMMON}`,
+};
+
+export function usage(message: string): number {
+  process.stderr.write(`vkit: ${message}\nRun \`vkit --help\` for the commands.\n`);
+  return EXIT.invalid;
+}

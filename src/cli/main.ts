@@ -1,0 +1,54 @@
+/**
+ * The CLI face: parse, call the service, render. `--version` and `--help` answer before anything
+ * heavy is imported, so they cost little more than starting node.
+ */
+import { readFileSync } from 'node:fs';
+import { EXIT, VkitError } from '../errors.js';
+import { HELP, usage } from './help.js';
+
+const argv = process.argv.slice(2);
+
+function version(): string {
+  return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
+async function main(): Promise<number> {
+  const [verb, ...rest] = argv;
+  if (verb === '--version' || verb === '-v') {
+    process.stdout.write(`vkit ${version()}\n`);
+    return EXIT.ok;
+  }
+  if (verb === undefined || verb === '--help' || verb === '-h' || verb === 'help') {
+    process.stdout.write(HELP.main);
+    return verb === undefined ? EXIT.invalid : EXIT.ok;
+  }
+  const name = verb === 'run' || verb === 'store' ? `${verb} ${rest[0] ?? ''}`.trim() : verb;
+  const args = verb === 'run' || verb === 'store' ? rest.slice(1) : rest;
+  if (args.includes('--help') || args.includes('-h')) {
+    const text = HELP[name];
+    if (!text) return usage(`unknown command \`${name}\``);
+    process.stdout.write(text);
+    return EXIT.ok;
+  }
+  const { COMMANDS } = await import('./commands.js');
+  const command = COMMANDS[name];
+  if (!command) return usage(`unknown command \`${name}\``);
+  return command(args, version);
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof VkitError) {
+      const json = argv.includes('--json');
+      if (json) process.stdout.write(JSON.stringify({ error: { code: error.code, message: error.message, where: error.where ?? null, hint: error.hint ?? null, issues: (error as { issues?: unknown }).issues ?? undefined } }, null, 2) + '\n');
+      process.stderr.write(`vkit: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ''}`);
+      process.exitCode = error.exitCode;
+      return;
+    }
+    process.stderr.write(`vkit: internal error\n${(error as Error)?.stack ?? String(error)}\n`);
+    process.exitCode = EXIT.internal;
+  },
+);

@@ -1,0 +1,57 @@
+/** Human output: one line per action, failing output inline, then the gate. Colors only on a TTY and never with NO_COLOR. */
+import type { ActionReport, BuildReport } from '../engine/build.js';
+import type { VkitEvent } from '../engine/events.js';
+import type { Gate } from '../gate/evaluate.js';
+
+const useColor = () => Boolean(process.stdout.isTTY) && !('NO_COLOR' in process.env);
+const paint = (code: number) => (s: string) => (useColor() ? `\x1b[${code}m${s}\x1b[0m` : s);
+const green = paint(32);
+const red = paint(31);
+const yellow = paint(33);
+const dim = paint(2);
+
+const STATUS_COLOR: Record<string, (s: string) => string> = { ran: green, cached: dim, failed: red, blocked: yellow, PASS: green, FAIL: red, READY: green, REJECTED: red };
+
+function color(word: string): string {
+  return (STATUS_COLOR[word] ?? yellow)(word);
+}
+
+export function actionLine(a: Pick<ActionReport, 'status' | 'label' | 'ms' | 'reason' | 'outcome'>): string {
+  const time = a.status === 'cached' ? '' : ` ${formatMs(a.ms)}`;
+  const why = a.status === 'failed' || a.status === 'blocked' ? dim(`  ${a.reason ?? ''}`) : '';
+  return `${color(a.status.padEnd(7))} ${a.label}${dim(time)}${why}`;
+}
+
+function formatMs(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`;
+}
+
+/** Streams action lines as the engine finishes them. */
+export function printEvent(e: VkitEvent): void {
+  if (e.type === 'action.cached') process.stdout.write(actionLine({ status: 'cached', label: e.label, ms: e.ms, reason: null, outcome: e.outcome }) + '\n');
+  if (e.type === 'action.finished') {
+    process.stdout.write(actionLine(e) + '\n');
+    for (const line of e.explain ?? []) process.stdout.write(dim(`        why: ${line}`) + '\n');
+  }
+}
+
+export function printTails(report: BuildReport): void {
+  for (const a of report.actions) {
+    if (!a.tail?.length) continue;
+    process.stdout.write(`\n${red('──')} ${a.label} output (last ${a.tail.length} lines) ${red('──')}\n`);
+    for (const line of a.tail) process.stdout.write(`  ${line}\n`);
+  }
+}
+
+export function printGate(gate: Gate): void {
+  process.stdout.write(`\ngate ${color(gate.status)}: ${gate.reason}\n`);
+  for (const i of gate.items) {
+    if (i.status === 'PASS') continue;
+    process.stdout.write(`  ${color(i.status.padEnd(7))} ${i.id}${i.required ? '' : dim(' (not required)')}  ${dim(i.reason)}\n`);
+  }
+}
+
+export function printSummary(report: BuildReport): void {
+  const { ran, cached, ms } = report.stats;
+  process.stdout.write(dim(`${ran} ran, ${cached} cached in ${formatMs(ms)}`) + '\n');
+}

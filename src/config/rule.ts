@@ -1,0 +1,121 @@
+/**
+ * The rule API. Built-in kinds (`rules/`) and user rules registered in `vkit.config.ts` use the same
+ * `defineRule`. A rule's `plan` is pure: it turns a node and its dependencies' results into an action
+ * description; a worker, never the rule, calls `execute` with injected I/O handles.
+ */
+import type { GenericSchema } from 'valibot';
+
+/** What the engine hands a rule about one node. */
+export interface PlanNode<A = Record<string, unknown>> {
+  /** `check:unit-tests`, `wordcount:readme`. */
+  label: string;
+  id: string;
+  /** The node's attributes, already validated by the rule's `attrs` schema. */
+  attrs: A;
+  /** Digest and file list of the node's selector capture. */
+  capture: { digest: string; files: CapturedFile[] };
+  /** Identity of the tool the node runs, when it runs one. */
+  checker?: CheckerIdentity;
+}
+
+export interface CapturedFile {
+  path: string;
+  mode: string;
+  sha256: string;
+}
+
+export interface CheckerIdentity {
+  /** What was asked for: argv[0], or the first word of a shell string. */
+  tool: string;
+  sha256: string;
+  interpreter?: string;
+  shell?: string;
+  toolchain?: string;
+}
+
+/** A dependency's result as it enters a dependent's key: never run ids or timings. */
+export interface DepResult {
+  label: string;
+  key: string;
+  outcome: Outcome;
+  artifacts: Array<{ name: string; sha256: string }>;
+}
+
+export type Outcome = 'PASS' | 'FAIL' | 'BLOCKED';
+
+/** The I/O a worker lends an action. Real implementations live in src/checkers and src/store. */
+export interface ExecuteIO {
+  root: string;
+  /** Runs a process with only the given environment; never throws for a failing process. */
+  runProcess(req: ProcessRequest): Promise<ProcessResult>;
+  /** Puts a file into the CAS, returning its identity and size. */
+  putFile(path: string): Promise<{ sha256: string; size: number }>;
+  putBytes(bytes: Uint8Array | string): Promise<{ sha256: string; size: number }>;
+  /** Files under the root matching globs, for declared outputs. */
+  listOutputs(globs: string[]): Promise<string[]>;
+  /** Environment values the node declared (plus PATH and HOME). */
+  env: Record<string, string>;
+  signal: AbortSignal;
+  /** Selector capture of root-relative globs (the capture rule's one I/O). */
+  captureSelector(globs: string[]): { digest: string; files: CapturedFile[] };
+}
+
+export interface ProcessRequest {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  timeoutMs: number;
+  signal: AbortSignal;
+}
+
+export interface ProcessResult {
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  cancelled: boolean;
+  spawnError?: string;
+  stdoutPath: string;
+  stderrPath: string;
+  ms: number;
+}
+
+export interface ActionResult {
+  outcome: Outcome;
+  reason?: string;
+  claim: 'established' | 'refuted' | 'unknown';
+  artifacts: Array<{ name: string; sha256: string; size: number }>;
+  exitCode?: number | null;
+  /** Set by capture actions: what the dependents' keys are computed over. */
+  capture?: { digest: string; files: CapturedFile[] };
+}
+
+export interface PlannedAction {
+  /** Everything that identifies the work besides the rule kind and version; hashed into the key. */
+  definition: Record<string, unknown>;
+  /** Environment variable names the action may read; the engine puts their value digests in the key. */
+  env: string[];
+  execute(io: ExecuteIO): Promise<ActionResult>;
+}
+
+export interface Rule<A = any> {
+  kind: string;
+  version: number;
+  /** valibot schema for the node's `attrs`, with defaults. */
+  attrs: GenericSchema<unknown, A>;
+  /**
+   * Inline actions only read (captures): the engine evaluates them in-process on every build,
+   * never caches them and never submits them as jobs. @default false
+   */
+  inline?: boolean;
+  /** Whether the node runs a tool whose identity must be resolved before planning. */
+  tool?(attrs: A): { argv0: string; shell: boolean } | undefined;
+  plan(node: PlanNode<A>, deps: DepResult[]): PlannedAction;
+}
+
+const KIND = /^[a-z][a-z0-9-]*$/;
+
+export function defineRule<A>(rule: Rule<A>): Rule<A> {
+  if (!KIND.test(rule.kind)) throw new TypeError(`Expected rule kind to match ${KIND}, got \`${rule.kind}\``);
+  if (!Number.isInteger(rule.version) || rule.version < 1) throw new TypeError(`Expected rule version to be a positive integer, got \`${rule.version}\``);
+  return Object.freeze(rule);
+}

@@ -1,0 +1,89 @@
+/**
+ * valibot schemas for the manifest (schema_version 3). Strict objects: unknown keys are errors, so
+ * a typo never silently drops a requirement. JSON schemas in `schema/` are generated from these.
+ */
+import * as v from 'valibot';
+
+export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const SHA256_ID = /^sha256:[0-9a-f]{64}$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+const id = v.pipe(v.string(), v.regex(ID_PATTERN, 'Expected an id of letters, digits, `.`, `_` or `-` (starting with a letter or digit)'));
+const nonEmptyString = v.pipe(v.string(), v.minLength(1, 'Expected a non-empty string'));
+const globList = v.pipe(v.array(nonEmptyString), v.minLength(1, 'Expected at least one glob'));
+export const sha256Field = v.pipe(v.string(), v.regex(SHA256_ID, 'Expected `sha256:` followed by 64 lowercase hex digits'));
+const relativeDir = v.pipe(
+  v.string(),
+  v.check((s) => !s.startsWith('/') && !s.split(/[\\/]/).includes('..'), 'Expected a path relative to the root that stays inside it'),
+);
+
+export const CheckSchema = v.strictObject({
+  id,
+  run: v.union(
+    [v.pipe(v.array(v.string()), v.minLength(1, 'Expected argv to have at least one element'), v.check((a) => a[0] !== '', 'Expected argv[0] to be a command')), v.pipe(v.string(), v.regex(/\S/, 'Expected a non-blank shell string'))],
+    'Expected an argv array or a shell string',
+  ),
+  inputs: globList,
+  cwd: v.optional(relativeDir, '.'),
+  after: v.optional(v.array(id), []),
+  outputs: v.optional(v.array(nonEmptyString), []),
+  timeout_s: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(86_400)), 600),
+  env: v.optional(v.array(v.pipe(v.string(), v.regex(ENV_NAME, 'Expected an environment variable name'))), []),
+  expect: v.optional(v.strictObject({ exit_code: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(255)), 0) }), { exit_code: 0 }),
+});
+
+export const ComponentSchema = v.strictObject({
+  id,
+  package: v.strictObject({ id: nonEmptyString, version: nonEmptyString, sha256: sha256Field }),
+  contract: nonEmptyString,
+  source: v.strictObject({ entry: nonEmptyString }),
+  profile: nonEmptyString,
+  parameters: v.optional(v.record(v.string(), v.unknown()), {}),
+  bindings: v.record(v.string(), nonEmptyString),
+  representation: v.optional(nonEmptyString),
+  required: v.optional(v.boolean(), true),
+  inputs: v.optional(globList),
+});
+
+export const RuleRecordSchema = v.strictObject({
+  kind: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9-]*$/, 'Expected a rule kind of lowercase letters, digits and `-`')),
+  version: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  source_sha256: sha256Field,
+});
+
+export const ActionSchema = v.strictObject({
+  id,
+  rule: nonEmptyString,
+  inputs: globList,
+  after: v.optional(v.array(id), []),
+  attrs: v.optional(v.record(v.string(), v.unknown()), {}),
+});
+
+/** The manifest as a `vkit.manifest.json` file holds it (schema_version may be omitted). */
+export const ManifestSchema = v.strictObject({
+  $schema: v.optional(v.string()),
+  schema_version: v.optional(v.literal(3, 'Expected schema_version 3'), 3),
+  checks: v.optional(v.array(CheckSchema), []),
+  formal: v.optional(v.strictObject({ components: v.optional(v.array(ComponentSchema), []) }), { components: [] }),
+  rules: v.optional(v.array(RuleRecordSchema), []),
+  actions: v.optional(v.array(ActionSchema), []),
+});
+
+/** What `defineConfig` accepts before the rules are turned into records. */
+export const UserConfigSchema = v.strictObject({
+  checks: v.optional(v.array(CheckSchema), []),
+  formal: v.optional(v.strictObject({ components: v.optional(v.array(ComponentSchema), []) }), { components: [] }),
+  rules: v.optional(v.array(v.custom<object>((r) => typeof r === 'object' && r !== null && typeof (r as { plan?: unknown }).plan === 'function', 'Expected a rule made with defineRule()')), []),
+  actions: v.optional(v.array(ActionSchema), []),
+});
+
+/** `checks[2].inputs` from a valibot issue path. */
+export function fieldPath(path: v.IssuePathItem[] | undefined): string {
+  let out = '';
+  for (const item of path ?? []) {
+    const key = (item as { key: unknown }).key;
+    if (typeof key === 'number') out += `[${key}]`;
+    else out += out ? `.${String(key)}` : String(key);
+  }
+  return out;
+}

@@ -1,0 +1,103 @@
+/**
+ * What users write (`UserConfig`) and what flows inward after defaults (`ResolvedConfig`, the
+ * schema_version 3 manifest). Only resolved values reach the graph, the engine and the rules.
+ */
+import type { Rule } from './rule.js';
+
+/** A registered check: a command whose exit code is evidence about the declared inputs. */
+export interface CheckConfig {
+  /** Stable id; the gate item is `check:<id>`. Letters, digits, `.`, `_`, `-`. */
+  id: string;
+  /** argv array (run directly) or a shell string (run with `/bin/sh -c`). */
+  run: string[] | string;
+  /** Globs relative to the root naming every file the check reads. Required, non-empty; each must match a file. `!glob` excludes. */
+  inputs: string[];
+  /** Working directory relative to the root. @default "." */
+  cwd?: string;
+  /** Checks that must pass first; their results enter this check's key. @default [] */
+  after?: string[];
+  /** Globs relative to the root of files the check writes, retained as artifacts. @default [] */
+  outputs?: string[];
+  /** Wall-clock limit; a check that exceeds it is killed and BLOCKED. @default 600 */
+  timeout_s?: number;
+  /** Names of environment variables passed through; their value digests enter the key. @default [] */
+  env?: string[];
+  /** What counts as PASS. @default { exit_code: 0 } */
+  expect?: { exit_code?: number };
+}
+
+/** A formal component, as the reference describes it (checked by the formal issue). */
+export interface ComponentConfig {
+  id: string;
+  package: { id: string; version: string; sha256: string };
+  contract: string;
+  source: { entry: string };
+  profile: string;
+  parameters?: Record<string, unknown>;
+  bindings: Record<string, string>;
+  representation?: string;
+  /** Only required components change the gate. @default true */
+  required?: boolean;
+  inputs?: string[];
+}
+
+/** A node of a user-registered rule kind. */
+export interface ActionConfig {
+  id: string;
+  /** The `kind` of a rule in `rules`. */
+  rule: string;
+  inputs: string[];
+  after?: string[];
+  /** Checked by the rule's own `attrs` schema. @default {} */
+  attrs?: Record<string, unknown>;
+}
+
+export interface UserConfig {
+  checks?: CheckConfig[];
+  formal?: { components?: ComponentConfig[] };
+  /** User rules, made with `defineRule`. */
+  rules?: Rule[];
+  /** Nodes of user rule kinds. */
+  actions?: ActionConfig[];
+}
+
+export interface ResolvedCheck {
+  id: string;
+  run: string[] | string;
+  inputs: string[];
+  cwd: string;
+  after: string[];
+  outputs: string[];
+  timeout_s: number;
+  env: string[];
+  expect: { exit_code: number };
+}
+
+export interface ResolvedComponent extends Omit<ComponentConfig, 'required' | 'parameters'> {
+  parameters: Record<string, unknown>;
+  required: boolean;
+}
+
+export interface ResolvedAction {
+  id: string;
+  rule: string;
+  inputs: string[];
+  after: string[];
+  attrs: Record<string, unknown>;
+}
+
+/** A user rule as the manifest records it: never a function. */
+export interface RuleRecord {
+  kind: string;
+  version: number;
+  source_sha256: string;
+}
+
+/** The manifest, schema_version 3. Its canonical digest is the policy digest. */
+export interface Manifest {
+  schema_version: 3;
+  checks: ResolvedCheck[];
+  formal: { components: ResolvedComponent[] };
+  rules: RuleRecord[];
+  actions: ResolvedAction[];
+}

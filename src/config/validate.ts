@@ -1,0 +1,67 @@
+/**
+ * Pure validation: `validateManifest(data, file)` -> `{ value, issues }`. Schema problems come first,
+ * then cross-references (unique ids, `after` targets, rule kinds). Reading files is `load.ts`'s job.
+ */
+import * as v from 'valibot';
+import type { Issue } from '../errors.js';
+import { fieldPath, ManifestSchema } from './schema.js';
+import type { Manifest } from './types.js';
+
+const BUILTIN_KINDS = new Set(['capture', 'check', 'verify', 'compare', 'accept']);
+
+export function validateManifest(data: unknown, file?: string): { value?: Manifest; issues: Issue[] } {
+  const parsed = v.safeParse(ManifestSchema, data);
+  if (!parsed.success) {
+    return { issues: parsed.issues.map((i) => ({ file, path: fieldPath(i.path), message: describe(i) })) };
+  }
+  const { $schema: _ignored, ...value } = parsed.output;
+  const manifest = value as Manifest;
+  const issues = crossCheck(manifest).map((i) => ({ ...i, file }));
+  return issues.length ? { issues } : { value: manifest, issues };
+}
+
+function describe(issue: v.BaseIssue<unknown>): string {
+  if (issue.kind === 'schema' && issue.type === 'strict_object' && issue.expected === 'never') {
+    return `Unknown key ${issue.received}; remove it or check its spelling`;
+  }
+  // Union failures carry the sub-issue that explains the most; show the first.
+  const sub = issue.issues?.find((s) => s.path && s.path.length > (issue.path?.length ?? 0));
+  return sub ? `${issue.message} (${sub.message})` : issue.message;
+}
+
+function crossCheck(m: Manifest): Omit<Issue, 'file'>[] {
+  const issues: Omit<Issue, 'file'>[] = [];
+  const seen = new Map<string, string>();
+  const claim = (label: string, path: string) => {
+    const prev = seen.get(label);
+    if (prev) issues.push({ path, message: `Duplicate id: \`${label}\` is already declared at ${prev}` });
+    else seen.set(label, path);
+  };
+  m.checks.forEach((c, i) => claim(`check:${c.id}`, `checks[${i}].id`));
+  m.actions.forEach((a, i) => claim(`${a.rule}:${a.id}`, `actions[${i}].id`));
+  m.formal.components.forEach((c, i) => claim(`formal:${c.id}`, `formal.components[${i}].id`));
+
+  const checkIds = new Set(m.checks.map((c) => c.id));
+  m.checks.forEach((c, i) =>
+    c.after.forEach((dep, j) => {
+      if (dep === c.id) issues.push({ path: `checks[${i}].after[${j}]`, message: `Check \`${c.id}\` cannot run after itself` });
+      else if (!checkIds.has(dep)) issues.push({ path: `checks[${i}].after[${j}]`, message: `Expected the id of a declared check, got \`${dep}\`` });
+    }),
+  );
+
+  const ruleKinds = new Set<string>();
+  m.rules.forEach((r, i) => {
+    if (BUILTIN_KINDS.has(r.kind)) issues.push({ path: `rules[${i}].kind`, message: `\`${r.kind}\` is a built-in kind; give your rule another kind` });
+    else if (ruleKinds.has(r.kind)) issues.push({ path: `rules[${i}].kind`, message: `Duplicate rule kind \`${r.kind}\`` });
+    ruleKinds.add(r.kind);
+  });
+  const actionLabels = new Set(m.actions.map((a) => `${a.rule}:${a.id}`));
+  m.actions.forEach((a, i) => {
+    if (!ruleKinds.has(a.rule)) issues.push({ path: `actions[${i}].rule`, message: `Expected the kind of a rule registered in \`rules\`, got \`${a.rule}\`` });
+    a.after.forEach((dep, j) => {
+      if (!checkIds.has(dep) && !actionLabels.has(`${a.rule}:${dep}`))
+        issues.push({ path: `actions[${i}].after[${j}]`, message: `Expected the id of a declared check or action, got \`${dep}\`` });
+    });
+  });
+  return issues;
+}

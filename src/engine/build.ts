@@ -1,0 +1,251 @@
+/**
+ * The engine's one loop: walk the action graph in dependency order, capture each node's inputs,
+ * plan it through its rule, compute its key, reuse intact evidence or submit a job, and fold every
+ * requirement into the gate. `vkit gate` is the same walk with nothing allowed to run.
+ */
+import { join } from 'node:path';
+import PQueue from 'p-queue';
+import { captureSelector, type SelectorCapture } from '../capture/selector.js';
+import { SpecialFileError, type HashCounter } from '../capture/files.js';
+import { checkerIdentity, ToolNotFoundError } from '../checkers/identity.js';
+import type { CheckerIdentity, DepResult, Outcome, Rule } from '../config/rule.js';
+import type { LoadedConfig } from '../config/load.js';
+import { evaluateGate, type Gate, type GateItem, type ItemStatus } from '../gate/evaluate.js';
+import type { ActionGraph, GraphNode } from '../graph/compile.js';
+import { actionKey, depResult, envDigests, type Job } from '../jobs/job.js';
+import type { JobService } from '../jobs/service.js';
+import { parseReceipt, type Receipt } from '../store/receipt.js';
+import type { Store } from '../store/store.js';
+import { lookupEvidence, short } from './evidence.js';
+import { makeEvent, type EventSink } from './events.js';
+import { explainChange } from './explain.js';
+
+export interface EngineContext {
+  root: string;
+  config: LoadedConfig;
+  graph: ActionGraph;
+  store: Store;
+  jobs: JobService;
+  rules: ReadonlyMap<string, Rule>;
+  /** Sorted root-relative paths of the working tree (tracked + untracked, not ignored). */
+  files: readonly string[];
+  env: NodeJS.ProcessEnv;
+}
+
+export interface BuildOptions {
+  /** `build` runs what is missing; `gate` runs nothing. */
+  mode: 'build' | 'gate';
+  /** Labels or ids to run (and their `after` dependencies). Never narrows the gate. */
+  only?: string[];
+  force?: boolean;
+  /** Labels that must run fresh even with intact evidence (verify without --reuse). */
+  fresh?: string[];
+  /** With `fresh`, reuse intact PASS evidence instead (verify --reuse). */
+  reusePassing?: boolean;
+  explain?: boolean;
+  /** Re-hash every blob the gate relies on. */
+  deep?: boolean;
+  jobs?: number;
+  onEvent?: EventSink;
+  signal?: AbortSignal;
+}
+
+export type ActionStatus = 'ran' | 'cached' | 'failed' | 'blocked';
+
+export interface ActionReport {
+  label: string;
+  kind: string;
+  key: string | null;
+  status: ActionStatus;
+  outcome: Outcome;
+  reason: string | null;
+  run: string | null;
+  receipt: string | null;
+  ms: number;
+  explain?: string[];
+  /** Last lines of a failing or blocked action's output (added by the service). */
+  tail?: string[];
+}
+
+export interface BuildReport {
+  schema: 'vkit.build/1';
+  actions: ActionReport[];
+  gate: Gate;
+  stats: { ran: number; cached: number; hashed: number; reused_hashes: number; ms: number };
+}
+
+interface NodeResult {
+  item: GateItem;
+  action?: ActionReport;
+  /** What dependents' keys see; only for nodes with an outcome. */
+  dep?: DepResult;
+}
+
+export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise<BuildReport> {
+  const t0 = performance.now();
+  const emit: EventSink = opts.onEvent ?? (() => {});
+  const queue = new PQueue({ concurrency: Math.max(1, opts.jobs ?? 1) });
+  const { graph } = ctx.graph;
+  const selected = selectNodes(ctx.graph, opts.only);
+  const results = new Map<string, Promise<NodeResult>>();
+  const counter: HashCounter = { hashed: 0, reused: 0 };
+
+  const nodeResult = (label: string): Promise<NodeResult> => {
+    let p = results.get(label);
+    if (!p) {
+      p = evaluateNode(label);
+      results.set(label, p);
+    }
+    return p;
+  };
+
+  const evaluateNode = async (label: string): Promise<NodeResult> => {
+    const node = graph.getNodeAttributes(label);
+    const depLabels = graph.inNeighbors(label).filter((n) => graph.getNodeAttributes(n).kind !== 'capture');
+    const deps = await Promise.all(depLabels.map(nodeResult));
+    const runnable = opts.mode === 'build' && selected.has(label);
+    const item = (status: ItemStatus, reason: string, run: string | null = null, receipt: string | null = null): GateItem => ({ id: label, required: node.required, status, reason, run, receipt });
+    const blockedAction = (reason: string, key: string | null = null): NodeResult => {
+      const action: ActionReport = { label, kind: node.kind, key, status: 'blocked', outcome: 'BLOCKED', reason, run: null, receipt: null, ms: 0 };
+      if (runnable) emit(makeEvent({ type: 'action.finished', label, kind: node.kind, key, status: 'blocked', outcome: 'BLOCKED', reason, run: null, ms: 0 }));
+      return { item: item('BLOCKED', reason), action: runnable ? action : undefined };
+    };
+
+    const notPassing = depLabels.map((d, i) => [d, deps[i]!] as const).filter(([, r]) => r.item.status !== 'PASS');
+    if (notPassing.length) {
+      const [d, r] = notPassing[0]!;
+      return blockedAction(`dependency ${d} is ${r.item.status}`);
+    }
+    const rule = ctx.rules.get(node.kind);
+    if (!rule) return blockedAction(`no rule registered for kind \`${node.kind}\``);
+
+    let capture: SelectorCapture;
+    try {
+      capture = captureSelector(ctx.root, (graph.getNodeAttributes(node.capture!).attrs as { inputs: string[] }).inputs, ctx.files, ctx.store, ctx.store.now, counter);
+    } catch (error) {
+      if (error instanceof SpecialFileError) return blockedAction(`input \`${error.path}\` is not a regular file or symlink`);
+      throw error;
+    }
+    let checker: CheckerIdentity | undefined;
+    const tool = rule.tool?.(node.attrs);
+    if (tool) {
+      try {
+        checker = checkerIdentity(tool.argv0, tool.shell, { cwd: join(ctx.root, String(node.attrs.cwd ?? '.')), path: ctx.env.PATH, cache: ctx.store, now: ctx.store.now });
+      } catch (error) {
+        if (error instanceof ToolNotFoundError) return blockedAction(error.message);
+        throw error;
+      }
+    }
+    const depResults = deps.map((r) => r.dep!);
+    const planned = rule.plan({ label, id: node.id, attrs: node.attrs, capture, checker }, depResults);
+    const key = actionKey({ rule: { kind: rule.kind, version: rule.version }, capture: capture.digest, definition: planned.definition, env: envDigests(planned.env, ctx.env), checker: checker ?? null, deps: depResults });
+
+    const fromReceipt = (receiptId: string, r: Pick<Receipt, 'outcome' | 'reason' | 'run' | 'artifacts'>, status: ActionStatus, ms: number, explain?: string[]): NodeResult => {
+      const itemStatus: ItemStatus = r.outcome === 'PASS' ? 'PASS' : r.outcome === 'FAIL' ? 'FAIL' : 'BLOCKED';
+      const reason = r.reason ?? (r.outcome === 'PASS' ? 'passed' : r.outcome.toLowerCase());
+      const action: ActionReport = { label, kind: node.kind, key, status, outcome: r.outcome, reason: r.reason, run: r.run, receipt: receiptId, ms, explain };
+      return { item: item(itemStatus, reason, r.run, receiptId), action, dep: depResult(label, key, r.outcome, r.artifacts) };
+    };
+
+    let staleReason: string | undefined;
+    const fresh = runnable && (opts.force || opts.fresh?.includes(label));
+    if (!fresh || opts.reusePassing) {
+      const found = lookupEvidence(ctx.store, key, opts.deep ?? false);
+      // verify --reuse accepts passing evidence only: a cached FAIL is checked again.
+      if (found.state === 'hit' && !(fresh && found.receipt.outcome !== 'PASS')) {
+        const ms = 0;
+        if (runnable) emit(makeEvent({ type: 'action.cached', label, kind: node.kind, key, outcome: found.receipt.outcome as 'PASS' | 'FAIL', run: found.receipt.run, ms }));
+        const res = fromReceipt(found.receiptId, found.receipt, 'cached', ms);
+        return runnable ? res : { ...res, action: undefined };
+      }
+      if (found.state === 'tampered') {
+        staleReason = found.reason;
+        // The entry can never be trusted again; dropping it makes the next build rerun the action.
+        if (runnable) ctx.store.cacheDelete(key);
+      }
+    }
+
+    if (!runnable) return { item: absentItem(ctx.store, label, key, node, staleReason) };
+
+    const previous = opts.explain ? readLatest(ctx.store, label) : undefined;
+    const explain = opts.explain ? explainChange(previous, { key, rule: { kind: rule.kind, version: rule.version }, files: capture.files, definition: planned.definition, checker: checker ?? null, deps: depResults }, fresh ? 'a fresh run was asked for' : staleReason) : undefined;
+    const job: Job = {
+      schema: 'vkit.job/1',
+      key,
+      label,
+      rule: { kind: rule.kind, version: rule.version },
+      id: node.id,
+      attrs: node.attrs,
+      capture,
+      checker,
+      deps: depResults,
+      policy: ctx.config.policyDigest,
+    };
+    emit(makeEvent({ type: 'action.queued', label, kind: node.kind, key }));
+    const result = await queue.add(async () => {
+      emit(makeEvent({ type: 'action.started', label, kind: node.kind, key }));
+      return ctx.jobs.run(job, opts.signal);
+    });
+    const status: ActionStatus = result.outcome === 'PASS' ? 'ran' : result.outcome === 'FAIL' ? 'failed' : 'blocked';
+    emit(makeEvent({ type: 'action.finished', label, kind: node.kind, key, status, outcome: result.outcome, reason: result.reason, run: result.run, ms: result.ms, explain }));
+    const res = fromReceipt(result.receipt, { outcome: result.outcome, reason: result.reason, run: result.run, artifacts: result.artifacts }, status, result.ms, explain);
+    // BLOCKED results feed no dependent: they carry no claim.
+    return result.outcome === 'BLOCKED' ? { ...res, dep: undefined } : res;
+  };
+
+  const labels = ctx.graph.order.filter((l) => graph.getNodeAttributes(l).kind !== 'capture');
+  const settled = await Promise.all(labels.map(nodeResult));
+  const items = [...settled.map((r) => r.item), ...formalItems(ctx.config)];
+  const gate = evaluateGate(items);
+  const actions = settled.flatMap((r) => (r.action ? [r.action] : []));
+  const ran = actions.filter((a) => a.status !== 'cached' && a.run !== null).length;
+  const cached = actions.filter((a) => a.status === 'cached').length;
+  const ms = Math.round(performance.now() - t0);
+  emit(makeEvent({ type: 'cycle.settled', status: gate.status, ran, cached, ms }));
+  return { schema: 'vkit.build/1', actions, gate, stats: { ran, cached, hashed: counter.hashed, reused_hashes: counter.reused, ms } };
+}
+
+/** The selected labels plus everything they depend on (their keys need those results). */
+function selectNodes(ag: ActionGraph, only: string[] | undefined): Set<string> {
+  const all = ag.order.filter((l) => ag.graph.getNodeAttributes(l).kind !== 'capture');
+  if (!only || only.length === 0) return new Set(all);
+  const picked = new Set<string>();
+  const visit = (l: string) => {
+    if (picked.has(l)) return;
+    picked.add(l);
+    ag.graph.inNeighbors(l).forEach(visit);
+  };
+  for (const l of all) if (only.some((o) => l === o || ag.graph.getNodeAttributes(l).id === o)) visit(l);
+  return picked;
+}
+
+/** A requirement with no current evidence: BLOCKED when its last attempt for this key was, STALE when evidence exists for other inputs, else MISSING. */
+function absentItem(store: Store, label: string, key: string, node: GraphNode, staleReason?: string): GateItem {
+  const base = { id: label, required: node.required, run: null, receipt: null };
+  if (staleReason) return { ...base, status: 'STALE', reason: `${staleReason}; run vkit build` };
+  const latest = store.latest(label);
+  if (latest?.key === key) {
+    const r = readLatest(store, label);
+    if (r?.outcome === 'BLOCKED') return { ...base, status: 'BLOCKED', reason: `last attempt BLOCKED: ${r.reason}`, run: r.run, receipt: latest.receipt };
+  }
+  if (latest) return { ...base, status: 'STALE', reason: `evidence ${short(latest.key)} is for other inputs or definition; run vkit build` };
+  return { ...base, status: 'MISSING', reason: 'no evidence yet; run vkit build' };
+}
+
+function readLatest(store: Store, label: string): Receipt | undefined {
+  const latest = store.latest(label);
+  if (!latest) return undefined;
+  const read = store.readReceipt(latest.receipt);
+  return read.state === 'intact' ? parseReceipt(read.receipt) : undefined;
+}
+
+/** Formal components are requirements this vkit cannot evaluate yet: BLOCKED, never ignored. */
+function formalItems(config: LoadedConfig): GateItem[] {
+  return config.manifest.formal.components.map((c) => ({
+    id: `formal:${c.id}`,
+    required: c.required,
+    status: 'BLOCKED' as const,
+    reason: 'not supported yet: formal components are checked once the formal-components issue lands',
+    run: null,
+  }));
+}

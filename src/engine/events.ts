@@ -1,0 +1,38 @@
+/**
+ * `vkit.event/1`: the typed stream the engine emits. The CLI prints it, the TUI renders it, MCP
+ * forwards it as progress. Nothing else about a build reaches a face.
+ */
+import * as v from 'valibot';
+
+export const EventSchema = v.variant('type', [
+  v.object({ schema: v.literal('vkit.event/1'), type: v.literal('action.queued'), ts: v.string(), label: v.string(), kind: v.string(), key: v.string() }),
+  v.object({ schema: v.literal('vkit.event/1'), type: v.literal('action.started'), ts: v.string(), label: v.string(), kind: v.string(), key: v.string() }),
+  v.object({ schema: v.literal('vkit.event/1'), type: v.literal('action.cached'), ts: v.string(), label: v.string(), kind: v.string(), key: v.string(), outcome: v.picklist(['PASS', 'FAIL']), run: v.nullable(v.string()), ms: v.number() }),
+  v.object({
+    schema: v.literal('vkit.event/1'),
+    type: v.literal('action.finished'),
+    ts: v.string(),
+    label: v.string(),
+    kind: v.string(),
+    key: v.nullable(v.string()),
+    status: v.picklist(['ran', 'failed', 'blocked']),
+    outcome: v.picklist(['PASS', 'FAIL', 'BLOCKED']),
+    reason: v.nullable(v.string()),
+    run: v.nullable(v.string()),
+    ms: v.number(),
+    explain: v.optional(v.array(v.string())),
+    tail: v.optional(v.array(v.string())),
+  }),
+  v.object({ schema: v.literal('vkit.event/1'), type: v.literal('cycle.settled'), ts: v.string(), status: v.picklist(['READY', 'REJECTED', 'BLOCKED']), ran: v.number(), cached: v.number(), ms: v.number() }),
+]);
+
+export type VkitEvent = v.InferOutput<typeof EventSchema>;
+
+type DistributiveOmit<T, K extends keyof any> = T extends unknown ? Omit<T, K> : never;
+export type EventInput = DistributiveOmit<VkitEvent, 'schema' | 'ts'>;
+
+export type EventSink = (event: VkitEvent) => void;
+
+export function makeEvent(e: EventInput): VkitEvent {
+  return { schema: 'vkit.event/1', ts: new Date().toISOString(), ...e } as VkitEvent;
+}

@@ -1,0 +1,24 @@
+/** valibot schema of `vkit.build/1`, the published contract of `vkit build --json`. */
+import * as v from 'valibot';
+import { GateSchema } from '../gate/schema.js';
+
+export const ActionReportSchema = v.object({
+  label: v.string(),
+  kind: v.string(),
+  key: v.nullable(v.string()),
+  status: v.picklist(['ran', 'cached', 'failed', 'blocked']),
+  outcome: v.picklist(['PASS', 'FAIL', 'BLOCKED']),
+  reason: v.nullable(v.string()),
+  run: v.nullable(v.string()),
+  receipt: v.nullable(v.string()),
+  ms: v.number(),
+  explain: v.optional(v.array(v.string())),
+  tail: v.optional(v.array(v.string())),
+});
+
+export const BuildSchema = v.object({
+  schema: v.literal('vkit.build/1'),
+  actions: v.array(ActionReportSchema),
+  gate: GateSchema,
+  stats: v.object({ ran: v.number(), cached: v.number(), hashed: v.number(), reused_hashes: v.number(), ms: v.number() }),
+});

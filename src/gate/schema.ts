@@ -1,0 +1,18 @@
+/** valibot schema of `vkit.gate/1`, the published contract of `vkit gate --json`. */
+import * as v from 'valibot';
+
+export const GateItemSchema = v.object({
+  id: v.string(),
+  required: v.boolean(),
+  status: v.picklist(['PASS', 'FAIL', 'BLOCKED', 'MISSING', 'STALE']),
+  reason: v.string(),
+  run: v.nullable(v.string()),
+  receipt: v.optional(v.nullable(v.string())),
+});
+
+export const GateSchema = v.object({
+  schema: v.literal('vkit.gate/1'),
+  status: v.picklist(['READY', 'REJECTED', 'BLOCKED']),
+  reason: v.string(),
+  items: v.array(GateItemSchema),
+});

@@ -1,0 +1,5 @@
+/** The public API a `vkit.config.ts` imports. */
+export { defineConfig } from './config/define.js';
+export { defineRule } from './config/rule.js';
+export type * from './config/types.js';
+export type * from './config/rule.js';

@@ -1,0 +1,49 @@
+/**
+ * A job: the serialisable, content-derived description of one action. Its identity (the action key)
+ * covers the rule kind and version, the node's own definition, its input capture, the value digests
+ * of its declared environment, its checker identity and its dependencies' results; never host paths,
+ * run ids or timings. A worker re-plans a job from the rule registry and refuses one whose key no
+ * longer matches what it would compute.
+ */
+import type { CapturedFile, CheckerIdentity, DepResult } from '../config/rule.js';
+import type { Fingerprint } from '../capture/files.js';
+import { jsonId, sha256Id } from '../hash/index.js';
+
+export interface Job {
+  schema: 'vkit.job/1';
+  key: string;
+  label: string;
+  rule: { kind: string; version: number };
+  id: string;
+  attrs: Record<string, unknown>;
+  capture: { digest: string; files: Array<CapturedFile & { fingerprint?: Fingerprint }> };
+  checker?: CheckerIdentity;
+  deps: DepResult[];
+  /** Whole-policy digest, recorded for provenance; not part of the key. */
+  policy: string;
+}
+
+export interface KeyMaterial {
+  rule: { kind: string; version: number };
+  capture: string;
+  definition: Record<string, unknown>;
+  env: Record<string, string | null>;
+  checker: CheckerIdentity | null;
+  deps: DepResult[];
+}
+
+export function actionKey(m: KeyMaterial): string {
+  return jsonId({ schema: 'vkit.action-key/1', ...m, deps: [...m.deps].sort((a, b) => (a.label < b.label ? -1 : 1)) });
+}
+
+/** Value digests of declared variables, read from `env`. Unset is `null`, distinct from empty. */
+export function envDigests(names: readonly string[], env: NodeJS.ProcessEnv): Record<string, string | null> {
+  const out: Record<string, string | null> = {};
+  for (const name of [...names].sort()) out[name] = env[name] === undefined ? null : sha256Id(env[name]!);
+  return out;
+}
+
+/** What a dependency contributes to a dependent's key: its result digest material. */
+export function depResult(label: string, key: string, outcome: DepResult['outcome'], artifacts: Array<{ name: string; sha256: string }>): DepResult {
+  return { label, key, outcome, artifacts: artifacts.map((a) => ({ name: a.name, sha256: a.sha256 })) };
+}

@@ -1,0 +1,187 @@
+/**
+ * The in-process worker: runs one attempt of a job. It re-plans the job from the rule registry,
+ * refuses a job whose key it would not compute itself, heartbeats while the action runs, checks the
+ * inputs' stat fingerprints afterwards (invariant 3), and writes the receipt only after every
+ * artifact is in the CAS (invariant 1). Only PASS and FAIL are cached (invariant 4).
+ */
+import { lstatSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fingerprintOf, hashPath, sameFingerprint } from '../capture/files.js';
+import { listOutputs } from '../capture/outputs.js';
+import { runProcess } from '../checkers/process.js';
+import type { ActionResult, ExecuteIO, Rule } from '../config/rule.js';
+import { jsonId } from '../hash/index.js';
+import type { Receipt } from '../store/receipt.js';
+import type { Store } from '../store/store.js';
+import { actionKey, envDigests, type Job } from './job.js';
+
+export interface WorkerContext {
+  root: string;
+  store: Store;
+  rules: ReadonlyMap<string, Rule>;
+  /** The environment the check's declared variables are read from. */
+  env: NodeJS.ProcessEnv;
+  signal?: AbortSignal;
+  /** Fault-injection hooks for tests: called at named points of the attempt. */
+  hooks?: WorkerHooks;
+}
+
+export interface WorkerHooks {
+  /** After the action finished, before its inputs are re-checked. */
+  afterExecute?(job: Job): void | Promise<void>;
+}
+
+export interface AttemptResult {
+  run: string;
+  attempt: string;
+  receipt: string;
+  outcome: Receipt['outcome'];
+  reason: string | null;
+  artifacts: Receipt['artifacts'];
+  cached: boolean;
+  ms: number;
+}
+
+const HEARTBEAT_MS = 1000;
+
+export async function runAttempt(job: Job, ctx: WorkerContext): Promise<AttemptResult> {
+  const { store } = ctx;
+  const run = store.createRun(job.key, job.label, job.rule.kind, job.key);
+  const attempt = store.startAttempt(run);
+  const beat = setInterval(() => store.heartbeat(attempt), HEARTBEAT_MS);
+  beat.unref();
+  const started = new Date();
+  const t0 = performance.now();
+  try {
+    const rule = ctx.rules.get(job.rule.kind);
+    let result: ActionResult;
+    let definition: Record<string, unknown> = {};
+    let envNames: string[] = [];
+    if (!rule || rule.version !== job.rule.version) {
+      result = blocked(`rule ${job.rule.kind}@${job.rule.version} is not registered in this vkit`);
+    } else {
+      const planned = rule.plan({ label: job.label, id: job.id, attrs: job.attrs, capture: job.capture, checker: job.checker }, job.deps);
+      definition = planned.definition;
+      envNames = planned.env;
+      const recomputed = actionKey({ rule: job.rule, capture: job.capture.digest, definition, env: envDigests(planned.env, ctx.env), checker: job.checker ?? null, deps: job.deps });
+      if (recomputed !== job.key) result = blocked('job identity changed between planning and execution (environment or rule changed); rerun the build');
+      else if (ctx.signal?.aborted) result = blocked('cancelled');
+      else {
+        const temps: string[] = [];
+        result = await execute(planned.execute, io(ctx, planned.env, temps))
+          .catch((error: Error) => blocked(`action failed to run: ${error.message}`))
+          .finally(() => temps.forEach((t) => rmSync(t, { force: true })));
+      }
+    }
+    await ctx.hooks?.afterExecute?.(job);
+    const changed = inputsChanged(ctx.root, job, store);
+    if (changed && result.outcome !== 'BLOCKED') result = { ...result, outcome: 'BLOCKED', claim: 'unknown', reason: `inputs changed during the run: ${changed}` };
+    const ended = new Date();
+    const receipt: Receipt = {
+      schema: 'vkit.receipt/1',
+      label: job.label,
+      kind: job.rule.kind,
+      job: job.key,
+      key: job.key,
+      run,
+      attempt,
+      rule: job.rule,
+      policy_sha256: job.policy,
+      definition_sha256: jsonId(definition),
+      definition,
+      capture: { digest: job.capture.digest, files: job.capture.files.map(({ path, mode, sha256 }) => ({ path, mode, sha256 })) },
+      checker: job.checker ?? null,
+      deps: job.deps,
+      env: envNames,
+      outcome: result.outcome,
+      reason: result.reason ?? null,
+      claim: result.claim,
+      assurance: 'empirical',
+      obligations: [{ id: job.label, outcome: result.outcome, claim: result.claim }],
+      artifacts: result.artifacts,
+      exit_code: result.exitCode ?? null,
+      timings: { started_at: started.toISOString(), ended_at: ended.toISOString(), ms: Math.round(performance.now() - t0) },
+    };
+    // Invariant 1: every artifact named above was put into the CAS by the action before we got here.
+    const receiptId = store.putReceipt(receipt);
+    const finished = store.finishAttempt(run, attempt, { state: 'done', outcome: result.outcome, reason: result.reason, receipt: receiptId });
+    if (finished) {
+      store.batch(() => {
+        // Invariant 4: BLOCKED (timeouts, signals, missing tools, changed inputs) is never cached.
+        if (result.outcome !== 'BLOCKED') store.cachePut(job.key, receiptId, job.label);
+        store.setLatest(job.label, receiptId, job.key);
+      });
+    }
+    const outcome = finished ? result.outcome : 'BLOCKED';
+    const reason = finished ? (result.reason ?? null) : 'attempt was interrupted before it finished';
+    return { run, attempt, receipt: receiptId, outcome, reason, artifacts: result.artifacts, cached: false, ms: receipt.timings.ms };
+  } catch (error) {
+    store.finishAttempt(run, attempt, { state: 'interrupted', outcome: 'BLOCKED', reason: `internal error: ${(error as Error).message}` });
+    throw error;
+  } finally {
+    clearInterval(beat);
+  }
+}
+
+function blocked(reason: string): ActionResult {
+  return { outcome: 'BLOCKED', reason, claim: 'unknown', artifacts: [] };
+}
+
+async function execute(fn: (io: ExecuteIO) => Promise<ActionResult>, io: ExecuteIO): Promise<ActionResult> {
+  const result = await fn(io);
+  // A rule may only claim what its outcome supports; anything else is a rule bug, and fails closed.
+  if (result.outcome === 'PASS' && result.claim !== 'established') return { ...result, outcome: 'BLOCKED', claim: 'unknown', reason: 'rule reported PASS without an established claim' };
+  return result;
+}
+
+function io(ctx: WorkerContext, envNames: readonly string[], temps: string[]): ExecuteIO {
+  const env: Record<string, string> = {};
+  for (const name of ['PATH', 'HOME', ...envNames]) if (ctx.env[name] !== undefined) env[name] = ctx.env[name]!;
+  const signal = ctx.signal ?? new AbortController().signal;
+  return {
+    root: ctx.root,
+    env,
+    signal,
+    runProcess: (req) => {
+      const out = ctx.store.cas.tempPath();
+      const err = ctx.store.cas.tempPath();
+      temps.push(out, err);
+      return runProcess(req, out, err);
+    },
+    putFile: (path) => ctx.store.cas.putFile(path),
+    putBytes: async (bytes) => ctx.store.cas.putBytes(bytes),
+    listOutputs: async (globs) => listOutputs(ctx.root, globs),
+    captureSelector: () => {
+      throw new Error('captures are evaluated by the engine, not inside a job');
+    },
+  };
+}
+
+/**
+ * Invariant 3: compares each input's stat fingerprint with the one taken at capture time (before the
+ * action started). Any difference (even an edit undone before the end) means the result may not
+ * describe the captured bytes. Changed files are re-hashed so the file-state cache stays true.
+ */
+function inputsChanged(root: string, job: Job, store: Store): string | undefined {
+  const changed: string[] = [];
+  for (const f of job.capture.files) {
+    if (!f.fingerprint) continue;
+    const abs = join(root, f.path);
+    let now;
+    try {
+      now = fingerprintOf(lstatSync(abs, { bigint: true }));
+    } catch {
+      changed.push(`${f.path} (deleted)`);
+      continue;
+    }
+    if (!sameFingerprint(now, f.fingerprint)) {
+      changed.push(f.path);
+      try {
+        hashPath(abs, 'text', store, store.now);
+      } catch {
+        // a file that became special is reported as changed already
+      }
+    }
+  }
+  return changed.length ? changed.slice(0, 5).join(', ') + (changed.length > 5 ? ` and ${changed.length - 5} more` : '') : undefined;
+}

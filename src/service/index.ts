@@ -1,0 +1,66 @@
+/**
+ * The one API every face calls. It wires workspace, engine, store and gate together and owns no
+ * logic of its own beyond that: faces parse and render, everything else happens below.
+ */
+import { runEngine, type BuildOptions, type BuildReport } from '../engine/build.js';
+import { invalid } from '../errors.js';
+import { showOnly } from '../gate/evaluate.js';
+import { openWorkspace, type OpenOptions, type Workspace } from './workspace.js';
+import { attachTails } from './runs.js';
+
+export { openWorkspace, openStore, type OpenOptions, type Workspace } from './workspace.js';
+export { listRuns, showRun, SECTIONS, type Section } from './runs.js';
+export { collectGarbage } from './gc.js';
+export { initConfig } from './init.js';
+
+export type BuildRequest = Omit<BuildOptions, 'mode'>;
+
+async function withWorkspace<T>(open: OpenOptions, fn: (ws: Workspace) => Promise<T>): Promise<T> {
+  const ws = await openWorkspace(open);
+  try {
+    return await fn(ws);
+  } finally {
+    ws.close();
+  }
+}
+
+export function engineFor(ws: Workspace) {
+  return { root: ws.root, config: ws.config, graph: ws.graph, store: ws.store, jobs: ws.jobs, rules: ws.rules, files: ws.files, env: ws.env };
+}
+
+function checkOnly(ws: Workspace, only: string[] | undefined): void {
+  for (const o of only ?? []) {
+    const known = ws.graph.order.some((l) => l === o || (ws.graph.graph.getNodeAttributes(l).kind !== 'capture' && ws.graph.graph.getNodeAttributes(l).id === o));
+    if (!known) throw invalid('ERR_USAGE', `Expected --only to name a declared check or label, got \`${o}\``, { path: '--only' });
+  }
+}
+
+/** `vkit build`: run what changed, reuse the rest, fold the gate over every requirement. */
+export async function build(open: OpenOptions, req: BuildRequest = {}): Promise<BuildReport> {
+  return withWorkspace(open, async (ws) => {
+    checkOnly(ws, req.only);
+    const report = await runEngine(engineFor(ws), { ...req, mode: 'build' });
+    attachTails(ws.store, report.actions);
+    return { ...report, gate: showOnly(report.gate, req.only) };
+  });
+}
+
+/** `vkit gate`: the same walk with nothing allowed to run. */
+export async function gate(open: OpenOptions, req: { deep?: boolean; only?: string[] } = {}): Promise<BuildReport> {
+  return withWorkspace(open, async (ws) => {
+    checkOnly(ws, req.only);
+    const report = await runEngine(engineFor(ws), { mode: 'gate', deep: req.deep });
+    return { ...report, gate: showOnly(report.gate, req.only) };
+  });
+}
+
+/** `vkit verify --check ID`: a fresh run of one check (its dependencies reused), or with `reuse` intact identical passing evidence. */
+export async function verify(open: OpenOptions, req: { check: string; reuse?: boolean; explain?: boolean; jobs?: number; onEvent?: BuildOptions['onEvent'] }): Promise<BuildReport> {
+  return withWorkspace(open, async (ws) => {
+    const label = req.check.includes(':') ? req.check : `check:${req.check}`;
+    if (!ws.graph.graph.hasNode(label)) throw invalid('ERR_USAGE', `Expected --check to name a declared check, got \`${req.check}\``, { path: '--check' });
+    const report = await runEngine(engineFor(ws), { mode: 'build', only: [label], fresh: [label], reusePassing: req.reuse, explain: req.explain, jobs: req.jobs, onEvent: req.onEvent });
+    attachTails(ws.store, report.actions);
+    return { ...report, actions: report.actions.filter((a) => a.label === label), gate: showOnly(report.gate, [label]) };
+  });
+}

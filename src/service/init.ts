@@ -1,0 +1,30 @@
+/** `vkit init`: writes a starter `vkit.config.ts` whose one check matches the project it finds. */
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { findConfig } from '../config/load.js';
+import { invalid } from '../errors.js';
+
+export async function initConfig(root: string): Promise<{ file: string }> {
+  const existing = findConfig(root);
+  if (existing) throw invalid('ERR_INIT_EXISTS', `A config already exists: ${existing}`, { file: existing }, 'Edit it, or remove it first.');
+  const check = existsSync(join(root, 'package.json'))
+    ? { id: 'test', run: ['npm', 'test'], inputs: ['package.json', '**/*.{js,ts,mjs,cjs,json}'] }
+    : existsSync(join(root, 'Cargo.toml'))
+      ? { id: 'test', run: ['cargo', 'test', '--offline'], inputs: ['Cargo.toml', '**/*.rs'] }
+      : // A placeholder that fails until replaced: a starter must never make the gate green by itself.
+        { id: 'todo', run: 'echo "replace this placeholder with your first real check" >&2; exit 1', inputs: ['**/*'] };
+  const text = `import { defineConfig } from 'vkit';
+
+// Every check is required: the gate is READY only when each has intact, current, passing evidence.
+// inputs: every file the check reads (globs relative to this folder); a change to any reruns it.
+export default defineConfig({
+  checks: [
+    ${JSON.stringify(check)},
+  ],
+});
+`;
+  const file = join(root, 'vkit.config.ts');
+  await writeFile(file, text, { flag: 'wx' });
+  return { file };
+}

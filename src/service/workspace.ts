@@ -1,0 +1,83 @@
+/**
+ * Opening a workspace: find the root's config, resolve the store location, open the store (which
+ * runs recovery), list the working tree, check every node's inputs against it, and compile the graph.
+ * Everything a verb needs, assembled once.
+ */
+import { existsSync, readdirSync, lstatSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { BUILTIN_RULES } from '../../rules/index.js';
+import { selectorIssues } from '../capture/selector.js';
+import { gitCommonDir, isGitWorkTree, listGitFiles } from '../capture/git.js';
+import { loadConfig, type LoadedConfig } from '../config/load.js';
+import type { Rule } from '../config/rule.js';
+import { InvalidInputError, invalid, type Issue } from '../errors.js';
+import { compileGraph, type ActionGraph } from '../graph/compile.js';
+import { JobService } from '../jobs/service.js';
+import type { WorkerHooks } from '../jobs/worker.js';
+import { Store, type StoreOptions } from '../store/store.js';
+
+export interface OpenOptions {
+  root?: string;
+  /** Store directory; default `<git common dir>/vkit`, or `<root>/.vkit` without git. */
+  store?: string;
+  env?: NodeJS.ProcessEnv;
+  storeOptions?: StoreOptions;
+  hooks?: WorkerHooks;
+}
+
+export interface Workspace {
+  root: string;
+  config: LoadedConfig;
+  graph: ActionGraph;
+  store: Store;
+  jobs: JobService;
+  rules: ReadonlyMap<string, Rule>;
+  files: string[];
+  env: NodeJS.ProcessEnv;
+  close(): void;
+}
+
+export async function defaultStoreDir(root: string): Promise<string> {
+  const common = (await isGitWorkTree(root)) ? await gitCommonDir(root) : undefined;
+  return common ? join(common, 'vkit') : join(root, '.vkit');
+}
+
+/** Opens only the store, for verbs that read evidence without a config (runs, run show, gc). */
+export async function openStore(opts: OpenOptions = {}): Promise<Store> {
+  const root = resolve(opts.root ?? process.cwd());
+  return new Store(opts.store ? resolve(opts.store) : await defaultStoreDir(root), opts.storeOptions);
+}
+
+export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> {
+  const root = resolve(opts.root ?? process.cwd());
+  if (!existsSync(root) || !lstatSync(root).isDirectory()) throw invalid('ERR_ROOT', `Expected --root to be a directory, got \`${root}\``);
+  const config = await loadConfig(root);
+  const files = (await isGitWorkTree(root)) ? (await listGitFiles(root)).sort() : walkFiles(root);
+  const shown = config.file.slice(root.length + 1);
+  const issues: Issue[] = [];
+  config.manifest.checks.forEach((c, i) => issues.push(...selectorIssues(c.inputs, files, `checks[${i}].inputs`, shown)));
+  config.manifest.actions.forEach((a, i) => issues.push(...selectorIssues(a.inputs, files, `actions[${i}].inputs`, shown)));
+  if (issues.length) throw new InvalidInputError('ERR_CONFIG_INPUTS', issues, 'Fix the globs, or create the files they should match.');
+  const graph = compileGraph(config.manifest, shown);
+  const rules = new Map<string, Rule>([...BUILTIN_RULES, ...config.rules]);
+  const store = new Store(opts.store ? resolve(opts.store) : await defaultStoreDir(root), opts.storeOptions);
+  const env = opts.env ?? process.env;
+  const jobs = new JobService({ root, store, rules, env, hooks: opts.hooks });
+  return { root, config, graph, store, jobs, rules, files, env, close: () => store.close() };
+}
+
+/** Without git there is no ignore list; skip only vkit's own and git's directories. */
+function walkFiles(root: string): string[] {
+  const out: string[] = [];
+  const walk = (rel: string) => {
+    for (const entry of readdirSync(join(root, rel), { withFileTypes: true })) {
+      const path = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) {
+        if (!rel && (entry.name === '.git' || entry.name === '.vkit')) continue;
+        walk(path);
+      } else out.push(path);
+    }
+  };
+  walk('');
+  return out.sort();
+}

@@ -1,0 +1,62 @@
+/**
+ * `vkit.receipt/1`: what one attempt established, bound to everything that identifies it. Written to
+ * the CAS only after every artifact it names is there (invariant 1). Holds environment variable
+ * names only, never values or their digests.
+ */
+import * as v from 'valibot';
+import { sha256Field } from '../config/schema.js';
+
+const Outcome = v.picklist(['PASS', 'FAIL', 'BLOCKED']);
+const Claim = v.picklist(['established', 'refuted', 'unknown']);
+
+export const ArtifactSchema = v.object({ name: v.string(), sha256: sha256Field, size: v.pipe(v.number(), v.integer(), v.minValue(0)) });
+
+export const CheckerSchema = v.object({
+  tool: v.string(),
+  sha256: sha256Field,
+  interpreter: v.optional(sha256Field),
+  shell: v.optional(sha256Field),
+  toolchain: v.optional(v.string()),
+});
+
+export const DepResultSchema = v.object({
+  label: v.string(),
+  key: sha256Field,
+  outcome: Outcome,
+  artifacts: v.array(v.object({ name: v.string(), sha256: sha256Field })),
+});
+
+export const ReceiptSchema = v.object({
+  schema: v.literal('vkit.receipt/1'),
+  label: v.string(),
+  kind: v.string(),
+  /** The job identity; for checks it is the action key. */
+  job: sha256Field,
+  key: sha256Field,
+  run: v.string(),
+  attempt: v.string(),
+  rule: v.object({ kind: v.string(), version: v.number() }),
+  policy_sha256: sha256Field,
+  definition_sha256: sha256Field,
+  definition: v.record(v.string(), v.unknown()),
+  capture: v.object({ digest: sha256Field, files: v.array(v.object({ path: v.string(), mode: v.string(), sha256: sha256Field })) }),
+  checker: v.nullable(CheckerSchema),
+  deps: v.array(DepResultSchema),
+  env: v.array(v.string()),
+  outcome: Outcome,
+  reason: v.nullable(v.string()),
+  claim: Claim,
+  assurance: v.literal('empirical'),
+  obligations: v.array(v.object({ id: v.string(), outcome: Outcome, claim: Claim })),
+  artifacts: v.array(ArtifactSchema),
+  exit_code: v.nullable(v.number()),
+  timings: v.object({ started_at: v.string(), ended_at: v.string(), ms: v.number() }),
+});
+
+export type Receipt = v.InferOutput<typeof ReceiptSchema>;
+
+/** Parses a receipt read from the CAS; a receipt that does not parse is treated as altered. */
+export function parseReceipt(data: unknown): Receipt | undefined {
+  const r = v.safeParse(ReceiptSchema, data);
+  return r.success ? r.output : undefined;
+}

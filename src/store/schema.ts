@@ -1,0 +1,64 @@
+/** The SQLite index's tables. Bump USER_VERSION and add a step when the layout changes. */
+export const USER_VERSION = 1;
+
+export const DDL = `
+CREATE TABLE IF NOT EXISTS blobs (
+  id TEXT PRIMARY KEY,
+  size INTEGER NOT NULL,
+  mtime_ns TEXT NOT NULL,
+  ctime_ns TEXT NOT NULL,
+  ino TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS file_states (
+  path TEXT NOT NULL,
+  mode TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  mtime_ns TEXT NOT NULL,
+  ctime_ns TEXT NOT NULL,
+  ino TEXT NOT NULL,
+  sha256 TEXT NOT NULL,
+  recorded_ns TEXT NOT NULL,
+  PRIMARY KEY (path, mode)
+);
+CREATE TABLE IF NOT EXISTS action_cache (
+  key TEXT PRIMARY KEY,
+  receipt TEXT NOT NULL,
+  label TEXT NOT NULL,
+  created_ns TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS runs (
+  id TEXT PRIMARY KEY,
+  job TEXT NOT NULL,
+  label TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  key TEXT NOT NULL,
+  state TEXT NOT NULL,
+  outcome TEXT,
+  reason TEXT,
+  receipt TEXT,
+  created_ns TEXT NOT NULL,
+  ended_ns TEXT
+);
+CREATE INDEX IF NOT EXISTS runs_label ON runs (label, created_ns);
+CREATE INDEX IF NOT EXISTS runs_key ON runs (key, created_ns);
+CREATE TABLE IF NOT EXISTS attempts (
+  id TEXT PRIMARY KEY,
+  run TEXT NOT NULL REFERENCES runs (id),
+  state TEXT NOT NULL,
+  host TEXT NOT NULL,
+  pid INTEGER NOT NULL,
+  pid_start TEXT NOT NULL,
+  heartbeat_ns TEXT NOT NULL,
+  started_ns TEXT NOT NULL,
+  ended_ns TEXT,
+  outcome TEXT,
+  reason TEXT
+);
+CREATE INDEX IF NOT EXISTS attempts_run ON attempts (run);
+CREATE INDEX IF NOT EXISTS attempts_state ON attempts (state);
+CREATE TABLE IF NOT EXISTS latest (
+  label TEXT PRIMARY KEY,
+  receipt TEXT NOT NULL,
+  key TEXT NOT NULL
+);
+`;

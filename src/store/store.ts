@@ -1,0 +1,241 @@
+/**
+ * The store: CAS blobs plus the SQLite index (runs, attempts, action cache, file states). Opening a
+ * store runs the recovery pass, so what a killed process left behind becomes `interrupted` under
+ * the liveness rule, and never a pass.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { FileStateCache, FileStateEntry, HashMode } from '../capture/files.js';
+import { canonicalJson, sha256Id } from '../hash/index.js';
+import { Cas, type BlobState } from './cas.js';
+import { currentOwner, ownerAlive, type Owner } from './liveness.js';
+import { DDL, USER_VERSION } from './schema.js';
+
+export type RunState = 'queued' | 'running' | 'done' | 'interrupted';
+
+export interface RunRow {
+  id: string;
+  job: string;
+  label: string;
+  kind: string;
+  key: string;
+  state: RunState;
+  outcome: string | null;
+  reason: string | null;
+  receipt: string | null;
+  created_ns: string;
+  ended_ns: string | null;
+}
+
+export interface AttemptRow {
+  id: string;
+  run: string;
+  state: RunState;
+  host: string;
+  pid: number;
+  pid_start: string;
+  heartbeat_ns: string;
+  started_ns: string;
+  ended_ns: string | null;
+  outcome: string | null;
+  reason: string | null;
+}
+
+export interface StoreOptions {
+  /** Wall clock in nanoseconds; injected so tests can age heartbeats. */
+  now?: () => bigint;
+  /** Whether an attempt's owner still runs; injected only to reach races in tests. */
+  alive?: (owner: Owner) => boolean;
+}
+
+/** A heartbeat older than this, with its worker gone, marks an attempt interrupted. */
+export const STALE_HEARTBEAT_NS = 10_000_000_000n;
+
+export const wallClockNs = (): bigint => BigInt(Date.now()) * 1_000_000n;
+
+let idSeq = 0;
+/** Time-ordered, collision-resistant ids: `run_0193...`. */
+export function newId(prefix: string, now: bigint): string {
+  const rand = sha256Id(`${process.pid}:${now}:${idSeq++}:${Math.random()}`).slice(7, 19);
+  return `${prefix}_${(now / 1_000_000n).toString(36).padStart(9, '0')}${rand}`;
+}
+
+export class Store implements FileStateCache {
+  readonly dir: string;
+  readonly db: Database.Database;
+  readonly cas: Cas;
+  readonly now: () => bigint;
+  private readonly alive: (owner: Owner) => boolean;
+  private readonly stmts;
+  /** Attempts this store recovered at open: what the recovery pass found. */
+  readonly recovered: string[];
+
+  constructor(dir: string, opts: StoreOptions = {}) {
+    this.dir = dir;
+    this.now = opts.now ?? wallClockNs;
+    this.alive = opts.alive ?? ownerAlive;
+    mkdirSync(dir, { recursive: true });
+    this.db = new Database(join(dir, 'index.sqlite'), { timeout: 10_000 });
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    if ((this.db.pragma('user_version', { simple: true }) as number) < USER_VERSION) {
+      this.db.exec(DDL);
+      this.db.pragma(`user_version = ${USER_VERSION}`);
+    }
+    this.cas = new Cas(dir, this.db);
+    const db = this.db;
+    this.stmts = {
+      fsGet: db.prepare<[string, string], FileStateEntry>('SELECT size, mtime_ns, ctime_ns, ino, sha256, recorded_ns FROM file_states WHERE path = ? AND mode = ?'),
+      fsPut: db.prepare('INSERT OR REPLACE INTO file_states (path, mode, size, mtime_ns, ctime_ns, ino, sha256, recorded_ns) VALUES (@path, @mode, @size, @mtime_ns, @ctime_ns, @ino, @sha256, @recorded_ns)'),
+      cacheGet: db.prepare<[string], { receipt: string }>('SELECT receipt FROM action_cache WHERE key = ?'),
+      cachePut: db.prepare('INSERT OR REPLACE INTO action_cache (key, receipt, label, created_ns) VALUES (?, ?, ?, ?)'),
+      cacheDel: db.prepare('DELETE FROM action_cache WHERE key = ?'),
+      latestGet: db.prepare<[string], { receipt: string; key: string }>('SELECT receipt, key FROM latest WHERE label = ?'),
+      latestPut: db.prepare('INSERT OR REPLACE INTO latest (label, receipt, key) VALUES (?, ?, ?)'),
+      runInsert: db.prepare('INSERT INTO runs (id, job, label, kind, key, state, created_ns) VALUES (@id, @job, @label, @kind, @key, @state, @created_ns)'),
+      runGet: db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?'),
+      runEnd: db.prepare('UPDATE runs SET state = @state, outcome = @outcome, reason = @reason, receipt = @receipt, ended_ns = @ended_ns WHERE id = @id'),
+      runState: db.prepare('UPDATE runs SET state = ? WHERE id = ?'),
+      attemptInsert: db.prepare('INSERT INTO attempts (id, run, state, host, pid, pid_start, heartbeat_ns, started_ns) VALUES (@id, @run, @state, @host, @pid, @pid_start, @heartbeat_ns, @started_ns)'),
+      attemptBeat: db.prepare("UPDATE attempts SET heartbeat_ns = ? WHERE id = ? AND state = 'running'"),
+      attemptEnd: db.prepare("UPDATE attempts SET state = @state, outcome = @outcome, reason = @reason, ended_ns = @ended_ns WHERE id = @id AND state = 'running'"),
+      attemptsOf: db.prepare<[string], AttemptRow>('SELECT * FROM attempts WHERE run = ? ORDER BY started_ns'),
+      running: db.prepare<[], AttemptRow>("SELECT * FROM attempts WHERE state = 'running'"),
+    };
+    this.recovered = this.recover();
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  // File-state cache -------------------------------------------------------------------------
+
+  get(absPath: string, mode: HashMode): FileStateEntry | undefined {
+    return this.stmts.fsGet.get(absPath, mode);
+  }
+
+  put(absPath: string, mode: HashMode, entry: FileStateEntry): void {
+    this.stmts.fsPut.run({ path: absPath, mode, ...entry });
+  }
+
+  /** Groups many writes (file states, cache rows) into one transaction. */
+  batch<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
+  // Receipts and the action cache ------------------------------------------------------------
+
+  /** Writes a receipt blob. Callers must have put every artifact it names first (invariant 1). */
+  putReceipt(receipt: object): string {
+    return this.cas.putBytes(canonicalJson(receipt)).sha256;
+  }
+
+  /**
+   * Reads a receipt, re-hashing its bytes (receipts are small, and the gate trusts nothing it has
+   * not checked). Returns the state when it is not intact.
+   */
+  readReceipt(id: string): { state: 'intact'; receipt: Record<string, unknown> } | { state: Exclude<BlobState, 'intact'> } {
+    let bytes: Buffer;
+    try {
+      bytes = this.cas.read(id);
+    } catch {
+      return { state: 'missing' };
+    }
+    if (sha256Id(bytes) !== id) return { state: 'altered' };
+    try {
+      return { state: 'intact', receipt: JSON.parse(bytes.toString('utf8')) };
+    } catch {
+      return { state: 'altered' };
+    }
+  }
+
+  cacheGet(key: string): string | undefined {
+    return this.stmts.cacheGet.get(key)?.receipt;
+  }
+
+  cachePut(key: string, receipt: string, label: string): void {
+    this.stmts.cachePut.run(key, receipt, label, String(this.now()));
+  }
+
+  cacheDelete(key: string): void {
+    this.stmts.cacheDel.run(key);
+  }
+
+  /** The last receipt recorded for a label, whatever its key: what `--explain` and STALE compare against. */
+  latest(label: string): { receipt: string; key: string } | undefined {
+    return this.stmts.latestGet.get(label);
+  }
+
+  setLatest(label: string, receipt: string, key: string): void {
+    this.stmts.latestPut.run(label, receipt, key);
+  }
+
+  // Runs and attempts ------------------------------------------------------------------------
+
+  createRun(job: string, label: string, kind: string, key: string): string {
+    const now = this.now();
+    const id = newId('run', now);
+    this.stmts.runInsert.run({ id, job, label, kind, key, state: 'queued', created_ns: String(now) });
+    return id;
+  }
+
+  getRun(id: string): RunRow | undefined {
+    return this.stmts.runGet.get(id);
+  }
+
+  startAttempt(run: string, owner: Owner = currentOwner()): string {
+    const now = String(this.now());
+    const id = newId('att', this.now());
+    this.batch(() => {
+      this.stmts.attemptInsert.run({ id, run, state: 'running', host: owner.host, pid: owner.pid, pid_start: owner.pidStart, heartbeat_ns: now, started_ns: now });
+      this.stmts.runState.run('running', run);
+    });
+    return id;
+  }
+
+  heartbeat(attempt: string): void {
+    this.stmts.attemptBeat.run(String(this.now()), attempt);
+  }
+
+  /**
+   * Ends an attempt and its run together. Returns false when the attempt was no longer running
+   * (recovered or cancelled meanwhile): then nothing is written, so a late finisher cannot turn an
+   * interrupted run into a pass.
+   */
+  finishAttempt(run: string, attempt: string, end: { state: 'done' | 'interrupted'; outcome: string; reason?: string; receipt?: string }): boolean {
+    return this.batch(() => {
+      const ended_ns = String(this.now());
+      const changed = this.stmts.attemptEnd.run({ id: attempt, state: end.state, outcome: end.outcome, reason: end.reason ?? null, ended_ns }).changes;
+      if (changed === 0) return false;
+      this.stmts.runEnd.run({ id: run, state: end.state, outcome: end.outcome, reason: end.reason ?? null, receipt: end.receipt ?? null, ended_ns });
+      return true;
+    });
+  }
+
+  attemptsOf(run: string): AttemptRow[] {
+    return this.stmts.attemptsOf.all(run);
+  }
+
+  listRuns(filter: { label?: string; limit?: number } = {}): RunRow[] {
+    const limit = filter.limit ?? 50;
+    if (filter.label) return this.db.prepare<[string, number], RunRow>('SELECT * FROM runs WHERE label = ? ORDER BY created_ns DESC, id DESC LIMIT ?').all(filter.label, limit);
+    return this.db.prepare<[number], RunRow>('SELECT * FROM runs ORDER BY created_ns DESC, id DESC LIMIT ?').all(limit);
+  }
+
+  /**
+   * Recovery pass (invariant 6): an attempt is interrupted only when its heartbeat is stale AND its
+   * worker (pid + start time, same host) is gone. A live worker in another process is never touched.
+   */
+  recover(): string[] {
+    const now = this.now();
+    const found: string[] = [];
+    for (const a of this.stmts.running.all()) {
+      if (now - BigInt(a.heartbeat_ns) <= STALE_HEARTBEAT_NS) continue;
+      if (this.alive({ host: a.host, pid: a.pid, pidStart: a.pid_start })) continue;
+      if (this.finishAttempt(a.run, a.id, { state: 'interrupted', outcome: 'BLOCKED', reason: 'worker lost' })) found.push(a.id);
+    }
+    return found;
+  }
+}

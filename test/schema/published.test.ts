@@ -1,0 +1,21 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { jsonSchemaText, PUBLISHED } from '../../src/schemas.js';
+import { REPO_ROOT } from '../_support/repo.js';
+
+for (const [name, schema] of Object.entries(PUBLISHED)) {
+  test(`schema/${name} matches the valibot schema it is generated from`, () => {
+    const committed = readFileSync(join(REPO_ROOT, 'schema', name), 'utf8');
+    assert.equal(committed, jsonSchemaText(schema, name), `schema/${name} is out of date: run \`npm run schemas\``);
+  });
+}
+
+test('the manifest schema rejects unknown keys and lists the check fields', () => {
+  const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'schema', 'vkit.manifest-3.schema.json'), 'utf8'));
+  assert.equal(manifest.additionalProperties, false);
+  const check = manifest.properties.checks.items;
+  assert.deepEqual(Object.keys(check.properties).sort(), ['after', 'cwd', 'env', 'expect', 'id', 'inputs', 'outputs', 'run', 'timeout_s']);
+  assert.deepEqual(check.required.sort(), ['id', 'inputs', 'run']);
+});

@@ -1,0 +1,23 @@
+import { defineConfig } from 'vkit';
+
+// vkit checking itself: the typecheck and the fast unit suite, required like any user's checks.
+// .ci/run runs this after the full suite (never from inside it).
+const sources = ['src/**/*.ts', 'rules/**/*.ts', 'test/**/*.ts', 'scripts/*.ts', 'scripts/*.js', 'bin/vkit.js', 'tsconfig.json', 'package.json', 'package-lock.json'];
+
+export default defineConfig({
+  checks: [
+    {
+      id: 'typecheck',
+      run: ['node', 'node_modules/typescript/bin/tsc', '-p', 'tsconfig.json', '--noEmit'],
+      inputs: sources,
+    },
+    {
+      id: 'unit',
+      // Compiles to dist/ first: the suite runs from compiled output.
+      run: 'node node_modules/typescript/bin/tsc -p tsconfig.json && node scripts/run-tests.js --fast',
+      inputs: [...sources, 'examples/**/*', 'schema/*.json'],
+      after: ['typecheck'],
+      timeout_s: 1200,
+    },
+  ],
+});
