@@ -36,11 +36,27 @@ function jobsOf(v: { jobs?: string }): number {
   return n;
 }
 
+/**
+ * Ctrl-C (or SIGTERM) cancels running checks: their process groups are killed and their attempts end
+ * `interrupted` with reason `cancelled`. A second signal exits at once.
+ */
+function cancelOnSignal(): AbortSignal {
+  const controller = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (controller.signal.aborted) process.exit(signal === 'SIGINT' ? 130 : 143);
+    process.stderr.write(`vkit: ${signal}: cancelling running checks (again to exit now)\n`);
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return controller.signal;
+}
+
 const json = (value: unknown) => process.stdout.write(JSON.stringify(value, null, 2) + '\n');
 
 const build: Command = async (args) => {
   const v = parse(args, { only: { type: 'string', multiple: true }, force: { type: 'boolean' }, explain: { type: 'boolean' } });
-  const report = await service.build(openOptions(v), { only: v.only, force: v.force, explain: v.explain, jobs: jobsOf(v), onEvent: v.json ? undefined : printEvent });
+  const report = await service.build(openOptions(v), { only: v.only, force: v.force, explain: v.explain, jobs: jobsOf(v), onEvent: v.json ? undefined : printEvent, signal: cancelOnSignal() });
   if (v.json) json(report);
   else {
     printTails(report);
@@ -65,7 +81,7 @@ const gate: Command = async (args, version) => {
 const verify: Command = async (args) => {
   const v = parse(args, { check: { type: 'string' }, reuse: { type: 'boolean' }, explain: { type: 'boolean' } });
   if (!v.check) throw invalid('ERR_USAGE', 'Expected --check ID', { path: '--check' });
-  const report = await service.verify(openOptions(v), { check: v.check, reuse: v.reuse, explain: v.explain, jobs: jobsOf(v), onEvent: v.json ? undefined : printEvent });
+  const report = await service.verify(openOptions(v), { check: v.check, reuse: v.reuse, explain: v.explain, jobs: jobsOf(v), onEvent: v.json ? undefined : printEvent, signal: cancelOnSignal() });
   const action = report.actions[0];
   if (v.json) json({ schema: 'vkit.verify/1', action: action ?? null, gate: report.gate });
   else printTails(report);

@@ -12,7 +12,7 @@ import type { CheckerIdentity, DepResult, Outcome, Rule } from '../config/rule.j
 import type { LoadedConfig } from '../config/load.js';
 import { evaluateGate, type Gate, type GateItem, type ItemStatus } from '../gate/evaluate.js';
 import type { ActionGraph, GraphNode } from '../graph/compile.js';
-import { actionKey, depResult, envDigests, type Job } from '../jobs/job.js';
+import { actionKey, depResult, envDigests, type Job, type RuleIdentity } from '../jobs/job.js';
 import type { JobService } from '../jobs/service.js';
 import { parseReceipt, type Receipt } from '../store/receipt.js';
 import type { Store } from '../store/store.js';
@@ -137,8 +137,12 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
       }
     }
     const depResults = deps.map((r) => r.dep!);
+    // A user rule's identity includes the digest of the config's module graph: vkit cannot tell
+    // which code the rule runs, so any edit there re-identifies its actions (fail closed).
+    const source = ctx.config.manifest.rules.find((r) => r.kind === rule.kind)?.source_sha256;
+    const ruleId: RuleIdentity = source ? { kind: rule.kind, version: rule.version, source } : { kind: rule.kind, version: rule.version };
     const planned = rule.plan({ label, id: node.id, attrs: node.attrs, capture, checker }, depResults);
-    const key = actionKey({ rule: { kind: rule.kind, version: rule.version }, capture: capture.digest, definition: planned.definition, env: envDigests(planned.env, ctx.env), checker: checker ?? null, deps: depResults });
+    const key = actionKey({ rule: ruleId, capture: capture.digest, definition: planned.definition, env: envDigests(planned.env, ctx.env), checker: checker ?? null, deps: depResults });
 
     const fromReceipt = (receiptId: string, r: Pick<Receipt, 'outcome' | 'reason' | 'run' | 'artifacts'>, status: ActionStatus, ms: number, explain?: string[]): NodeResult => {
       const itemStatus: ItemStatus = r.outcome === 'PASS' ? 'PASS' : r.outcome === 'FAIL' ? 'FAIL' : 'BLOCKED';
@@ -168,12 +172,12 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     if (!runnable) return { item: absentItem(ctx.store, label, key, node, staleReason) };
 
     const previous = opts.explain ? readLatest(ctx.store, label) : undefined;
-    const explain = opts.explain ? explainChange(previous, { key, rule: { kind: rule.kind, version: rule.version }, files: capture.files, definition: planned.definition, checker: checker ?? null, deps: depResults }, fresh ? 'a fresh run was asked for' : staleReason) : undefined;
+    const explain = opts.explain ? explainChange(previous, { key, rule: ruleId, files: capture.files, definition: planned.definition, checker: checker ?? null, deps: depResults }, fresh ? 'a fresh run was asked for' : staleReason) : undefined;
     const job: Job = {
       schema: 'vkit.job/1',
       key,
       label,
-      rule: { kind: rule.kind, version: rule.version },
+      rule: ruleId,
       id: node.id,
       attrs: node.attrs,
       capture,

@@ -8,7 +8,7 @@ import type { Receipt } from '../store/receipt.js';
 
 export interface Current {
   key: string;
-  rule: { kind: string; version: number };
+  rule: { kind: string; version: number; source?: string };
   files: CapturedFile[];
   definition: Record<string, unknown>;
   checker: CheckerIdentity | null;
@@ -42,7 +42,7 @@ export function explainChange(prev: Receipt | undefined, cur: Current, why?: str
   const known = new Set(['run', 'cwd', 'timeout_s', 'env', 'expect', 'outputs']);
   for (const k of new Set([...Object.keys(prev.definition), ...Object.keys(cur.definition)])) if (!known.has(k)) field(k);
   if (!same(prev.checker, cur.checker)) out.push(`tool identity changed: ${prev.checker?.tool ?? 'none'} ${short(prev.checker?.sha256)} -> ${cur.checker?.tool ?? 'none'} ${short(cur.checker?.sha256)}`);
-  if (!same(prev.rule, cur.rule)) out.push(`rule changed: ${prev.rule.kind}@${prev.rule.version} -> ${cur.rule.kind}@${cur.rule.version}`);
+  if (!same(prev.rule, cur.rule)) out.push(`rule changed: ${prev.rule.kind}@${prev.rule.version} -> ${cur.rule.kind}@${cur.rule.version}${cur.rule.source ? ' (or the config modules that define it)' : ''}`);
   const prevDeps = new Map(prev.deps.map((d) => [d.label, d]));
   for (const d of cur.deps) {
     const p = prevDeps.get(d.label);

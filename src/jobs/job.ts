@@ -9,11 +9,18 @@ import type { CapturedFile, CheckerIdentity, DepResult } from '../config/rule.js
 import type { Fingerprint } from '../capture/files.js';
 import { jsonId, sha256Id } from '../hash/index.js';
 
+/** Which rule plans an action. `source` is set for user rules: the digest of the config's module graph. */
+export interface RuleIdentity {
+  kind: string;
+  version: number;
+  source?: string;
+}
+
 export interface Job {
   schema: 'vkit.job/1';
   key: string;
   label: string;
-  rule: { kind: string; version: number };
+  rule: RuleIdentity;
   id: string;
   attrs: Record<string, unknown>;
   capture: { digest: string; files: Array<CapturedFile & { fingerprint?: Fingerprint }> };
@@ -24,7 +31,7 @@ export interface Job {
 }
 
 export interface KeyMaterial {
-  rule: { kind: string; version: number };
+  rule: RuleIdentity;
   capture: string;
   definition: Record<string, unknown>;
   env: Record<string, string | null>;

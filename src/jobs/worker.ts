@@ -76,6 +76,9 @@ export async function runAttempt(job: Job, ctx: WorkerContext): Promise<AttemptR
     await ctx.hooks?.afterExecute?.(job);
     const changed = inputsChanged(ctx.root, job, store);
     if (changed && result.outcome !== 'BLOCKED') result = { ...result, outcome: 'BLOCKED', claim: 'unknown', reason: `inputs changed during the run: ${changed}` };
+    // A cancelled attempt ends interrupted (reason `cancelled`), whatever its action managed to report.
+    const cancelled = ctx.signal?.aborted === true;
+    if (cancelled) result = { ...result, outcome: 'BLOCKED', claim: 'unknown', reason: 'cancelled' };
     const ended = new Date();
     const receipt: Receipt = {
       schema: 'vkit.receipt/1',
@@ -104,7 +107,7 @@ export async function runAttempt(job: Job, ctx: WorkerContext): Promise<AttemptR
     };
     // Invariant 1: every artifact named above was put into the CAS by the action before we got here.
     const receiptId = store.putReceipt(receipt);
-    const finished = store.finishAttempt(run, attempt, { state: 'done', outcome: result.outcome, reason: result.reason, receipt: receiptId });
+    const finished = store.finishAttempt(run, attempt, cancelled ? { state: 'interrupted', outcome: 'BLOCKED', reason: 'cancelled', receipt: receiptId } : { state: 'done', outcome: result.outcome, reason: result.reason, receipt: receiptId });
     if (finished) {
       store.batch(() => {
         // Invariant 4: BLOCKED (timeouts, signals, missing tools, changed inputs) is never cached.

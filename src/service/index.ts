@@ -55,11 +55,11 @@ export async function gate(open: OpenOptions, req: { deep?: boolean; only?: stri
 }
 
 /** `vkit verify --check ID`: a fresh run of one check (its dependencies reused), or with `reuse` intact identical passing evidence. */
-export async function verify(open: OpenOptions, req: { check: string; reuse?: boolean; explain?: boolean; jobs?: number; onEvent?: BuildOptions['onEvent'] }): Promise<BuildReport> {
+export async function verify(open: OpenOptions, req: { check: string; reuse?: boolean; explain?: boolean; jobs?: number; onEvent?: BuildOptions['onEvent']; signal?: AbortSignal }): Promise<BuildReport> {
   return withWorkspace(open, async (ws) => {
     const label = req.check.includes(':') ? req.check : `check:${req.check}`;
     if (!ws.graph.graph.hasNode(label)) throw invalid('ERR_USAGE', `Expected --check to name a declared check, got \`${req.check}\``, { path: '--check' });
-    const report = await runEngine(engineFor(ws), { mode: 'build', only: [label], fresh: [label], reusePassing: req.reuse, explain: req.explain, jobs: req.jobs, onEvent: req.onEvent });
+    const report = await runEngine(engineFor(ws), { mode: 'build', only: [label], fresh: [label], reusePassing: req.reuse, explain: req.explain, jobs: req.jobs, onEvent: req.onEvent, signal: req.signal });
     attachTails(ws.store, report.actions);
     return { ...report, actions: report.actions.filter((a) => a.label === label), gate: showOnly(report.gate, [label]) };
   });

@@ -35,7 +35,7 @@ export const ReceiptSchema = v.object({
   key: sha256Field,
   run: v.string(),
   attempt: v.string(),
-  rule: v.object({ kind: v.string(), version: v.number() }),
+  rule: v.object({ kind: v.string(), version: v.number(), source: v.optional(sha256Field) }),
   policy_sha256: sha256Field,
   definition_sha256: sha256Field,
   definition: v.record(v.string(), v.unknown()),
