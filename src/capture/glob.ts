@@ -52,7 +52,8 @@ function translate(glob: string): string {
       if (end < 0) out += '\\[';
       else {
         let cls = glob.slice(i + 1, end);
-        if (cls.startsWith('!')) cls = '^' + cls.slice(1);
+        // A class is one character of a name: a negated one must not match `/` either.
+        if (cls.startsWith('!') || cls.startsWith('^')) cls = '^/' + cls.slice(1);
         out += `[${cls.replace(/\\/g, '\\\\')}]`;
         i = end;
       }

@@ -38,7 +38,11 @@ export function selectorIssues(globs: readonly string[], sortedFiles: readonly s
       return;
     }
     if (selectPaths([source], sortedFiles).length === 0) {
-      issues.push({ file, path: `${path}[${j}]`, message: `Expected \`${source}\` to match at least one file (tracked or untracked, not ignored, not secret-looking), got none` });
+      const dir = g.literal && selectPaths([`${g.prefix.replace(/\/$/, '')}/**`], sortedFiles).length > 0;
+      const message = dir
+        ? `\`${source}\` is a directory; inputs name files: write \`${g.prefix.replace(/\/$/, '')}/**\``
+        : `Expected \`${source}\` to match at least one file (tracked or untracked, not ignored, not secret-looking), got none`;
+      issues.push({ file, path: `${path}[${j}]`, message });
     }
   });
   return issues;

@@ -34,7 +34,9 @@ function refuse(path: string, what: string): never {
 }
 
 export async function captureWorkingTree(root: string, opts: CaptureOptions = {}): Promise<SourceCapture> {
-  const now = opts.now ?? process.hrtime.bigint;
+  // Recording times are compared with file mtimes (racy-clean rule), so they must be wall-clock
+  // nanoseconds; a monotonic clock would make every entry look racy and defeat the cache.
+  const now = opts.now ?? (() => BigInt(Date.now()) * 1_000_000n);
   const entries: TreeEntry[] = [];
   for (const path of (await listGitFiles(root)).sort()) {
     const abs = join(root, path);

@@ -32,7 +32,7 @@ export function resolveExecutable(tool: string, cwd: string, path = process.env.
 }
 
 /** The interpreter named by a `#!` line, resolved, or undefined for binaries. */
-function shebangInterpreter(file: string, cwd: string): string | undefined {
+function shebangInterpreter(file: string, cwd: string, path: string): string | undefined {
   const fd = openSync(file, 'r');
   const head = Buffer.alloc(256);
   const n = readSync(fd, head, 0, head.length, 0);
@@ -43,9 +43,9 @@ function shebangInterpreter(file: string, cwd: string): string | undefined {
   // `#!/usr/bin/env node` names its real interpreter in the next word (skipping env's flags).
   if (basename(words[0]!) === 'env') {
     const prog = words.slice(1).find((w) => !w.startsWith('-'));
-    return prog ? resolveExecutable(prog, cwd) : undefined;
+    return prog ? resolveExecutable(prog, cwd, path) : undefined;
   }
-  return resolveExecutable(words[0]!, cwd);
+  return resolveExecutable(words[0]!, cwd, path);
 }
 
 const TOOLCHAIN_PROBES: Record<string, [string, string[]]> = {
@@ -63,37 +63,39 @@ export interface IdentityOptions {
   now?: () => bigint;
 }
 
-/** Memoised per process and PATH: a build resolves each distinct tool once. */
-const memo = new Map<string, CheckerIdentity>();
-
-export function checkerIdentity(tool: string, shell: boolean, opts: IdentityOptions): CheckerIdentity {
+/**
+ * The identity of the tool a check runs. Pass one `memo` map per build: each distinct tool is then
+ * resolved and hashed once per build, and never remembered across builds (a long-lived watch must
+ * see a tool change).
+ */
+export function checkerIdentity(tool: string, shell: boolean, opts: IdentityOptions & { memo?: Map<string, CheckerIdentity> }): CheckerIdentity {
   const path = opts.path ?? process.env.PATH ?? '';
   const memoKey = JSON.stringify([tool, shell, tool.includes('/') ? opts.cwd : '', path]);
+  const known = opts.memo?.get(memoKey);
+  if (known) return known;
   const now = opts.now ?? (() => BigInt(Date.now()) * 1_000_000n);
   const hash = (file: string) => hashPath(file, 'raw', opts.cache, now)!.sha256;
-  const known = memo.get(memoKey);
-  // A memoised identity is only reused if the tool file is unchanged; hashPath's stat check is cheap.
+  let identity: CheckerIdentity;
   if (shell && SHELL_BUILTINS.has(tool)) {
     // A builtin is part of the shell; the shell's own identity covers it.
     const sh = hash(realpathSync('/bin/sh'));
-    return { tool, sha256: sh, shell: sh };
-  }
-  const file = resolveExecutable(tool, opts.cwd, path);
-  const sha256 = hash(file);
-  if (known && known.sha256 === sha256) return known;
-  const identity: CheckerIdentity = { tool: basename(tool), sha256 };
-  const interpreter = shebangInterpreter(file, opts.cwd);
-  if (interpreter) identity.interpreter = hash(interpreter);
-  if (shell) identity.shell = hash(realpathSync('/bin/sh'));
-  const probe = TOOLCHAIN_PROBES[basename(file)] ?? TOOLCHAIN_PROBES[basename(tool)];
-  if (probe) {
-    try {
-      identity.toolchain = execFileSync(probe[0], probe[1], { encoding: 'utf8', env: { ...process.env, PATH: path }, timeout: 30_000 }).trim();
-    } catch {
-      identity.toolchain = 'unavailable';
+    identity = { tool, sha256: sh, shell: sh };
+  } else {
+    const file = resolveExecutable(tool, opts.cwd, path);
+    identity = { tool: basename(tool), sha256: hash(file) };
+    const interpreter = shebangInterpreter(file, opts.cwd, path);
+    if (interpreter) identity.interpreter = hash(interpreter);
+    if (shell) identity.shell = hash(realpathSync('/bin/sh'));
+    const probe = TOOLCHAIN_PROBES[basename(file)] ?? TOOLCHAIN_PROBES[basename(tool)];
+    if (probe) {
+      try {
+        identity.toolchain = execFileSync(probe[0], probe[1], { encoding: 'utf8', env: { ...process.env, PATH: path }, timeout: 30_000 }).trim();
+      } catch {
+        identity.toolchain = 'unavailable';
+      }
     }
   }
-  memo.set(memoKey, identity);
+  opts.memo?.set(memoKey, identity);
   return identity;
 }
 

@@ -91,7 +91,8 @@ async function loadTsConfig(root: string, file: string, shown: string): Promise<
     });
   } catch (error) {
     const first = (error as { errors?: Array<{ text: string; location?: { file: string; line: number; column: number } }> }).errors?.[0];
-    const where = first?.location ? { file: first.location.file, line: first.location.line } : { file: shown };
+    // esbuild names files relative to absWorkingDir (the root); messages name them relative to cwd like the rest.
+    const where = first?.location ? { file: relative(process.cwd(), join(root, first.location.file)), line: first.location.line } : { file: shown };
     throw invalid('ERR_CONFIG_PARSE', `Cannot compile the config: ${first?.text ?? (error as Error).message}`, where, 'Fix the TypeScript error.');
   }
   const temp = join(dirname(file), `${basename(file)}.timestamp-${Date.now()}-${process.pid}-${Math.random().toString(16).slice(2, 8)}.mjs`);

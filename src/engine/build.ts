@@ -89,6 +89,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
   const selected = selectNodes(ctx.graph, opts.only);
   const results = new Map<string, Promise<NodeResult>>();
   const counter: HashCounter = { hashed: 0, reused: 0 };
+  const toolMemo = new Map<string, CheckerIdentity>();
 
   const nodeResult = (label: string): Promise<NodeResult> => {
     let p = results.get(label);
@@ -123,14 +124,17 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     try {
       capture = captureSelector(ctx.root, (graph.getNodeAttributes(node.capture!).attrs as { inputs: string[] }).inputs, ctx.files, ctx.store, ctx.store.now, counter);
     } catch (error) {
-      if (error instanceof SpecialFileError) return blockedAction(`input \`${error.path}\` is not a regular file or symlink`);
+      if (error instanceof SpecialFileError) {
+        const path = error.path.replace(/\/$/, '');
+        return blockedAction(`input \`${path}\` is not a regular file or symlink (a submodule or nested repository cannot be captured: exclude it with \`!${path}/**\`)`);
+      }
       throw error;
     }
     let checker: CheckerIdentity | undefined;
     const tool = rule.tool?.(node.attrs);
     if (tool) {
       try {
-        checker = checkerIdentity(tool.argv0, tool.shell, { cwd: join(ctx.root, String(node.attrs.cwd ?? '.')), path: ctx.env.PATH, cache: ctx.store, now: ctx.store.now });
+        checker = checkerIdentity(tool.argv0, tool.shell, { cwd: join(ctx.root, String(node.attrs.cwd ?? '.')), path: ctx.env.PATH, cache: ctx.store, now: ctx.store.now, memo: toolMemo });
       } catch (error) {
         if (error instanceof ToolNotFoundError) return blockedAction(error.message);
         throw error;

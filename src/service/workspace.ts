@@ -4,7 +4,7 @@
  * Everything a verb needs, assembled once.
  */
 import { existsSync, readdirSync, lstatSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { BUILTIN_RULES } from '../../rules/index.js';
 import { selectorIssues } from '../capture/selector.js';
 import { gitCommonDir, isGitWorkTree, listGitFiles } from '../capture/git.js';
@@ -53,7 +53,7 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
   if (!existsSync(root) || !lstatSync(root).isDirectory()) throw invalid('ERR_ROOT', `Expected --root to be a directory, got \`${root}\``);
   const config = await loadConfig(root);
   const files = (await isGitWorkTree(root)) ? (await listGitFiles(root)).sort() : walkFiles(root);
-  const shown = config.file.slice(root.length + 1);
+  const shown = relative(process.cwd(), config.file) || config.file;
   const issues: Issue[] = [];
   config.manifest.checks.forEach((c, i) => issues.push(...selectorIssues(c.inputs, files, `checks[${i}].inputs`, shown)));
   config.manifest.actions.forEach((a, i) => issues.push(...selectorIssues(a.inputs, files, `actions[${i}].inputs`, shown)));

@@ -105,7 +105,12 @@ export class Cas {
     const now = fingerprintOf(st);
     const recorded = this.getFp.get(id);
     if (!deep && recorded && sameFingerprint(recorded, now)) return 'intact';
-    if (sha256Id(readFileSync(path)) !== id) return 'altered';
+    if (sha256Id(readFileSync(path)) !== id) {
+      // A blob found altered loses its recorded fingerprint, so later shallow checks (the next
+      // build's hit check) re-hash it too instead of trusting a stat that was recorded as intact.
+      this.delFp.run(id);
+      return 'altered';
+    }
     this.putFp.run({ id, ...now });
     return 'intact';
   }
