@@ -2,7 +2,7 @@
  * `vkit store gc --keep-runs N`: keeps the N newest runs and every action-cache and latest entry,
  * and deletes the runs, attempts and blobs nothing kept reaches. Running attempts are always kept.
  */
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseReceipt } from '../store/receipt.js';
 import type { Store } from '../store/store.js';
@@ -37,11 +37,16 @@ export function collectGarbage(store: Store, keepRuns: number): { runs_deleted: 
     }
     return n;
   });
+  // A running attempt may have put artifacts that no receipt names yet: blobs written since the
+  // oldest running attempt started are left for the next gc.
+  const oldestRunning = db.prepare<[], { started: string | null }>("SELECT MIN(started_ns) AS started FROM attempts WHERE state = 'running'").get()?.started;
+  const youngerThan = oldestRunning ? Number(BigInt(oldestRunning) / 1_000_000n) : Infinity;
   let blobsDeleted = 0;
   for (const dir of readdirSync(store.cas.dir)) {
     for (const rest of readdirSync(join(store.cas.dir, dir))) {
       const id = `sha256:${dir}${rest}`;
       if (reachable.has(id)) continue;
+      if (statSync(join(store.cas.dir, dir, rest)).mtimeMs >= youngerThan) continue;
       store.cas.remove(id);
       blobsDeleted++;
     }
