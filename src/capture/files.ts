@@ -3,8 +3,8 @@
  * `(size, mtime_ns, ctime_ns, ino)` is unchanged and it was not "racily clean" when recorded (git's
  * rule: a file modified within 2 s of being hashed may change again inside the same timestamp tick).
  */
-import { lstatSync, readFileSync, readlinkSync, type BigIntStats } from 'node:fs';
-import { sha256Id } from '../hash/index.js';
+import { closeSync, lstatSync, openSync, readFileSync, readlinkSync, readSync, type BigIntStats } from 'node:fs';
+import { sha256Id, sha256Stream } from '../hash/index.js';
 
 export type HashMode = 'raw' | 'text';
 
@@ -27,6 +27,10 @@ export interface FileStateCache {
 }
 
 export const RACY_WINDOW_NS = 2_000_000_000n;
+
+/** Files larger than this are hashed through one reused buffer of this size. */
+const CHUNK = 1 << 20;
+let chunk: Buffer | undefined;
 
 export function fingerprintOf(st: BigIntStats): Fingerprint {
   return { size: Number(st.size), mtime_ns: String(st.mtimeNs), ctime_ns: String(st.ctimeNs), ino: String(st.ino) };
@@ -87,14 +91,51 @@ export function hashPath(absPath: string, hashMode: HashMode, cache: FileStateCa
     if (counter) counter.reused++;
     return { mode, sha256: cached.sha256, fingerprint };
   }
-  const bytes = readFileSync(absPath);
-  const sha256 = hashMode === 'text' ? textDigest(bytes) : sha256Id(bytes);
+  const sha256 = st.size > BigInt(CHUNK) ? largeDigest(absPath, hashMode) : digestOf(readFileSync(absPath), hashMode);
   if (counter) counter.hashed++;
   // Only remember a digest whose file did not move under us while it was read; the fingerprint
   // returned is the one from before the read, so a later comparison still sees the change.
   const after = lstatSync(absPath, { bigint: true });
   if (sameFingerprint(fingerprint, fingerprintOf(after))) cache?.put(absPath, hashMode, { ...fingerprint, sha256, recorded_ns: String(now()) });
   return { mode, sha256, fingerprint };
+}
+
+function digestOf(bytes: Buffer, hashMode: HashMode): string {
+  return hashMode === 'text' ? textDigest(bytes) : sha256Id(bytes);
+}
+
+/**
+ * The digest `digestOf` would give, without reading a large file into a fresh allocation (which
+ * costs about as much as hashing it). Raw mode, and text mode for a binary file (NUL in the first
+ * 8,000 bytes), stream the raw bytes; a large text file still goes whole through `textDigest`, since
+ * CRLF normalisation needs it.
+ */
+function largeDigest(absPath: string, hashMode: HashMode): string {
+  chunk ??= Buffer.allocUnsafe(CHUNK);
+  const fd = openSync(absPath, 'r');
+  try {
+    let n = fill(fd, chunk);
+    if (hashMode === 'text' && !isBinary(chunk.subarray(0, n))) return digestOf(readFileSync(absPath), hashMode);
+    const hash = sha256Stream();
+    while (n > 0) {
+      hash.update(chunk.subarray(0, n));
+      n = fill(fd, chunk);
+    }
+    return hash.digest();
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Reads until the buffer is full or the file ends, so the first chunk always holds the first 8,000 bytes. */
+function fill(fd: number, buf: Buffer): number {
+  let n = 0;
+  while (n < buf.length) {
+    const got = readSync(fd, buf, n, buf.length - n, null);
+    if (got === 0) break;
+    n += got;
+  }
+  return n;
 }
 
 export class SpecialFileError extends Error {

@@ -15,7 +15,19 @@ export interface Glob {
 
 const SPECIAL = /[*?[\]{}]/;
 
+/** Compiled globs by pattern: a build matches each check's globs twice (config check, capture). */
+const compiled = new Map<string, Glob>();
+
 export function compileGlob(pattern: string): Glob {
+  let g = compiled.get(pattern);
+  if (!g) {
+    g = compile(pattern);
+    compiled.set(pattern, g);
+  }
+  return g;
+}
+
+function compile(pattern: string): Glob {
   const negated = pattern.startsWith('!');
   let body = negated ? pattern.slice(1) : pattern;
   while (body.startsWith('./')) body = body.slice(2);

@@ -89,6 +89,8 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
   const selected = selectNodes(ctx.graph, opts.only);
   const results = new Map<string, Promise<NodeResult>>();
   const counter: HashCounter = { hashed: 0, reused: 0 };
+  // One query loads the file states under the root: a SQLite lookup per file costs more than its lstat.
+  const fileStates = ctx.store.fileStatesUnder(ctx.root);
   const toolMemo = new Map<string, CheckerIdentity>();
 
   const nodeResult = (label: string): Promise<NodeResult> => {
@@ -122,7 +124,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
 
     let capture: SelectorCapture;
     try {
-      capture = captureSelector(ctx.root, (graph.getNodeAttributes(node.capture!).attrs as { inputs: string[] }).inputs, ctx.files, ctx.store, ctx.store.now, counter);
+      capture = captureSelector(ctx.root, (graph.getNodeAttributes(node.capture!).attrs as { inputs: string[] }).inputs, ctx.files, fileStates, ctx.store.now, counter);
     } catch (error) {
       if (error instanceof SpecialFileError) {
         const path = error.path.replace(/\/$/, '');

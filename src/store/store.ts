@@ -4,7 +4,7 @@
  * the liveness rule, and never a pass.
  */
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import Database from 'better-sqlite3';
 import type { FileStateCache, FileStateEntry, HashMode } from '../capture/files.js';
 import { canonicalJson, sha256Id } from '../hash/index.js';
@@ -87,6 +87,7 @@ export class Store implements FileStateCache {
     const db = this.db;
     this.stmts = {
       fsGet: db.prepare<[string, string], FileStateEntry>('SELECT size, mtime_ns, ctime_ns, ino, sha256, recorded_ns FROM file_states WHERE path = ? AND mode = ?'),
+      fsUnder: db.prepare<[string, string], FileStateEntry & { path: string; mode: HashMode }>('SELECT path, mode, size, mtime_ns, ctime_ns, ino, sha256, recorded_ns FROM file_states WHERE path >= ? AND path < ?'),
       fsPut: db.prepare('INSERT OR REPLACE INTO file_states (path, mode, size, mtime_ns, ctime_ns, ino, sha256, recorded_ns) VALUES (@path, @mode, @size, @mtime_ns, @ctime_ns, @ino, @sha256, @recorded_ns)'),
       cacheGet: db.prepare<[string], { receipt: string }>('SELECT receipt FROM action_cache WHERE key = ?'),
       cachePut: db.prepare('INSERT OR REPLACE INTO action_cache (key, receipt, label, created_ns) VALUES (?, ?, ?, ?)'),
@@ -118,6 +119,29 @@ export class Store implements FileStateCache {
 
   put(absPath: string, mode: HashMode, entry: FileStateEntry): void {
     this.stmts.fsPut.run({ path: absPath, mode, ...entry });
+  }
+
+  /**
+   * The file states of every path under `dir`, read with one query into memory, writing through to
+   * the index. An entry read here may be older than one another process writes meanwhile; that is
+   * safe, because an entry is only used when the file's fingerprint still matches it and it was not
+   * racily clean, and a stale one only costs a re-hash.
+   */
+  fileStatesUnder(dir: string): FileStateCache {
+    const lo = dir.endsWith(sep) ? dir : dir + sep;
+    // Every path starting with `lo` sorts before `lo` with its last character incremented.
+    const hi = lo.slice(0, -1) + String.fromCharCode(lo.charCodeAt(lo.length - 1) + 1);
+    const loaded = new Map<string, FileStateEntry>();
+    for (const r of this.stmts.fsUnder.iterate(lo, hi)) {
+      loaded.set(`${r.mode}\0${r.path}`, { size: r.size, mtime_ns: r.mtime_ns, ctime_ns: r.ctime_ns, ino: r.ino, sha256: r.sha256, recorded_ns: r.recorded_ns });
+    }
+    return {
+      get: (absPath, mode) => (absPath.startsWith(lo) ? loaded.get(`${mode}\0${absPath}`) : this.get(absPath, mode)),
+      put: (absPath, mode, entry) => {
+        this.put(absPath, mode, entry);
+        if (absPath.startsWith(lo)) loaded.set(`${mode}\0${absPath}`, entry);
+      },
+    };
   }
 
   /** Groups many writes (file states, cache rows) into one transaction. */
