@@ -2,7 +2,7 @@ import { defineConfig } from 'vkit';
 
 // vkit checking itself: the typecheck and the fast unit suite, required like any user's checks.
 // .ci/run runs this after the full suite (never from inside it).
-const sources = ['src/**/*.ts', 'rules/**/*.ts', 'test/**/*.ts', 'scripts/*.ts', 'scripts/*.js', 'bin/vkit.js', 'tsconfig.json', 'package.json', 'package-lock.json'];
+const sources = ['src/**/*.ts', 'rules/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/*.ts', 'scripts/*.js', 'bin/vkit.js', 'tsconfig.json', 'package.json', 'package-lock.json'];
 
 export default defineConfig({
   checks: [
@@ -15,7 +15,7 @@ export default defineConfig({
       id: 'unit',
       // Compiles to dist/ first: the suite runs from compiled output.
       run: 'node node_modules/typescript/bin/tsc -p tsconfig.json && node scripts/run-tests.js --fast',
-      inputs: [...sources, 'examples/**/*', 'schema/*.json'],
+      inputs: [...sources, 'examples/**/*', 'fixtures/**/*', 'schema/*.json'],
       after: ['typecheck'],
       timeout_s: 1200,
     },

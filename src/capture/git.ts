@@ -15,6 +15,16 @@ export async function gitBytes(cwd: string, args: string[]): Promise<Buffer> {
   return stdout;
 }
 
+/** Whether `dir` is in a git work tree and, if so, its common git dir: one process for both answers. */
+export async function gitInfo(dir: string): Promise<{ commonDir: string } | undefined> {
+  try {
+    const [inside, common] = (await git(dir, ['rev-parse', '--is-inside-work-tree', '--path-format=absolute', '--git-common-dir'])).trim().split('\n');
+    return inside === 'true' && common ? { commonDir: common } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** True when `dir` is inside a git work tree. */
 export async function isGitWorkTree(dir: string): Promise<boolean> {
   try {

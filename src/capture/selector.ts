@@ -22,9 +22,20 @@ export interface SelectorCapture {
   files: SelectorFile[];
 }
 
+/** Selections already made against one file list (validation and capture ask the same question). */
+const selections = new WeakMap<readonly string[], Map<string, string[]>>();
+
 /** Paths (root-relative, sorted) a selector names in the current file list. */
 export function selectPaths(globs: readonly string[], sortedFiles: readonly string[]): string[] {
-  return matchGlobs(globs.map(compileGlob), sortedFiles).filter((p) => !isSecretPath(p));
+  let memo = selections.get(sortedFiles);
+  if (!memo) selections.set(sortedFiles, (memo = new Map()));
+  const key = globs.join('\0');
+  let paths = memo.get(key);
+  if (!paths) {
+    paths = matchGlobs(globs.map(compileGlob), sortedFiles).filter((p) => !isSecretPath(p));
+    memo.set(key, paths);
+  }
+  return paths;
 }
 
 /** Problems with one node's `inputs` against the current file list: empty globs, literal secrets. */

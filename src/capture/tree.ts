@@ -1,5 +1,9 @@
-/** Tree digests: one identity over sorted `(path, mode, sha256)` entries. */
-import { jsonId } from '../hash/index.js';
+/**
+ * Tree digests: one identity over sorted `(path, mode, sha256)` entries, hashed as a stream of
+ * `mode sha256 path NUL` records. Mode and digest have fixed shapes and a path never holds NUL, so
+ * the encoding is unambiguous; streaming it avoids building canonical JSON for every capture.
+ */
+import { createHash } from 'node:crypto';
 
 export interface TreeEntry {
   path: string;
@@ -9,6 +13,8 @@ export interface TreeEntry {
 
 /** Entries must be unique by path; they are sorted here so callers' order never matters. */
 export function treeDigest(entries: readonly TreeEntry[]): string {
-  const rows = entries.map((e) => [e.path, e.mode, e.sha256]).sort((a, b) => (a[0]! < b[0]! ? -1 : a[0]! > b[0]! ? 1 : 0));
-  return jsonId({ tree: 'vkit.tree/1', entries: rows });
+  const sorted = [...entries].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const h = createHash('sha256').update('vkit.tree/1\n');
+  for (const e of sorted) h.update(`${e.mode} ${e.sha256} ${e.path}\0`);
+  return `sha256:${h.digest('hex')}`;
 }

@@ -92,6 +92,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
   // One query loads the file states under the root: a SQLite lookup per file costs more than its lstat.
   const fileStates = ctx.store.fileStatesUnder(ctx.root);
   const toolMemo = new Map<string, CheckerIdentity>();
+  const latest = ctx.store.latestAll();
 
   const nodeResult = (label: string): Promise<NodeResult> => {
     let p = results.get(label);
@@ -160,7 +161,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     let staleReason: string | undefined;
     const fresh = runnable && (opts.force || opts.fresh?.includes(label));
     if (!fresh || opts.reusePassing) {
-      const found = lookupEvidence(ctx.store, key, opts.deep ?? false);
+      const found = lookupEvidence(ctx.store, key, opts.deep ?? false, latest.get(label));
       // verify --reuse accepts passing evidence only: a cached FAIL is checked again.
       if (found.state === 'hit' && !(fresh && found.receipt.outcome !== 'PASS')) {
         const ms = 0;

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, lstatSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { BUILTIN_RULES } from '../../rules/index.js';
 import { selectorIssues } from '../capture/selector.js';
-import { gitCommonDir, isGitWorkTree, listGitFiles } from '../capture/git.js';
+import { gitInfo, listGitFiles } from '../capture/git.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
 import type { Rule } from '../config/rule.js';
 import { InvalidInputError, invalid, type Issue } from '../errors.js';
@@ -38,8 +38,8 @@ export interface Workspace {
 }
 
 export async function defaultStoreDir(root: string): Promise<string> {
-  const common = (await isGitWorkTree(root)) ? await gitCommonDir(root) : undefined;
-  return common ? join(common, 'vkit') : join(root, '.vkit');
+  const info = await gitInfo(root);
+  return info ? join(info.commonDir, 'vkit') : join(root, '.vkit');
 }
 
 /** Opens only the store, for verbs that read evidence without a config (runs, run show, gc). */
@@ -51,16 +51,32 @@ export async function openStore(opts: OpenOptions = {}): Promise<Store> {
 export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> {
   const root = resolve(opts.root ?? process.cwd());
   if (!existsSync(root) || !lstatSync(root).isDirectory()) throw invalid('ERR_ROOT', `Expected --root to be a directory, got \`${root}\``);
+  // Listing the tree (a git process) overlaps with loading the config and opening the store.
+  const info = await gitInfo(root);
+  const listing = info ? listGitFiles(root).then((f) => f.sort()) : Promise.resolve(walkFiles(root));
+  listing.catch(() => {}); // awaited below; a config error must not leave it unhandled
   const config = await loadConfig(root);
-  const files = (await isGitWorkTree(root)) ? (await listGitFiles(root)).sort() : walkFiles(root);
+  const store = new Store(opts.store ? resolve(opts.store) : info ? join(info.commonDir, 'vkit') : join(root, '.vkit'), opts.storeOptions);
+  let files: string[];
+  try {
+    files = await listing;
+  } catch (error) {
+    store.close();
+    throw error;
+  }
   const shown = relative(process.cwd(), config.file) || config.file;
   const issues: Issue[] = [];
   config.manifest.checks.forEach((c, i) => issues.push(...selectorIssues(c.inputs, files, `checks[${i}].inputs`, shown)));
   config.manifest.actions.forEach((a, i) => issues.push(...selectorIssues(a.inputs, files, `actions[${i}].inputs`, shown)));
-  if (issues.length) throw new InvalidInputError('ERR_CONFIG_INPUTS', issues, 'Fix the globs, or create the files they should match.');
-  const graph = compileGraph(config.manifest, shown);
+  let graph: ActionGraph;
+  try {
+    if (issues.length) throw new InvalidInputError('ERR_CONFIG_INPUTS', issues, 'Fix the globs, or create the files they should match.');
+    graph = compileGraph(config.manifest, shown);
+  } catch (error) {
+    store.close();
+    throw error;
+  }
   const rules = new Map<string, Rule>([...BUILTIN_RULES, ...config.rules]);
-  const store = new Store(opts.store ? resolve(opts.store) : await defaultStoreDir(root), opts.storeOptions);
   const env = opts.env ?? process.env;
   const jobs = new JobService({ root, store, rules, env, hooks: opts.hooks });
   return { root, config, graph, store, jobs, rules, files, env, close: () => store.close() };

@@ -131,12 +131,17 @@ export class Store implements FileStateCache {
     const lo = dir.endsWith(sep) ? dir : dir + sep;
     // Every path starting with `lo` sorts before `lo` with its last character incremented.
     const hi = lo.slice(0, -1) + String.fromCharCode(lo.charCodeAt(lo.length - 1) + 1);
-    const loaded = new Map<string, FileStateEntry>();
-    for (const r of this.stmts.fsUnder.iterate(lo, hi)) {
-      loaded.set(`${r.mode}\0${r.path}`, { size: r.size, mtime_ns: r.mtime_ns, ctime_ns: r.ctime_ns, ino: r.ino, sha256: r.sha256, recorded_ns: r.recorded_ns });
-    }
+    // Raw rows (arrays) and entry objects made only on demand: loading tens of thousands of rows is
+    // dominated by allocation otherwise.
+    const loaded = new Map<string, FileStateEntry | unknown[]>();
+    for (const r of this.stmts.fsUnder.raw(true).iterate(lo, hi) as Iterable<unknown[]>) loaded.set(`${r[1]}\0${r[0]}`, r);
+    const entryOf = (key: string): FileStateEntry | undefined => {
+      const r = loaded.get(key);
+      if (!Array.isArray(r)) return r;
+      return { size: r[2] as number, mtime_ns: r[3] as string, ctime_ns: r[4] as string, ino: r[5] as string, sha256: r[6] as string, recorded_ns: r[7] as string };
+    };
     return {
-      get: (absPath, mode) => (absPath.startsWith(lo) ? loaded.get(`${mode}\0${absPath}`) : this.get(absPath, mode)),
+      get: (absPath, mode) => (absPath.startsWith(lo) ? entryOf(`${mode}\0${absPath}`) : this.get(absPath, mode)),
       put: (absPath, mode, entry) => {
         this.put(absPath, mode, entry);
         if (absPath.startsWith(lo)) loaded.set(`${mode}\0${absPath}`, entry);
@@ -190,6 +195,12 @@ export class Store implements FileStateCache {
   /** The last receipt recorded for a label, whatever its key: what `--explain` and STALE compare against. */
   latest(label: string): { receipt: string; key: string } | undefined {
     return this.stmts.latestGet.get(label);
+  }
+
+  /** Every label's last receipt, in one query. */
+  latestAll(): Map<string, { receipt: string; key: string }> {
+    const rows = this.db.prepare<[], { label: string; receipt: string; key: string }>('SELECT label, receipt, key FROM latest').all();
+    return new Map(rows.map((r) => [r.label, { receipt: r.receipt, key: r.key }]));
   }
 
   setLatest(label: string, receipt: string, key: string): void {

@@ -85,7 +85,9 @@ test("an index row pointing a key at another action's intact receipt is caught, 
     const store = openStoreOf(repo);
     try {
       // Point a's key at b's passing receipt: every blob is intact, only the binding is wrong.
+      // Both index rows that can name it (the cache and the label's latest receipt) are pointed there.
       assert.equal(store.db.prepare('UPDATE action_cache SET receipt = ? WHERE key = ?').run(b!.receipt, a!.key).changes, 1);
+      assert.equal(store.db.prepare('UPDATE latest SET receipt = ? WHERE label = ?').run(b!.receipt, a!.label).changes, 1);
     } finally {
       store.close();
     }
