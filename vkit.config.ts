@@ -20,4 +20,6 @@ export default defineConfig({
       timeout_s: 1200,
     },
   ],
+  // The bundled example must keep showing its one changed transition.
+  compare: [{ id: 'toggle-example', request: 'examples/model-comparison/request.json', expect: 'different' }],
 });

@@ -5,6 +5,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { EXIT, invalid } from '../errors.js';
 import { gateExitCode } from '../gate/evaluate.js';
 import { toJunit, toSarif } from '../gate/formats.js';
+import { renderCompareReport } from '../models/index.js';
 import * as service from '../service/index.js';
 import { printEvent, printGate, printSummary, printTails } from './render.js';
 
@@ -158,4 +159,13 @@ const gc: Command = async (args) => {
   return EXIT.ok;
 };
 
-export const COMMANDS: Record<string, Command> = { build, gate, verify, runs, 'run show': runShow, init, 'store gc': gc };
+const modelCompare: Command = async (args) => {
+  const v = parse(args, { request: { type: 'string' } });
+  if (!v.request) throw invalid('ERR_USAGE', 'Expected --request FILE', { path: '--request' });
+  const { report, exitCode } = await service.compareRequestFile(resolve(v.request), v.request);
+  if (v.json) json(report);
+  else process.stdout.write(renderCompareReport(report));
+  return exitCode;
+};
+
+export const COMMANDS: Record<string, Command> = { build, gate, verify, runs, 'run show': runShow, init, 'store gc': gc, 'model compare': modelCompare };

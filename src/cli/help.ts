@@ -24,6 +24,7 @@ Commands:
   run show     show one run: summary and sections (diagnostics, log, artifacts, ...)
   init         write a starter vkit.config.ts
   store gc     delete runs and blobs nothing kept reaches
+  model compare  compare two explicit finite models (exact categories, shortest witnesses)
 
 Run \`vkit <command> --help\` for a command's flags. \`vkit --version\` prints the version.
 
@@ -73,6 +74,15 @@ ${COMMON}`,
 
 Writes a starter vkit.config.ts with one check suited to the project found (npm, cargo, or a
 placeholder that fails until you replace it). Refuses when a config exists.
+`,
+  'model compare': `Usage: vkit model compare --request FILE [--json]
+
+Compares the two finite models of a request (schema_version 1: before, after, optional max_contexts)
+over the complete declared space: initial states, reachable states, assumption contexts, enabled
+contexts, transitions and observations, each with its count and a shortest deterministic witness.
+Probes name contexts to inspect; they are not executed transitions. Read-only: writes no policy.
+
+Exit codes: 0 equivalent, 1 different, 2 invalid request, 3 incomparable or unknown (a budget ran out).
 `,
   'store gc': `Usage: vkit store gc --keep-runs N [common flags]
 

@@ -22,8 +22,9 @@ async function main(): Promise<number> {
     process.stdout.write(HELP.main);
     return verb === undefined ? EXIT.invalid : EXIT.ok;
   }
-  const name = verb === 'run' || verb === 'store' ? `${verb} ${rest[0] ?? ''}`.trim() : verb;
-  const args = verb === 'run' || verb === 'store' ? rest.slice(1) : rest;
+  const grouped = verb === 'run' || verb === 'store' || verb === 'model';
+  const name = grouped ? `${verb} ${rest[0] ?? ''}`.trim() : verb;
+  const args = grouped ? rest.slice(1) : rest;
   if (args.includes('--help') || args.includes('-h')) {
     const text = HELP[name];
     if (!text) return usage(`unknown command \`${name}\``);

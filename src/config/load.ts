@@ -134,6 +134,7 @@ export async function resolveUserConfig(exported: unknown, file: string, shown: 
     formal: parsed.output.formal,
     rules: (user.rules ?? []).map((r) => ({ kind: r.kind, version: r.version, source_sha256: sourceDigest })),
     actions: parsed.output.actions,
+    compare: parsed.output.compare,
   };
   const { value, issues } = validateManifest(data, shown);
   if (!value) throw new InvalidInputError('ERR_CONFIG_INVALID', issues);

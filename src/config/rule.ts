@@ -85,6 +85,10 @@ export interface ActionResult {
   claim: 'established' | 'refuted' | 'unknown';
   artifacts: Array<{ name: string; sha256: string; size: number }>;
   exitCode?: number | null;
+  /** How strongly the result is known. @default "empirical" */
+  assurance?: 'empirical' | 'finite_model' | 'kernel_proof' | 'trusted_engine';
+  /** What the result is about, beyond the captured files (e.g. the digests of compared models). */
+  subject?: Record<string, unknown>;
   /** Set by capture actions: what the dependents' keys are computed over. */
   capture?: { digest: string; files: CapturedFile[] };
 }

@@ -59,6 +59,14 @@ export const ActionSchema = v.strictObject({
   attrs: v.optional(v.record(v.string(), v.unknown()), {}),
 });
 
+/** A finite model comparison whose result must equal `expect` (gate item `compare:<id>`). */
+export const CompareSchema = v.strictObject({
+  id,
+  /** Path, relative to the root, of a `model compare` request file. */
+  request: v.pipe(nonEmptyString, v.check((s) => !s.startsWith('/') && !s.split(/[\\/]/).includes('..'), 'Expected a path relative to the root that stays inside it')),
+  expect: v.picklist(['equivalent', 'different'], 'Expected `equivalent` or `different`'),
+});
+
 /** The manifest as a `vkit.manifest.json` file holds it (schema_version may be omitted). */
 export const ManifestSchema = v.strictObject({
   $schema: v.optional(v.string()),
@@ -67,6 +75,7 @@ export const ManifestSchema = v.strictObject({
   formal: v.optional(v.strictObject({ components: v.optional(v.array(ComponentSchema), []) }), { components: [] }),
   rules: v.optional(v.array(RuleRecordSchema), []),
   actions: v.optional(v.array(ActionSchema), []),
+  compare: v.optional(v.array(CompareSchema), []),
 });
 
 /** What `defineConfig` accepts before the rules are turned into records. */
@@ -75,6 +84,7 @@ export const UserConfigSchema = v.strictObject({
   formal: v.optional(v.strictObject({ components: v.optional(v.array(ComponentSchema), []) }), { components: [] }),
   rules: v.optional(v.array(v.custom<object>((r) => typeof r === 'object' && r !== null && typeof (r as { plan?: unknown }).plan === 'function', 'Expected a rule made with defineRule()')), []),
   actions: v.optional(v.array(ActionSchema), []),
+  compare: v.optional(v.array(CompareSchema), []),
 });
 
 /** `checks[2].inputs` from a valibot issue path. */

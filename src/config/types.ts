@@ -52,6 +52,15 @@ export interface ActionConfig {
   attrs?: Record<string, unknown>;
 }
 
+/** A finite model comparison required to give `expect`. */
+export interface CompareConfig {
+  /** Stable id; the gate item is `compare:<id>`. */
+  id: string;
+  /** Path, relative to the root, of a `vkit model compare` request file. */
+  request: string;
+  expect: 'equivalent' | 'different';
+}
+
 export interface UserConfig {
   checks?: CheckConfig[];
   formal?: { components?: ComponentConfig[] };
@@ -59,6 +68,8 @@ export interface UserConfig {
   rules?: Rule[];
   /** Nodes of user rule kinds. */
   actions?: ActionConfig[];
+  /** Model comparisons; each is required. */
+  compare?: CompareConfig[];
 }
 
 export interface ResolvedCheck {
@@ -100,4 +111,5 @@ export interface Manifest {
   formal: { components: ResolvedComponent[] };
   rules: RuleRecord[];
   actions: ResolvedAction[];
+  compare: CompareConfig[];
 }

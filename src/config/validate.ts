@@ -40,6 +40,7 @@ function crossCheck(m: Manifest): Omit<Issue, 'file'>[] {
   m.checks.forEach((c, i) => claim(`check:${c.id}`, `checks[${i}].id`));
   m.actions.forEach((a, i) => claim(`${a.rule}:${a.id}`, `actions[${i}].id`));
   m.formal.components.forEach((c, i) => claim(`formal:${c.id}`, `formal.components[${i}].id`));
+  m.compare.forEach((c, i) => claim(`compare:${c.id}`, `compare[${i}].id`));
 
   const checkIds = new Set(m.checks.map((c) => c.id));
   m.checks.forEach((c, i) =>

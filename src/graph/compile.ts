@@ -36,6 +36,7 @@ export function compileGraph(m: Manifest, file?: string): ActionGraph {
   };
   m.checks.forEach((c, i) => addWithCapture({ label: `check:${c.id}`, kind: 'check', id: c.id, attrs: c as unknown as Record<string, unknown>, required: true, declaredAt: `checks[${i}]` }, c.inputs));
   m.actions.forEach((a, i) => addWithCapture({ label: `${a.rule}:${a.id}`, kind: a.rule, id: a.id, attrs: a.attrs, required: true, declaredAt: `actions[${i}]` }, a.inputs));
+  m.compare.forEach((c, i) => addWithCapture({ label: `compare:${c.id}`, kind: 'compare', id: c.id, attrs: c as unknown as Record<string, unknown>, required: true, declaredAt: `compare[${i}]` }, [c.request]));
   m.checks.forEach((c) => c.after.forEach((dep) => graph.addDirectedEdge(`check:${dep}`, `check:${c.id}`)));
   m.actions.forEach((a) => a.after.forEach((dep) => graph.addDirectedEdge(graph.hasNode(`check:${dep}`) ? `check:${dep}` : `${a.rule}:${dep}`, `${a.rule}:${a.id}`)));
   let order: string[];

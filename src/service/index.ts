@@ -12,6 +12,7 @@ export { openWorkspace, openStore, type OpenOptions, type Workspace } from './wo
 export { listRuns, showRun, SECTIONS, type Section } from './runs.js';
 export { collectGarbage } from './gc.js';
 export { initConfig } from './init.js';
+export { compareRequestFile } from './models.js';
 
 export type BuildRequest = Omit<BuildOptions, 'mode'>;
 

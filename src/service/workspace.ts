@@ -3,7 +3,7 @@
  * runs recovery), list the working tree, check every node's inputs against it, and compile the graph.
  * Everything a verb needs, assembled once.
  */
-import { existsSync, readdirSync, lstatSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { BUILTIN_RULES } from '../../rules/index.js';
 import { selectorIssues } from '../capture/selector.js';
@@ -12,6 +12,7 @@ import { loadConfig, type LoadedConfig } from '../config/load.js';
 import type { Rule } from '../config/rule.js';
 import { InvalidInputError, invalid, type Issue } from '../errors.js';
 import { compileGraph, type ActionGraph } from '../graph/compile.js';
+import { compareRequestText } from '../models/index.js';
 import { JobService } from '../jobs/service.js';
 import type { WorkerHooks } from '../jobs/worker.js';
 import { Store, type StoreOptions } from '../store/store.js';
@@ -68,6 +69,10 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
   const issues: Issue[] = [];
   config.manifest.checks.forEach((c, i) => issues.push(...selectorIssues(c.inputs, files, `checks[${i}].inputs`, shown)));
   config.manifest.actions.forEach((a, i) => issues.push(...selectorIssues(a.inputs, files, `actions[${i}].inputs`, shown)));
+  config.manifest.compare.forEach((c, i) => {
+    const missing = selectorIssues([c.request], files, `compare[${i}].request`, shown);
+    issues.push(...(missing.length ? missing : requestIssues(root, c.request)));
+  });
   let graph: ActionGraph;
   try {
     if (issues.length) throw new InvalidInputError('ERR_CONFIG_INPUTS', issues, 'Fix the globs, or create the files they should match.');
@@ -80,6 +85,12 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
   const env = opts.env ?? process.env;
   const jobs = new JobService({ root, store, rules, env, hooks: opts.hooks });
   return { root, config, graph, store, jobs, rules, files, env, close: () => store.close() };
+}
+
+/** An invalid comparison request is a config error (exit 2), named by its file and JSON path. */
+function requestIssues(root: string, request: string): Issue[] {
+  const outcome = compareRequestText(readFileSync(join(root, request), 'utf8'));
+  return outcome.ok ? [] : outcome.issues.map((i) => ({ ...i, file: relative(process.cwd(), join(root, request)) }));
 }
 
 /** Without git there is no ignore list; skip only vkit's own and git's directories. */

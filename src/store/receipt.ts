@@ -46,7 +46,9 @@ export const ReceiptSchema = v.object({
   outcome: Outcome,
   reason: v.nullable(v.string()),
   claim: Claim,
-  assurance: v.literal('empirical'),
+  assurance: v.picklist(['empirical', 'finite_model', 'kernel_proof', 'trusted_engine']),
+  /** What the result is about beyond the captured files, e.g. both model digests of a comparison. */
+  subject: v.optional(v.record(v.string(), v.unknown())),
   obligations: v.array(v.object({ id: v.string(), outcome: Outcome, claim: Claim })),
   artifacts: v.array(ArtifactSchema),
   exit_code: v.nullable(v.number()),
