@@ -23,6 +23,7 @@ export async function runProcess(req: ProcessRequest, stdoutPath: string, stderr
         resolve({ ...base, exitCode: null, signal: null, spawnError: (error as Error).message, ms: performance.now() - started });
         return;
       }
+      if (child.pid !== undefined) req.onSpawn?.(child.pid);
       const killGroup = () => {
         try {
           process.kill(-child.pid!, 'SIGKILL');

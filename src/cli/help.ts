@@ -25,6 +25,8 @@ Commands:
   init         write a starter vkit.config.ts
   store gc     delete runs and blobs nothing kept reaches
   model compare  compare two explicit finite models (exact categories, shortest witnesses)
+  feedback add   record a missing verification capability (a Markdown file; never affects gates)
+  feedback list  preview recorded feedback, formal requests first
 
 Run \`vkit <command> --help\` for a command's flags. \`vkit --version\` prints the version.
 

@@ -22,17 +22,16 @@ async function main(): Promise<number> {
     process.stdout.write(HELP.main);
     return verb === undefined ? EXIT.invalid : EXIT.ok;
   }
-  const grouped = verb === 'run' || verb === 'store' || verb === 'model';
+  const grouped = verb === 'run' || verb === 'store' || verb === 'model' || verb === 'feedback';
   const name = grouped ? `${verb} ${rest[0] ?? ''}`.trim() : verb;
   const args = grouped ? rest.slice(1) : rest;
   if (args.includes('--help') || args.includes('-h')) {
-    const text = HELP[name];
+    const text = HELP[name] ?? (name.startsWith('feedback') ? (await import('./feedback.js')).FEEDBACK_HELP[name] : undefined);
     if (!text) return usage(`unknown command \`${name}\``);
     process.stdout.write(text);
     return EXIT.ok;
   }
-  const { COMMANDS } = await import('./commands.js');
-  const command = COMMANDS[name];
+  const command = name.startsWith('feedback') ? (await import('./feedback.js')).FEEDBACK_COMMANDS[name] : (await import('./commands.js')).COMMANDS[name];
   if (!command) return usage(`unknown command \`${name}\``);
   return command(args, version);
 }

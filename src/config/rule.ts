@@ -66,6 +66,8 @@ export interface ProcessRequest {
   env: Record<string, string>;
   timeoutMs: number;
   signal: AbortSignal;
+  /** Told the process group id once the process runs (the worker records it so a canceller can reach it). */
+  onSpawn?(pgid: number): void;
 }
 
 export interface ProcessResult {

@@ -85,6 +85,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
   const t0 = performance.now();
   const emit: EventSink = opts.onEvent ?? (() => {});
   const queue = new PQueue({ concurrency: Math.max(1, opts.jobs ?? 1) });
+  ctx.jobs.maxWorkers = Math.max(1, opts.jobs ?? 1);
   const { graph } = ctx.graph;
   const selected = selectNodes(ctx.graph, opts.only);
   const results = new Map<string, Promise<NodeResult>>();
@@ -187,7 +188,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
       rule: ruleId,
       id: node.id,
       attrs: node.attrs,
-      capture,
+      capture: { digest: capture.digest, files: capture.files.map(({ path, mode, sha256 }) => ({ path, mode, sha256 })) },
       checker,
       deps: depResults,
       policy: ctx.config.policyDigest,

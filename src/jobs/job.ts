@@ -6,7 +6,6 @@
  * longer matches what it would compute.
  */
 import type { CapturedFile, CheckerIdentity, DepResult } from '../config/rule.js';
-import type { Fingerprint } from '../capture/files.js';
 import { jsonId, sha256Id } from '../hash/index.js';
 
 /** Which rule plans an action. `source` is set for user rules: the digest of the config's module graph. */
@@ -23,7 +22,8 @@ export interface Job {
   rule: RuleIdentity;
   id: string;
   attrs: Record<string, unknown>;
-  capture: { digest: string; files: Array<CapturedFile & { fingerprint?: Fingerprint }> };
+  /** Identity only: host-specific stat fingerprints are taken by the worker, never frozen. */
+  capture: { digest: string; files: CapturedFile[] };
   checker?: CheckerIdentity;
   deps: DepResult[];
   /** Whole-policy digest, recorded for provenance; not part of the key. */

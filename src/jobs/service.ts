@@ -1,12 +1,21 @@
 /**
- * The job service every face submits through. Today it has one in-process worker; the job-service
- * issue adds detached workers behind this same interface. Identical jobs submitted concurrently run
- * once: later submitters share the first attempt's result.
+ * The job service every face submits through: submit, wait, cancel, retry. The store is the queue:
+ * `submit` freezes the job and queues a run on this service's own queue; workers claim runs from it.
+ * By default workers are detached processes (`worker-main.ts`) that outlive the face; with
+ * fault-injection hooks (tests) the same claim-and-execute path runs inline in this process.
+ * Identical jobs submitted concurrently through one service share one run.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, openSync, closeSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Rule } from '../config/rule.js';
-import type { Store } from '../store/store.js';
+import { parseReceipt } from '../store/receipt.js';
+import { currentOwner, ownerAlive } from '../store/liveness.js';
+import { newId, type RunRow, type Store } from '../store/store.js';
 import type { Job } from './job.js';
-import { runAttempt, type AttemptResult, type WorkerHooks } from './worker.js';
+import { executeAttempt, type AttemptResult, type WorkerHooks } from './worker.js';
 
 export interface JobServiceOptions {
   root: string;
@@ -14,26 +23,223 @@ export interface JobServiceOptions {
   rules: ReadonlyMap<string, Rule>;
   env?: NodeJS.ProcessEnv;
   hooks?: WorkerHooks;
+  /** `detached` (default) or `inline`; hooks force inline, as they cannot cross a process boundary. */
+  workers?: 'detached' | 'inline';
 }
 
-export class JobService {
-  private readonly inflight = new Map<string, Promise<AttemptResult>>();
-  constructor(private readonly opts: JobServiceOptions) {}
+export interface WaitResult {
+  run: RunRow;
+  /** True when the bounded wait ended before the run did: the worker continues. */
+  timedOut: boolean;
+}
 
-  /** Runs a job to completion. The job crosses a serialisation boundary, as it will to a detached worker. */
+const WORKER_MAIN = fileURLToPath(new URL('./worker-main.js', import.meta.url));
+const POLL_MS = 25;
+const CANCEL_GRACE_MS = 5000;
+const RECOVER_EVERY_MS = 1000;
+
+export class JobService {
+  /** This service's queue: workers it starts claim only its runs (they share its environment). */
+  readonly queue: string;
+  private readonly inflight = new Map<string, Promise<AttemptResult>>();
+  private readonly workers = new Set<ChildProcess>();
+  private readonly finished = new Map<string, () => void>();
+  private readonly mode: 'detached' | 'inline';
+  private closed = false;
+  /** Most workers at once; the engine sets it from `--jobs`. */
+  maxWorkers = availableParallelism();
+
+  constructor(private readonly opts: JobServiceOptions) {
+    this.queue = newId('q', opts.store.now());
+    this.mode = opts.hooks ? 'inline' : (opts.workers ?? 'detached');
+  }
+
+  /** Freezes the job and queues a new run for it. */
+  submit(job: Job): { run: string } {
+    const { store } = this.opts;
+    store.putJob(job.key, job, this.opts.root);
+    const run = store.createRun(job.key, job.label, job.rule.kind, job.key, this.queue);
+    this.dispatch();
+    return { run };
+  }
+
+  /** A new run for the same frozen job. */
+  retry(runId: string): { run: string } {
+    const { store } = this.opts;
+    const row = store.getRun(runId);
+    if (!row) throw new Error(`no run ${runId}`);
+    const frozen = store.getJob(row.job);
+    if (!frozen) throw new Error(`run ${runId} has no frozen job`);
+    return this.submit(JSON.parse(frozen.job) as Job);
+  }
+
+  /** Waits until the run ends, or `timeoutMs` passes (the worker then continues). */
+  async wait(runId: string, timeoutMs = Infinity): Promise<WaitResult> {
+    const deadline = Date.now() + timeoutMs;
+    let recovered = Date.now();
+    for (;;) {
+      // A lost worker never finishes its run: the recovery pass (stale heartbeat AND worker gone)
+      // ends it interrupted, so a waiter is never stuck behind a dead process.
+      if (Date.now() - recovered > RECOVER_EVERY_MS) {
+        this.opts.store.recover();
+        recovered = Date.now();
+      }
+      const row = this.opts.store.getRun(runId);
+      if (!row) throw new Error(`no run ${runId}`);
+      if (row.state === 'done' || row.state === 'interrupted') return { run: row, timedOut: false };
+      if (Date.now() >= deadline) return { run: row, timedOut: true };
+      this.dispatch();
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, Math.min(POLL_MS, Math.max(0, deadline - Date.now())));
+        this.finished.set(runId, () => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+      this.finished.delete(runId);
+    }
+  }
+
+  /**
+   * Cancels one run: a queued run ends at once; a running one is asked through the store and its
+   * worker nudged; if it has not ended after a grace period, its check's process group and worker
+   * are killed and the attempt is ended `interrupted` (reason `cancelled`) here. Nothing else is touched.
+   */
+  async cancel(runId: string): Promise<RunRow> {
+    const { store } = this.opts;
+    const state = store.requestCancel(runId);
+    if (state === 'running') {
+      const attempt = store.runningAttempt(runId);
+      if (attempt && attempt.pid !== process.pid && ownerAlive({ host: attempt.host, pid: attempt.pid, pidStart: attempt.pid_start })) {
+        try {
+          process.kill(attempt.pid, 'SIGUSR2');
+        } catch {
+          // gone meanwhile: the grace period below settles it
+        }
+      }
+      const waited = await this.wait(runId, CANCEL_GRACE_MS);
+      if (waited.timedOut) {
+        const a = store.runningAttempt(runId);
+        if (a) {
+          if (a.child_pgid) killQuietly(-a.child_pgid);
+          if (a.pid !== process.pid && ownerAlive({ host: a.host, pid: a.pid, pidStart: a.pid_start })) killQuietly(a.pid);
+          store.finishAttempt(runId, a.id, { state: 'interrupted', outcome: 'BLOCKED', reason: 'cancelled' });
+        }
+      }
+    }
+    return store.getRun(runId)!;
+  }
+
+  /** Submit and wait, as the engine does. Cancelling `signal` cancels the run. */
   run(job: Job, signal?: AbortSignal): Promise<AttemptResult> {
     const running = this.inflight.get(job.key);
     if (running) return running;
-    const frozen = JSON.parse(JSON.stringify(job)) as Job;
-    const promise = runAttempt(frozen, {
-      root: this.opts.root,
-      store: this.opts.store,
-      rules: this.opts.rules,
-      env: this.opts.env ?? process.env,
-      signal,
-      hooks: this.opts.hooks,
-    }).finally(() => this.inflight.delete(job.key));
+    const promise = (async () => {
+      const frozen = JSON.parse(JSON.stringify(job)) as Job;
+      const { run } = this.submit(frozen);
+      let cancelling: Promise<unknown> | undefined;
+      const onAbort = () => void (cancelling ??= this.cancel(run));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal?.aborted) onAbort();
+      try {
+        const { run: row } = await this.wait(run);
+        // The cancellation may still be settling (its own wait, a forced kill): finish it before reporting.
+        await cancelling;
+        return this.resultOf(this.opts.store.getRun(run) ?? row);
+      } finally {
+        signal?.removeEventListener('abort', onAbort);
+      }
+    })().finally(() => this.inflight.delete(job.key));
     this.inflight.set(job.key, promise);
     return promise;
+  }
+
+  /** An ended run as the engine reports it. Never a PASS without a completed attempt and a receipt. */
+  resultOf(row: RunRow): AttemptResult {
+    const attempts = this.opts.store.attemptsOf(row.id);
+    const last = attempts.at(-1);
+    const read = row.receipt ? this.opts.store.readReceipt(row.receipt) : undefined;
+    const receipt = read?.state === 'intact' ? parseReceipt(read.receipt) : undefined;
+    const complete = row.state === 'done' && last?.state === 'done' && receipt !== undefined;
+    const outcome = complete ? (row.outcome as AttemptResult['outcome']) : 'BLOCKED';
+    const reason = complete ? row.reason : (row.reason ?? 'interrupted');
+    return { run: row.id, attempt: last?.id ?? '', receipt: row.receipt ?? '', outcome, reason, artifacts: receipt?.artifacts ?? [], cached: false, ms: receipt?.timings.ms ?? 0 };
+  }
+
+  /** Makes sure someone will claim this queue's runs: inline here, or enough worker processes. */
+  private dispatch(): void {
+    if (this.closed) return;
+    if (this.mode === 'inline') {
+      void this.drainInline();
+      return;
+    }
+    const queued = this.opts.store.queuedCount(this.queue);
+    const max = this.maxWorkers;
+    for (let i = this.workers.size; i < Math.min(max, this.workers.size + queued); i++) this.startWorker();
+  }
+
+  private draining = 0;
+  private async drainInline(): Promise<void> {
+    const max = this.maxWorkers;
+    if (this.draining >= max) return;
+    this.draining++;
+    try {
+      for (;;) {
+        const claimed = this.opts.store.claimRun(this.queue, currentOwner());
+        if (!claimed) return;
+        const frozen = this.opts.store.getJob(claimed.run.job)!;
+        await executeAttempt(JSON.parse(frozen.job) as Job, claimed.run.id, claimed.attempt, {
+          root: frozen.root,
+          store: this.opts.store,
+          rules: this.opts.rules,
+          env: this.opts.env ?? process.env,
+          hooks: this.opts.hooks,
+        });
+        this.finished.get(claimed.run.id)?.();
+      }
+    } finally {
+      this.draining--;
+    }
+  }
+
+  private startWorker(): void {
+    const logs = join(this.opts.store.dir, 'workers');
+    mkdirSync(logs, { recursive: true });
+    const log = openSync(join(logs, `${this.queue}.log`), 'a');
+    const child = spawn(process.execPath, [WORKER_MAIN, '--store', this.opts.store.dir, '--queue', this.queue], {
+      detached: true,
+      stdio: ['ignore', 'pipe', log],
+      env: this.opts.env ?? process.env,
+    });
+    closeSync(log);
+    this.workers.add(child);
+    // The worker prints the id of each run it ends: a prompt wake-up for whoever waits on it.
+    let buffered = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      buffered += chunk;
+      const lines = buffered.split('\n');
+      buffered = lines.pop()!;
+      for (const id of lines) this.finished.get(id)?.();
+    });
+    child.on('exit', () => {
+      this.workers.delete(child);
+      if (!this.closed && this.opts.store.queuedCount(this.queue) > 0) this.dispatch();
+    });
+    child.unref();
+    (child.stdout as unknown as { unref?: () => void }).unref?.();
+  }
+
+  /** Lets this face go; detached workers finish their claimed runs and exit when the queue is empty. */
+  close(): void {
+    this.closed = true;
+    for (const child of this.workers) child.stdout?.destroy();
+  }
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // already gone
   }
 }

@@ -1,12 +1,12 @@
 /**
- * The in-process worker: runs one attempt of a job. It re-plans the job from the rule registry,
+ * One attempt of a job, as a worker (detached process or inline) runs it. It re-plans the job from the rule registry,
  * refuses a job whose key it would not compute itself, heartbeats while the action runs, checks the
  * inputs' stat fingerprints afterwards (invariant 3), and writes the receipt only after every
  * artifact is in the CAS (invariant 1). Only PASS and FAIL are cached (invariant 4).
  */
 import { lstatSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { fingerprintOf, hashPath, sameFingerprint } from '../capture/files.js';
+import { fingerprintOf, hashPath, sameFingerprint, type Fingerprint } from '../capture/files.js';
 import { listOutputs } from '../capture/outputs.js';
 import { runProcess } from '../checkers/process.js';
 import type { ActionResult, ExecuteIO, Rule } from '../config/rule.js';
@@ -44,12 +44,24 @@ export interface AttemptResult {
 
 const HEARTBEAT_MS = 1000;
 
-export async function runAttempt(job: Job, ctx: WorkerContext): Promise<AttemptResult> {
+/**
+ * Runs a claimed attempt to its end. The heartbeat also polls the attempt's cancel flag, so a
+ * cancellation from any process reaches the action within a second (a nudge signal makes it sooner).
+ */
+export async function executeAttempt(job: Job, run: string, attempt: string, ctx: WorkerContext): Promise<AttemptResult> {
   const { store } = ctx;
-  const run = store.createRun(job.key, job.label, job.rule.kind, job.key);
-  const attempt = store.startAttempt(run);
-  const beat = setInterval(() => store.heartbeat(attempt), HEARTBEAT_MS);
+  const cancel = new AbortController();
+  const signals = ctx.signal ? AbortSignal.any([ctx.signal, cancel.signal]) : cancel.signal;
+  const poll = () => {
+    if (store.cancelRequested(attempt)) cancel.abort();
+  };
+  const beat = setInterval(() => {
+    store.heartbeat(attempt);
+    poll();
+  }, HEARTBEAT_MS);
   beat.unref();
+  nudges.set(attempt, poll);
+  ctx = { ...ctx, signal: signals };
   const started = new Date();
   const t0 = performance.now();
   try {
@@ -57,8 +69,13 @@ export async function runAttempt(job: Job, ctx: WorkerContext): Promise<AttemptR
     let result: ActionResult;
     let definition: Record<string, unknown> = {};
     let envNames: string[] = [];
+    // The "before" fingerprints of invariant 3, taken here, just before the action starts; the
+    // bytes must still be the frozen job's (a retry, or an edit since planning, may have moved them).
+    const before = snapshotInputs(ctx.root, job, store);
     if (!rule || rule.version !== job.rule.version) {
       result = blocked(`rule ${job.rule.kind}@${job.rule.version} is not registered in this vkit`);
+    } else if (typeof before === 'string') {
+      result = blocked(`inputs no longer match the job: ${before}`);
     } else {
       const planned = rule.plan({ label: job.label, id: job.id, attrs: job.attrs, capture: job.capture, checker: job.checker }, job.deps);
       definition = planned.definition;
@@ -68,13 +85,13 @@ export async function runAttempt(job: Job, ctx: WorkerContext): Promise<AttemptR
       else if (ctx.signal?.aborted) result = blocked('cancelled');
       else {
         const temps: string[] = [];
-        result = await execute(planned.execute, io(ctx, planned.env, temps))
+        result = await execute(planned.execute, io(ctx, planned.env, temps, attempt))
           .catch((error: Error) => blocked(`action failed to run: ${error.message}`))
           .finally(() => temps.forEach((t) => rmSync(t, { force: true })));
       }
     }
     await ctx.hooks?.afterExecute?.(job);
-    const changed = inputsChanged(ctx.root, job, store);
+    const changed = typeof before === 'string' ? undefined : inputsChanged(ctx.root, before, store);
     if (changed && result.outcome !== 'BLOCKED') result = { ...result, outcome: 'BLOCKED', claim: 'unknown', reason: `inputs changed during the run: ${changed}` };
     // A cancelled attempt ends interrupted (reason `cancelled`), whatever its action managed to report.
     const cancelled = ctx.signal?.aborted === true;
@@ -124,7 +141,15 @@ export async function runAttempt(job: Job, ctx: WorkerContext): Promise<AttemptR
     throw error;
   } finally {
     clearInterval(beat);
+    nudges.delete(attempt);
   }
+}
+
+/** Cancel-flag checks of the attempts running in this process, for a nudge (SIGUSR2) to run at once. */
+const nudges = new Map<string, () => void>();
+
+export function checkCancellations(): void {
+  for (const poll of nudges.values()) poll();
 }
 
 function blocked(reason: string): ActionResult {
@@ -138,7 +163,7 @@ async function execute(fn: (io: ExecuteIO) => Promise<ActionResult>, io: Execute
   return result;
 }
 
-function io(ctx: WorkerContext, envNames: readonly string[], temps: string[]): ExecuteIO {
+function io(ctx: WorkerContext, envNames: readonly string[], temps: string[], attempt: string): ExecuteIO {
   const env: Record<string, string> = {};
   for (const name of ['PATH', 'HOME', ...envNames]) if (ctx.env[name] !== undefined) env[name] = ctx.env[name]!;
   const signal = ctx.signal ?? new AbortController().signal;
@@ -150,7 +175,7 @@ function io(ctx: WorkerContext, envNames: readonly string[], temps: string[]): E
       const out = ctx.store.cas.tempPath();
       const err = ctx.store.cas.tempPath();
       temps.push(out, err);
-      return runProcess(req, out, err);
+      return runProcess({ ...req, onSpawn: (pgid) => ctx.store.setChildPgid(attempt, pgid) }, out, err);
     },
     putFile: (path) => ctx.store.cas.putFile(path),
     putBytes: async (bytes) => ctx.store.cas.putBytes(bytes),
@@ -162,24 +187,44 @@ function io(ctx: WorkerContext, envNames: readonly string[], temps: string[]): E
 }
 
 /**
- * Invariant 3: compares each input's stat fingerprint with the one taken at capture time (before the
- * action started). Any difference (even an edit undone before the end) means the result may not
- * describe the captured bytes. Changed files are re-hashed so the file-state cache stays true.
+ * Stats (and, through the file-state cache, hashes) every captured input before the action starts.
+ * Returns the fingerprints, or a description of the inputs whose content is no longer the job's.
  */
-function inputsChanged(root: string, job: Job, store: Store): string | undefined {
-  const changed: string[] = [];
+function snapshotInputs(root: string, job: Job, store: Store): Map<string, Fingerprint> | string {
+  const fingerprints = new Map<string, Fingerprint>();
+  const moved: string[] = [];
   for (const f of job.capture.files) {
-    if (!f.fingerprint) continue;
-    const abs = join(root, f.path);
+    let now;
+    try {
+      now = hashPath(join(root, f.path), 'text', store, store.now);
+    } catch {
+      now = undefined;
+    }
+    if (!now) moved.push(`${f.path} (deleted)`);
+    else if (now.sha256 !== f.sha256 || now.mode !== f.mode) moved.push(f.path);
+    else fingerprints.set(f.path, now.fingerprint);
+  }
+  return moved.length ? summarise(moved) : fingerprints;
+}
+
+/**
+ * Invariant 3: compares each input's stat fingerprint with the one taken just before the action
+ * started. Any difference (even an edit undone before the end) means the result may not describe
+ * the captured bytes. Changed files are re-hashed so the file-state cache stays true.
+ */
+function inputsChanged(root: string, before: Map<string, Fingerprint>, store: Store): string | undefined {
+  const changed: string[] = [];
+  for (const [path, fingerprint] of before) {
+    const abs = join(root, path);
     let now;
     try {
       now = fingerprintOf(lstatSync(abs, { bigint: true }));
     } catch {
-      changed.push(`${f.path} (deleted)`);
+      changed.push(`${path} (deleted)`);
       continue;
     }
-    if (!sameFingerprint(now, f.fingerprint)) {
-      changed.push(f.path);
+    if (!sameFingerprint(now, fingerprint)) {
+      changed.push(path);
       try {
         hashPath(abs, 'text', store, store.now);
       } catch {
@@ -187,5 +232,9 @@ function inputsChanged(root: string, job: Job, store: Store): string | undefined
       }
     }
   }
-  return changed.length ? changed.slice(0, 5).join(', ') + (changed.length > 5 ? ` and ${changed.length - 5} more` : '') : undefined;
+  return changed.length ? summarise(changed) : undefined;
+}
+
+function summarise(paths: string[]): string {
+  return paths.slice(0, 5).join(', ') + (paths.length > 5 ? ` and ${paths.length - 5} more` : '');
 }

@@ -13,6 +13,7 @@ export { listRuns, showRun, SECTIONS, type Section } from './runs.js';
 export { collectGarbage } from './gc.js';
 export { initConfig } from './init.js';
 export { compareRequestFile } from './models.js';
+export { addFeedback, feedbackDir, listFeedback } from './feedback.js';
 
 export type BuildRequest = Omit<BuildOptions, 'mode'>;
 

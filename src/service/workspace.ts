@@ -84,7 +84,10 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
   const rules = new Map<string, Rule>([...BUILTIN_RULES, ...config.rules]);
   const env = opts.env ?? process.env;
   const jobs = new JobService({ root, store, rules, env, hooks: opts.hooks });
-  return { root, config, graph, store, jobs, rules, files, env, close: () => store.close() };
+  return { root, config, graph, store, jobs, rules, files, env, close: () => {
+      jobs.close();
+      store.close();
+    } };
 }
 
 /** An invalid comparison request is a config error (exit 2), named by its file and JSON path. */

@@ -1,5 +1,5 @@
 /** The SQLite index's tables. Bump USER_VERSION and add a step when the layout changes. */
-export const USER_VERSION = 1;
+export const USER_VERSION = 2;
 
 export const DDL = `
 CREATE TABLE IF NOT EXISTS blobs (
@@ -26,9 +26,16 @@ CREATE TABLE IF NOT EXISTS action_cache (
   label TEXT NOT NULL,
   created_ns TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS jobs (
+  key TEXT PRIMARY KEY,
+  job TEXT NOT NULL,
+  root TEXT NOT NULL,
+  created_ns TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS runs (
   id TEXT PRIMARY KEY,
   job TEXT NOT NULL,
+  queue TEXT,
   label TEXT NOT NULL,
   kind TEXT NOT NULL,
   key TEXT NOT NULL,
@@ -41,6 +48,7 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 CREATE INDEX IF NOT EXISTS runs_label ON runs (label, created_ns);
 CREATE INDEX IF NOT EXISTS runs_key ON runs (key, created_ns);
+CREATE INDEX IF NOT EXISTS runs_queue ON runs (queue, state, created_ns);
 CREATE TABLE IF NOT EXISTS attempts (
   id TEXT PRIMARY KEY,
   run TEXT NOT NULL REFERENCES runs (id),
@@ -52,7 +60,9 @@ CREATE TABLE IF NOT EXISTS attempts (
   started_ns TEXT NOT NULL,
   ended_ns TEXT,
   outcome TEXT,
-  reason TEXT
+  reason TEXT,
+  cancel_requested INTEGER NOT NULL DEFAULT 0,
+  child_pgid INTEGER
 );
 CREATE INDEX IF NOT EXISTS attempts_run ON attempts (run);
 CREATE INDEX IF NOT EXISTS attempts_state ON attempts (state);
@@ -62,3 +72,15 @@ CREATE TABLE IF NOT EXISTS latest (
   key TEXT NOT NULL
 );
 `;
+
+/** Steps from one user_version to the next, for stores made by earlier vkits. */
+export const MIGRATIONS: Record<number, string> = {
+  // 1 -> 2: frozen jobs for detached workers and retry; per-submitter queues; cancellation.
+  1: `
+CREATE TABLE IF NOT EXISTS jobs (key TEXT PRIMARY KEY, job TEXT NOT NULL, root TEXT NOT NULL, created_ns TEXT NOT NULL);
+ALTER TABLE runs ADD COLUMN queue TEXT;
+CREATE INDEX IF NOT EXISTS runs_queue ON runs (queue, state, created_ns);
+ALTER TABLE attempts ADD COLUMN cancel_requested INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE attempts ADD COLUMN child_pgid INTEGER;
+`,
+};

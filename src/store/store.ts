@@ -10,13 +10,14 @@ import type { FileStateCache, FileStateEntry, HashMode } from '../capture/files.
 import { canonicalJson, sha256Id } from '../hash/index.js';
 import { Cas, type BlobState } from './cas.js';
 import { currentOwner, ownerAlive, type Owner } from './liveness.js';
-import { DDL, USER_VERSION } from './schema.js';
+import { DDL, MIGRATIONS, USER_VERSION } from './schema.js';
 
 export type RunState = 'queued' | 'running' | 'done' | 'interrupted';
 
 export interface RunRow {
   id: string;
   job: string;
+  queue: string | null;
   label: string;
   kind: string;
   key: string;
@@ -40,6 +41,8 @@ export interface AttemptRow {
   ended_ns: string | null;
   outcome: string | null;
   reason: string | null;
+  cancel_requested: number;
+  child_pgid: number | null;
 }
 
 export interface StoreOptions {
@@ -79,10 +82,7 @@ export class Store implements FileStateCache {
     this.db = new Database(join(dir, 'index.sqlite'), { timeout: 10_000 });
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
-    if ((this.db.pragma('user_version', { simple: true }) as number) < USER_VERSION) {
-      this.db.exec(DDL);
-      this.db.pragma(`user_version = ${USER_VERSION}`);
-    }
+    this.migrate();
     this.cas = new Cas(dir, this.db);
     const db = this.db;
     this.stmts = {
@@ -94,7 +94,7 @@ export class Store implements FileStateCache {
       cacheDel: db.prepare('DELETE FROM action_cache WHERE key = ?'),
       latestGet: db.prepare<[string], { receipt: string; key: string }>('SELECT receipt, key FROM latest WHERE label = ?'),
       latestPut: db.prepare('INSERT OR REPLACE INTO latest (label, receipt, key) VALUES (?, ?, ?)'),
-      runInsert: db.prepare('INSERT INTO runs (id, job, label, kind, key, state, created_ns) VALUES (@id, @job, @label, @kind, @key, @state, @created_ns)'),
+      runInsert: db.prepare('INSERT INTO runs (id, job, queue, label, kind, key, state, created_ns) VALUES (@id, @job, @queue, @label, @kind, @key, @state, @created_ns)'),
       runGet: db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?'),
       runEnd: db.prepare('UPDATE runs SET state = @state, outcome = @outcome, reason = @reason, receipt = @receipt, ended_ns = @ended_ns WHERE id = @id'),
       runState: db.prepare('UPDATE runs SET state = ? WHERE id = ?'),
@@ -105,6 +105,24 @@ export class Store implements FileStateCache {
       running: db.prepare<[], AttemptRow>("SELECT * FROM attempts WHERE state = 'running'"),
     };
     this.recovered = this.recover();
+  }
+
+  /** Creates a new store's tables, or steps an older one forward, in one exclusive transaction. */
+  private migrate(): void {
+    const current = () => this.db.pragma('user_version', { simple: true }) as number;
+    if (current() >= USER_VERSION) return;
+    this.db
+      .transaction(() => {
+        let version = current(); // read again under the write lock: another process may have migrated
+        if (version >= USER_VERSION) return;
+        if (version === 0) {
+          this.db.exec(DDL);
+          version = USER_VERSION;
+        }
+        for (; version < USER_VERSION; version++) this.db.exec(MIGRATIONS[version]!);
+        this.db.pragma(`user_version = ${USER_VERSION}`);
+      })
+      .exclusive();
   }
 
   close(): void {
@@ -209,11 +227,70 @@ export class Store implements FileStateCache {
 
   // Runs and attempts ------------------------------------------------------------------------
 
-  createRun(job: string, label: string, kind: string, key: string): string {
+  /** A new run, `queued` on `queue` (the submitter's) until a worker claims it. */
+  createRun(job: string, label: string, kind: string, key: string, queue: string | null = null): string {
     const now = this.now();
     const id = newId('run', now);
-    this.stmts.runInsert.run({ id, job, label, kind, key, state: 'queued', created_ns: String(now) });
+    this.stmts.runInsert.run({ id, job, queue, label, kind, key, state: 'queued', created_ns: String(now) });
     return id;
+  }
+
+  /** Freezes a job so any worker (or a later retry) can run it. Idempotent: the job is content-addressed. */
+  putJob(key: string, job: object, root: string): void {
+    this.db.prepare('INSERT OR IGNORE INTO jobs (key, job, root, created_ns) VALUES (?, ?, ?, ?)').run(key, JSON.stringify(job), root, String(this.now()));
+  }
+
+  getJob(key: string): { job: string; root: string } | undefined {
+    return this.db.prepare<[string], { job: string; root: string }>('SELECT job, root FROM jobs WHERE key = ?').get(key);
+  }
+
+  /**
+   * Claims the oldest queued run of `queue` for `owner`: the run becomes `running` with a new attempt,
+   * atomically, so two workers never claim the same run.
+   */
+  claimRun(queue: string, owner: Owner = currentOwner()): { run: RunRow; attempt: string } | undefined {
+    return this.db
+      .transaction(() => {
+        const run = this.db.prepare<[string], RunRow>("SELECT * FROM runs WHERE queue = ? AND state = 'queued' ORDER BY created_ns, id LIMIT 1").get(queue);
+        if (!run) return undefined;
+        const attempt = this.startAttempt(run.id, owner);
+        return { run: { ...run, state: 'running' as const }, attempt };
+      })
+      .immediate();
+  }
+
+  /**
+   * Asks a run to stop. A queued run ends `interrupted` (reason `cancelled`) at once; a running one
+   * gets its flag set for its worker to act on. Returns what the run was doing.
+   */
+  requestCancel(run: string): 'queued' | 'running' | 'ended' {
+    return this.batch(() => {
+      const row = this.getRun(run);
+      if (!row || row.state === 'done' || row.state === 'interrupted') return 'ended';
+      if (row.state === 'queued') {
+        const ended = this.db.prepare("UPDATE runs SET state = 'interrupted', outcome = 'BLOCKED', reason = 'cancelled', ended_ns = ? WHERE id = ? AND state = 'queued'").run(String(this.now()), run).changes;
+        return ended ? 'queued' : 'ended';
+      }
+      this.db.prepare("UPDATE attempts SET cancel_requested = 1 WHERE run = ? AND state = 'running'").run(run);
+      return 'running';
+    });
+  }
+
+  cancelRequested(attempt: string): boolean {
+    return (this.db.prepare<[string], { c: number }>('SELECT cancel_requested AS c FROM attempts WHERE id = ?').get(attempt)?.c ?? 0) === 1;
+  }
+
+  setChildPgid(attempt: string, pgid: number | null): void {
+    this.db.prepare('UPDATE attempts SET child_pgid = ? WHERE id = ?').run(pgid, attempt);
+  }
+
+  runningAttempt(run: string): AttemptRow | undefined {
+    return this.db.prepare<[string], AttemptRow>("SELECT * FROM attempts WHERE run = ? AND state = 'running'").get(run);
+  }
+
+  /** How many runs of a queue wait for a worker. */
+  queuedCount(queue: string): number {
+    return this.db.prepare<[string], { n: number }>("SELECT COUNT(*) AS n FROM runs WHERE queue = ? AND state = 'queued'").get(queue)!.n;
   }
 
   getRun(id: string): RunRow | undefined {

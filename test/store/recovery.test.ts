@@ -128,7 +128,7 @@ test('an attempt recovered while its worker still runs ends BLOCKED and is never
     assert.equal(recovered.length, 1);
     const a = report.actions[0]!;
     assert.equal(a.outcome, 'BLOCKED');
-    assert.equal(a.reason, 'attempt was interrupted before it finished');
+    assert.equal(a.reason, 'worker lost');
     assert.equal(report.gate.status, 'BLOCKED');
     const store = openStoreOf(repo);
     try {

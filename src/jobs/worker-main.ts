@@ -1,0 +1,66 @@
+/**
+ * A detached worker process: `node worker-main.js --store DIR --queue Q`. Claims the queue's runs
+ * one at a time and executes them (re-planning each frozen job from the rule registry; user rules by
+ * reloading the config that registered them), heartbeating, until the queue stays empty. SIGUSR2
+ * makes it check its attempt's cancel flag at once; SIGTERM cancels what it runs and exits.
+ */
+import { parseArgs } from 'node:util';
+import { BUILTIN_RULES } from '../../rules/index.js';
+import { loadConfig } from '../config/load.js';
+import type { Rule } from '../config/rule.js';
+import { currentOwner } from '../store/liveness.js';
+import { Store } from '../store/store.js';
+import type { Job } from './job.js';
+import { checkCancellations, executeAttempt } from './worker.js';
+
+const IDLE_EXIT_MS = 1500;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { store: { type: 'string' }, queue: { type: 'string' } }, strict: true });
+  if (!values.store || !values.queue) throw new Error('usage: worker-main --store DIR --queue Q');
+  const store = new Store(values.store);
+  const owner = currentOwner();
+  const stop = new AbortController();
+  process.on('SIGUSR2', checkCancellations);
+  process.on('SIGTERM', () => stop.abort());
+  // The face may be gone; a closed pipe must not kill the worker.
+  process.stdout.on('error', () => {});
+  const rulesByRoot = new Map<string, Promise<ReadonlyMap<string, Rule>>>();
+  let idleSince = Date.now();
+  while (!stop.signal.aborted) {
+    const claimed = store.claimRun(values.queue, owner);
+    if (!claimed) {
+      if (Date.now() - idleSince > IDLE_EXIT_MS) break;
+      await new Promise((r) => setTimeout(r, 20));
+      continue;
+    }
+    const frozen = store.getJob(claimed.run.job)!;
+    const job = JSON.parse(frozen.job) as Job;
+    let rules: ReadonlyMap<string, Rule> = BUILTIN_RULES;
+    if (job.rule.source) {
+      // A user rule lives in the config's modules: reload them (the key check catches any change).
+      let loading = rulesByRoot.get(frozen.root);
+      if (!loading) {
+        loading = loadConfig(frozen.root).then((c) => {
+          // Only rules whose source is still the one the job was planned with; any other is "not registered".
+          const same = [...c.rules].filter(([kind]) => c.manifest.rules.some((r) => r.kind === kind && r.source_sha256 === job.rule.source));
+          return new Map([...BUILTIN_RULES, ...same]);
+        });
+        rulesByRoot.set(frozen.root, loading);
+      }
+      rules = await loading.catch(() => BUILTIN_RULES);
+    }
+    await executeAttempt(job, claimed.run.id, claimed.attempt, { root: frozen.root, store, rules, env: process.env, signal: stop.signal });
+    process.stdout.write(`${claimed.run.id}\n`);
+    idleSince = Date.now();
+  }
+  store.close();
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`vkit worker: ${(error as Error)?.stack ?? String(error)}\n`);
+    process.exit(4);
+  },
+);
