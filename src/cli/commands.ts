@@ -79,14 +79,22 @@ const gate: Command = async (args, version) => {
   return gateExitCode(report.gate.status);
 };
 
+function secondsOf(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw invalid('ERR_USAGE', `Expected ${flag} to be a number of seconds >= 0, got \`${value}\``, { path: flag });
+  return n * 1000;
+}
+
 const verify: Command = async (args) => {
-  const v = parse(args, { check: { type: 'string' }, reuse: { type: 'boolean' }, explain: { type: 'boolean' } });
+  const v = parse(args, { check: { type: 'string' }, reuse: { type: 'boolean' }, explain: { type: 'boolean' }, wait: { type: 'string' } });
   if (!v.check) throw invalid('ERR_USAGE', 'Expected --check ID', { path: '--check' });
-  const report = await service.verify(openOptions(v), { check: v.check, reuse: v.reuse, explain: v.explain, jobs: jobsOf(v), onEvent: v.json ? undefined : printEvent, signal: cancelOnSignal() });
+  const report = await service.verify(openOptions(v), { check: v.check, reuse: v.reuse, explain: v.explain, jobs: jobsOf(v), onEvent: v.json ? undefined : printEvent, signal: cancelOnSignal(), waitMs: secondsOf(v.wait, '--wait') });
   const action = report.actions[0];
   if (v.json) json({ schema: 'vkit.verify/1', action: action ?? null, gate: report.gate });
+  else if (action?.pending) process.stdout.write(`run ${action.run} running: the wait timed out; the worker continues (vkit run wait --run ${action.run})\n`);
   else printTails(report);
-  if (!action) return EXIT.blocked;
+  if (!action || action.pending) return EXIT.blocked;
   return action.outcome === 'PASS' ? EXIT.ok : action.outcome === 'FAIL' ? EXIT.fail : EXIT.blocked;
 };
 
@@ -136,6 +144,44 @@ function renderShown(shown: Record<string, unknown>): string {
   return lines.join('\n') + '\n';
 }
 
+/** Exit code of a run's summary: 0 PASS, 1 FAIL, 3 anything else (BLOCKED, interrupted, still running). */
+function runExit(summary: { state: string; outcome: string | null }): number {
+  if (summary.state !== 'done') return EXIT.blocked;
+  return summary.outcome === 'PASS' ? EXIT.ok : summary.outcome === 'FAIL' ? EXIT.fail : EXIT.blocked;
+}
+
+function printSummary1(shown: service.RunShown & { timed_out?: boolean }): void {
+  const s = shown.summary;
+  process.stdout.write(`${s.run}  ${s.state} ${s.outcome ?? '-'}  ${s.label}${s.reason ? `  ${s.reason}` : ''}${shown.timed_out ? '  (wait timed out; the worker continues)' : ''}\nnext: ${s.next}\n`);
+}
+
+const runWait: Command = async (args) => {
+  const v = parse(args, { run: { type: 'string' }, timeout: { type: 'string' } });
+  if (!v.run) throw invalid('ERR_USAGE', 'Expected --run ID', { path: '--run' });
+  const shown = await service.waitRun(openOptions(v), v.run, secondsOf(v.timeout, '--timeout'));
+  if (v.json) json(shown);
+  else printSummary1(shown);
+  return runExit(shown.summary);
+};
+
+const runCancel: Command = async (args) => {
+  const v = parse(args, { run: { type: 'string' } });
+  if (!v.run) throw invalid('ERR_USAGE', 'Expected --run ID', { path: '--run' });
+  const shown = await service.cancelRun(openOptions(v), v.run);
+  if (v.json) json(shown);
+  else printSummary1(shown);
+  return EXIT.ok;
+};
+
+const runRetry: Command = async (args) => {
+  const v = parse(args, { run: { type: 'string' }, wait: { type: 'string' } });
+  if (!v.run) throw invalid('ERR_USAGE', 'Expected --run ID', { path: '--run' });
+  const shown = await service.retryRun(openOptions(v), v.run, secondsOf(v.wait, '--wait'));
+  if (v.json) json(shown);
+  else printSummary1(shown);
+  return runExit(shown.summary);
+};
+
 const init: Command = async (args) => {
   const v = parse(args, {});
   const { file } = await service.initConfig(resolve(v.root ?? process.cwd()));
@@ -168,4 +214,4 @@ const modelCompare: Command = async (args) => {
   return exitCode;
 };
 
-export const COMMANDS: Record<string, Command> = { build, gate, verify, runs, 'run show': runShow, init, 'store gc': gc, 'model compare': modelCompare };
+export const COMMANDS: Record<string, Command> = { build, gate, verify, runs, 'run show': runShow, init, 'store gc': gc, 'model compare': modelCompare, 'run wait': runWait, 'run cancel': runCancel, 'run retry': runRetry };

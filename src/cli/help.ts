@@ -22,6 +22,7 @@ Commands:
   verify       run one check afresh (or reuse intact passing evidence with --reuse)
   runs         list retained runs
   run show     show one run: summary and sections (diagnostics, log, artifacts, ...)
+  run wait     wait for a run (bounded with --timeout); run cancel, run retry
   init         write a starter vkit.config.ts
   store gc     delete runs and blobs nothing kept reaches
   model compare  compare two explicit finite models (exact categories, shortest witnesses)
@@ -52,11 +53,12 @@ Evaluates the gate from retained evidence without running anything.
 
 ${COMMON}
 ${EXITS}`,
-  verify: `Usage: vkit verify --check ID [--reuse] [--explain] [common flags]
+  verify: `Usage: vkit verify --check ID [--reuse] [--explain] [--wait SECONDS] [common flags]
 
 Runs one check afresh (a new run), its \`after\` dependencies reused when intact. With --reuse, intact
 identical passing evidence is returned unchanged instead (tool identity is rechecked). Exits with the
-check's outcome.
+check's outcome. --wait bounds the wait: when it times out the run id and state \`running\` are printed,
+the worker continues, and the exit code is 3.
 
 ${COMMON}
 ${EXITS}`,
@@ -70,6 +72,24 @@ ${COMMON}`,
 Shows a run's summary and the selected sections: diagnostics, obligations, provenance, coverage,
 compilation, artifacts, log (or all). Sections that do not apply say "not applicable". Reads retained
 results only. --page pages the log (200 lines a page).
+
+${COMMON}`,
+  'run wait': `Usage: vkit run wait --run ID [--timeout SECONDS] [common flags]
+
+Waits until the run ends (or the timeout passes: the worker continues). Exits with the run's outcome:
+0 PASS, 1 FAIL, 3 BLOCKED, interrupted or still running.
+
+${COMMON}`,
+  'run cancel': `Usage: vkit run cancel --run ID [common flags]
+
+Cancels one run: a queued run ends at once; a running one is stopped (its check's process group only)
+and ends interrupted with reason \`cancelled\`. Other runs are never touched.
+
+${COMMON}`,
+  'run retry': `Usage: vkit run retry --run ID [--wait SECONDS] [common flags]
+
+Starts a new run for the same frozen job (the inputs must still hold the frozen bytes, else the new
+run is BLOCKED) and waits for it, bounded by --wait.
 
 ${COMMON}`,
   init: `Usage: vkit init [--root DIR]

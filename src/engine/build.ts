@@ -48,6 +48,8 @@ export interface BuildOptions {
   jobs?: number;
   onEvent?: EventSink;
   signal?: AbortSignal;
+  /** Bound on waiting for each job; a job still running after it is reported `pending`. */
+  waitMs?: number;
 }
 
 export type ActionStatus = 'ran' | 'cached' | 'failed' | 'blocked';
@@ -65,6 +67,8 @@ export interface ActionReport {
   explain?: string[];
   /** Last lines of a failing or blocked action's output (added by the service). */
   tail?: string[];
+  /** The wait ended before the run did: `run` is still going in its worker. */
+  pending?: boolean;
 }
 
 export interface BuildReport {
@@ -196,11 +200,12 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     emit(makeEvent({ type: 'action.queued', label, kind: node.kind, key }));
     const result = await queue.add(async () => {
       emit(makeEvent({ type: 'action.started', label, kind: node.kind, key }));
-      return ctx.jobs.run(job, opts.signal);
+      return ctx.jobs.run(job, opts.signal, opts.waitMs);
     });
     const status: ActionStatus = result.outcome === 'PASS' ? 'ran' : result.outcome === 'FAIL' ? 'failed' : 'blocked';
     emit(makeEvent({ type: 'action.finished', label, kind: node.kind, key, status, outcome: result.outcome, reason: result.reason, run: result.run, ms: result.ms, explain }));
     const res = fromReceipt(result.receipt, { outcome: result.outcome, reason: result.reason, run: result.run, artifacts: result.artifacts }, status, result.ms, explain);
+    if (result.pending) res.action!.pending = true;
     // BLOCKED results feed no dependent: they carry no claim.
     return result.outcome === 'BLOCKED' ? { ...res, dep: undefined } : res;
   };

@@ -14,6 +14,7 @@ export const ActionReportSchema = v.object({
   ms: v.number(),
   explain: v.optional(v.array(v.string())),
   tail: v.optional(v.array(v.string())),
+  pending: v.optional(v.boolean()),
 });
 
 export const BuildSchema = v.object({

@@ -130,8 +130,11 @@ export class JobService {
     return store.getRun(runId)!;
   }
 
-  /** Submit and wait, as the engine does. Cancelling `signal` cancels the run. */
-  run(job: Job, signal?: AbortSignal): Promise<AttemptResult> {
+  /**
+   * Submit and wait, as the engine does. Cancelling `signal` cancels the run. With `waitMs` the wait
+   * is bounded: when it ends first the result is `pending` (BLOCKED for now) and the worker continues.
+   */
+  run(job: Job, signal?: AbortSignal, waitMs = Infinity): Promise<AttemptResult> {
     const running = this.inflight.get(job.key);
     if (running) return running;
     const promise = (async () => {
@@ -142,7 +145,8 @@ export class JobService {
       signal?.addEventListener('abort', onAbort, { once: true });
       if (signal?.aborted) onAbort();
       try {
-        const { run: row } = await this.wait(run);
+        const { run: row, timedOut } = await this.wait(run, waitMs);
+        if (timedOut && !cancelling) return { ...this.resultOf(row), reason: 'still running: the wait timed out and the worker continues', pending: true };
         // The cancellation may still be settling (its own wait, a forced kill): finish it before reporting.
         await cancelling;
         return this.resultOf(this.opts.store.getRun(run) ?? row);

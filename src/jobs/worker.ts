@@ -40,6 +40,8 @@ export interface AttemptResult {
   artifacts: Receipt['artifacts'];
   cached: boolean;
   ms: number;
+  /** A bounded wait ended first: the run goes on in its worker. */
+  pending?: boolean;
 }
 
 const HEARTBEAT_MS = 1000;

@@ -5,11 +5,14 @@
 import { runEngine, type BuildOptions, type BuildReport } from '../engine/build.js';
 import { invalid } from '../errors.js';
 import { showOnly } from '../gate/evaluate.js';
-import { openWorkspace, type OpenOptions, type Workspace } from './workspace.js';
-import { attachTails } from './runs.js';
+import { BUILTIN_RULES } from '../../rules/index.js';
+import { JobService } from '../jobs/service.js';
+import type { Store } from '../store/store.js';
+import { openStore, openWorkspace, type OpenOptions, type Workspace } from './workspace.js';
+import { attachTails, showRun } from './runs.js';
 
 export { openWorkspace, openStore, type OpenOptions, type Workspace } from './workspace.js';
-export { listRuns, showRun, SECTIONS, type Section } from './runs.js';
+export { listRuns, showRun, SECTIONS, type RunShown, type Section } from './runs.js';
 export { collectGarbage } from './gc.js';
 export { initConfig } from './init.js';
 export { compareRequestFile } from './models.js';
@@ -57,12 +60,56 @@ export async function gate(open: OpenOptions, req: { deep?: boolean; only?: stri
 }
 
 /** `vkit verify --check ID`: a fresh run of one check (its dependencies reused), or with `reuse` intact identical passing evidence. */
-export async function verify(open: OpenOptions, req: { check: string; reuse?: boolean; explain?: boolean; jobs?: number; onEvent?: BuildOptions['onEvent']; signal?: AbortSignal }): Promise<BuildReport> {
+export async function verify(open: OpenOptions, req: { check: string; reuse?: boolean; explain?: boolean; jobs?: number; onEvent?: BuildOptions['onEvent']; signal?: AbortSignal; waitMs?: number }): Promise<BuildReport> {
   return withWorkspace(open, async (ws) => {
     const label = req.check.includes(':') ? req.check : `check:${req.check}`;
     if (!ws.graph.graph.hasNode(label)) throw invalid('ERR_USAGE', `Expected --check to name a declared check, got \`${req.check}\``, { path: '--check' });
-    const report = await runEngine(engineFor(ws), { mode: 'build', only: [label], fresh: [label], reusePassing: req.reuse, explain: req.explain, jobs: req.jobs, onEvent: req.onEvent, signal: req.signal });
+    const report = await runEngine(engineFor(ws), { mode: 'build', only: [label], fresh: [label], reusePassing: req.reuse, explain: req.explain, jobs: req.jobs, onEvent: req.onEvent, signal: req.signal, waitMs: req.waitMs });
     attachTails(ws.store, report.actions);
     return { ...report, actions: report.actions.filter((a) => a.label === label), gate: showOnly(report.gate, [label]) };
+  });
+}
+
+/** Run control for any run in the store, from any face: wait, cancel, retry. */
+async function withJobs<T>(open: OpenOptions, fn: (jobs: JobService, store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore(open);
+  const jobs = new JobService({ root: open.root ?? process.cwd(), store, rules: BUILTIN_RULES, env: open.env });
+  try {
+    return await fn(jobs, store);
+  } finally {
+    jobs.close();
+    store.close();
+  }
+}
+
+function knownRun(store: Store, run: string): void {
+  if (!store.getRun(run)) throw invalid('ERR_USAGE', `No run \`${run}\` in this store`, { path: 'run' }, 'List runs with `vkit runs`.');
+}
+
+/** Waits for a run (bounded); a wait that times out says so while the worker continues. */
+export async function waitRun(open: OpenOptions, run: string, timeoutMs = Infinity) {
+  return withJobs(open, async (jobs, store) => {
+    knownRun(store, run);
+    const { timedOut } = await jobs.wait(run, timeoutMs);
+    return { ...showRun(store, run, []), timed_out: timedOut };
+  });
+}
+
+/** Cancels one run: only its own attempt and process group. */
+export async function cancelRun(open: OpenOptions, run: string) {
+  return withJobs(open, async (jobs, store) => {
+    knownRun(store, run);
+    await jobs.cancel(run);
+    return showRun(store, run, []);
+  });
+}
+
+/** A new run for the same frozen job, waited for up to `timeoutMs`. */
+export async function retryRun(open: OpenOptions, run: string, timeoutMs = Infinity) {
+  return withJobs(open, async (jobs, store) => {
+    knownRun(store, run);
+    const { run: next } = jobs.retry(run);
+    const { timedOut } = await jobs.wait(next, timeoutMs);
+    return { ...showRun(store, next, []), retried_from: run, timed_out: timedOut };
   });
 }

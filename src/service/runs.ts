@@ -41,8 +41,14 @@ export function attachTails(store: Store, actions: ActionReport[]): void {
   }
 }
 
+export interface RunShown {
+  schema: 'vkit.run/1';
+  summary: { run: string; label: string; state: string; outcome: string | null; reason: string | null; next: string } & Record<string, unknown>;
+  [section: string]: unknown;
+}
+
 /** `vkit run show`: a summary plus the selected sections, read from retained results. */
-export function showRun(store: Store, runId: string, sections: Section[], page = 1) {
+export function showRun(store: Store, runId: string, sections: Section[], page = 1): RunShown {
   const run = store.getRun(runId);
   if (!run) throw invalid('ERR_USAGE', `No run \`${runId}\` in this store`, { path: '--run' }, 'List runs with `vkit runs`.');
   const receipt = receiptOf(store, run);
@@ -61,7 +67,7 @@ export function showRun(store: Store, runId: string, sections: Section[], page =
     attempts,
     next: run.outcome === 'PASS' ? 'nothing to do' : `vkit verify --check ${run.label.replace(/^check:/, '')}`,
   };
-  const out: Record<string, unknown> = { schema: 'vkit.run/1', summary };
+  const out: RunShown = { schema: 'vkit.run/1', summary };
   const noReceipt = { applicable: false, note: 'this run has no intact receipt' };
   for (const section of sections) {
     if (section === 'coverage' || section === 'compilation') {
