@@ -15,7 +15,7 @@ import { parseReceipt } from '../store/receipt.js';
 import { currentOwner, ownerAlive } from '../store/liveness.js';
 import { newId, type RunRow, type Store } from '../store/store.js';
 import type { Job } from './job.js';
-import { executeAttempt, type AttemptResult, type WorkerHooks } from './worker.js';
+import { checkCancellations, executeAttempt, type AttemptResult, type WorkerHooks } from './worker.js';
 
 export interface JobServiceOptions {
   root: string;
@@ -110,7 +110,8 @@ export class JobService {
     const state = store.requestCancel(runId);
     if (state === 'running') {
       const attempt = store.runningAttempt(runId);
-      if (attempt && attempt.pid !== process.pid && ownerAlive({ host: attempt.host, pid: attempt.pid, pidStart: attempt.pid_start })) {
+      if (attempt && attempt.pid === process.pid) checkCancellations(); // an inline attempt of this process
+      else if (attempt && ownerAlive({ host: attempt.host, pid: attempt.pid, pidStart: attempt.pid_start })) {
         try {
           process.kill(attempt.pid, 'SIGUSR2');
         } catch {

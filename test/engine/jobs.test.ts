@@ -7,25 +7,11 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { captureSelector } from '../../src/capture/selector.js';
-import { checkerIdentity } from '../../src/checkers/identity.js';
-import { actionKey, envDigests, type Job } from '../../src/jobs/job.js';
-import { openWorkspace, type Workspace } from '../../src/service/index.js';
+import type { Job } from '../../src/jobs/job.js';
+import { openWorkspace } from '../../src/service/index.js';
+import { jobFor } from '../_support/jobs.js';
 import { openOpts } from '../_support/evidence.js';
 import { nodeCheck, tempRepo } from '../_support/repo.js';
-
-/** The job the engine would submit for a check with no dependencies. */
-function jobFor(ws: Workspace, label: string): Job {
-  const node = ws.graph.graph.getNodeAttributes(label);
-  const rule = ws.rules.get(node.kind)!;
-  const inputs = (ws.graph.graph.getNodeAttributes(node.capture!).attrs as { inputs: string[] }).inputs;
-  const capture = captureSelector(ws.root, inputs, ws.files, ws.store, ws.store.now);
-  const tool = rule.tool!(node.attrs)!;
-  const checker = checkerIdentity(tool.argv0, tool.shell, { cwd: ws.root, path: ws.env.PATH });
-  const planned = rule.plan({ label, id: node.id, attrs: node.attrs, capture, checker }, []);
-  const key = actionKey({ rule: { kind: rule.kind, version: rule.version }, capture: capture.digest, definition: planned.definition, env: envDigests(planned.env, ws.env), checker, deps: [] });
-  return { schema: 'vkit.job/1', key, label, rule: { kind: rule.kind, version: rule.version }, id: node.id, attrs: node.attrs, capture, checker, deps: [], policy: ws.config.policyDigest };
-}
 
 test('identical concurrent jobs run once: one run id, one process', async () => {
   const repo = tempRepo({ 'a.txt': 'a\n' });
