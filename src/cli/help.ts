@@ -28,6 +28,7 @@ Commands:
   model compare  compare two explicit finite models (exact categories, shortest witnesses)
   feedback add   record a missing verification capability (a Markdown file; never affects gates)
   feedback list  preview recorded feedback, formal requests first
+  mcp          serve the same verbs as MCP tools over stdio (for agents)
 
 Run \`vkit <command> --help\` for a command's flags. \`vkit --version\` prints the version.
 
@@ -105,6 +106,18 @@ contexts, transitions and observations, each with its count and a shortest deter
 Probes name contexts to inspect; they are not executed transitions. Read-only: writes no policy.
 
 Exit codes: 0 equivalent, 1 different, 2 invalid request, 3 incomparable or unknown (a budget ran out).
+`,
+  mcp: `Usage: vkit mcp [--root DIR] [--store DIR]
+
+Serves MCP (Model Context Protocol) over stdio: stdout carries the protocol only, logs go to stderr.
+Tools: build, verify, run_wait, run_show, run_cancel, run_retry, runs_list, gate, model_compare,
+feedback_add, feedback_list. build and verify return a run or build id at once unless wait_s (0 to 50)
+is given; poll with run_wait. Errors are tool errors carrying the CLI's codes and exit codes. Each call
+opens the store and closes it again, so several servers and CLIs may share one store. Exits when the
+client closes stdin.
+
+  --root DIR     project root holding vkit.config.ts or vkit.manifest.json (default: cwd)
+  --store DIR    evidence store (default: <git common dir>/vkit, or <root>/.vkit without git)
 `,
   'store gc': `Usage: vkit store gc --keep-runs N [common flags]
 

@@ -31,6 +31,7 @@ async function main(): Promise<number> {
     process.stdout.write(text);
     return EXIT.ok;
   }
+  if (name === 'mcp') return (await import('../mcp/server.js')).serveMcp(args, version);
   const command = name.startsWith('feedback') ? (await import('./feedback.js')).FEEDBACK_COMMANDS[name] : (await import('./commands.js')).COMMANDS[name];
   if (!command) return usage(`unknown command \`${name}\``);
   return command(args, version);

@@ -48,7 +48,7 @@ export interface BuildOptions {
   jobs?: number;
   onEvent?: EventSink;
   signal?: AbortSignal;
-  /** Bound on waiting for each job; a job still running after it is reported `pending`. */
+  /** Bound on waiting for the `fresh` labels' jobs (dependencies are always waited for); a job still running after it is reported `pending`. */
   waitMs?: number;
 }
 
@@ -200,7 +200,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     emit(makeEvent({ type: 'action.queued', label, kind: node.kind, key }));
     const result = await queue.add(async () => {
       emit(makeEvent({ type: 'action.started', label, kind: node.kind, key }));
-      return ctx.jobs.run(job, opts.signal, opts.waitMs);
+      return ctx.jobs.run(job, opts.signal, opts.fresh?.includes(label) ? opts.waitMs : undefined);
     });
     const status: ActionStatus = result.outcome === 'PASS' ? 'ran' : result.outcome === 'FAIL' ? 'failed' : 'blocked';
     emit(makeEvent({ type: 'action.finished', label, kind: node.kind, key, status, outcome: result.outcome, reason: result.reason, run: result.run, ms: result.ms, explain }));

@@ -15,8 +15,8 @@ export { openWorkspace, openStore, type OpenOptions, type Workspace } from './wo
 export { listRuns, showRun, SECTIONS, type RunShown, type Section } from './runs.js';
 export { collectGarbage } from './gc.js';
 export { initConfig } from './init.js';
-export { compareRequestFile } from './models.js';
-export { addFeedback, feedbackDir, listFeedback } from './feedback.js';
+export { compareRequestFile, compareRequestValue } from './models.js';
+export { addFeedback, feedbackDir, listFeedback, FEEDBACK_KINDS, FEEDBACK_MAX_LIMIT, type FeedbackInput } from './feedback.js';
 
 export type BuildRequest = Omit<BuildOptions, 'mode'>;
 

@@ -1,0 +1,194 @@
+/**
+ * The MCP tools: each a strict input schema (unknown keys are rejected) and a handler that calls the
+ * service and returns its JSON. Like the CLI verbs, no logic of their own: durations arrive in seconds
+ * and go to the service in milliseconds, `sections: ["all"]` means every section, and a run without a
+ * wait is answered at once with its id.
+ */
+import { availableParallelism } from 'node:os';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import * as z from 'zod';
+import { BackgroundBuilds } from '../service/background.js';
+import * as service from '../service/index.js';
+import { answer } from './result.js';
+
+export interface ToolContext {
+  open: service.OpenOptions;
+  /** Absolute project root: feedback lives beside its git directory. */
+  root: string;
+  builds: BackgroundBuilds;
+}
+
+/** Longest wait a tool call may ask for, in seconds: below common MCP client request timeouts (60 s). */
+export const MAX_WAIT_S = 50;
+
+const waitS = (what: string) =>
+  z.number().min(0).max(MAX_WAIT_S).optional().describe(`Seconds to wait for ${what} (0 to ${MAX_WAIT_S}); without it the call returns at once with the id and state \`running\`.`);
+const runId = z.string().min(1).describe('A run id (`run_...`) from build, verify, run_retry or runs_list.');
+const only = z.array(z.string().min(1)).optional().describe('Check ids or action labels to run (with what they run after); the gate still covers every requirement.');
+const SECTION_NAMES = [...service.SECTIONS, 'all'] as const;
+
+/** Request as an object or as JSON text, passed on untouched (a schema that parses it would copy, and drop `__proto__` keys). */
+const compareRequestInput = z
+  .unknown()
+  .refine((v) => typeof v === 'string' || (typeof v === 'object' && v !== null && !Array.isArray(v)), { message: 'Expected `request` to be the request JSON object or that JSON as a string' })
+  .meta({
+    anyOf: [{ type: 'object' }, { type: 'string' }],
+    description: 'The model-comparison request (schema_version 1, before, after, optional max_contexts): the JSON object, or that JSON as a string. Only the string form gets the duplicate-key and integer-form checks.',
+  });
+
+const jobs = () => availableParallelism();
+const seconds = (s: number | undefined) => (s ?? 0) * 1000;
+const labelOf = (check: string) => (check.includes(':') ? check : `check:${check}`);
+
+async function withStore<T>(open: service.OpenOptions, fn: (store: Awaited<ReturnType<typeof service.openStore>>) => T): Promise<T> {
+  const store = await service.openStore(open);
+  try {
+    return fn(store);
+  } finally {
+    store.close();
+  }
+}
+
+interface ToolSpec<S extends z.ZodObject> {
+  description: string;
+  input: S;
+  readOnly?: boolean;
+  handler: (args: z.output<S>, ctx: ToolContext) => Promise<object>;
+}
+
+function spec<S extends z.ZodObject>(s: ToolSpec<S>): ToolSpec<S> {
+  return s;
+}
+
+export const TOOLS = {
+  build: spec({
+    description: 'Run what changed, reuse the rest, fold the gate (like `vkit build`). Returns `{build, state: "running"}` at once, or with wait_s the `vkit.build/1` report when the build ends within it. Poll with run_wait using the build id.',
+    input: z.strictObject({
+      only,
+      force: z.boolean().optional().describe('Rerun every selected action even when intact evidence exists.'),
+      wait_s: waitS('the build'),
+    }),
+    handler: async (a, ctx) => {
+      const started = ctx.builds.start(ctx.open, { only: a.only, force: a.force, jobs: jobs() });
+      return a.wait_s === undefined ? started : ctx.builds.wait(started.build, seconds(a.wait_s));
+    },
+  }),
+
+  verify: spec({
+    description: 'A fresh run of one check (like `vkit verify`), or with reuse intact identical passing evidence. Returns `{run, state, action, gate}`; without wait_s at once, the action then `pending` and the run `running` (wait with run_wait).',
+    input: z.strictObject({
+      check: z.string().min(1).describe('The check id (or its label `check:ID`).'),
+      reuse: z.boolean().optional().describe('Return intact identical passing evidence instead of running again.'),
+      wait_s: waitS('the run'),
+    }),
+    handler: async (a, ctx) => {
+      const report = await service.verify(ctx.open, { check: a.check, reuse: a.reuse, jobs: jobs(), waitMs: seconds(a.wait_s) });
+      const action = report.actions[0] ?? null;
+      // The report says whether the wait ended first (`pending`), not whether an ended run is done
+      // or interrupted: the run's own summary does.
+      const state = !action?.run ? null : action.pending ? 'running' : (await service.waitRun(ctx.open, action.run, 0)).summary.state;
+      return { run: action?.run ?? null, state, action, gate: report.gate };
+    },
+  }),
+
+  run_wait: spec({
+    description: 'Wait (bounded) for a run to end and return its summary (`timed_out` when the wait ended first; the worker continues). Also takes a background build id (`build_...`) and then returns the build report when done.',
+    readOnly: true,
+    input: z.strictObject({
+      run: z.string().min(1).describe('A run id (`run_...`) or a background build id (`build_...`) from this server.'),
+      timeout_s: z.number().min(0).max(MAX_WAIT_S).optional().describe(`Seconds to wait, 0 to ${MAX_WAIT_S}; default 30.`),
+    }),
+    handler: async (a, ctx) => {
+      const ms = (a.timeout_s ?? 30) * 1000;
+      return BackgroundBuilds.isBuildId(a.run) ? ctx.builds.wait(a.run, ms) : service.waitRun(ctx.open, a.run, ms);
+    },
+  }),
+
+  run_show: spec({
+    description: 'A run\'s summary plus the asked sections (like `vkit run show`); coverage and compilation are "not applicable" to checks. The log is paged (200 lines a page).',
+    readOnly: true,
+    input: z.strictObject({
+      run: runId,
+      sections: z.array(z.enum(SECTION_NAMES)).optional().describe('Sections to include; `all` for every one.'),
+      page: z.number().int().min(1).optional().describe('Log page, from 1.'),
+    }),
+    handler: async (a, ctx) => {
+      const asked = a.sections ?? [];
+      const sections = asked.includes('all') ? [...service.SECTIONS] : (asked as service.Section[]);
+      return withStore(ctx.open, (store) => service.showRun(store, a.run, sections, a.page ?? 1));
+    },
+  }),
+
+  run_cancel: spec({
+    description: 'Cancel one run: a queued run ends at once, a running one is stopped (its own process group only) and ends interrupted with reason `cancelled`. Returns the run\'s summary.',
+    input: z.strictObject({ run: runId }),
+    handler: async (a, ctx) => service.cancelRun(ctx.open, a.run),
+  }),
+
+  run_retry: spec({
+    description: 'A new run for the same frozen job. Returns the new run\'s summary (`retried_from` names the old one); without wait_s at once, with `timed_out: true` while it runs.',
+    input: z.strictObject({ run: runId, wait_s: waitS('the new run') }),
+    handler: async (a, ctx) => service.retryRun(ctx.open, a.run, seconds(a.wait_s)),
+  }),
+
+  runs_list: spec({
+    description: 'Retained runs, newest first (like `vkit runs`).',
+    readOnly: true,
+    input: z.strictObject({
+      check: z.string().min(1).optional().describe('Only runs of this check id (or label).'),
+      limit: z.number().int().min(1).max(500).optional().describe('At most this many runs, 1 to 500; default 50.'),
+    }),
+    handler: async (a, ctx) => withStore(ctx.open, (store) => ({ schema: 'vkit.runs/1', runs: service.listRuns(store, { label: a.check ? labelOf(a.check) : undefined, limit: a.limit ?? 50 }) })),
+  }),
+
+  gate: spec({
+    description: 'Evaluate the gate from retained evidence; runs nothing (like `vkit gate --json`). Returns the `vkit.gate/1` object: READY, REJECTED or BLOCKED with every item.',
+    readOnly: true,
+    input: z.strictObject({
+      deep: z.boolean().optional().describe('Re-hash every blob instead of trusting unchanged stat fingerprints.'),
+      only: z.array(z.string().min(1)).optional().describe('Show only these items; the status still covers every requirement.'),
+    }),
+    handler: async (a, ctx) => (await service.gate(ctx.open, { deep: a.deep, only: a.only })).gate,
+  }),
+
+  model_compare: spec({
+    description: 'Compare the two finite models of a request (like `vkit model compare`): six exact categories with counts and shortest witnesses. Returns the `vkit.model-compare/1` report; an invalid request is a tool error listing every issue. Read-only.',
+    readOnly: true,
+    input: z.strictObject({ request: compareRequestInput }),
+    handler: async (a) => service.compareRequestValue(a.request).report,
+  }),
+
+  feedback_add: spec({
+    description: 'Record a verification capability vkit lacked for a task (like `vkit feedback add`): one Markdown file named by a content digest; a duplicate keeps the existing file (`created: false`). Never affects results or gates.',
+    input: z.strictObject({
+      task: z.string().describe('What you were trying to do.'),
+      missing: z.string().describe('The capability that was missing.'),
+      benefit: z.string().describe('What verifying with it would establish or catch.'),
+      kind: z.enum(service.FEEDBACK_KINDS).optional().describe('formal (formal verification, the default) or reliable (other rigorous checks).'),
+      run: z.string().optional().describe('A run whose retained evidence the request refers to (`run_...`).'),
+    }),
+    handler: async (a, ctx) => service.addFeedback(ctx.root, { task: a.task, missing: a.missing, benefit: a.benefit, kind: a.kind, run: a.run }),
+  }),
+
+  feedback_list: spec({
+    description: 'Bounded previews of recorded feedback, formal requests first, each kind newest first (like `vkit feedback list`).',
+    readOnly: true,
+    input: z.strictObject({
+      limit: z.number().int().min(1).max(service.FEEDBACK_MAX_LIMIT).optional().describe(`At most this many requests, 1 to ${service.FEEDBACK_MAX_LIMIT}; default 20.`),
+    }),
+    handler: async (a, ctx) => service.listFeedback(ctx.root, { limit: a.limit }),
+  }),
+};
+
+export type ToolName = keyof typeof TOOLS;
+
+/** Registers every tool on the server; each call answers through `answer`, so nothing a handler throws crashes the server. */
+export function registerTools(server: McpServer, ctx: ToolContext): void {
+  for (const [name, tool] of Object.entries(TOOLS) as [string, ToolSpec<z.ZodObject>][]) {
+    server.registerTool(
+      name,
+      { description: tool.description, inputSchema: tool.input, annotations: { readOnlyHint: tool.readOnly ?? false } },
+      (args: Record<string, unknown>) => answer(name, () => tool.handler(args, ctx)),
+    );
+  }
+}
