@@ -63,7 +63,7 @@ export function showRun(store: Store, runId: string, sections: Section[], page =
     receipt: run.receipt,
     claim: receipt?.claim ?? null,
     assurance: receipt?.assurance ?? null,
-    obligations: receipt ? { total: receipt.obligations.length, passed: receipt.obligations.filter((o) => o.outcome === 'PASS').length } : { total: null, passed: null },
+    obligations: obligationCounts(receipt),
     attempts,
     next: run.outcome === 'PASS' ? 'nothing to do' : `vkit verify --check ${run.label.replace(/^check:/, '')}`,
   };
@@ -85,6 +85,16 @@ export function showRun(store: Store, runId: string, sections: Section[], page =
     if (section === 'log') out[section] = logPage(store, receipt, page);
   }
   return out;
+}
+
+/**
+ * Observed results versus unobserved obligations. Without a receipt there is no denominator, so
+ * `total` and `unknown` are null rather than a guess.
+ */
+function obligationCounts(receipt: Receipt | undefined) {
+  if (!receipt) return { total: null, passed: 0, failed: 0, blocked: 0, unknown: null };
+  const count = (o: string) => receipt.obligations.filter((x) => x.outcome === o).length;
+  return { total: receipt.obligations.length, passed: count('PASS'), failed: count('FAIL'), blocked: count('BLOCKED'), unknown: receipt.obligations.filter((x) => x.claim === 'unknown').length };
 }
 
 function logPage(store: Store, receipt: Receipt, page: number) {
