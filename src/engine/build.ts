@@ -218,7 +218,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
   const ran = actions.filter((a) => a.status !== 'cached' && a.run !== null).length;
   const cached = actions.filter((a) => a.status === 'cached').length;
   const ms = Math.round(performance.now() - t0);
-  emit(makeEvent({ type: 'cycle.settled', status: gate.status, ran, cached, ms }));
+  emit(makeEvent({ type: 'cycle.settled', status: gate.status, ran, cached, ms, gate }));
   return { schema: 'vkit.build/1', actions, gate, stats: { ran, cached, hashed: counter.hashed, reused_hashes: counter.reused, ms } };
 }
 

@@ -3,6 +3,7 @@
  * forwards it as progress. Nothing else about a build reaches a face.
  */
 import * as v from 'valibot';
+import { GateSchema } from '../gate/schema.js';
 
 export const EventSchema = v.variant('type', [
   v.object({ schema: v.literal('vkit.event/1'), type: v.literal('action.queued'), ts: v.string(), label: v.string(), kind: v.string(), key: v.string() }),
@@ -23,7 +24,23 @@ export const EventSchema = v.variant('type', [
     explain: v.optional(v.array(v.string())),
     tail: v.optional(v.array(v.string())),
   }),
-  v.object({ schema: v.literal('vkit.event/1'), type: v.literal('cycle.settled'), ts: v.string(), status: v.picklist(['READY', 'REJECTED', 'BLOCKED']), ran: v.number(), cached: v.number(), ms: v.number() }),
+  v.object({
+    schema: v.literal('vkit.event/1'),
+    type: v.literal('cycle.settled'),
+    ts: v.string(),
+    status: v.picklist(['READY', 'REJECTED', 'BLOCKED']),
+    ran: v.number(),
+    cached: v.number(),
+    ms: v.number(),
+    /** Watch cycle number (absent for a one-off build). */
+    cycle: v.optional(v.number()),
+    /** The whole gate, so a face can render every item from the stream alone. */
+    gate: v.optional(GateSchema),
+  }),
+  /** Watch: a cycle begins because of these changed paths (root-relative), or `initial`. */
+  v.object({ schema: v.literal('vkit.event/1'), type: v.literal('cycle.started'), ts: v.string(), cycle: v.number(), changed: v.array(v.string()) }),
+  /** Watch: the config cannot be loaded; the gate is BLOCKED ("config invalid") until it is fixed. */
+  v.object({ schema: v.literal('vkit.event/1'), type: v.literal('config.invalid'), ts: v.string(), code: v.string(), message: v.string() }),
 ]);
 
 export type VkitEvent = v.InferOutput<typeof EventSchema>;
