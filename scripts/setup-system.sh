@@ -6,6 +6,14 @@ set -euo pipefail
 
 need=()
 command -v git >/dev/null 2>&1 || need+=(git)
+# The lifecycle model (fixtures/lifecycle/lifecycle.pml): spin generates a C verifier, gcc builds it
+# (spin also runs gcc as its preprocessor), and pan.c needs the C library headers, which gcc only
+# recommends.
+command -v spin >/dev/null 2>&1 || need+=(spin)
+command -v gcc >/dev/null 2>&1 || need+=(gcc)
+[ -e /usr/include/stdio.h ] || need+=(libc6-dev)
+# The TUI smoke test drives a real terminal.
+command -v tmux >/dev/null 2>&1 || need+=(tmux)
 
 if [ ${#need[@]} -gt 0 ]; then
   SUDO=""
@@ -15,4 +23,4 @@ if [ ${#need[@]} -gt 0 ]; then
   $SUDO apt-get install -y --no-install-recommends "${need[@]}"
 fi
 
-echo "setup-system: git $(git --version | cut -d' ' -f3)"
+echo "setup-system: git $(git --version | cut -d' ' -f3), spin $(spin -V | cut -d' ' -f3), gcc $(gcc -dumpfullversion), $(tmux -V)"

@@ -120,10 +120,11 @@ export class JobService {
       }
       const waited = await this.wait(runId, CANCEL_GRACE_MS);
       if (waited.timedOut) {
+        // Only this run's own check: its worker may since have moved on to another run, so the
+        // worker itself is never killed. The compare-and-set then settles the race with completion.
         const a = store.runningAttempt(runId);
         if (a) {
           if (a.child_pgid) killQuietly(-a.child_pgid);
-          if (a.pid !== process.pid && ownerAlive({ host: a.host, pid: a.pid, pidStart: a.pid_start })) killQuietly(a.pid);
           store.finishAttempt(runId, a.id, { state: 'interrupted', outcome: 'BLOCKED', reason: 'cancelled' });
         }
       }

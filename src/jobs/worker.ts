@@ -96,6 +96,7 @@ export async function executeAttempt(job: Job, run: string, attempt: string, ctx
     const changed = typeof before === 'string' ? undefined : inputsChanged(ctx.root, before, store);
     if (changed && result.outcome !== 'BLOCKED') result = { ...result, outcome: 'BLOCKED', claim: 'unknown', reason: `inputs changed during the run: ${changed}` };
     // A cancelled attempt ends interrupted (reason `cancelled`), whatever its action managed to report.
+    poll(); // a cancel requested while the action ran (its process killed by the canceller) is a cancel, not a failure
     const cancelled = ctx.signal?.aborted === true;
     if (cancelled) result = { ...result, outcome: 'BLOCKED', claim: 'unknown', reason: 'cancelled' };
     const ended = new Date();

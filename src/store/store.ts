@@ -96,8 +96,8 @@ export class Store implements FileStateCache {
       latestPut: db.prepare('INSERT OR REPLACE INTO latest (label, receipt, key) VALUES (?, ?, ?)'),
       runInsert: db.prepare('INSERT INTO runs (id, job, queue, label, kind, key, state, created_ns) VALUES (@id, @job, @queue, @label, @kind, @key, @state, @created_ns)'),
       runGet: db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?'),
-      runEnd: db.prepare('UPDATE runs SET state = @state, outcome = @outcome, reason = @reason, receipt = @receipt, ended_ns = @ended_ns WHERE id = @id'),
-      runState: db.prepare('UPDATE runs SET state = ? WHERE id = ?'),
+      runEnd: db.prepare("UPDATE runs SET state = @state, outcome = @outcome, reason = @reason, receipt = @receipt, ended_ns = @ended_ns WHERE id = @id AND state = 'running'"),
+      runClaim: db.prepare("UPDATE runs SET state = 'running' WHERE id = ? AND state = 'queued'"),
       attemptInsert: db.prepare('INSERT INTO attempts (id, run, state, host, pid, pid_start, heartbeat_ns, started_ns) VALUES (@id, @run, @state, @host, @pid, @pid_start, @heartbeat_ns, @started_ns)'),
       attemptBeat: db.prepare("UPDATE attempts SET heartbeat_ns = ? WHERE id = ? AND state = 'running'"),
       attemptEnd: db.prepare("UPDATE attempts SET state = @state, outcome = @outcome, reason = @reason, ended_ns = @ended_ns WHERE id = @id AND state = 'running'"),
@@ -264,7 +264,8 @@ export class Store implements FileStateCache {
    * gets its flag set for its worker to act on. Returns what the run was doing.
    */
   requestCancel(run: string): 'queued' | 'running' | 'ended' {
-    return this.batch(() => {
+    // IMMEDIATE: a deferred read-then-write would fail with BUSY_SNAPSHOT when a heartbeat commits between.
+    return this.db.transaction(() => {
       const row = this.getRun(run);
       if (!row || row.state === 'done' || row.state === 'interrupted') return 'ended';
       if (row.state === 'queued') {
@@ -273,7 +274,7 @@ export class Store implements FileStateCache {
       }
       this.db.prepare("UPDATE attempts SET cancel_requested = 1 WHERE run = ? AND state = 'running'").run(run);
       return 'running';
-    });
+    }).immediate();
   }
 
   cancelRequested(attempt: string): boolean {
@@ -301,8 +302,9 @@ export class Store implements FileStateCache {
     const now = String(this.now());
     const id = newId('att', this.now());
     this.batch(() => {
+      // Only a queued run can be claimed: a cancelled or finished one is never revived.
+      if (this.stmts.runClaim.run(run).changes === 0) throw new Error(`run ${run} is not queued`);
       this.stmts.attemptInsert.run({ id, run, state: 'running', host: owner.host, pid: owner.pid, pid_start: owner.pidStart, heartbeat_ns: now, started_ns: now });
-      this.stmts.runState.run('running', run);
     });
     return id;
   }

@@ -1,0 +1,137 @@
+/**
+ * The live TUI: state comes only from the event stream (`reduce`); keys move the selection, toggle
+ * details, filter the display and ask the caller to rerun or quit. Finished actions and settles go to
+ * `<Static>`, so they stay in the terminal's scrollback; the live region fits in `rows`.
+ */
+import { useEffect, useReducer, useRef, useState } from 'react';
+import { Box, Static, Text, useInput, type Key } from 'ink';
+import type { VkitEvent } from '../engine/events.js';
+import { Details, type LoadedDetails } from './Details.js';
+import { Header, headerHeight } from './Header.js';
+import { ItemTable } from './ItemTable.js';
+import { LogRow } from './LogRow.js';
+import { ProgressLine } from './ProgressLine.js';
+import { FILTERS, initialState, reduce, visibleItems, type Filter, type TuiState } from './state.js';
+
+/** An async iterable of events, or a subscribe function returning its unsubscribe. */
+export type EventSource = AsyncIterable<VkitEvent> | ((listener: (event: VkitEvent) => void) => () => void);
+
+export interface AppProps {
+  events: EventSource;
+  root: string;
+  store: string;
+  onRerun: (label: string) => void;
+  onRerunAll: () => void;
+  onQuit: () => void;
+  /** Details beyond the stream (diagnostics, log lines) for a label; optional. */
+  loadDetails?: (label: string) => Promise<LoadedDetails | null> | LoadedDetails | null;
+  /** Terminal height; the live region stays within it. */
+  rows?: number;
+  /** Start from this state instead of an empty one (tests, or a gate read before watching). */
+  initial?: TuiState;
+}
+
+/** Subscribes to either kind of source; returns the unsubscribe. */
+export function subscribe(source: EventSource, listener: (event: VkitEvent) => void): () => void {
+  if (typeof source === 'function') return source(listener);
+  let stopped = false;
+  const iterator = source[Symbol.asyncIterator]();
+  void (async () => {
+    while (!stopped) {
+      const next = await iterator.next();
+      if (next.done || stopped) break;
+      listener(next.value);
+    }
+  })();
+  return () => {
+    stopped = true;
+    void iterator.return?.();
+  };
+}
+
+const KEYS = 'j/k move  enter details  r rerun  a rerun all  f filter  q quit';
+
+export function App({ events, root, store, onRerun, onRerunAll, onQuit, loadDetails, rows = 24, initial }: AppProps) {
+  const [state, dispatch] = useReducer(reduce, initial ?? initialState(root, store));
+  const [selectedId, setSelectedId] = useState<string | null>(null);
+  const [filter, setFilter] = useState<Filter>('all');
+  const [showDetails, setShowDetails] = useState(false);
+  const [loaded, setLoaded] = useState<{ label: string; run: string | null; details: LoadedDetails | null } | null>(null);
+
+  useEffect(() => subscribe(events, dispatch), [events]);
+
+  const visible = visibleItems(state.items, filter);
+  const found = visible.findIndex((i) => i.id === selectedId);
+  const index = visible.length === 0 ? -1 : found >= 0 ? found : 0;
+  const item = index >= 0 ? visible[index] : undefined;
+
+  useEffect(() => {
+    if (!showDetails || !item || !loadDetails) return;
+    if (loaded && loaded.label === item.id && loaded.run === item.run) return;
+    let live = true;
+    const label = item.id;
+    const run = item.run;
+    Promise.resolve(loadDetails(label)).then(
+      (details) => live && setLoaded({ label, run, details }),
+      () => live && setLoaded({ label, run, details: null }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [showDetails, item?.id, item?.run, loadDetails]);
+
+  // Keys read refs, not this render's values: several keys can arrive before React re-renders
+  // (fast typing, a paste, tmux send-keys), and each must see the previous one's effect.
+  const latest = useRef({ items: state.items, selectedId, filter });
+  latest.current.items = state.items;
+  const select = (id: string) => {
+    latest.current.selectedId = id;
+    setSelectedId(id);
+  };
+  const onKey = (input: string, key: Key) => {
+    const now = latest.current;
+    const shown = visibleItems(now.items, now.filter);
+    const at = shown.findIndex((i) => i.id === now.selectedId);
+    const i = shown.length === 0 ? -1 : at >= 0 ? at : 0;
+    if (input === 'q' || (key.ctrl && input === 'c')) onQuit();
+    else if (key.downArrow || input === 'j') {
+      if (shown.length) select(shown[Math.min(shown.length - 1, i + 1)]!.id);
+    } else if (key.upArrow || input === 'k') {
+      if (shown.length) select(shown[Math.max(0, i - 1)]!.id);
+    } else if (key.return) setShowDetails((d) => !d);
+    else if (input === 'r') {
+      if (i >= 0) onRerun(shown[i]!.id);
+    } else if (input === 'a') onRerunAll();
+    else if (input === 'f') {
+      now.filter = FILTERS[(FILTERS.indexOf(now.filter) + 1) % FILTERS.length]!;
+      setFilter(now.filter);
+    }
+  };
+  useInput((input, key) => {
+    // Plain characters typed together arrive as one string: handle each as its own key.
+    if (!key.ctrl && !key.meta && input.length > 1 && /^[jkraqf]+$/.test(input)) for (const ch of input) onKey(ch, key);
+    else onKey(input, key);
+  });
+
+  // Height budget: header, table header, progress, details, filter/keys line; the table gets the rest.
+  const detailsLines = showDetails && item ? Math.max(4, Math.floor(rows / 3)) : 0;
+  const fixed = headerHeight(state) + 1 + (state.progress ? 1 : 0) + detailsLines + 1;
+  const tableRows = Math.max(1, rows - fixed - 1 - 1); // the scroll line, and one spare line for the cursor
+  const details = item && loaded && loaded.label === item.id && loaded.run === item.run ? loaded.details : null;
+
+  return (
+    <>
+      <Static items={state.log}>{(line) => <LogRow key={line.key} line={line} />}</Static>
+      <Box flexDirection="column">
+        <Header state={state} />
+        <ItemTable items={visible} selected={index} height={tableRows} />
+        {state.progress ? <ProgressLine progress={state.progress} items={state.items} /> : null}
+        {showDetails && item ? <Details item={item} loaded={details} maxLines={detailsLines} /> : null}
+        <Text dimColor wrap="truncate-end">
+          filter: {filter}
+          {filter === 'all' ? '' : ` (${visible.length} of ${state.items.length} shown; status covers all)`}  {KEYS}
+        </Text>
+      </Box>
+    </>
+  );
+}

@@ -1,0 +1,63 @@
+/** The gate items, failing first; scrolls its own rows within `height`, the selected row highlighted. */
+import { Box, Text } from 'ink';
+import { colorOf } from './colors.js';
+import type { ItemView } from './state.js';
+import { formatMs } from './state.js';
+
+export interface ItemTableProps {
+  items: readonly ItemView[];
+  /** Index into `items`, or -1 for no selection (the one-shot overview). */
+  selected: number;
+  /** Rows available for items (excluding the column header and the scroll line). */
+  height: number;
+}
+
+/** First visible row: keeps the selection in view, roughly centred, never past the end. */
+export function windowStart(count: number, selected: number, height: number): number {
+  if (count <= height) return 0;
+  const wanted = Math.max(0, selected - Math.floor(height / 2));
+  return Math.min(wanted, count - height);
+}
+
+const cell = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + '…' : s.padEnd(n));
+
+export function ItemTable({ items, selected, height }: ItemTableProps) {
+  const rows = Math.max(1, height);
+  const start = windowStart(items.length, selected, rows);
+  const shown = items.slice(start, start + rows);
+  return (
+    <Box flexDirection="column">
+      <Text dimColor>
+        {'  '}
+        {cell('STATUS', 9)}
+        {cell('KIND', 9)}
+        {cell('REQ', 4)}
+        {cell('TIME', 8)}
+        {cell('RUN', 26)}
+        ID
+      </Text>
+      {items.length === 0 ? <Text dimColor>  no items yet: waiting for the first cycle</Text> : null}
+      {shown.map((item, i) => {
+        const isSelected = start + i === selected;
+        return (
+          <Box key={item.id}>
+            <Text inverse={isSelected} wrap="truncate-end">
+              {isSelected ? '> ' : '  '}
+              <Text color={colorOf(item.status)}>{cell(item.status, 9)}</Text>
+              {cell(item.kind, 9)}
+              {cell(item.required ? 'yes' : 'no', 4)}
+              {cell(item.ms === null ? '-' : formatMs(item.ms), 8)}
+              {cell(item.run ?? '-', 26)}
+              {item.id}
+            </Text>
+          </Box>
+        );
+      })}
+      {items.length > rows ? (
+        <Text dimColor>
+          {'  '}rows {start + 1}-{start + shown.length} of {items.length}
+        </Text>
+      ) : null}
+    </Box>
+  );
+}

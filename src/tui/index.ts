@@ -1,0 +1,47 @@
+/** The TUI face: `startTui` for `vkit watch`, `renderOverviewOnce` for `vkit tui`. Load it lazily: it pulls in Ink and React. */
+import { createElement } from 'react';
+import { render } from 'ink';
+import { App, type EventSource } from './App.js';
+import type { LoadedDetails } from './Details.js';
+
+export { App, subscribe, type AppProps, type EventSource } from './App.js';
+export type { LoadedDetails } from './Details.js';
+export { renderOverviewOnce, type OverviewOptions } from './overview.js';
+export { reduce, initialState, stateFromGate, visibleItems, type TuiState, type ItemView, type Filter } from './state.js';
+export { overviewLines } from './lines.js';
+
+export interface StartTuiOptions {
+  events: EventSource;
+  root: string;
+  store: string;
+  onRerun: (label: string) => void;
+  onRerunAll: () => void;
+  onQuit: () => void;
+  loadDetails?: (label: string) => Promise<LoadedDetails | null> | LoadedDetails | null;
+  stdout?: NodeJS.WriteStream;
+  stdin?: NodeJS.ReadStream;
+}
+
+export interface TuiHandle {
+  unmount: () => void;
+  waitUntilExit: () => Promise<unknown>;
+}
+
+/**
+ * Renders the live TUI. Ctrl-C is a key here (raw mode), not a signal: it calls `onQuit`, like `q`,
+ * so the caller decides how to stop (cancel running attempts, then `unmount`).
+ */
+export function startTui(opts: StartTuiOptions): TuiHandle {
+  const stdout = opts.stdout ?? process.stdout;
+  const props = { events: opts.events, root: opts.root, store: opts.store, onRerun: opts.onRerun, onRerunAll: opts.onRerunAll, onQuit: opts.onQuit, loadDetails: opts.loadDetails };
+  const instance = render(createElement(App, { ...props, rows: stdout.rows ?? 24 }), { stdout, stdin: opts.stdin ?? process.stdin, exitOnCtrlC: false, patchConsole: false });
+  const onResize = () => instance.rerender(createElement(App, { ...props, rows: stdout.rows ?? 24 }));
+  stdout.on('resize', onResize);
+  return {
+    unmount: () => {
+      stdout.off('resize', onResize);
+      instance.unmount();
+    },
+    waitUntilExit: () => instance.waitUntilExit(),
+  };
+}

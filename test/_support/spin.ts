@@ -1,0 +1,111 @@
+/**
+ * Runs the lifecycle model's checks through `scripts/check-lifecycle-model.sh` (spin -a, gcc, pan in
+ * a temp dir) and parses its summary lines. Also decides what a test does when spin or gcc is
+ * missing: skip loudly, or fail when `VKIT_REQUIRE_SYSTEM=1` (as CI runs).
+ */
+import { execFile, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { REPO_ROOT } from './repo.js';
+
+export const CHECK_SCRIPT = join(REPO_ROOT, 'scripts', 'check-lifecycle-model.sh');
+
+export interface ModelCheck {
+  check: string;
+  errors: number;
+  states: number;
+  transitions: number;
+  depth: number;
+  seconds: number;
+  /** False when pan stopped early (memory or depth limit): then 0 errors proves nothing. */
+  complete: boolean;
+  /** pan's own output for this check. */
+  output: string;
+}
+
+export interface CheckOptions {
+  /** Model macros, e.g. `BUG_RECOVER_LIVE`. */
+  defines?: string[];
+  /** gcc optimisation level for pan: 0 compiles fastest, 1 runs a full search faster. @default 1 */
+  opt?: 0 | 1 | 2;
+  /** pan processes at once. @default 1 */
+  jobs?: number;
+}
+
+/** The system tools the model checks need that are not on PATH. */
+export function missingTools(): string[] {
+  return ['spin', 'gcc'].filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0);
+}
+
+/**
+ * `{ skip }` options for a test that needs spin and gcc: a skip naming the setup script when they
+ * are missing, or, under `VKIT_REQUIRE_SYSTEM=1`, no skip at all (the test then fails in `requireTools`).
+ */
+export function toolsSkip(): { skip: string | false } {
+  const missing = missingTools();
+  if (missing.length === 0 || process.env.VKIT_REQUIRE_SYSTEM === '1') return { skip: false };
+  const reason = `${missing.join(' and ')} not on PATH: run scripts/setup-system.sh to install them (VKIT_REQUIRE_SYSTEM=1 turns this skip into a failure)`;
+  process.stderr.write(`SKIP lifecycle model: ${reason}\n`);
+  return { skip: reason };
+}
+
+/** Throws when spin or gcc is missing: what a test does when it must not be skipped. */
+export function requireTools(): void {
+  const missing = missingTools();
+  if (missing.length > 0) throw new Error(`Expected spin and gcc on PATH (VKIT_REQUIRE_SYSTEM=1), missing ${missing.join(', ')}: run scripts/setup-system.sh`);
+}
+
+/** Runs the named checks (ltl block names, or `end-states`) on one variant of the model. */
+export function checkModel(checks: string[], opts: CheckOptions = {}): Promise<ModelCheck[]> {
+  const args = [CHECK_SCRIPT, '-O', String(opts.opt ?? 1), '-j', String(opts.jobs ?? 1)];
+  for (const d of opts.defines ?? []) args.push('-D', d);
+  args.push(...checks);
+  return new Promise((resolve, reject) => {
+    execFile('bash', args, { cwd: REPO_ROOT, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error) {
+        reject(new Error(`check-lifecycle-model.sh ${args.slice(1).join(' ')} failed (${error.message.trim()}): ${stderr.trim()}`));
+        return;
+      }
+      try {
+        resolve(parseChecks(stdout, checks));
+      } catch (e) {
+        reject(e);
+      }
+    });
+  });
+}
+
+/** Parses the script's output: one `=== NAME` block of pan output and one summary line per check. */
+export function parseChecks(stdout: string, checks: string[]): ModelCheck[] {
+  const blocks = new Map<string, string>();
+  let current: string | undefined;
+  const summaries = new Map<string, Record<string, string>>();
+  for (const line of stdout.split('\n')) {
+    const header = /^=== (\S+)$/.exec(line);
+    if (header) {
+      current = header[1]!;
+      blocks.set(current, '');
+      continue;
+    }
+    if (line.startsWith('lifecycle-model: ')) {
+      const fields = Object.fromEntries(line.slice('lifecycle-model: '.length).split(' ').map((kv) => kv.split('=') as [string, string]));
+      summaries.set(fields.check!, fields);
+      current = undefined;
+      continue;
+    }
+    if (current !== undefined) blocks.set(current, blocks.get(current)! + line + '\n');
+  }
+  return checks.map((check) => {
+    const s = summaries.get(check);
+    if (!s) throw new Error(`Expected a summary line for check \`${check}\` in the script's output, got:\n${stdout.slice(-2000)}`);
+    return {
+      check,
+      errors: Number(s.errors),
+      states: Number(s.states),
+      transitions: Number(s.transitions),
+      depth: Number(s.depth),
+      seconds: Number(s.seconds),
+      complete: s.complete === 'yes',
+      output: blocks.get(check) ?? '',
+    };
+  });
+}
