@@ -8,6 +8,8 @@ import { toJunit, toSarif } from '../gate/formats.js';
 import { renderCompareReport } from '../models/index.js';
 import * as service from '../service/index.js';
 import { printEvent, printGate, printSummary, printTails } from './render.js';
+import { watchCommand } from './watch.js';
+import { tuiCommand } from './tui.js';
 
 type Command = (args: string[], version: () => string) => Promise<number>;
 
@@ -214,4 +216,4 @@ const modelCompare: Command = async (args) => {
   return exitCode;
 };
 
-export const COMMANDS: Record<string, Command> = { build, gate, verify, runs, 'run show': runShow, init, 'store gc': gc, 'model compare': modelCompare, 'run wait': runWait, 'run cancel': runCancel, 'run retry': runRetry };
+export const COMMANDS: Record<string, Command> = { build, gate, verify, runs, 'run show': runShow, init, 'store gc': gc, 'model compare': modelCompare, 'run wait': runWait, 'run cancel': runCancel, 'run retry': runRetry, tui: tuiCommand, watch: watchCommand };

@@ -1,5 +1,6 @@
 /** Help text per verb. Kept apart from the commands so `--help` imports nothing heavy. */
 import { EXIT } from '../errors.js';
+import { TUI_HELP } from '../tui/help.js';
 
 const COMMON = `Common flags:
   --root DIR     project root holding vkit.config.ts or vkit.manifest.json (default: cwd)
@@ -12,6 +13,7 @@ const EXITS = `Exit codes: 0 READY/PASS, 1 REJECTED/FAIL, 2 invalid request, 3 B
 `;
 
 export const HELP: Record<string, string> = {
+  tui: TUI_HELP,
   main: `vkit: a build system whose outputs are evidence.
 
 Usage: vkit <command> [flags]
@@ -28,7 +30,9 @@ Commands:
   model compare  compare two explicit finite models (exact categories, shortest witnesses)
   feedback add   record a missing verification capability (a Markdown file; never affects gates)
   feedback list  preview recorded feedback, formal requests first
+  watch        build, then rebuild on every change to inputs or config; one settle line per cycle
   mcp          serve the same verbs as MCP tools over stdio (for agents)
+  tui          the gate overview once, from retained evidence (drawn with Ink on a terminal)
 
 Run \`vkit <command> --help\` for a command's flags. \`vkit --version\` prints the version.
 
@@ -106,6 +110,22 @@ contexts, transitions and observations, each with its count and a shortest deter
 Probes name contexts to inspect; they are not executed transitions. Read-only: writes no policy.
 
 Exit codes: 0 equivalent, 1 different, 2 invalid request, 3 incomparable or unknown (a budget ran out).
+`,
+  watch: `Usage: vkit watch [--no-tui] [--json] [--root DIR] [--store DIR] [--jobs N]
+
+Builds, then rebuilds whenever a declared input, the config or one of its imports changes. Changes
+are debounced and batched; edits made while actions run start the next cycle. Only actions whose keys
+changed rerun. While the config is invalid the gate is BLOCKED ("config invalid") until it is fixed.
+Every cycle ends with one line: \`cycle N settled: READY|REJECTED|BLOCKED in X ms\`.
+
+  --no-tui       one line per event (the default when stdout is not a terminal)
+  --json         one vkit.event/1 object per line
+  --root DIR     project root holding vkit.config.ts or vkit.manifest.json (default: cwd)
+  --store DIR    evidence store (default: <git common dir>/vkit, or <root>/.vkit without git)
+  --jobs N       concurrent actions (default: number of cores)
+
+Ctrl-C cancels running checks (their attempts end interrupted, reason cancelled) and exits 130;
+a second Ctrl-C exits at once.
 `,
   mcp: `Usage: vkit mcp [--root DIR] [--store DIR]
 

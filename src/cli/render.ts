@@ -26,8 +26,29 @@ function formatMs(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`;
 }
 
-/** Streams action lines as the engine finishes them. */
+/** `cycle N started: initial` for the first watch cycle, else `cycle N started: K changed (a, b, ...)`. */
+export function cycleStartedLine(e: { cycle: number; changed: string[] }): string {
+  if (e.changed.length === 0) return `cycle ${e.cycle} started: initial`;
+  const shown = e.changed.slice(0, 5).join(', ') + (e.changed.length > 5 ? ', ...' : '');
+  return `cycle ${e.cycle} started: ${e.changed.length} changed (${shown})`;
+}
+
+/** `cycle N settled: READY|REJECTED|BLOCKED in X ms`: the line a script waits for. */
+export function cycleSettledLine(e: { cycle: number; status: string; ms: number }): string {
+  return `cycle ${e.cycle} settled: ${color(e.status)} in ${Math.round(e.ms)} ms`;
+}
+
+/** One line however many issues the error has, so a watch log stays greppable. */
+export function configInvalidLine(e: { message: string }): string {
+  return `config invalid: ${e.message.split('\n').join('; ')}`;
+}
+
+/** Streams one line per event: actions as the engine finishes them and, in watch, cycle starts, settles and config errors. */
 export function printEvent(e: VkitEvent): void {
+  if (e.type === 'cycle.started') process.stdout.write(cycleStartedLine(e) + '\n');
+  if (e.type === 'config.invalid') process.stdout.write(configInvalidLine(e) + '\n');
+  // A one-off build prints its gate and summary instead; only watch cycles carry a number.
+  if (e.type === 'cycle.settled' && e.cycle !== undefined) process.stdout.write(cycleSettledLine({ ...e, cycle: e.cycle }) + '\n');
   if (e.type === 'action.cached') process.stdout.write(actionLine({ status: 'cached', label: e.label, ms: e.ms, reason: null, outcome: e.outcome }) + '\n');
   if (e.type === 'action.finished') {
     process.stdout.write(actionLine(e) + '\n');

@@ -50,6 +50,8 @@ export interface BuildOptions {
   signal?: AbortSignal;
   /** Bound on waiting for the `fresh` labels' jobs (dependencies are always waited for); a job still running after it is reported `pending`. */
   waitMs?: number;
+  /** Watch cycle number, carried by the `cycle.settled` event (absent for a one-off build). */
+  cycle?: number;
 }
 
 export type ActionStatus = 'ran' | 'cached' | 'failed' | 'blocked';
@@ -218,7 +220,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
   const ran = actions.filter((a) => a.status !== 'cached' && a.run !== null).length;
   const cached = actions.filter((a) => a.status === 'cached').length;
   const ms = Math.round(performance.now() - t0);
-  emit(makeEvent({ type: 'cycle.settled', status: gate.status, ran, cached, ms, gate }));
+  emit(makeEvent({ type: 'cycle.settled', status: gate.status, ran, cached, ms, ...(opts.cycle === undefined ? {} : { cycle: opts.cycle }), gate }));
   return { schema: 'vkit.build/1', actions, gate, stats: { ran, cached, hashed: counter.hashed, reused_hashes: counter.reused, ms } };
 }
 

@@ -1,0 +1,198 @@
+/**
+ * `vkit watch`: build, then rebuild whenever a declared input, the config or one of its imports
+ * changes. Each cycle re-opens the workspace (so a config edit recompiles the graph and new files are
+ * listed) and runs the engine in build mode: only actions whose keys changed rerun, the rest are
+ * cache hits. The loop emits only `vkit.event/1`; faces render it.
+ *
+ * chokidar 5 has no globs, so the loop watches the directories that can hold declared inputs (each
+ * glob's static prefix), the config files and the request files, and decides itself whether a
+ * changed path matters by matching it against the globs.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
+import { compileGlob, matchGlobs, type Glob } from '../capture/glob.js';
+import { CONFIG_FILES, loadConfig, type LoadedConfig } from '../config/load.js';
+import { runEngine } from '../engine/build.js';
+import { makeEvent, type EventSink } from '../engine/events.js';
+import { InvalidInputError, invalid } from '../errors.js';
+import type { Gate } from '../gate/evaluate.js';
+import { defaultStoreDir, openWorkspace, type OpenOptions } from './workspace.js';
+
+export interface WatchOptions {
+  onEvent: EventSink;
+  /** Aborting stops the loop: running attempts are cancelled (`interrupted`, reason `cancelled`). */
+  signal: AbortSignal;
+  /** Quiet period after the last change before a cycle starts. @default 50 */
+  debounceMs?: number;
+  /** Concurrent actions. @default 1 */
+  jobs?: number;
+  /** Called once the file watcher is ready (tests and benchmarks write files only after it). */
+  onReady?: () => void;
+}
+
+/** What the loop listens to, derived from the last config that loaded. */
+interface Plan {
+  /** Absolute paths handed to chokidar. */
+  targets: Set<string>;
+  /** One glob set per node (its `inputs`, or a comparison's request). */
+  globSets: Glob[][];
+  /** Absolute paths of the config candidates and the config's local imports. */
+  configFiles: Set<string>;
+}
+
+/** The temp module the TS config loader writes (and deletes) beside the config. */
+const TEMP_CONFIG = /\.timestamp-\d+-\d+-[0-9a-f]+\.mjs$/;
+
+function planFor(root: string, config: LoadedConfig | undefined, previous: Plan | undefined): Plan {
+  const configFiles = new Set<string>(CONFIG_FILES.map((f) => join(root, f)));
+  // An unloadable config keeps the previous globs and imports: the fix may be in any of them.
+  const sources = config ? config.sources : [...(previous?.configFiles ?? [])];
+  for (const s of sources) configFiles.add(s);
+  if (!config) return { targets: new Set([...configFiles, ...(previous?.targets ?? [])]), globSets: previous?.globSets ?? [], configFiles };
+  const m = config.manifest;
+  const patterns = [...m.checks.map((c) => c.inputs), ...m.actions.map((a) => a.inputs), ...m.compare.map((c) => [c.request])];
+  const globSets = patterns.map((set) => set.map(compileGlob));
+  const targets = new Set<string>(configFiles);
+  for (const g of globSets.flat()) {
+    if (g.negated) continue;
+    const path = join(root, g.prefix);
+    // chokidar follows a missing file through its directory, but not a missing directory: watch the
+    // nearest existing ancestor instead (the match below keeps the noise out).
+    targets.add(g.literal && existsSync(dirname(path)) ? path : existingAncestor(root, g.literal ? dirname(path) : path));
+  }
+  return { targets, globSets, configFiles };
+}
+
+function existingAncestor(root: string, path: string): string {
+  let p = path;
+  while (p.length > root.length && !existsSync(p)) p = dirname(p);
+  return p.length < root.length ? root : p;
+}
+
+const toRel = (root: string, abs: string) => relative(root, abs).split(sep).join('/');
+
+function blockedGate(message: string): Gate {
+  return { schema: 'vkit.gate/1', status: 'BLOCKED', reason: `config invalid: ${message}`, items: [] };
+}
+
+/** Runs the watch loop until `signal` aborts; resolves once the last cycle has settled and the watcher is closed. */
+export async function watch(open: OpenOptions, opts: WatchOptions): Promise<void> {
+  const root = resolve(open.root ?? process.cwd());
+  if (!existsSync(root) || !statSync(root).isDirectory()) throw invalid('ERR_ROOT', `Expected --root to be a directory, got \`${root}\``);
+  const storeDir = open.store ? resolve(open.store) : await defaultStoreDir(root);
+  const emit = opts.onEvent;
+  const debounceMs = opts.debounceMs ?? 50;
+  const ignoredDirs = [join(root, '.git'), storeDir, join(root, '.vkit')];
+  // The first plan comes from the config alone, so the input directories are watched before the first build.
+  let plan: Plan = planFor(root, await loadConfig(root).catch(() => undefined), undefined);
+  const pending = new Set<string>();
+  let cycle = 0;
+  let running: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let failure: unknown;
+
+  const isIgnored = (abs: string) =>
+    ignoredDirs.some((d) => abs === d || abs.startsWith(d + sep)) || TEMP_CONFIG.test(abs) || (abs.includes(`${sep}node_modules${sep}`) && !plan.globSets.flat().some((g) => g.source.includes('node_modules')));
+
+  const matters = (abs: string): boolean => {
+    if (plan.configFiles.has(abs)) return true;
+    if (isIgnored(abs)) return false;
+    const rel = toRel(root, abs);
+    if (rel.startsWith('..')) return false;
+    return plan.globSets.some((set) => matchGlobs(set, [rel]).length > 0);
+  };
+
+  const watcher: FSWatcher = chokidarWatch([...plan.targets], { ignoreInitial: true, ignored: (p: string) => isIgnored(p) });
+  const ready = new Promise<void>((r) => watcher.once('ready', () => r()));
+
+  const retarget = (next: Plan) => {
+    const old = plan.targets;
+    plan = next;
+    const added = [...next.targets].filter((t) => !old.has(t));
+    const removed = [...old].filter((t) => !next.targets.has(t));
+    if (added.length) watcher.add(added);
+    if (removed.length) watcher.unwatch(removed);
+  };
+
+  const runCycle = async (changed: string[]) => {
+    const n = ++cycle;
+    const t0 = performance.now();
+    emit(makeEvent({ type: 'cycle.started', cycle: n, changed }));
+    let ws;
+    try {
+      ws = await openWorkspace(open);
+    } catch (error) {
+      if (!(error instanceof InvalidInputError)) throw error;
+      // The config may load while the workspace does not (a glob matching no file yet): watch its globs then.
+      const config = await loadConfig(root).catch(() => undefined);
+      retarget(planFor(root, config, plan));
+      const message = error.message;
+      emit(makeEvent({ type: 'config.invalid', code: error.code, message }));
+      emit(makeEvent({ type: 'cycle.settled', status: 'BLOCKED', ran: 0, cached: 0, ms: Math.round(performance.now() - t0), cycle: n, gate: blockedGate(message) }));
+      return;
+    }
+    try {
+      retarget(planFor(root, ws.config, plan));
+      const sink: EventSink = (e) => emit(e.type === 'cycle.settled' ? { ...e, ms: Math.round(performance.now() - t0) } : e);
+      const { root: r, config, graph, store, jobs, rules, files, env } = ws;
+      // Stopped while opening: settle from retained evidence rather than start work that would be cancelled.
+      const mode = opts.signal.aborted ? 'gate' : 'build';
+      await runEngine({ root: r, config, graph, store, jobs, rules, files, env }, { mode, jobs: opts.jobs ?? 1, onEvent: sink, signal: opts.signal, cycle: n });
+    } finally {
+      ws.close();
+    }
+  };
+
+  const schedule = () => {
+    if (running || opts.signal.aborted || failure) return;
+    clearTimeout(timer);
+    timer = setTimeout(start, debounceMs);
+  };
+
+  const start = (changed?: string[]) => {
+    timer = undefined;
+    const batch = changed ?? [...pending].sort();
+    pending.clear();
+    running = runCycle(batch)
+      .catch((error: unknown) => {
+        failure = error;
+      })
+      .finally(() => {
+        running = undefined;
+        // Edits that arrived while the cycle ran were queued: they start the next cycle.
+        if (pending.size) schedule();
+        wake?.();
+      });
+  };
+
+  let wake: (() => void) | undefined;
+  watcher.on('all', (event, path) => {
+    if (event !== 'add' && event !== 'change' && event !== 'unlink') return;
+    if (!matters(path)) return;
+    pending.add(toRel(root, path));
+    schedule();
+  });
+  watcher.on('error', (error) => {
+    failure ??= error;
+    wake?.();
+  });
+
+  await ready;
+  if (!opts.signal.aborted) start([]);
+  opts.onReady?.();
+  await new Promise<void>((resolveStop) => {
+    const check = () => {
+      if ((opts.signal.aborted || failure) && !running) resolveStop();
+    };
+    wake = check;
+    opts.signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      check();
+    }, { once: true });
+    check();
+  });
+  clearTimeout(timer);
+  await watcher.close();
+  if (failure) throw failure;
+}
