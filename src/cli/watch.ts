@@ -4,7 +4,8 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { VkitEvent } from '../engine/events.js';
 import { EXIT, invalid } from '../errors.js';
-import { watch } from '../service/watch.js';
+import { watch, type WatchControl } from '../service/watch.js';
+import { defaultStoreDir } from '../service/workspace.js';
 import { HELP } from './help.js';
 import { printEvent } from './render.js';
 
@@ -47,11 +48,31 @@ export const watchCommand: Command = async (args) => {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  if (!v.json && !v['no-tui'] && process.stdout.isTTY) process.stdout.write('vkit watch: the TUI is not available yet; printing one line per event (--no-tui hides this note)\n');
-  const onEvent = v.json ? (e: VkitEvent) => void process.stdout.write(JSON.stringify(e) + '\n') : printEvent;
+  const root = v.root ? resolve(v.root) : process.cwd();
+  const control: WatchControl = {};
+  let onEvent: (e: VkitEvent) => void = v.json ? (e) => void process.stdout.write(JSON.stringify(e) + '\n') : printEvent;
+  let tui: { unmount(): void } | undefined;
+  if (!v.json && !v['no-tui'] && process.stdout.isTTY && process.stdin.isTTY) {
+    // The TUI renders only from the event stream; its keys become rerun requests or a stop.
+    const { startTui } = await import('../tui/index.js');
+    const listeners = new Set<(e: VkitEvent) => void>();
+    onEvent = (e) => listeners.forEach((l) => l(e));
+    tui = startTui({
+      events: (listener) => {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+      root,
+      store: v.store ? resolve(v.store) : await defaultStoreDir(root),
+      onRerun: (label) => control.rerun?.([label]),
+      onRerunAll: () => control.rerun?.('all'),
+      onQuit: () => controller.abort(),
+    });
+  }
   try {
-    await watch({ root: v.root ? resolve(v.root) : process.cwd(), store: v.store }, { onEvent, signal: controller.signal, jobs });
+    await watch({ root, store: v.store }, { onEvent, signal: controller.signal, jobs, control });
   } finally {
+    tui?.unmount();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }

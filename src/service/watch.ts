@@ -29,16 +29,24 @@ export interface WatchOptions {
   jobs?: number;
   /** Called once the file watcher is ready (tests and benchmarks write files only after it). */
   onReady?: () => void;
+  /** Filled in by `watch`: ask for a cycle that reruns these labels (or everything) as fresh runs. */
+  control?: WatchControl;
+}
+
+export interface WatchControl {
+  rerun?: (labels: string[] | 'all') => void;
 }
 
 /** What the loop listens to, derived from the last config that loaded. */
 interface Plan {
-  /** Absolute paths handed to chokidar. */
-  targets: Set<string>;
   /** One glob set per node (its `inputs`, or a comparison's request). */
   globSets: Glob[][];
   /** Absolute paths of the config candidates and the config's local imports. */
   configFiles: Set<string>;
+  /** Root-relative directories whose whole subtree may hold inputs (`''` for the root, else ending in `/`). */
+  dirs: string[];
+  /** Root-relative single paths that matter: literal inputs and config files inside the root. */
+  paths: string[];
 }
 
 /** The temp module the TS config loader writes (and deletes) beside the config. */
@@ -47,24 +55,20 @@ const TEMP_CONFIG = /\.timestamp-\d+-\d+-[0-9a-f]+\.mjs$/;
 function planFor(root: string, config: LoadedConfig | undefined, previous: Plan | undefined): Plan {
   const configFiles = new Set<string>(CONFIG_FILES.map((f) => join(root, f)));
   // An unloadable config keeps the previous globs and imports: the fix may be in any of them.
-  const sources = config ? config.sources : [...(previous?.configFiles ?? [])];
-  for (const s of sources) configFiles.add(s);
-  if (!config) return { targets: new Set([...configFiles, ...(previous?.targets ?? [])]), globSets: previous?.globSets ?? [], configFiles };
+  for (const s of config ? config.sources : [...(previous?.configFiles ?? [])]) configFiles.add(s);
+  const inRoot = [...configFiles].map((f) => toRel(root, f)).filter((r) => !r.startsWith('..'));
+  if (!config) return { globSets: previous?.globSets ?? [], configFiles, dirs: previous?.dirs ?? [], paths: [...new Set([...inRoot, ...(previous?.paths ?? [])])] };
   const m = config.manifest;
   const patterns = [...m.checks.map((c) => c.inputs), ...m.actions.map((a) => a.inputs), ...m.compare.map((c) => [c.request])];
   const globSets = patterns.map((set) => set.map(compileGlob));
-  const targets = new Set<string>(configFiles);
-  for (const g of globSets.flat()) {
-    if (g.negated) continue;
-    const path = join(root, g.prefix);
-    // chokidar follows a missing file through its directory, but not a missing directory: watch the
-    // nearest existing ancestor instead (the match below keeps the noise out).
-    targets.add(g.literal && existsSync(dirname(path)) ? path : existingAncestor(root, g.literal ? dirname(path) : path));
-  }
-  return { targets, globSets, configFiles };
+  const positive = globSets.flat().filter((g) => !g.negated);
+  const dirs = [...new Set(positive.filter((g) => !g.literal).map((g) => g.prefix))];
+  const paths = [...new Set([...inRoot, ...positive.filter((g) => g.literal).map((g) => g.prefix)])];
+  return { globSets, configFiles, dirs, paths };
 }
 
-function existingAncestor(root: string, path: string): string {
+/** The nearest existing directory at or above `path`, never above the root. */
+function existingDir(root: string, path: string): string {
   let p = path;
   while (p.length > root.length && !existsSync(p)) p = dirname(p);
   return p.length < root.length ? root : p;
@@ -103,19 +107,38 @@ export async function watch(open: OpenOptions, opts: WatchOptions): Promise<void
     return plan.globSets.some((set) => matchGlobs(set, [rel]).length > 0);
   };
 
-  const watcher: FSWatcher = chokidarWatch([...plan.targets], { ignoreInitial: true, ignored: (p: string) => isIgnored(p) });
+  // chokidar watches the root, pruned by `ignored` to the directories on the way to an input and
+  // the subtrees a glob can reach. Files in a watched directory are filtered when they change, so a
+  // file the config starts to name later is seen without re-adding anything; a newly relevant
+  // directory that was pruned is added when the plan changes.
+  const keep = (abs: string): boolean => {
+    if (plan.configFiles.has(abs)) return true;
+    if (isIgnored(abs)) return false;
+    const rel = toRel(root, abs);
+    if (rel === '' || rel.startsWith('..')) return true; // outside the root: only the config's own imports are watched there
+    const under = (p: string) => p.startsWith(rel + '/');
+    return plan.dirs.some((d) => rel.startsWith(d) || under(d)) || plan.paths.some((p) => p === rel || under(p));
+  };
+  const outside = (p: Plan) => [...p.configFiles].filter((f) => toRel(root, f).startsWith('..'));
+  const watcher: FSWatcher = chokidarWatch([root, ...outside(plan)], { ignoreInitial: true, ignored: (p: string) => !keep(p) });
   const ready = new Promise<void>((r) => watcher.once('ready', () => r()));
 
   const retarget = (next: Plan) => {
-    const old = plan.targets;
+    const old = plan;
     plan = next;
-    const added = [...next.targets].filter((t) => !old.has(t));
-    const removed = [...old].filter((t) => !next.targets.has(t));
-    if (added.length) watcher.add(added);
-    if (removed.length) watcher.unwatch(removed);
+    const added = [
+      ...next.dirs.filter((d) => !old.dirs.includes(d)).map((d) => existingDir(root, join(root, d))),
+      ...next.paths.filter((p) => !old.paths.includes(p)).map((p) => existingDir(root, dirname(join(root, p)))),
+      ...outside(next).filter((f) => !old.configFiles.has(f)),
+    ].filter((t) => t !== root);
+    if (added.length) watcher.add([...new Set(added)]);
   };
 
+  // Reruns asked for by a face (the TUI's r and a keys): fresh runs in the next cycle.
+  let fresh: Set<string> | 'all' | undefined;
   const runCycle = async (changed: string[]) => {
+    const rerun = fresh;
+    fresh = undefined;
     const n = ++cycle;
     const t0 = performance.now();
     emit(makeEvent({ type: 'cycle.started', cycle: n, changed }));
@@ -138,7 +161,8 @@ export async function watch(open: OpenOptions, opts: WatchOptions): Promise<void
       const { root: r, config, graph, store, jobs, rules, files, env } = ws;
       // Stopped while opening: settle from retained evidence rather than start work that would be cancelled.
       const mode = opts.signal.aborted ? 'gate' : 'build';
-      await runEngine({ root: r, config, graph, store, jobs, rules, files, env }, { mode, jobs: opts.jobs ?? 1, onEvent: sink, signal: opts.signal, cycle: n });
+      const again = rerun === 'all' ? { force: true } : rerun ? { fresh: [...rerun] } : {};
+      await runEngine({ root: r, config, graph, store, jobs, rules, files, env }, { mode, jobs: opts.jobs ?? 1, onEvent: sink, signal: opts.signal, cycle: n, explain: true, ...again });
     } finally {
       ws.close();
     }
@@ -165,6 +189,14 @@ export async function watch(open: OpenOptions, opts: WatchOptions): Promise<void
         wake?.();
       });
   };
+
+  if (opts.control) {
+    opts.control.rerun = (labels) => {
+      fresh = labels === 'all' || fresh === 'all' ? 'all' : new Set([...(fresh ?? []), ...labels]);
+      pending.add(labels === 'all' ? 'rerun:all' : `rerun:${labels.join(',')}`);
+      schedule();
+    };
+  }
 
   let wake: (() => void) | undefined;
   watcher.on('all', (event, path) => {

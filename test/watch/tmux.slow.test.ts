@@ -1,0 +1,61 @@
+/**
+ * `vkit watch` in a real terminal: tmux runs the binary, the TUI draws the gate from the event
+ * stream, an edit starts a cycle whose result appears on screen, `r` reruns the selected item as a
+ * fresh run, `q` stops cleanly. Without tmux it skips, naming scripts/setup-system.sh; with
+ * VKIT_REQUIRE_SYSTEM=1 it fails instead.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { test } from 'node:test';
+import { storeDir } from '../_support/evidence.js';
+import { nodeCheck, tempRepo, VKIT_BIN } from '../_support/repo.js';
+
+const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+const required = process.env.VKIT_REQUIRE_SYSTEM === '1';
+const skip = !hasTmux && !required ? 'tmux is not installed: run scripts/setup-system.sh' : false;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+test('vkit watch under tmux: the TUI shows the gate, an edit reruns, r reruns the selection, q quits', { skip }, async () => {
+  assert.ok(hasTmux, 'tmux is required (VKIT_REQUIRE_SYSTEM=1): run scripts/setup-system.sh');
+  const repo = tempRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
+  repo.manifest({
+    checks: [
+      { id: 'alpha', run: nodeCheck("require('fs').readFileSync('a.txt')"), inputs: ['a.txt'] },
+      { id: 'beta', run: nodeCheck("process.exit(require('fs').readFileSync('b.txt', 'utf8').includes('bad') ? 1 : 0)"), inputs: ['b.txt'] },
+    ],
+  });
+  const session = `vkit-watch-${process.pid}`;
+  const tmux = (...args: string[]) => spawnSync('tmux', ['-L', session, ...args], { encoding: 'utf8' });
+  const screen = () => tmux('capture-pane', '-p', '-t', session).stdout;
+  const waitFor = async (pred: (s: string) => boolean, what: string) => {
+    for (let i = 0; i < 200; i++) {
+      if (pred(screen())) return;
+      await sleep(50);
+    }
+    assert.fail(`timed out waiting for ${what}; screen:\n${screen()}`);
+  };
+  try {
+    const cmd = `${process.execPath} ${VKIT_BIN} watch --root ${repo.dir} --store ${storeDir(repo)}; echo EXITED $?; sleep 5`;
+    assert.equal(tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '30', cmd).status, 0);
+    await waitFor((s) => /vkit gate READY\s+cycle 1/.test(s), 'the first cycle to settle READY');
+    assert.match(screen(), /check:alpha/);
+    assert.match(screen(), /j\/k move/);
+
+    repo.write('b.txt', 'bad\n');
+    await waitFor((s) => /vkit gate REJECTED\s+cycle 2/.test(s), 'the edit to make the gate REJECTED');
+    // Failing first: beta is now the first row, and selected.
+    const rows = screen().split('\n').filter((l) => /^[> ] +(PASS|FAIL|BLOCKED|STALE|MISSING|running|queued)\s/.test(l));
+    assert.match(rows[0]!, /FAIL.*check:beta/);
+
+    repo.write('b.txt', 'good\n');
+    await waitFor((s) => /vkit gate READY\s+cycle 3/.test(s), 'the fix to make it READY again');
+
+    tmux('send-keys', '-t', session, 'r');
+    await waitFor((s) => /cycle 4/.test(s) && /vkit gate READY/.test(s), 'r to rerun the selection in cycle 4');
+    tmux('send-keys', '-t', session, 'q');
+    await waitFor((s) => /EXITED 0/.test(s), 'q to stop the watch');
+  } finally {
+    tmux('kill-server');
+    repo.cleanup();
+  }
+});
