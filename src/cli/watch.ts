@@ -6,6 +6,7 @@ import type { VkitEvent } from '../engine/events.js';
 import { EXIT, invalid } from '../errors.js';
 import { watch, type WatchControl } from '../service/watch.js';
 import { defaultStoreDir } from '../service/workspace.js';
+import { latestRunDetails } from '../service/index.js';
 import { HELP } from './help.js';
 import { printEvent } from './render.js';
 
@@ -67,6 +68,7 @@ export const watchCommand: Command = async (args) => {
       onRerun: (label) => control.rerun?.([label]),
       onRerunAll: () => control.rerun?.('all'),
       onQuit: () => controller.abort(),
+      loadDetails: (label, run) => latestRunDetails({ root, store: v.store }, label, run),
     });
   }
   try {

@@ -158,11 +158,12 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     const planned = rule.plan({ label, id: node.id, attrs: node.attrs, capture, checker }, depResults);
     const key = actionKey({ rule: ruleId, capture: capture.digest, definition: planned.definition, env: envDigests(planned.env, ctx.env), checker: checker ?? null, deps: depResults });
 
-    const fromReceipt = (receiptId: string, r: Pick<Receipt, 'outcome' | 'reason' | 'run' | 'artifacts'>, status: ActionStatus, ms: number, explain?: string[]): NodeResult => {
+    const fromReceipt = (receiptId: string, r: Pick<Receipt, 'outcome' | 'reason' | 'run' | 'artifacts'> & { assurance?: Receipt['assurance']; ended_at?: string | null }, status: ActionStatus, ms: number, explain?: string[]): NodeResult => {
       const itemStatus: ItemStatus = r.outcome === 'PASS' ? 'PASS' : r.outcome === 'FAIL' ? 'FAIL' : 'BLOCKED';
       const reason = r.reason ?? (r.outcome === 'PASS' ? 'passed' : r.outcome.toLowerCase());
       const action: ActionReport = { label, kind: node.kind, key, status, outcome: r.outcome, reason: r.reason, run: r.run, receipt: receiptId, ms, explain };
-      return { item: item(itemStatus, reason, r.run, receiptId), action, dep: depResult(label, key, r.outcome, r.artifacts) };
+      const gateItem = { ...item(itemStatus, reason, r.run, receiptId), ...(r.assurance ? { assurance: r.assurance } : {}), ended_at: r.ended_at ?? null };
+      return { item: gateItem, action, dep: depResult(label, key, r.outcome, r.artifacts) };
     };
 
     let staleReason: string | undefined;
@@ -173,7 +174,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
       if (found.state === 'hit' && !(fresh && found.receipt.outcome !== 'PASS')) {
         const ms = 0;
         if (runnable) emit(makeEvent({ type: 'action.cached', label, kind: node.kind, key, outcome: found.receipt.outcome as 'PASS' | 'FAIL', run: found.receipt.run, ms }));
-        const res = fromReceipt(found.receiptId, found.receipt, 'cached', ms);
+        const res = fromReceipt(found.receiptId, { ...found.receipt, ended_at: found.receipt.timings?.ended_at ?? null }, 'cached', ms);
         return runnable ? res : { ...res, action: undefined };
       }
       if (found.state === 'tampered') {
@@ -206,7 +207,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     });
     const status: ActionStatus = result.outcome === 'PASS' ? 'ran' : result.outcome === 'FAIL' ? 'failed' : 'blocked';
     emit(makeEvent({ type: 'action.finished', label, kind: node.kind, key, status, outcome: result.outcome, reason: result.reason, run: result.run, ms: result.ms, explain }));
-    const res = fromReceipt(result.receipt, { outcome: result.outcome, reason: result.reason, run: result.run, artifacts: result.artifacts }, status, result.ms, explain);
+    const res = fromReceipt(result.receipt, { outcome: result.outcome, reason: result.reason, run: result.run, artifacts: result.artifacts, assurance: result.assurance, ended_at: result.endedAt }, status, result.ms, explain);
     if (result.pending) res.action!.pending = true;
     // BLOCKED results feed no dependent: they carry no claim.
     return result.outcome === 'BLOCKED' ? { ...res, dep: undefined } : res;

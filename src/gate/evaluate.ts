@@ -14,6 +14,8 @@ export interface GateItem {
   reason: string;
   run: string | null;
   receipt?: string | null;
+  assurance?: 'empirical' | 'finite_model' | 'kernel_proof' | 'trusted_engine';
+  ended_at?: string | null;
 }
 
 export interface Gate {

@@ -8,6 +8,10 @@ export const GateItemSchema = v.object({
   reason: v.string(),
   run: v.nullable(v.string()),
   receipt: v.optional(v.nullable(v.string())),
+  /** How strongly the evidence is known (from its receipt). */
+  assurance: v.optional(v.picklist(['empirical', 'finite_model', 'kernel_proof', 'trusted_engine'])),
+  /** When the evidence's attempt ended (ISO time), for a "last run" age. */
+  ended_at: v.optional(v.nullable(v.string())),
 });
 
 export const GateSchema = v.object({

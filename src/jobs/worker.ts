@@ -42,6 +42,8 @@ export interface AttemptResult {
   ms: number;
   /** A bounded wait ended first: the run goes on in its worker. */
   pending?: boolean;
+  assurance?: Receipt['assurance'];
+  endedAt?: string | null;
 }
 
 const HEARTBEAT_MS = 1000;

@@ -113,3 +113,19 @@ export async function retryRun(open: OpenOptions, run: string, timeoutMs = Infin
     return { ...showRun(store, next, []), retried_from: run, timed_out: timedOut };
   });
 }
+
+/** A run (or else the label's latest run) as details for a face: diagnostics and the last lines of its output. */
+export async function latestRunDetails(open: OpenOptions, label: string, runId: string | null = null, lines = 20): Promise<{ diagnostics: string[]; log: string[] } | null> {
+  const store = await openStore(open);
+  try {
+    const run = (runId ? store.getRun(runId) : undefined) ?? store.listRuns({ label, limit: 1 })[0];
+    if (!run) return null;
+    const shown = showRun(store, run.id, ['diagnostics', 'log']);
+    const d = shown.diagnostics as { outcome?: string; reason?: string | null; exit_code?: number | null; expected?: number | null } | undefined;
+    const diagnostics = d && 'outcome' in d ? [`${run.id}: ${d.outcome}${d.reason ? ` (${d.reason})` : ''}`, `exit code ${d.exit_code ?? '-'}, expected ${d.expected ?? '-'}`] : [`${run.id}: ${run.state}`];
+    const log = Object.values((shown.log ?? {}) as Record<string, { lines?: string[] }>).flatMap((stream) => stream.lines ?? []);
+    return { diagnostics, log: log.slice(-lines) };
+  } finally {
+    store.close();
+  }
+}

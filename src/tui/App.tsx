@@ -24,7 +24,8 @@ export interface AppProps {
   onRerunAll: () => void;
   onQuit: () => void;
   /** Details beyond the stream (diagnostics, log lines) for a label; optional. */
-  loadDetails?: (label: string) => Promise<LoadedDetails | null> | LoadedDetails | null;
+  /** Details of an item's evidence; `run` is the run the item shows (null without evidence). */
+  loadDetails?: (label: string, run: string | null) => Promise<LoadedDetails | null> | LoadedDetails | null;
   /** Terminal height; the live region stays within it. */
   rows?: number;
   /** Start from this state instead of an empty one (tests, or a gate read before watching). */
@@ -71,7 +72,7 @@ export function App({ events, root, store, onRerun, onRerunAll, onQuit, loadDeta
     let live = true;
     const label = item.id;
     const run = item.run;
-    Promise.resolve(loadDetails(label)).then(
+    Promise.resolve(loadDetails(label, run)).then(
       (details) => live && setLoaded({ label, run, details }),
       () => live && setLoaded({ label, run, details: null }),
     );

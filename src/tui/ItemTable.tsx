@@ -21,6 +21,15 @@ export function windowStart(count: number, selected: number, height: number): nu
 
 const cell = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + '…' : s.padEnd(n));
 
+/** `42s`, `5m`, `3h`, `2d`: the age of the evidence when the cycle settled. */
+export function ageText(s: number | null | undefined): string {
+  if (s === null || s === undefined) return '-';
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86400)}d`;
+}
+
 export function ItemTable({ items, selected, height }: ItemTableProps) {
   const rows = Math.max(1, height);
   const start = windowStart(items.length, selected, rows);
@@ -33,6 +42,9 @@ export function ItemTable({ items, selected, height }: ItemTableProps) {
         {cell('KIND', 9)}
         {cell('REQ', 4)}
         {cell('TIME', 8)}
+        {cell('ASSURANCE', 13)}
+        {cell('FRESH', 6)}
+        {cell('AGE', 6)}
         {cell('RUN', 26)}
         ID
       </Text>
@@ -47,6 +59,9 @@ export function ItemTable({ items, selected, height }: ItemTableProps) {
               {cell(item.kind, 9)}
               {cell(item.required ? 'yes' : 'no', 4)}
               {cell(item.ms === null ? '-' : formatMs(item.ms), 8)}
+              {cell(item.assurance ?? '-', 13)}
+              {cell(item.freshness ?? '-', 6)}
+              {cell(ageText(item.ageS), 6)}
               {cell(item.run ?? '-', 26)}
               {item.id}
             </Text>

@@ -17,7 +17,8 @@ export interface StartTuiOptions {
   onRerun: (label: string) => void;
   onRerunAll: () => void;
   onQuit: () => void;
-  loadDetails?: (label: string) => Promise<LoadedDetails | null> | LoadedDetails | null;
+  /** Details of an item's evidence; `run` is the run the item shows (null without evidence). */
+  loadDetails?: (label: string, run: string | null) => Promise<LoadedDetails | null> | LoadedDetails | null;
   stdout?: NodeJS.WriteStream;
   stdin?: NodeJS.ReadStream;
 }

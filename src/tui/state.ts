@@ -17,6 +17,12 @@ export interface ItemView {
   reason: string;
   run: string | null;
   ms: number | null;
+  /** From the gate item: how strongly the evidence is known. */
+  assurance?: string;
+  /** `fresh` for current evidence, `stale` when it no longer matches, none without evidence. */
+  freshness?: 'fresh' | 'stale';
+  /** Seconds from the evidence's attempt end to the settle event that showed it (no clock read). */
+  ageS?: number | null;
   /** `--explain` lines: why the action reran. */
   explain: string[];
   /** Last output lines of a failing action, when the engine sent them. */
@@ -132,7 +138,9 @@ export function reduce(state: TuiState, event: VkitEvent): TuiState {
         items = sortItems(
           event.gate.items.map((g) => {
             const p = prior.get(g.id);
-            return { id: g.id, kind: kindOf(g.id), required: g.required, status: g.status, reason: g.reason, run: g.run, ms: p?.ms ?? null, explain: p?.explain ?? [], tail: p?.tail ?? [] };
+            const freshness = g.status === 'PASS' || g.status === 'FAIL' ? ('fresh' as const) : g.status === 'STALE' ? ('stale' as const) : undefined;
+            const ageS = g.ended_at ? Math.max(0, Math.round((Date.parse(event.ts) - Date.parse(g.ended_at)) / 1000)) : null;
+            return { id: g.id, kind: kindOf(g.id), required: g.required, status: g.status, reason: g.reason, run: g.run, ms: p?.ms ?? null, assurance: g.assurance, freshness, ageS, explain: p?.explain ?? [], tail: p?.tail ?? [] };
           }),
         );
       } else {
@@ -181,6 +189,21 @@ export function visibleItems(items: readonly ItemView[], filter: Filter): ItemVi
 
 /** The view of a gate read from retained evidence (no events yet): `vkit tui`, or watch's first frame. */
 export function stateFromGate(gate: Gate, root: string, store: string): TuiState {
-  const items = sortItems(gate.items.map((g) => ({ id: g.id, kind: kindOf(g.id), required: g.required, status: g.status, reason: g.reason, run: g.run, ms: null, explain: [], tail: [] })));
+  const items = sortItems(
+    gate.items.map((g) => ({
+      id: g.id,
+      kind: kindOf(g.id),
+      required: g.required,
+      status: g.status,
+      reason: g.reason,
+      run: g.run,
+      ms: null,
+      assurance: g.assurance,
+      freshness: g.status === 'PASS' || g.status === 'FAIL' ? ('fresh' as const) : g.status === 'STALE' ? ('stale' as const) : undefined,
+      ageS: null,
+      explain: [],
+      tail: [],
+    })),
+  );
   return { ...initialState(root, store), gate: gate.status, gateReason: gate.reason, items, fromEvidence: true };
 }

@@ -133,3 +133,19 @@ test('filters change the visible items only', () => {
   assert.equal(s.fromEvidence, true);
   assert.equal(reduce(s, settled('REJECTED', [item('check:a', 'FAIL')], 1)).fromEvidence, false, 'a settle replaces retained evidence');
 });
+
+test('settled gate items carry assurance, freshness and the evidence age at settle time (no clock read)', () => {
+  const ev = settled('BLOCKED', [
+    { ...item('compare:toggle', 'PASS'), assurance: 'finite_model', ended_at: '2026-11-30T10:00:00.000Z' },
+    { ...item('check:old', 'STALE') },
+    { ...item('check:none', 'MISSING') },
+  ], 3);
+  const s = reduce(initialState('/r', '/s'), { ...ev, ts: '2026-11-30T10:05:30.000Z' } as VkitEvent);
+  const byId = new Map(s.items.map((i) => [i.id, i]));
+  assert.equal(byId.get('compare:toggle')!.assurance, 'finite_model');
+  assert.equal(byId.get('compare:toggle')!.freshness, 'fresh');
+  assert.equal(byId.get('compare:toggle')!.ageS, 330);
+  assert.equal(byId.get('check:old')!.freshness, 'stale');
+  assert.equal(byId.get('check:none')!.freshness, undefined);
+  assert.equal(byId.get('check:none')!.ageS, null);
+});
