@@ -23,7 +23,6 @@ export interface AppProps {
   onRerun: (label: string) => void;
   onRerunAll: () => void;
   onQuit: () => void;
-  /** Details beyond the stream (diagnostics, log lines) for a label; optional. */
   /** Details of an item's evidence; `run` is the run the item shows (null without evidence). */
   loadDetails?: (label: string, run: string | null) => Promise<LoadedDetails | null> | LoadedDetails | null;
   /** Terminal height; the live region stays within it. */

@@ -1,8 +1,7 @@
 /** The TUI face: `startTui` for `vkit watch`, `renderOverviewOnce` for `vkit tui`. Load it lazily: it pulls in Ink and React. */
 import { createElement } from 'react';
 import { render } from 'ink';
-import { App, type EventSource } from './App.js';
-import type { LoadedDetails } from './Details.js';
+import { App, type AppProps } from './App.js';
 
 export { App, subscribe, type AppProps, type EventSource } from './App.js';
 export type { LoadedDetails } from './Details.js';
@@ -10,15 +9,7 @@ export { renderOverviewOnce, type OverviewOptions } from './overview.js';
 export { reduce, initialState, stateFromGate, visibleItems, type TuiState, type ItemView, type Filter } from './state.js';
 export { overviewLines } from './lines.js';
 
-export interface StartTuiOptions {
-  events: EventSource;
-  root: string;
-  store: string;
-  onRerun: (label: string) => void;
-  onRerunAll: () => void;
-  onQuit: () => void;
-  /** Details of an item's evidence; `run` is the run the item shows (null without evidence). */
-  loadDetails?: (label: string, run: string | null) => Promise<LoadedDetails | null> | LoadedDetails | null;
+export interface StartTuiOptions extends Omit<AppProps, 'rows' | 'initial'> {
   stdout?: NodeJS.WriteStream;
   stdin?: NodeJS.ReadStream;
 }
