@@ -28,6 +28,7 @@ Commands:
   init         write a starter vkit.config.ts
   store gc     delete runs and blobs nothing kept reaches
   model compare  compare two explicit finite models (exact categories, shortest witnesses)
+  acceptance digest  the M11 digest of a file in a domain (acceptance binding fields)
   feedback add   record a missing verification capability (a Markdown file; never affects gates)
   feedback list  preview recorded feedback, formal requests first
   watch        build, then rebuild on every change to inputs or config; one settle line per cycle
@@ -138,6 +139,12 @@ client closes stdin.
 
   --root DIR     project root holding vkit.config.ts or vkit.manifest.json (default: cwd)
   --store DIR    evidence store (default: <git common dir>/vkit, or <root>/.vkit without git)
+`,
+  'acceptance digest': `Usage: vkit acceptance digest --domain D FILE [--root DIR] [--json]
+
+Prints the M11 digest of FILE: SHA-512 over the ASCII bytes \`D:\` followed by the file's raw bytes,
+written \`D:sha-512:<128 hex>\`. Domains: specification, manifest, decision, record, subject, artifact,
+inventory, normative-reference. FILE is relative to --root (default: cwd).
 `,
   'store gc': `Usage: vkit store gc --keep-runs N [common flags]
 

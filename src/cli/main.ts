@@ -22,7 +22,7 @@ async function main(): Promise<number> {
     process.stdout.write(HELP.main);
     return verb === undefined ? EXIT.invalid : EXIT.ok;
   }
-  const grouped = verb === 'run' || verb === 'store' || verb === 'model' || verb === 'feedback';
+  const grouped = verb === 'run' || verb === 'store' || verb === 'model' || verb === 'feedback' || verb === 'acceptance';
   const name = grouped ? `${verb} ${rest[0] ?? ''}`.trim() : verb;
   const args = grouped ? rest.slice(1) : rest;
   if (args.includes('--help') || args.includes('-h')) {
