@@ -8,7 +8,6 @@ import { toJunit, toSarif } from '../gate/formats.js';
 import { renderCompareReport } from '../models/index.js';
 import * as service from '../service/index.js';
 import { printEvent, printGate, printSummary, printTails } from './render.js';
-import { watchCommand } from './watch.js';
 import { tuiCommand } from './tui.js';
 
 type Command = (args: string[], version: () => string) => Promise<number>;
@@ -233,4 +232,4 @@ const acceptanceDigest: Command = async (args) => {
   return EXIT.ok;
 };
 
-export const COMMANDS: Record<string, Command> = { build, gate, verify, runs, 'run show': runShow, init, 'store gc': gc, 'model compare': modelCompare, 'acceptance digest': acceptanceDigest, 'run wait': runWait, 'run cancel': runCancel, 'run retry': runRetry, tui: tuiCommand, watch: watchCommand };
+export const COMMANDS: Record<string, Command> = { build, gate, verify, runs, 'run show': runShow, init, 'store gc': gc, 'model compare': modelCompare, 'acceptance digest': acceptanceDigest, 'run wait': runWait, 'run cancel': runCancel, 'run retry': runRetry, tui: tuiCommand, watch: async (args, version) => (await import('./watch.js')).watchCommand(args, version) };
