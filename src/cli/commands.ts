@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { EXIT, invalid } from '../errors.js';
+import { BASE_FLAGS, parseFlags, printJson, type Command } from './args.js';
 import { gateExitCode } from '../gate/evaluate.js';
 import { toJunit, toSarif } from '../gate/formats.js';
 import { renderCompareReport } from '../models/index.js';
@@ -10,21 +11,11 @@ import * as service from '../service/index.js';
 import { printEvent, printGate, printSummary, printTails } from './render.js';
 import { tuiCommand } from './tui.js';
 
-type Command = (args: string[], version: () => string) => Promise<number>;
 
-const common = {
-  root: { type: 'string' },
-  store: { type: 'string' },
-  json: { type: 'boolean', default: false },
-  jobs: { type: 'string' },
-} as const satisfies ParseArgsConfig['options'];
+const common = { ...BASE_FLAGS, jobs: { type: 'string' } } as const satisfies ParseArgsConfig['options'];
 
 function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
-  try {
-    return parseArgs({ args, options: { ...common, ...options }, strict: true, allowPositionals: false }).values;
-  } catch (error) {
-    throw invalid('ERR_USAGE', (error as Error).message, {}, 'See --help for the flags.');
-  }
+  return parseFlags(args, { ...common, ...options });
 }
 
 function openOptions(v: { root?: string; store?: string }): service.OpenOptions {
@@ -54,7 +45,7 @@ function cancelOnSignal(): AbortSignal {
   return controller.signal;
 }
 
-const json = (value: unknown) => process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+const json = printJson;
 
 const build: Command = async (args) => {
   const v = parse(args, { only: { type: 'string', multiple: true }, force: { type: 'boolean' }, explain: { type: 'boolean' } });

@@ -1,28 +1,17 @@
 /** `vkit feedback add` and `vkit feedback list`: parse flags, call the feedback service, render. */
 import { basename, resolve } from 'node:path';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
 import { EXIT, invalid } from '../errors.js';
+import { BASE_FLAGS, parseFlags, printJson, type Command } from './args.js';
 import { addFeedback, listFeedback, type FeedbackInput } from '../service/feedback.js';
-
-type Command = (args: string[], version: () => string) => Promise<number>;
 
 // `--store` is accepted so scripts that pass it everywhere keep working, and ignored: feedback
 // lives beside the repository's git directory whatever the store is.
-const common = {
-  root: { type: 'string' },
-  store: { type: 'string' },
-  json: { type: 'boolean', default: false },
-} as const satisfies ParseArgsConfig['options'];
-
 function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
-  try {
-    return parseArgs({ args, options: { ...common, ...options }, strict: true, allowPositionals: false }).values;
-  } catch (error) {
-    throw invalid('ERR_USAGE', (error as Error).message, {}, 'See --help for the flags.');
-  }
+  return parseFlags(args, { ...BASE_FLAGS, ...options });
 }
 
-const json = (value: unknown) => process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+const json = printJson;
 
 export const feedbackAdd: Command = async (args) => {
   const v = parse(args, { task: { type: 'string' }, missing: { type: 'string' }, benefit: { type: 'string' }, kind: { type: 'string' }, run: { type: 'string' } });

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { storeDir } from './evidence.js';
+import { toggle } from './models.js';
 import { VKIT_BIN, type TempRepo } from './repo.js';
 
 export interface McpSession {
@@ -57,20 +58,9 @@ export async function connect(repo: TempRepo, store = storeDir(repo)): Promise<M
   };
 }
 
-/** A well-formed model-comparison request: a toggle before, a latch after (they differ). */
+/** A well-formed model-comparison request: the spec's toggle before, a latch after (they differ). */
 export function compareRequestObject(): Record<string, unknown> {
-  const model = (target: string) => ({
-    states: ['closed', 'open'],
-    actions: ['click'],
-    inputs: ['tap'],
-    observations: ['shut', 'ajar'],
-    initial_states: ['closed'],
-    assumptions: [{ action: 'click', input: 'tap' }],
-    rules: [
-      { source: 'closed', action: 'click', inputs: ['tap'], targets: ['open'] },
-      { source: 'open', action: 'click', inputs: ['tap'], targets: [target] },
-    ],
-    state_observations: { closed: 'shut', open: 'ajar' },
-  });
-  return { schema_version: 1, before: model('closed'), after: model('open') };
+  const after = toggle();
+  after.rules = after.rules.map((r) => (r.source === 'open' ? { ...r, targets: ['open'] } : r));
+  return { schema_version: 1, before: toggle(), after };
 }
