@@ -13,6 +13,12 @@ import { printEvent } from './render.js';
 type Command = (args: string[], version: () => string) => Promise<number>;
 
 /** The verb's help; the text lives in help.ts so that `--help` imports nothing heavy. */
+/**
+ * Ink draws no live frame when CI (or CONTINUOUS_INTEGRATION) is set, so a TUI there would show only its
+ * finished lines and never the gate: use the line renderer instead (the same test Ink uses).
+ */
+const inCi = () => ['CI', 'CONTINUOUS_INTEGRATION'].some((k) => k in process.env && process.env[k] !== '0' && process.env[k] !== 'false');
+
 export const WATCH_HELP = HELP.watch!;
 
 function parse(args: string[]) {
@@ -53,7 +59,7 @@ export const watchCommand: Command = async (args) => {
   const control: WatchControl = {};
   let onEvent: (e: VkitEvent) => void = v.json ? (e) => void process.stdout.write(JSON.stringify(e) + '\n') : printEvent;
   let tui: { unmount(): void } | undefined;
-  if (!v.json && !v['no-tui'] && process.stdout.isTTY && process.stdin.isTTY) {
+  if (!v.json && !v['no-tui'] && process.stdout.isTTY && process.stdin.isTTY && !inCi()) {
     // The TUI renders only from the event stream; its keys become rerun requests or a stop.
     const { startTui } = await import('../tui/index.js');
     const listeners = new Set<(e: VkitEvent) => void>();

@@ -1,6 +1,6 @@
 /**
  * Smoke test in a real terminal: tmux runs `startTui` (raw-mode keys, real stdout), sends keys and
- * reads the screen. Without tmux it skips, naming scripts/setup-system.sh; with VKIT_REQUIRE_SYSTEM=1 it fails.
+ * reads the screen (with CI unset: Ink draws no live frame under CI). Without tmux it skips, naming scripts/setup-system.sh; with VKIT_REQUIRE_SYSTEM=1 it fails.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -39,7 +39,7 @@ test('the live TUI in tmux: draws the gate, keys reach the callbacks, q quits', 
   };
   try {
     const driver = join(REPO_ROOT, 'dist', 'test', 'tui', 'tmux-app.js');
-    const r = tmux('new-session', '-d', '-s', session, '-x', '100', '-y', '30', `${process.execPath} ${driver} ${calls}; sleep 5`);
+    const r = tmux('new-session', '-d', '-s', session, '-x', '100', '-y', '30', `env -u CI -u CONTINUOUS_INTEGRATION ${process.execPath} ${driver} ${calls}; sleep 5`);
     assert.equal(r.status, 0, r.stderr);
     await waitFor(/vkit gate REJECTED/, 'the gate');
     const s = screen();

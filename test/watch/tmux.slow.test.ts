@@ -2,7 +2,8 @@
  * `vkit watch` in a real terminal: tmux runs the binary, the TUI draws the gate from the event
  * stream, an edit starts a cycle whose result appears on screen, `r` reruns the selected item as a
  * fresh run, `q` stops cleanly. Without tmux it skips, naming scripts/setup-system.sh; with
- * VKIT_REQUIRE_SYSTEM=1 it fails instead.
+ * VKIT_REQUIRE_SYSTEM=1 it fails instead. Ink draws no live frame when CI is set, so the TUI session
+ * runs with CI unset, and a second session checks that watch falls back to lines when it is set.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -35,7 +36,7 @@ test('vkit watch under tmux: the TUI shows the gate, an edit reruns, r reruns th
     assert.fail(`timed out waiting for ${what}; screen:\n${screen()}`);
   };
   try {
-    const cmd = `${process.execPath} ${VKIT_BIN} watch --root ${repo.dir} --store ${storeDir(repo)}; echo EXITED $?; sleep 5`;
+    const cmd = `env -u CI -u CONTINUOUS_INTEGRATION ${process.execPath} ${VKIT_BIN} watch --root ${repo.dir} --store ${storeDir(repo)}; echo EXITED $?; sleep 5`;
     assert.equal(tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '30', cmd).status, 0);
     await waitFor((s) => /vkit gate READY\s+cycle 1/.test(s), 'the first cycle to settle READY');
     assert.match(screen(), /check:alpha/);
@@ -54,6 +55,26 @@ test('vkit watch under tmux: the TUI shows the gate, an edit reruns, r reruns th
     await waitFor((s) => /cycle 4/.test(s) && /vkit gate READY/.test(s), 'r to rerun the selection in cycle 4');
     tmux('send-keys', '-t', session, 'q');
     await waitFor((s) => /EXITED 0/.test(s), 'q to stop the watch');
+  } finally {
+    tmux('kill-server');
+    repo.cleanup();
+  }
+});
+
+test('vkit watch on a terminal with CI set prints greppable lines instead of the TUI', { skip }, async () => {
+  assert.ok(hasTmux, 'tmux is required (VKIT_REQUIRE_SYSTEM=1): run scripts/setup-system.sh');
+  const repo = tempRepo({ 'a.txt': 'a\n' });
+  repo.manifest({ checks: [{ id: 'alpha', run: nodeCheck("require('fs').readFileSync('a.txt')"), inputs: ['a.txt'] }] });
+  const session = `vkit-watch-ci-${process.pid}`;
+  const tmux = (...args: string[]) => spawnSync('tmux', ['-L', session, ...args], { encoding: 'utf8' });
+  const screen = () => tmux('capture-pane', '-p', '-t', session).stdout;
+  try {
+    const cmd = `env CI=true ${process.execPath} ${VKIT_BIN} watch --root ${repo.dir} --store ${storeDir(repo)}`;
+    assert.equal(tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '30', cmd).status, 0);
+    for (let i = 0; i < 200 && !/cycle 1 settled: READY/.test(screen()); i++) await sleep(50);
+    const s = screen();
+    assert.match(s, /cycle 1 settled: READY/, `the settle line is printed; screen:\n${s}`);
+    assert.doesNotMatch(s, /j\/k move/, 'no TUI key help');
   } finally {
     tmux('kill-server');
     repo.cleanup();
