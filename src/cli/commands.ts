@@ -1,7 +1,7 @@
 /** The verbs. Each parses its flags, calls the service and renders; no logic of their own. */
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
 import { EXIT, invalid } from '../errors.js';
 import { BASE_FLAGS, parseFlags, printJson, type Command } from './args.js';
 import { gateExitCode } from '../gate/evaluate.js';
@@ -206,21 +206,4 @@ const modelCompare: Command = async (args) => {
   return exitCode;
 };
 
-const acceptanceDigest: Command = async (args) => {
-  const parsed = (() => {
-    try {
-      return parseArgs({ args, options: { ...common, domain: { type: 'string' } }, strict: true, allowPositionals: true });
-    } catch (error) {
-      throw invalid('ERR_USAGE', (error as Error).message, {}, 'See --help for the flags.');
-    }
-  })();
-  const [file, ...extra] = parsed.positionals;
-  if (!parsed.values.domain) throw invalid('ERR_USAGE', 'Expected --domain D', { path: '--domain' });
-  if (!file || extra.length) throw invalid('ERR_USAGE', 'Expected exactly one FILE', { path: 'FILE' });
-  const result = await service.acceptanceDigest(parsed.values.domain, resolve(parsed.values.root ?? process.cwd(), file), file);
-  if (parsed.values.json) json(result);
-  else process.stdout.write(`${result.digest}\n`);
-  return EXIT.ok;
-};
-
-export const COMMANDS: Record<string, Command> = { build, gate, verify, runs, 'run show': runShow, init, 'store gc': gc, 'model compare': modelCompare, 'acceptance digest': acceptanceDigest, 'run wait': runWait, 'run cancel': runCancel, 'run retry': runRetry, tui: tuiCommand, watch: async (args, version) => (await import('./watch.js')).watchCommand(args, version) };
+export const COMMANDS: Record<string, Command> = { build, gate, verify, runs, 'run show': runShow, init, 'store gc': gc, 'model compare': modelCompare, 'run wait': runWait, 'run cancel': runCancel, 'run retry': runRetry, tui: tuiCommand, watch: async (args, version) => (await import('./watch.js')).watchCommand(args, version) };

@@ -140,12 +140,6 @@ client closes stdin.
   --root DIR     project root holding vkit.config.ts or vkit.manifest.json (default: cwd)
   --store DIR    evidence store (default: <git common dir>/vkit, or <root>/.vkit without git)
 `,
-  'acceptance digest': `Usage: vkit acceptance digest --domain D FILE [--root DIR] [--json]
-
-Prints the M11 digest of FILE: SHA-512 over the ASCII bytes \`D:\` followed by the file's raw bytes,
-written \`D:sha-512:<128 hex>\`. Domains: specification, manifest, decision, record, subject, artifact,
-inventory, normative-reference. FILE is relative to --root (default: cwd).
-`,
   'store gc': `Usage: vkit store gc --keep-runs N [common flags]
 
 Keeps the N newest runs plus every cache entry's receipt, deletes the runs, attempts and blobs

@@ -26,13 +26,17 @@ async function main(): Promise<number> {
   const name = grouped ? `${verb} ${rest[0] ?? ''}`.trim() : verb;
   const args = grouped ? rest.slice(1) : rest;
   if (args.includes('--help') || args.includes('-h')) {
-    const text = HELP[name] ?? (name.startsWith('feedback') ? (await import('./feedback.js')).FEEDBACK_HELP[name] : undefined);
+    const text = HELP[name] ?? (name.startsWith('feedback') ? (await import('./feedback.js')).FEEDBACK_HELP[name] : name.startsWith('acceptance') ? (await import('./acceptance.js')).ACCEPTANCE_HELP[name] : undefined);
     if (!text) return usage(`unknown command \`${name}\``);
     process.stdout.write(text);
     return EXIT.ok;
   }
   if (name === 'mcp') return (await import('../mcp/server.js')).serveMcp(args, version);
-  const command = name.startsWith('feedback') ? (await import('./feedback.js')).FEEDBACK_COMMANDS[name] : (await import('./commands.js')).COMMANDS[name];
+  const command = name.startsWith('feedback')
+    ? (await import('./feedback.js')).FEEDBACK_COMMANDS[name]
+    : name.startsWith('acceptance')
+      ? (await import('./acceptance.js')).ACCEPTANCE_COMMANDS[name]
+      : (await import('./commands.js')).COMMANDS[name];
   if (!command) return usage(`unknown command \`${name}\``);
   return command(args, version);
 }
