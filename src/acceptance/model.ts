@@ -67,3 +67,72 @@ export interface FormatResult {
   /** `mode = "prospective"` subject, or no evidenced claim. */
   prospective: boolean;
 }
+
+/** A UTC calendar date `YYYY-MM-DD`. */
+export type IsoDate = string;
+
+export interface EffectOptions {
+  /** Today (UTC) unless given; never part of an action key. */
+  now: IsoDate;
+  allowConditions: boolean;
+}
+
+/** Where documents and bytes come from when checking a decision (and, recursively, a stack). */
+export interface DecisionContext {
+  /** Absolute --root: every path in the documents is relative to it. */
+  root: string;
+  /** Acceptor name -> absolute directory holding `<crate>/acceptance-{specification,package,decision}.toml`. */
+  stores: Record<string, string>;
+  /** Commit (40 hex or a prefix as given) -> absolute directory where that commit's bytes can be read. */
+  trees: Record<string, string>;
+  effect?: EffectOptions;
+  /** Stack recursion state: crate names being checked (cycle detection) and the current depth. */
+  visiting?: readonly string[];
+}
+
+export interface DecisionPaths {
+  /** Absolute paths plus the names shown in messages. */
+  spec: { abs: string; file: string };
+  package: { abs: string; file: string };
+  decision: { abs: string; file: string };
+}
+
+export interface EffectJudgement {
+  eligible: boolean;
+  indeterminate: boolean;
+  /** `EFFECT-ELIGIBLE: ...` / `EFFECT-INELIGIBLE: <reason>` without the prefix. */
+  reason: string;
+}
+
+/** One element of a checked stack, in stack order. */
+export interface StackElement {
+  name: string;
+  version?: string;
+  source?: string;
+  binding?: string;
+  digest?: string;
+  acceptor?: string;
+  /** The library decision's issuer and time, when found. */
+  issuer?: { name: string; role: string };
+  issued_at?: string;
+  status: 'accepted' | 'failed' | 'indeterminate' | 'gap' | 'boundary';
+  reason?: string;
+}
+
+export interface StackReport {
+  /** Rows of the relation table, all five relations in order. */
+  relations: { relation: string; inventories: string; boundary: string[]; gaps: string[] }[];
+  elements: StackElement[];
+  status: 'pass' | 'fail' | 'indeterminate';
+}
+
+export interface DecisionCheck {
+  /** valid: documents valid and bindings current. stale: a bound hash changed. */
+  status: 'valid' | 'invalid' | 'stale' | 'indeterminate';
+  verdict?: string;
+  issued_at?: string;
+  issuer?: { name: string; role: string };
+  findings: Findings;
+  effect?: EffectJudgement;
+  stack?: StackReport;
+}

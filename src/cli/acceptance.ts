@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { invalid } from '../errors.js';
 import type { Outcome } from '../acceptance/report.js';
-import { acceptanceDigest } from '../service/acceptance.js';
+import { acceptanceDigest } from '../service/acceptance/digest.js';
 import { printJson, type Command } from './args.js';
 
 const BASE = { root: { type: 'string' }, json: { type: 'boolean', default: false } } as const satisfies ParseArgsConfig['options'];

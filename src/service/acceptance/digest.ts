@@ -1,7 +1,7 @@
 /** `vkit acceptance ...` verbs. So far: `digest`, the M11 digest users need to fill binding fields. */
 import { readFile } from 'node:fs/promises';
-import { invalid } from '../errors.js';
-import { m11Digest, M11_DOMAINS, type M11Domain } from '../hash/index.js';
+import { invalid } from '../../errors.js';
+import { m11Digest, M11_DOMAINS, type M11Domain } from '../../hash/index.js';
 
 export async function acceptanceDigest(domain: string, file: string, shown = file): Promise<{ schema: 'vkit.acceptance-digest/1'; file: string; domain: M11Domain; digest: string }> {
   if (!(M11_DOMAINS as readonly string[]).includes(domain)) {
