@@ -136,3 +136,61 @@ export interface DecisionCheck {
   effect?: EffectJudgement;
   stack?: StackReport;
 }
+
+/** A requirement of a specification, as coverage and decisions need it. */
+export interface RequirementView {
+  index: number;
+  id: string;
+  statement?: string;
+  mandatory: boolean;
+  waivable: boolean;
+  kind: 'item' | 'cross-cutting' | 'chain';
+  evidence: {
+    min_tier?: Tier;
+    weighted_required: boolean;
+    control_required: boolean;
+    freshness: 'delivered-revision' | 'any';
+    independence: 'none' | 'author-not-producer' | 'consumer-run' | 'third-party';
+    methods: string[];
+  };
+}
+
+export interface SpecificationCheck {
+  findings: Findings;
+  requirements: RequirementView[];
+  /** `[acceptance] authority`, `stale_after` (ISO-8601 duration), consumer_verification. */
+  authority?: string;
+  staleAfter?: string;
+  consumerVerification?: 'package-trusted' | 'spot-check' | 're-execute-all';
+  /** draft/issued/ratified...; a producer-issued spec binds only once ratified. */
+  binding: boolean;
+}
+
+export type CoverageStatus = 'satisfied' | 'partial' | 'deviation-declared' | 'gap' | 'missing';
+
+export interface RequirementCoverage {
+  requirement: string;
+  mandatory: boolean;
+  status: CoverageStatus;
+  /** Claim ids that meet the floor. */
+  basis: string[];
+  /** The first failed floor reason of each claim that answers the requirement but fails. */
+  failures: { claim: string; reason: string }[];
+}
+
+export interface CoverageResult {
+  requirements: RequirementCoverage[];
+  mandatory: { met: number; total: number };
+  optional: { met: number; total: number };
+  acceptable: boolean;
+}
+
+export interface PackageCheck {
+  findings: Findings;
+  format: FormatResult;
+  spec: SpecificationCheck;
+  coverage: CoverageResult;
+  stack?: StackReport;
+  /** valid, invalid, or indeterminate (unresolvable reference, registry crate in a stack). */
+  status: 'valid' | 'invalid' | 'indeterminate';
+}
