@@ -22,4 +22,17 @@ export default defineConfig({
   ],
   // The bundled example must keep showing its one changed transition.
   compare: [{ id: 'toggle-example', request: 'examples/model-comparison/request.json', expect: 'different' }],
+  // The weighted-toy acceptance record must stay valid and effect-eligible, and its claim's command
+  // must still print what the package expects. Its decision expires on 2027-05-29: from the next day
+  // this item is STALE until a renewed decision is issued, as acceptance means.
+  acceptance: [
+    {
+      id: 'weighted-toy',
+      root: 'examples/weighted-toy',
+      spec: 'examples/weighted-toy/acceptance-specification.toml',
+      package: 'examples/weighted-toy/acceptance.toml',
+      decision: 'examples/weighted-toy/acceptance-decision.toml',
+      run_commands: true,
+    },
+  ],
 });

@@ -2,10 +2,12 @@
 import type { Rule } from '../src/config/rule.js';
 import { captureRule } from './capture.js';
 import { checkRule } from './check.js';
+import { acceptRule } from './accept.js';
 import { compareRule } from './compare.js';
 
 export const BUILTIN_RULES: ReadonlyMap<string, Rule> = new Map<string, Rule>([
   [captureRule.kind, captureRule],
   [checkRule.kind, checkRule],
   [compareRule.kind, compareRule],
+  [acceptRule.kind, acceptRule],
 ]);

@@ -152,6 +152,20 @@ export interface RequirementView {
     freshness: 'delivered-revision' | 'any';
     independence: 'none' | 'author-not-producer' | 'consumer-run' | 'third-party';
     methods: string[];
+    /** `recipe_required` (0.3.2 floor kept): the claim needs a self_verify command + expect. */
+    recipe_required?: boolean;
+  };
+  /** Cross-cutting only: the item requirements whose claims it constrains (`all` = every evidenced claim). */
+  over?: 'all' | string[];
+  /** Cross-cutting only: what each constrained claim must show. */
+  demands?: {
+    min_tier?: Tier;
+    weighted_required: boolean;
+    control_required: boolean;
+    /** Field -> required leading token (`bounds = "unbounded"`). */
+    fields: Record<string, string>;
+    /** Field -> required whole value. */
+    fields_exact: Record<string, string>;
   };
 }
 

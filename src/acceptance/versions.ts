@@ -1,6 +1,6 @@
 /**
  * 0.4.0 refuses 0.3 documents (exit 2) and names the migration verb. 0.3 is recognised by its
- * format id (`acceptance/0.3`), its protocol id (`acceptance-protocol/0`), a `contract` document
+ * format id (`acceptance/0.3`, or `acceptance/0` as the 0.3.2 reference writes it), its protocol id (`acceptance-protocol/0`), a `contract` document
  * kind or a `[contract]` binding table.
  */
 import { invalid } from '../errors.js';
@@ -13,7 +13,8 @@ export function isVersion03(doc: Doc): boolean {
   const d = doc.data;
   const format = str(table(d, 'format'), 'id');
   const document = table(d, 'document');
-  return format === 'acceptance/0.3' || str(document, 'protocol') === 'acceptance-protocol/0' || str(document, 'kind') === 'contract' || table(d, 'contract') !== undefined;
+  // 0.3.2's own packages say `acceptance/0` (and may carry the protocol id in [format]).
+  return format === 'acceptance/0.3' || format === 'acceptance/0' || str(table(d, 'format'), 'protocol') === 'acceptance-protocol/0' || str(document, 'protocol') === 'acceptance-protocol/0' || str(document, 'kind') === 'contract' || table(d, 'contract') !== undefined;
 }
 
 export function refuseVersion03(doc: Doc): void {

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import type { Issue } from '../errors.js';
-import { hashPath, SpecialFileError, type FileStateCache, type Fingerprint, type HashCounter } from './files.js';
+import { hashPath, SpecialFileError, type FileStateCache, type Fingerprint, type HashCounter, type HashMode } from './files.js';
 import { compileGlob, matchGlobs } from './glob.js';
 import { isSecretPath } from './secrets.js';
 import { treeDigest } from './tree.js';
@@ -59,12 +59,13 @@ export function selectorIssues(globs: readonly string[], sortedFiles: readonly s
   return issues;
 }
 
-export function captureSelector(root: string, globs: readonly string[], sortedFiles: readonly string[], cache: FileStateCache | undefined, now: () => bigint, counter?: HashCounter): SelectorCapture {
+/** `hashMode` raw keeps CRLF bytes distinct: acceptance digests are over raw bytes, so its keys must be too. */
+export function captureSelector(root: string, globs: readonly string[], sortedFiles: readonly string[], cache: FileStateCache | undefined, now: () => bigint, counter?: HashCounter, hashMode: HashMode = 'text'): SelectorCapture {
   const files: SelectorFile[] = [];
   for (const path of selectPaths(globs, sortedFiles)) {
     let hashed;
     try {
-      hashed = hashPath(join(root, path), 'text', cache, now, counter);
+      hashed = hashPath(join(root, path), hashMode, cache, now, counter);
     } catch (error) {
       if (error instanceof SpecialFileError) throw new SpecialFileError(path);
       throw error;

@@ -60,10 +60,12 @@ const build: Command = async (args) => {
 };
 
 const gate: Command = async (args, version) => {
-  const v = parse(args, { deep: { type: 'boolean' }, format: { type: 'string' }, only: { type: 'string', multiple: true } });
+  const v = parse(args, { deep: { type: 'boolean' }, format: { type: 'string' }, only: { type: 'string', multiple: true }, now: { type: 'string' } });
   const format = v.format ?? (v.json ? 'json' : 'text');
+  // --now asks what the gate will say on another day (acceptance decisions expire); it never touches evidence.
+  if (v.now !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(v.now)) throw invalid('ERR_USAGE', `Expected --now to be a YYYY-MM-DD date, got \`${v.now}\``, { path: '--now' });
   if (!['text', 'json', 'sarif', 'junit'].includes(format)) throw invalid('ERR_USAGE', `Expected --format to be text, json, sarif or junit, got \`${format}\``, { path: '--format' });
-  const report = await service.gate(openOptions(v), { deep: v.deep, only: v.only });
+  const report = await service.gate(openOptions(v), { deep: v.deep, only: v.only, today: v.now });
   if (format === 'json') json(report.gate);
   else if (format === 'sarif') json(toSarif(report.gate, version()));
   else if (format === 'junit') process.stdout.write(toJunit(report.gate));

@@ -29,6 +29,16 @@ Commands:
   store gc     delete runs and blobs nothing kept reaches
   model compare  compare two explicit finite models (exact categories, shortest witnesses)
   acceptance digest  the M11 digest of a file in a domain (acceptance binding fields)
+  acceptance migrate  convert 0.3 specifications (contracts) and packages to 0.4 (preview; --write applies)
+  acceptance run   run claims' self_verify commands (needs --yes-run-commands)
+  acceptance witness  break the subject in a scratch copy, watch a claim's check go red, record watched_fail
+  acceptance check-decision  check a decision against its specification and package (bindings, dispositions, verdict; --effect)
+  acceptance decide  write a draft decision from the computed coverage (every run not-run)
+  acceptance check-spec     check a specification document (fields, requirements, floors, binding)
+  acceptance check-package  check a package against its specification (bindings, claims, deviations, subject, stack)
+  acceptance coverage       per requirement: satisfied, partial, deviation-declared, gap or missing; exit 0 only when acceptable
+  acceptance check   validate acceptance.toml documents: fields, records, tiers, weight (runs nothing)
+  acceptance render  a Markdown view of a record (requirements, claims, coverage, decision; stack table)
   feedback add   record a missing verification capability (a Markdown file; never affects gates)
   feedback list  preview recorded feedback, formal requests first
   watch        build, then rebuild on every change to inputs or config; one settle line per cycle
@@ -49,13 +59,14 @@ receipt for each and prints the gate. Exits with the gate's code.
 
 ${COMMON}
 ${EXITS}`,
-  gate: `Usage: vkit gate [--deep] [--format text|json|sarif|junit] [--only ID]... [common flags]
+  gate: `Usage: vkit gate [--deep] [--format text|json|sarif|junit] [--only ID]... [--now YYYY-MM-DD] [common flags]
 
 Evaluates the gate from retained evidence without running anything.
 
   --deep         re-hash every blob the gate relies on instead of trusting unchanged stat fingerprints
   --format F     text (default), json (same as --json), sarif or junit
   --only ID      show only these items; the status still covers every requirement
+  --now DATE     judge date-dependent facts (acceptance decisions' expiry) as of this UTC date
 
 ${COMMON}
 ${EXITS}`,
@@ -132,7 +143,7 @@ a second Ctrl-C exits at once.
 
 Serves MCP (Model Context Protocol) over stdio: stdout carries the protocol only, logs go to stderr.
 Tools: build, verify, run_wait, run_show, run_cancel, run_retry, runs_list, gate, model_compare,
-feedback_add, feedback_list. build and verify return a run or build id at once unless wait_s (0 to 50)
+acceptance_check_decision, acceptance_render, feedback_add, feedback_list. build and verify return a run or build id at once unless wait_s (0 to 50)
 is given; poll with run_wait. Errors are tool errors carrying the CLI's codes and exit codes. Each call
 opens the store and closes it again, so several servers and CLIs may share one store. Exits when the
 client closes stdin.

@@ -135,6 +135,7 @@ export async function resolveUserConfig(exported: unknown, file: string, shown: 
     rules: (user.rules ?? []).map((r) => ({ kind: r.kind, version: r.version, source_sha256: sourceDigest })),
     actions: parsed.output.actions,
     compare: parsed.output.compare,
+    acceptance: parsed.output.acceptance,
   };
   const { value, issues } = validateManifest(data, shown);
   if (!value) throw new InvalidInputError('ERR_CONFIG_INVALID', issues);

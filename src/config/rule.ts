@@ -116,6 +116,12 @@ export interface Rule<A = any> {
   /** Whether the node runs a tool whose identity must be resolved before planning. */
   tool?(attrs: A): { argv0: string; shell: boolean } | undefined;
   plan(node: PlanNode<A>, deps: DepResult[]): PlannedAction;
+  /**
+   * Re-judges a retained result every time the gate is evaluated, for facts that change with the
+   * calendar alone (an acceptance decision expires). Gets the receipt's outcome, reason and subject
+   * and today's UTC date (`YYYY-MM-DD`), which never enters a key. Undefined keeps the outcome.
+   */
+  judge?(result: { outcome: Outcome; reason?: string | null; subject?: Record<string, unknown> }, today: string): { status: 'PASS' | 'FAIL' | 'BLOCKED' | 'STALE'; reason: string } | undefined;
 }
 
 const KIND = /^[a-z][a-z0-9-]*$/;

@@ -67,6 +67,29 @@ export const CompareSchema = v.strictObject({
   expect: v.picklist(['equivalent', 'different'], 'Expected `equivalent` or `different`'),
 });
 
+const relativePath = v.pipe(nonEmptyString, v.check((s) => !s.startsWith('/') && !s.split(/[\\/]/).includes('..'), 'Expected a path relative to the root that stays inside it'));
+
+/**
+ * An acceptance record (gate item `accept:<id>`): PASS needs a valid decision that is effect-eligible
+ * on the day the gate is evaluated. `inputs` default to the documents, the package's subject root,
+ * the acceptor stores, the `tree` directory and the enclosing Cargo workspace.
+ */
+export const AcceptanceSchema = v.strictObject({
+  id,
+  /** The acceptance root: the directory paths inside the documents are relative to (`--root`). */
+  root: v.optional(relativeDir, '.'),
+  spec: relativePath,
+  package: relativePath,
+  decision: relativePath,
+  /** Acceptor name -> directory of accepted libraries (`DIR/<crate>/acceptance-*.toml`). */
+  acceptors: v.optional(v.record(v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'Expected an acceptor name')), relativePath), {}),
+  /** `COMMIT=DIR`: where the subject commit's bytes can be read (DIR relative to the root). */
+  tree: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-f]{7,40}=[^=]+$/, 'Expected `COMMIT=DIR` (hex commit, a directory relative to the root)'))),
+  allow_conditions: v.optional(v.boolean(), false),
+  run_commands: v.optional(v.boolean(), false),
+  inputs: v.optional(globList),
+});
+
 /** The manifest as a `vkit.manifest.json` file holds it (schema_version may be omitted). */
 export const ManifestSchema = v.strictObject({
   $schema: v.optional(v.string()),
@@ -76,6 +99,7 @@ export const ManifestSchema = v.strictObject({
   rules: v.optional(v.array(RuleRecordSchema), []),
   actions: v.optional(v.array(ActionSchema), []),
   compare: v.optional(v.array(CompareSchema), []),
+  acceptance: v.optional(v.array(AcceptanceSchema), []),
 });
 
 /** What `defineConfig` accepts before the rules are turned into records. */
@@ -85,6 +109,7 @@ export const UserConfigSchema = v.strictObject({
   rules: v.optional(v.array(v.custom<object>((r) => typeof r === 'object' && r !== null && typeof (r as { plan?: unknown }).plan === 'function', 'Expected a rule made with defineRule()')), []),
   actions: v.optional(v.array(ActionSchema), []),
   compare: v.optional(v.array(CompareSchema), []),
+  acceptance: v.optional(v.array(AcceptanceSchema), []),
 });
 
 /** `checks[2].inputs` from a valibot issue path. */

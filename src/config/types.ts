@@ -61,6 +61,33 @@ export interface CompareConfig {
   expect: 'equivalent' | 'different';
 }
 
+/** An acceptance record checked as a graph action (see AcceptanceSchema). */
+export interface AcceptanceConfig {
+  /** Stable id; the gate item is `accept:<id>`. */
+  id: string;
+  /** Directory the paths inside the documents are relative to, as `--root`. @default "." */
+  root?: string;
+  /** The documents, relative to the project root. */
+  spec: string;
+  package: string;
+  decision: string;
+  /** Acceptor name -> directory of accepted libraries. @default {} */
+  acceptors?: Record<string, string>;
+  /** `COMMIT=DIR`: where the subject commit's bytes can be read. */
+  tree?: string;
+  /** Accept `accepted-with-conditions` decisions. @default false */
+  allow_conditions?: boolean;
+  /** Run every claim's self_verify command as part of the action. @default false */
+  run_commands?: boolean;
+  /** Globs the action reads; derived from the documents when absent. */
+  inputs?: string[];
+}
+
+export interface ResolvedAcceptance extends Required<Omit<AcceptanceConfig, 'tree' | 'inputs'>> {
+  tree?: string;
+  inputs?: string[];
+}
+
 export interface UserConfig {
   checks?: CheckConfig[];
   formal?: { components?: ComponentConfig[] };
@@ -70,6 +97,8 @@ export interface UserConfig {
   actions?: ActionConfig[];
   /** Model comparisons; each is required. */
   compare?: CompareConfig[];
+  /** Acceptance records; each is required. */
+  acceptance?: AcceptanceConfig[];
 }
 
 export interface ResolvedCheck {
@@ -112,4 +141,5 @@ export interface Manifest {
   rules: RuleRecord[];
   actions: ResolvedAction[];
   compare: CompareConfig[];
+  acceptance: ResolvedAcceptance[];
 }

@@ -41,6 +41,7 @@ function crossCheck(m: Manifest): Omit<Issue, 'file'>[] {
   m.actions.forEach((a, i) => claim(`${a.rule}:${a.id}`, `actions[${i}].id`));
   m.formal.components.forEach((c, i) => claim(`formal:${c.id}`, `formal.components[${i}].id`));
   m.compare.forEach((c, i) => claim(`compare:${c.id}`, `compare[${i}].id`));
+  m.acceptance.forEach((a, i) => claim(`accept:${a.id}`, `acceptance[${i}].id`));
 
   const checkIds = new Set(m.checks.map((c) => c.id));
   m.checks.forEach((c, i) =>

@@ -52,6 +52,8 @@ export interface BuildOptions {
   waitMs?: number;
   /** Watch cycle number, carried by the `cycle.settled` event (absent for a one-off build). */
   cycle?: number;
+  /** The UTC date rules re-judge retained results against (`YYYY-MM-DD`); default today. Never in a key. */
+  today?: string;
 }
 
 export type ActionStatus = 'ran' | 'cached' | 'failed' | 'blocked';
@@ -100,6 +102,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
   const fileStates = ctx.store.fileStatesUnder(ctx.root);
   const toolMemo = new Map<string, CheckerIdentity>();
   const latest = ctx.store.latestAll();
+  const today = opts.today ?? new Date().toISOString().slice(0, 10);
 
   const nodeResult = (label: string): Promise<NodeResult> => {
     let p = results.get(label);
@@ -131,8 +134,10 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     if (!rule) return blockedAction(`no rule registered for kind \`${node.kind}\``);
 
     let capture: SelectorCapture;
+    const selectorHash = (graph.getNodeAttributes(node.capture!).attrs as { hash?: 'raw' }).hash;
     try {
-      capture = captureSelector(ctx.root, (graph.getNodeAttributes(node.capture!).attrs as { inputs: string[] }).inputs, ctx.files, fileStates, ctx.store.now, counter);
+      const selector = graph.getNodeAttributes(node.capture!).attrs as { inputs: string[]; hash?: 'raw' };
+      capture = captureSelector(ctx.root, selector.inputs, ctx.files, fileStates, ctx.store.now, counter, selector.hash);
     } catch (error) {
       if (error instanceof SpecialFileError) {
         const path = error.path.replace(/\/$/, '');
@@ -158,9 +163,10 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     const planned = rule.plan({ label, id: node.id, attrs: node.attrs, capture, checker }, depResults);
     const key = actionKey({ rule: ruleId, capture: capture.digest, definition: planned.definition, env: envDigests(planned.env, ctx.env), checker: checker ?? null, deps: depResults });
 
-    const fromReceipt = (receiptId: string, r: Pick<Receipt, 'outcome' | 'reason' | 'run' | 'artifacts'> & { assurance?: Receipt['assurance']; ended_at?: string | null }, status: ActionStatus, ms: number, explain?: string[]): NodeResult => {
-      const itemStatus: ItemStatus = r.outcome === 'PASS' ? 'PASS' : r.outcome === 'FAIL' ? 'FAIL' : 'BLOCKED';
-      const reason = r.reason ?? (r.outcome === 'PASS' ? 'passed' : r.outcome.toLowerCase());
+    const fromReceipt = (receiptId: string, r: Pick<Receipt, 'outcome' | 'reason' | 'run' | 'artifacts'> & { assurance?: Receipt['assurance']; ended_at?: string | null; subject?: Receipt['subject'] }, status: ActionStatus, ms: number, explain?: string[]): NodeResult => {
+      const judged = rule.judge?.({ outcome: r.outcome, reason: r.reason, subject: r.subject }, today);
+      const itemStatus: ItemStatus = judged?.status ?? (r.outcome === 'PASS' ? 'PASS' : r.outcome === 'FAIL' ? 'FAIL' : 'BLOCKED');
+      const reason = judged?.reason ?? r.reason ?? (r.outcome === 'PASS' ? 'passed' : r.outcome.toLowerCase());
       const action: ActionReport = { label, kind: node.kind, key, status, outcome: r.outcome, reason: r.reason, run: r.run, receipt: receiptId, ms, explain };
       const gateItem = { ...item(itemStatus, reason, r.run, receiptId), ...(r.assurance ? { assurance: r.assurance } : {}), ended_at: r.ended_at ?? null };
       return { item: gateItem, action, dep: depResult(label, key, r.outcome, r.artifacts) };
@@ -195,7 +201,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
       rule: ruleId,
       id: node.id,
       attrs: node.attrs,
-      capture: { digest: capture.digest, files: capture.files.map(({ path, mode, sha256 }) => ({ path, mode, sha256 })) },
+      capture: { digest: capture.digest, files: capture.files.map(({ path, mode, sha256 }) => ({ path, mode, sha256 })), ...(selectorHash ? { hash: selectorHash } : {}) },
       checker,
       deps: depResults,
       policy: ctx.config.policyDigest,
@@ -207,7 +213,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     });
     const status: ActionStatus = result.outcome === 'PASS' ? 'ran' : result.outcome === 'FAIL' ? 'failed' : 'blocked';
     emit(makeEvent({ type: 'action.finished', label, kind: node.kind, key, status, outcome: result.outcome, reason: result.reason, run: result.run, ms: result.ms, explain }));
-    const res = fromReceipt(result.receipt, { outcome: result.outcome, reason: result.reason, run: result.run, artifacts: result.artifacts, assurance: result.assurance, ended_at: result.endedAt }, status, result.ms, explain);
+    const res = fromReceipt(result.receipt, { outcome: result.outcome, reason: result.reason, run: result.run, artifacts: result.artifacts, assurance: result.assurance, ended_at: result.endedAt, subject: result.subject }, status, result.ms, explain);
     if (result.pending) res.action!.pending = true;
     // BLOCKED results feed no dependent: they carry no claim.
     return result.outcome === 'BLOCKED' ? { ...res, dep: undefined } : res;

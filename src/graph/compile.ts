@@ -28,15 +28,16 @@ export interface ActionGraph {
 
 export function compileGraph(m: Manifest, file?: string): ActionGraph {
   const graph = new DirectedGraph<GraphNode>();
-  const addWithCapture = (node: GraphNode, inputs: string[]) => {
+  const addWithCapture = (node: GraphNode, inputs: string[], hash?: 'raw') => {
     const capture = `capture:${node.label}`;
-    graph.addNode(capture, { label: capture, kind: 'capture', id: node.label, attrs: { inputs }, required: false, declaredAt: node.declaredAt });
+    graph.addNode(capture, { label: capture, kind: 'capture', id: node.label, attrs: hash ? { inputs, hash } : { inputs }, required: false, declaredAt: node.declaredAt });
     graph.addNode(node.label, { ...node, capture });
     graph.addDirectedEdge(capture, node.label);
   };
   m.checks.forEach((c, i) => addWithCapture({ label: `check:${c.id}`, kind: 'check', id: c.id, attrs: c as unknown as Record<string, unknown>, required: true, declaredAt: `checks[${i}]` }, c.inputs));
   m.actions.forEach((a, i) => addWithCapture({ label: `${a.rule}:${a.id}`, kind: a.rule, id: a.id, attrs: a.attrs, required: true, declaredAt: `actions[${i}]` }, a.inputs));
   m.compare.forEach((c, i) => addWithCapture({ label: `compare:${c.id}`, kind: 'compare', id: c.id, attrs: c as unknown as Record<string, unknown>, required: true, declaredAt: `compare[${i}]` }, [c.request]));
+  m.acceptance.forEach((a, i) => addWithCapture({ label: `accept:${a.id}`, kind: 'accept', id: a.id, attrs: a as unknown as Record<string, unknown>, required: true, declaredAt: `acceptance[${i}]` }, a.inputs ?? [a.spec, a.package, a.decision], 'raw'));
   m.checks.forEach((c) => c.after.forEach((dep) => graph.addDirectedEdge(`check:${dep}`, `check:${c.id}`)));
   m.actions.forEach((a) => a.after.forEach((dep) => graph.addDirectedEdge(graph.hasNode(`check:${dep}`) ? `check:${dep}` : `${a.rule}:${dep}`, `${a.rule}:${a.id}`)));
   let order: string[];

@@ -66,3 +66,31 @@ export function parseM11(value: unknown): { domain: M11Domain; hex: string } | u
   if (!m || !(M11_DOMAINS as readonly string[]).includes(m[1]!)) return undefined;
   return { domain: m[1] as M11Domain, hex: m[2]! };
 }
+
+/** SHA-512 hex of raw bytes (the per-file hash inside acceptance listings). */
+export function sha512Hex(data: string | Uint8Array): string {
+  return createHash('sha512').update(data).digest('hex');
+}
+
+const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+
+/**
+ * The acceptance file listing (acceptance-details.md section 4): one line per file,
+ * `<relative path>` NUL `<sha-512 hex of the raw bytes>` `\n`, sorted bytewise (UTF-8) by path.
+ * Hashed in domain `subject` it is a crate digest. Paths must be unique and hold no NUL or newline
+ * (callers refuse such names: the listing would become ambiguous).
+ */
+export function fileListing(files: readonly { path: string; sha512: string }[]): Buffer {
+  const sorted = [...files].sort((a, b) => byteOrder(a.path, b.path));
+  return Buffer.from(sorted.map((f) => `${f.path}\0${f.sha512}\n`).join(''), 'utf8');
+}
+
+/**
+ * Multi-part subject identity (section 1): one line per component, `name=git-revision:<40hex>` or
+ * `name=content-digest:<subject digest>`, sorted bytewise by name, joined with `\n` plus a final
+ * `\n`, hashed in domain `subject`.
+ */
+export function componentsDigest(components: readonly { name: string; locator: string }[]): string {
+  const lines = [...components].sort((a, b) => byteOrder(a.name, b.name)).map((c) => `${c.name}=${c.locator}\n`);
+  return m11Digest('subject', lines.join(''));
+}

@@ -23,7 +23,8 @@ export interface Job {
   id: string;
   attrs: Record<string, unknown>;
   /** Identity only: host-specific stat fingerprints are taken by the worker, never frozen. */
-  capture: { digest: string; files: CapturedFile[] };
+  /** `hash: 'raw'` when the capture kept CRLF bytes (acceptance); the worker re-hashes the same way. */
+  capture: { digest: string; files: CapturedFile[]; hash?: 'raw' };
   checker?: CheckerIdentity;
   deps: DepResult[];
   /** Whole-policy digest, recorded for provenance; not part of the key. */

@@ -169,7 +169,7 @@ export class JobService {
     const complete = row.state === 'done' && last?.state === 'done' && receipt !== undefined;
     const outcome = complete ? (row.outcome as AttemptResult['outcome']) : 'BLOCKED';
     const reason = complete ? row.reason : (row.reason ?? 'interrupted');
-    return { run: row.id, attempt: last?.id ?? '', receipt: row.receipt ?? '', outcome, reason, artifacts: receipt?.artifacts ?? [], cached: false, ms: receipt?.timings.ms ?? 0, assurance: receipt?.assurance, endedAt: receipt?.timings.ended_at ?? null };
+    return { run: row.id, attempt: last?.id ?? '', receipt: row.receipt ?? '', outcome, reason, artifacts: receipt?.artifacts ?? [], cached: false, ms: receipt?.timings.ms ?? 0, assurance: receipt?.assurance, endedAt: receipt?.timings.ended_at ?? null, subject: receipt?.subject };
   }
 
   /** Makes sure someone will claim this queue's runs: inline here, or enough worker processes. */

@@ -44,6 +44,7 @@ export interface AttemptResult {
   pending?: boolean;
   assurance?: Receipt['assurance'];
   endedAt?: string | null;
+  subject?: Receipt['subject'];
 }
 
 const HEARTBEAT_MS = 1000;
@@ -95,7 +96,7 @@ export async function executeAttempt(job: Job, run: string, attempt: string, ctx
       }
     }
     await ctx.hooks?.afterExecute?.(job);
-    const changed = typeof before === 'string' ? undefined : inputsChanged(ctx.root, before, store);
+    const changed = typeof before === 'string' ? undefined : inputsChanged(ctx.root, before, store, job.capture.hash ?? 'text');
     if (changed && result.outcome !== 'BLOCKED') result = { ...result, outcome: 'BLOCKED', claim: 'unknown', reason: `inputs changed during the run: ${changed}` };
     // A cancelled attempt ends interrupted (reason `cancelled`), whatever its action managed to report.
     poll(); // a cancel requested while the action ran (its process killed by the canceller) is a cancel, not a failure
@@ -201,7 +202,7 @@ function snapshotInputs(root: string, job: Job, store: Store): Map<string, Finge
   for (const f of job.capture.files) {
     let now;
     try {
-      now = hashPath(join(root, f.path), 'text', store, store.now);
+      now = hashPath(join(root, f.path), job.capture.hash ?? 'text', store, store.now);
     } catch {
       now = undefined;
     }
@@ -217,7 +218,7 @@ function snapshotInputs(root: string, job: Job, store: Store): Map<string, Finge
  * started. Any difference (even an edit undone before the end) means the result may not describe
  * the captured bytes. Changed files are re-hashed so the file-state cache stays true.
  */
-function inputsChanged(root: string, before: Map<string, Fingerprint>, store: Store): string | undefined {
+function inputsChanged(root: string, before: Map<string, Fingerprint>, store: Store, hashMode: 'raw' | 'text'): string | undefined {
   const changed: string[] = [];
   for (const [path, fingerprint] of before) {
     const abs = join(root, path);
@@ -231,7 +232,7 @@ function inputsChanged(root: string, before: Map<string, Fingerprint>, store: St
     if (!sameFingerprint(now, fingerprint)) {
       changed.push(path);
       try {
-        hashPath(abs, 'text', store, store.now);
+        hashPath(abs, hashMode, store, store.now);
       } catch {
         // a file that became special is reported as changed already
       }

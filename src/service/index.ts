@@ -52,10 +52,10 @@ export async function build(open: OpenOptions, req: BuildRequest = {}): Promise<
 }
 
 /** `vkit gate`: the same walk with nothing allowed to run. */
-export async function gate(open: OpenOptions, req: { deep?: boolean; only?: string[] } = {}): Promise<BuildReport> {
+export async function gate(open: OpenOptions, req: { deep?: boolean; only?: string[]; today?: string } = {}): Promise<BuildReport> {
   return withWorkspace(open, async (ws) => {
     checkOnly(ws, req.only);
-    const report = await runEngine(engineFor(ws), { mode: 'gate', deep: req.deep });
+    const report = await runEngine(engineFor(ws), { mode: 'gate', deep: req.deep, today: req.today });
     return { ...report, gate: showOnly(report.gate, req.only) };
   });
 }

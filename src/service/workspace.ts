@@ -3,6 +3,7 @@
  * runs recovery), list the working tree, check every node's inputs against it, and compile the graph.
  * Everything a verb needs, assembled once.
  */
+import { acceptanceInputs } from '../acceptance/inputs.js';
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { BUILTIN_RULES } from '../../rules/index.js';
@@ -69,6 +70,10 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
   const issues: Issue[] = [];
   config.manifest.checks.forEach((c, i) => issues.push(...selectorIssues(c.inputs, files, `checks[${i}].inputs`, shown)));
   config.manifest.actions.forEach((a, i) => issues.push(...selectorIssues(a.inputs, files, `actions[${i}].inputs`, shown)));
+  config.manifest.acceptance.forEach((a, i) => {
+    a.inputs ??= acceptanceInputs(root, a);
+    issues.push(...selectorIssues(a.inputs, files, `acceptance[${i}].inputs`, shown));
+  });
   config.manifest.compare.forEach((c, i) => {
     const missing = selectorIssues([c.request], files, `compare[${i}].request`, shown);
     issues.push(...(missing.length ? missing : requestIssues(root, c.request)));

@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { nodeCheck, tempRepo, type TempRepo } from '../_support/repo.js';
 import { compareRequestObject, connect, type McpSession } from '../_support/mcp-client.js';
 
-const TOOL_NAMES = ['build', 'feedback_add', 'feedback_list', 'gate', 'model_compare', 'run_cancel', 'run_retry', 'run_show', 'run_wait', 'runs_list', 'verify'];
+const TOOL_NAMES = ['acceptance_check_decision', 'acceptance_render', 'build', 'feedback_add', 'feedback_list', 'gate', 'model_compare', 'run_cancel', 'run_retry', 'run_show', 'run_wait', 'runs_list', 'verify'];
 
 let repo: TempRepo;
 let mcp: McpSession;
@@ -31,7 +31,7 @@ after(async () => {
   repo?.cleanup();
 });
 
-test('listTools: exactly the 11 tools, each with an object input schema that rejects unknown keys', async () => {
+test('listTools: exactly the 13 tools, each with an object input schema that rejects unknown keys', async () => {
   const { tools } = await mcp.client.listTools();
   assert.deepEqual(tools.map((t) => t.name).sort(), TOOL_NAMES);
   for (const t of tools) {

@@ -1,0 +1,144 @@
+/**
+ * `accept`: an acceptance record (specification -> package -> decision, and for a stack every
+ * library's own record) checked as a cached action. The action re-validates the documents,
+ * recomputes every hash and subject from the captured bytes and keeps the facts that decide
+ * effect (each decision's table and its specification's `stale_after`). Effect itself is judged by
+ * `judge` at every gate evaluation with that day's UTC date, which never enters a key: a decision
+ * that expires is seen the day after, even by a watch session that never reruns the action.
+ *
+ * Outcomes: a valid decision whose verdict accepts -> PASS (then judged for effect); a rejected or
+ * evidence-requested verdict, an invalid record or a failing self_verify -> FAIL; a stale binding
+ * -> STALE ("renewed decision required"); indeterminate (registry crates, unresolvable
+ * references) or a self_verify that did not run -> BLOCKED.
+ */
+import { join, posix } from 'node:path';
+import { defineRule, type ActionResult } from '../src/config/rule.js';
+import { AcceptanceSchema } from '../src/config/schema.js';
+import { checkDecisionFiles } from '../src/acceptance/decision.js';
+import { judgeEffect } from '../src/acceptance/effect.js';
+import type { DecisionCheck, SpecificationCheck } from '../src/acceptance/model.js';
+import { findingLine } from '../src/acceptance/report.js';
+import { checkSpecification } from '../src/acceptance/specification.js';
+import { readDoc, str, tables, type Table } from '../src/acceptance/toml.js';
+import { readSelfVerify, runSelfVerify } from '../src/acceptance/selfverify.js';
+import { subjectRootOf } from '../src/acceptance/inputs.js';
+
+/** Bumped whenever what an acceptance PASS means changes, so earlier evidence is not reused. */
+export const ACCEPTANCE_SEMANTICS = 'vkit.acceptance/0.4.0';
+
+/** What `judge` needs from the receipt: one entry per decision whose effect matters (the record's own, then each library's). */
+interface EffectFacts {
+  name: string;
+  decision: Table;
+  spec_stale_after?: string;
+}
+
+export const acceptRule = defineRule({
+  kind: 'accept',
+  version: 1,
+  attrs: AcceptanceSchema,
+  plan(node) {
+    const a = node.attrs;
+    return {
+      definition: { id: a.id, root: a.root, spec: a.spec, package: a.package, decision: a.decision, acceptors: a.acceptors, tree: a.tree ?? null, allow_conditions: a.allow_conditions, run_commands: a.run_commands, semantics: ACCEPTANCE_SEMANTICS },
+      env: [],
+      async execute(io): Promise<ActionResult> {
+        // The key covers only captured bytes: a subject root outside the capture could change unseen.
+        const subjectRoot = subjectRootOf(io.root, a);
+        if (!coversDir(a.inputs ?? [], subjectRoot)) return { outcome: 'BLOCKED', claim: 'unknown', reason: `the subject root \`${subjectRoot}\` is not among the action's inputs: add \`${subjectRoot}/**\` to acceptance inputs`, artifacts: [] };
+
+        const root = join(io.root, a.root);
+        const doc = (p: string) => ({ abs: join(io.root, p), file: posix.relative(a.root, p) || p });
+        const stores = Object.fromEntries(Object.entries(a.acceptors).map(([name, dir]) => [name, join(io.root, dir)]));
+        const trees = a.tree ? { [a.tree.slice(0, a.tree.indexOf('='))]: join(io.root, a.tree.slice(a.tree.indexOf('=') + 1)) } : {};
+        const check = await checkDecisionFiles({ spec: doc(a.spec), package: doc(a.package), decision: doc(a.decision) }, { root, stores, trees });
+        const lines = check.findings.list.map(findingLine);
+        let runs: Awaited<ReturnType<typeof runClaims>> | undefined;
+        if (check.status === 'valid' && a.run_commands) runs = await runClaims(doc(a.package), join(io.root, subjectRoot), io);
+        if (runs) lines.push(...runs.lines);
+        const saved = await io.putBytes(JSON.stringify({ status: check.status, verdict: check.verdict ?? null, findings: check.findings.list, stack: check.stack ?? null, runs: runs?.json ?? null }, null, 2) + '\n');
+        const artifacts = [{ name: 'acceptance.json', ...saved }];
+        const effect = check.status === 'valid' ? await effectFacts(check, doc(a.decision).abs, doc(a.spec).abs, stores) : [];
+        const subject = { status: check.status, verdict: check.verdict ?? null, allow_conditions: a.allow_conditions, effect };
+        const base = { artifacts, subject, assurance: 'empirical' as const };
+        const firstError = check.findings.list.find((f) => f.level === 'ERROR');
+        switch (check.status) {
+          case 'stale':
+            return { ...base, outcome: 'BLOCKED', claim: 'unknown', reason: `stale: renewed decision required${firstError ? ` (${firstError.message})` : ''}` };
+          case 'indeterminate':
+            return { ...base, outcome: 'BLOCKED', claim: 'unknown', reason: `indeterminate: ${check.findings.indeterminateReasons[0] ?? 'cannot be decided from the documents at hand'}` };
+          case 'invalid':
+            return { ...base, outcome: 'FAIL', claim: 'refuted', reason: `invalid acceptance record: ${firstError ? findingLine(firstError) : 'see acceptance.json'}` };
+        }
+        if (check.verdict !== 'accepted' && !(check.verdict === 'accepted-with-conditions' && a.allow_conditions)) {
+          return { ...base, outcome: 'FAIL', claim: 'refuted', reason: `decision verdict is ${check.verdict ?? '(none)'}${check.verdict === 'accepted-with-conditions' ? ' (allow_conditions is false)' : ''}` };
+        }
+        if (runs && runs.failed.length) return { ...base, outcome: 'FAIL', claim: 'refuted', reason: `self_verify failed: ${runs.failed.join('; ')}` };
+        if (runs && runs.unrun.length) return { ...base, outcome: 'BLOCKED', claim: 'unknown', reason: `self_verify not passed: ${runs.unrun.join('; ')}` };
+        return { ...base, outcome: 'PASS', claim: 'established' };
+      },
+    };
+  },
+  judge(result, today) {
+    const s = result.subject as { status?: string; allow_conditions?: boolean; effect?: EffectFacts[] } | undefined;
+    if (s?.status === 'stale') return { status: 'STALE', reason: result.reason ?? 'stale: renewed decision required' };
+    if (result.outcome !== 'PASS') return undefined;
+    // A PASS without the facts to judge effect is not trusted (fail closed).
+    if (!s?.effect?.length) return { status: 'BLOCKED', reason: 'the receipt carries no effect facts: rebuild with this vkit' };
+    for (const f of s.effect) {
+      const spec = { staleAfter: f.spec_stale_after } as SpecificationCheck;
+      const e = judgeEffect(f.decision, spec, { now: today, allowConditions: s.allow_conditions ?? false }, 'valid');
+      if (!e.eligible) {
+        const expired = /expired|lapsed/.test(e.reason);
+        return { status: expired ? 'STALE' : 'BLOCKED', reason: `${f.name}: EFFECT-INELIGIBLE: ${e.reason}${expired ? ' (renewed decision required)' : ''}` };
+      }
+    }
+    return { status: 'PASS', reason: `accepted, effect-eligible on ${today}` };
+  },
+});
+
+/**
+ * `run_commands`: every claim's self_verify (claims without one have nothing to run), run in the subject root with only the action's
+ * environment. EXECUTED-PASS passes; EXECUTED-FAIL and EXPECT-MISMATCH fail; a self-fulfilling
+ * command or one that did not run leaves the item BLOCKED, never PASS.
+ */
+async function runClaims(pkg: { abs: string; file: string }, cwd: string, io: { env: Record<string, string>; signal: AbortSignal }) {
+  const doc = await readDoc(pkg.abs, pkg.file);
+  const failed: string[] = [];
+  const unrun: string[] = [];
+  const lines: string[] = [];
+  const json: { claim: string; status: string; output_summary: string }[] = [];
+  for (const [index, claim] of tables(doc.data, 'claim').entries()) {
+    const id = str(claim, 'id') ?? `#${index}`;
+    const sv = readSelfVerify(doc, index);
+    if (!sv) continue; // a claim without a self_verify command has nothing to run
+    const r = await runSelfVerify(sv, cwd, { env: io.env, signal: io.signal });
+    json.push({ claim: id, status: r.status, output_summary: r.output_summary });
+    lines.push(`${r.status} ${id}: ${r.output_summary}`);
+    if (r.status === 'EXECUTED-FAIL' || r.status === 'EXPECT-MISMATCH') failed.push(`${id} ${r.status}: ${r.output_summary}`);
+    else if (r.status !== 'EXECUTED-PASS') unrun.push(`${id} ${r.status}: ${r.output_summary}`);
+  }
+  return { failed, unrun, lines, json };
+}
+
+/** Whether a positive glob takes in everything under `dir` (`**`, or `D/**` with D at or above dir). */
+function coversDir(globs: readonly string[], dir: string): boolean {
+  return globs.some((g) => g === '**' || (g.endsWith('/**') && (dir === g.slice(0, -3) || dir.startsWith(g.slice(0, -3) + '/'))));
+}
+
+/** The record's decision and every accepted library's, with their specifications' `stale_after`. */
+async function effectFacts(check: DecisionCheck, decision: string, spec: string, stores: Record<string, string>): Promise<EffectFacts[]> {
+  const facts: EffectFacts[] = [await factsOf('the record', decision, spec)];
+  for (const el of check.stack?.elements ?? []) {
+    if (el.status !== 'accepted' || !el.acceptor || !stores[el.acceptor]) continue;
+    const dir = join(stores[el.acceptor]!, el.name);
+    facts.push(await factsOf(el.name, join(dir, 'acceptance-decision.toml'), join(dir, 'acceptance-specification.toml')));
+  }
+  return facts;
+}
+
+async function factsOf(name: string, decision: string, spec: string): Promise<EffectFacts> {
+  const d = await readDoc(decision, decision);
+  const staleAfter = checkSpecification(await readDoc(spec, spec)).staleAfter;
+  return { name, decision: d.data, ...(staleAfter ? { spec_stale_after: staleAfter } : {}) };
+}

@@ -1,0 +1,176 @@
+/**
+ * Coverage: how far a package's claims meet a specification's requirements (acceptance-details.md
+ * section 3), pure. Per requirement, in this order: a requirement no claim answers is `missing`;
+ * one with at least one claim meeting its floor is `satisfied` (those claims are the basis); one
+ * whose claims are evidenced or partial but all fall short is `partial`; otherwise (only gap,
+ * parked, blocked, ... claims) it is `deviation-declared` when the package declares a deviation
+ * for it, else `gap`. A claim's floor is judged in a fixed order and only the first failed
+ * reason is reported, so a reader fixes one thing at a time.
+ *
+ * Chain requirements are not judged here: they are satisfied exactly when the stack check passes,
+ * so the caller passes that result in (`opts.chain`); without it they are `missing`.
+ */
+import { tierAtLeast, type ClaimView, type CoverageResult, type CoverageStatus, type EvidenceView, type RequirementCoverage, type RequirementView, type SpecificationCheck, type StackReport } from './model.js';
+import { INDEPENDENCE } from './specification.js';
+import { isTable, tables, type Doc, type Table } from './toml.js';
+
+export interface CoverageOptions {
+  /** The package's subject commit (40 hex); delivered-revision freshness compares records with it. */
+  subjectCommit?: string;
+  /** Party names from the specification: independence is judged from each record's author against them. */
+  producer?: string;
+  consumer?: string;
+  /** Stack check status per chain requirement id. */
+  chain?: Record<string, StackReport['status']>;
+}
+
+type Floor = RequirementView['evidence'];
+type Independence = Floor['independence'];
+
+export function computeCoverage(spec: SpecificationCheck, claims: ClaimView[], pkg: Doc, opts: CoverageOptions = {}): CoverageResult {
+  const deviations = new Set(tables(pkg.data, 'deviation').map((d) => d.requirement).filter((r): r is string => typeof r === 'string'));
+  const rawClaims = Array.isArray(pkg.data.claim) ? (pkg.data.claim as unknown[]) : [];
+  const requirements = spec.requirements.map((req): RequirementCoverage => {
+    const base = { requirement: req.id, mandatory: req.mandatory };
+    if (req.kind === 'chain') return { ...base, ...chainStatus(req, opts.chain?.[req.id], deviations) };
+    if (req.kind === 'cross-cutting') return { ...base, ...crossCutting(req, claims, rawClaims, deviations) };
+    const answering = claims.filter((c) => c.clause === req.id);
+    if (answering.length === 0) return { ...base, status: 'missing', basis: [], failures: [] };
+    const basis: string[] = [];
+    const failures: RequirementCoverage['failures'] = [];
+    for (const claim of answering) {
+      const reason = floorFailure(claim, req.evidence, opts);
+      if (reason === undefined) basis.push(claim.id);
+      else failures.push({ claim: claim.id, reason });
+    }
+    let status: CoverageStatus;
+    if (basis.length) status = 'satisfied';
+    else if (answering.some((c) => c.status === 'evidenced' || c.status === 'partial')) status = 'partial';
+    else status = deviations.has(req.id) ? 'deviation-declared' : 'gap';
+    return { ...base, status, basis, failures };
+  });
+  const count = (mandatory: boolean) => {
+    const rs = requirements.filter((r) => r.mandatory === mandatory);
+    return { met: rs.filter((r) => r.status === 'satisfied').length, total: rs.length };
+  };
+  const mandatory = count(true);
+  // No requirement at all is never acceptable: the specification is invalid then, and nothing was checked.
+  return { requirements, mandatory, optional: count(false), acceptable: mandatory.total > 0 && mandatory.met === mandatory.total };
+}
+
+/**
+ * The first floor condition `claim` fails, or undefined when it meets the floor. Order: status,
+ * weight, tier, methods, control, recipe, freshness, independence.
+ */
+export function floorFailure(claim: ClaimView, floor: Floor, opts: CoverageOptions): string | undefined {
+  if (claim.status !== 'evidenced') return `status is '${claim.status}', not 'evidenced'`;
+  if (floor.weighted_required && !claim.weightGranted) {
+    if (!claim.weightRequested) return 'weight required but the claim is unweighted';
+    return `weight required but refused: ${refusal(claim)}`;
+  }
+  if (!floor.min_tier) return 'the requirement has no valid min_tier';
+  if (!claim.tier) return `no passing record gives a tier; min_tier is ${floor.min_tier}`;
+  if (!tierAtLeast(claim.tier, floor.min_tier)) return `tier ${claim.tier} does not reach min_tier ${floor.min_tier}`;
+  const passing = claim.evidence.filter((e) => e.result === 'pass');
+  if (floor.methods.length && !passing.some((e) => e.kind !== undefined && floor.methods.includes(e.kind))) {
+    return `no passing record's kind is in methods [${floor.methods.join(', ')}]`;
+  }
+  if (floor.control_required && !claim.witnessed) return 'control required but there is no observed-red control or watched-fail witness';
+  if (floor.recipe_required && !claim.selfVerify) return 'recipe required but there is no [claim.self_verify] command and expect';
+  const reliedOn = reliedOnRecords(claim, floor);
+  if (floor.freshness === 'delivered-revision') {
+    if (!opts.subjectCommit) return 'freshness delivered-revision but the subject has no commit to compare records with';
+    for (const e of reliedOn) {
+      if (e.captured_at_commit !== opts.subjectCommit) {
+        const at = e.captured_at_commit ? `was captured at '${e.captured_at_commit}'` : 'has no captured_at_commit';
+        return `freshness delivered-revision but evidence[${e.index}] ${at}, not the subject commit ${opts.subjectCommit}`;
+      }
+    }
+  }
+  if (floor.independence !== 'none') {
+    if (!opts.producer) return `independence ${floor.independence} cannot be judged: the specification names no producer`;
+    for (const e of reliedOn) {
+      const level = authorLevel(e.author, opts);
+      if (level === undefined) return `independence ${floor.independence} but evidence[${e.index}] names no author`;
+      if (INDEPENDENCE.indexOf(level) < INDEPENDENCE.indexOf(floor.independence)) {
+        return `independence ${floor.independence} but evidence[${e.index}] author '${e.author}' ${level === 'none' ? 'is the producer' : 'is the consumer'}`;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The validator's first weight refusal reason, without its `WEIGHT REFUSED:` prefix. */
+const refusal = (claim: ClaimView) => (claim.weightRefusals[0] ?? 'not granted').replace(/^WEIGHT REFUSED:\s*/, '');
+
+/** The records a floor relies on: the passing ones, plus the witness control record when a control is required. */
+function reliedOnRecords(claim: ClaimView, floor: Floor): EvidenceView[] {
+  const out = claim.evidence.filter((e) => e.result === 'pass');
+  if (floor.control_required) for (const e of claim.evidence) if (e.witnessControl && !out.includes(e)) out.push(e);
+  return out;
+}
+
+/**
+ * How independent a record's author is of the parties: the producer (or no consumer distinction
+ * possible) is `none`, the consumer `consumer-run`, anyone else `third-party`. An author who is
+ * the producer is never more than `none`, even when the same name is also the consumer
+ * (checking your own code).
+ */
+function authorLevel(author: string | undefined, opts: CoverageOptions): Independence | undefined {
+  if (!author || !author.trim()) return undefined;
+  if (author === opts.producer) return 'none';
+  if (author === opts.consumer) return 'consumer-run';
+  return 'third-party';
+}
+
+function crossCutting(req: RequirementView, claims: ClaimView[], rawClaims: unknown[], deviations: Set<string>): Pick<RequirementCoverage, 'status' | 'basis' | 'failures'> {
+  const over = req.over ?? [];
+  const candidates = claims.filter((c) => c.status === 'evidenced' && (over === 'all' || (c.clause !== undefined && over.includes(c.clause))));
+  const basis: string[] = [];
+  const failures: RequirementCoverage['failures'] = [];
+  for (const c of candidates) {
+    const raw = rawClaims[c.index];
+    const reason = demandFailure(c, isTable(raw) ? raw : {}, req.demands);
+    if (reason === undefined) basis.push(c.id);
+    else failures.push({ claim: c.id, reason });
+  }
+  if (candidates.length && !failures.length) return { status: 'satisfied', basis, failures };
+  // Never vacuously satisfied: with no evidenced claim in scope there is nothing the demands held for.
+  if (!candidates.length) failures.push({ claim: '(none)', reason: 'no evidenced claim answers a requirement in over' });
+  return { status: deviations.has(req.id) ? 'deviation-declared' : 'partial', basis, failures };
+}
+
+function demandFailure(claim: ClaimView, raw: Table, demands: RequirementView['demands']): string | undefined {
+  if (!demands) return 'the requirement has no valid [requirement.demands]';
+  if (demands.min_tier && !(claim.tier && tierAtLeast(claim.tier, demands.min_tier))) return `tier ${claim.tier ?? 'none'} does not reach demanded min_tier ${demands.min_tier}`;
+  if (demands.weighted_required && !claim.weightGranted) return claim.weightRequested ? `weight demanded but refused: ${refusal(claim)}` : 'weight demanded but the claim is unweighted';
+  if (demands.control_required && !claim.witnessed) return 'control demanded but there is no observed-red control or watched-fail witness';
+  for (const [field, token] of Object.entries(demands.fields)) {
+    const v = raw[field];
+    const lead = typeof v === 'string' ? (v.trim().split(/\s+/)[0] ?? '').replace(/[:,;]+$/, '') : undefined;
+    if (lead !== token) return `field ${field} must start with '${token}', got ${typeof v === 'string' ? `'${v}'` : 'nothing'}`;
+  }
+  for (const [field, want] of Object.entries(demands.fields_exact)) {
+    if (raw[field] !== want) return `field ${field} must be exactly '${want}', got ${typeof raw[field] === 'string' ? `'${raw[field]}'` : 'nothing'}`;
+  }
+  return undefined;
+}
+
+function chainStatus(req: RequirementView, stack: StackReport['status'] | undefined, deviations: Set<string>): Pick<RequirementCoverage, 'status' | 'basis' | 'failures'> {
+  if (stack === 'pass') return { status: 'satisfied', basis: [], failures: [] };
+  const reason = stack === 'fail' ? 'the stack check fails' : stack === 'indeterminate' ? 'the stack check is indeterminate' : 'the stack was not checked';
+  const failures = [{ claim: '(stack)', reason }];
+  if (deviations.has(req.id)) return { status: 'deviation-declared', basis: [], failures };
+  return { status: stack === 'fail' ? 'gap' : 'missing', basis: [], failures };
+}
+
+/** `R1: satisfied [mandatory] basis=['WT-1']`, each failing claim's first reason below, then the summary. */
+export function renderCoverage(result: CoverageResult): string[] {
+  const lines: string[] = [];
+  for (const r of result.requirements) {
+    lines.push(`${r.requirement}: ${r.status} [${r.mandatory ? 'mandatory' : 'optional'}] basis=[${r.basis.map((b) => `'${b}'`).join(', ')}]`);
+    for (const f of r.failures) lines.push(`  ${f.claim}: ${f.reason}`);
+  }
+  lines.push(`summary: mandatory ${result.mandatory.met}/${result.mandatory.total}, optional ${result.optional.met}/${result.optional.total}, acceptable=${result.acceptable}`);
+  return lines;
+}
