@@ -28,17 +28,18 @@ Commands:
   init         write a starter vkit.config.ts
   store gc     delete runs and blobs nothing kept reaches
   model compare  compare two explicit finite models (exact categories, shortest witnesses)
-  acceptance digest  the M11 digest of a file in a domain (acceptance binding fields)
-  acceptance migrate  convert 0.3 specifications (contracts) and packages to 0.4 (preview; --write applies)
-  acceptance run   run claims' self_verify commands (needs --yes-run-commands)
-  acceptance witness  break the subject in a scratch copy, watch a claim's check go red, record watched_fail
-  acceptance check-decision  check a decision against its specification and package (bindings, dispositions, verdict; --effect)
-  acceptance decide  write a draft decision from the computed coverage (every run not-run)
-  acceptance check-spec     check a specification document (fields, requirements, floors, binding)
-  acceptance check-package  check a package against its specification (bindings, claims, deviations, subject, stack)
-  acceptance coverage       per requirement: satisfied, partial, deviation-declared, gap or missing; exit 0 only when acceptable
-  acceptance check   validate acceptance.toml documents: fields, records, tiers, weight (runs nothing)
-  acceptance render  a Markdown view of a record (requirements, claims, coverage, decision; stack table)
+  acceptance <verb>  Acceptance 0.4.0 documents (\`vkit acceptance <verb> --help\` for each):
+    digest           the M11 digest of a file in a domain (acceptance binding fields)
+    check            validate acceptance.toml documents: fields, records, tiers, weight (runs nothing)
+    check-spec       check a specification document (fields, requirements, floors, binding)
+    check-package    check a package against its specification (bindings, claims, deviations, subject, stack)
+    coverage         per requirement: satisfied, partial, deviation-declared, gap or missing
+    decide           write a draft decision from the computed coverage (every run not-run)
+    check-decision   check a decision against its specification and package; --effect for a deploy gate
+    render           a Markdown view of a record (requirements, claims, coverage, decision; stack table)
+    migrate          convert 0.3 specifications (contracts) and packages to 0.4 (preview; --write applies)
+    run              run claims' self_verify commands (needs --yes-run-commands)
+    witness          break the subject in a scratch copy, watch a claim's check go red, record watched_fail
   feedback add   record a missing verification capability (a Markdown file; never affects gates)
   feedback list  preview recorded feedback, formal requests first
   watch        build, then rebuild on every change to inputs or config; one settle line per cycle

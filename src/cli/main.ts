@@ -23,6 +23,11 @@ async function main(): Promise<number> {
     return verb === undefined ? EXIT.invalid : EXIT.ok;
   }
   const grouped = verb === 'run' || verb === 'store' || verb === 'model' || verb === 'feedback' || verb === 'acceptance';
+  // `vkit acceptance --help` (or no sub-verb at all): the command list names the group's verbs.
+  if (grouped && (rest[0] === undefined || rest[0] === '--help' || rest[0] === '-h')) {
+    process.stdout.write(HELP.main);
+    return rest[0] === undefined ? EXIT.invalid : EXIT.ok;
+  }
   const name = grouped ? `${verb} ${rest[0] ?? ''}`.trim() : verb;
   const args = grouped ? rest.slice(1) : rest;
   if (args.includes('--help') || args.includes('-h')) {

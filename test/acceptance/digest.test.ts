@@ -45,3 +45,10 @@ test('vkit acceptance digest prints the digest; bad domain or missing file exits
     repo.cleanup();
   }
 });
+
+test('vkit acceptance --help lists the group verbs (exit 0); no sub-verb is a usage error (exit 2)', () => {
+  const help = vkit(['acceptance', '--help']);
+  assert.equal(help.code, 0);
+  for (const verb of ['digest', 'check', 'check-spec', 'check-package', 'coverage', 'decide', 'check-decision', 'render', 'migrate', 'run', 'witness']) assert.match(help.stdout, new RegExp(`^ {4}${verb} `, 'm'));
+  assert.equal(vkit(['acceptance']).code, 2);
+});
