@@ -6,12 +6,17 @@
  * `judge` at every gate evaluation with that day's UTC date, which never enters a key: a decision
  * that expires is seen the day after, even by a watch session that never reruns the action.
  *
+ * The same rule checks a library of a stack on its own (`accept:<id>/<crate>`, made by
+ * src/acceptance/graph.ts: documents in the acceptor store, --root = the workspace root). Claims'
+ * self_verify commands are never run here: with `run_commands` each is its own `self-verify` node,
+ * which the record's node depends on.
+ *
  * Outcomes: a valid decision whose verdict accepts -> PASS (then judged for effect); a rejected or
- * evidence-requested verdict, an invalid record or a failing self_verify -> FAIL; a stale binding
- * -> STALE ("renewed decision required"); indeterminate (registry crates, unresolvable
- * references) or a self_verify that did not run -> BLOCKED.
+ * evidence-requested verdict or an invalid record -> FAIL; a stale binding -> STALE ("renewed
+ * decision required"); indeterminate (registry crates, unresolvable references) -> BLOCKED.
  */
 import { join, posix } from 'node:path';
+import * as v from 'valibot';
 import { defineRule, type ActionResult } from '../src/config/rule.js';
 import { AcceptanceSchema } from '../src/config/schema.js';
 import { checkDecisionFiles } from '../src/acceptance/decision.js';
@@ -19,8 +24,7 @@ import { judgeEffect } from '../src/acceptance/effect.js';
 import type { DecisionCheck, SpecificationCheck } from '../src/acceptance/model.js';
 import { findingLine } from '../src/acceptance/report.js';
 import { checkSpecification } from '../src/acceptance/specification.js';
-import { readDoc, str, tables, type Table } from '../src/acceptance/toml.js';
-import { readSelfVerify, runSelfVerify } from '../src/acceptance/selfverify.js';
+import { readDoc, type Table } from '../src/acceptance/toml.js';
 import { subjectRootOf } from '../src/acceptance/inputs.js';
 
 /** Bumped whenever what an acceptance PASS means changes, so earlier evidence is not reused. */
@@ -33,10 +37,13 @@ interface EffectFacts {
   spec_stale_after?: string;
 }
 
+/** A manifest item's attributes; a library node's id is `<item id>/<crate>`, which no manifest id can be. */
+export const AcceptAttrs = v.strictObject({ ...AcceptanceSchema.entries, id: v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)?$/)) });
+
 export const acceptRule = defineRule({
   kind: 'accept',
   version: 1,
-  attrs: AcceptanceSchema,
+  attrs: AcceptAttrs,
   plan(node) {
     const a = node.attrs;
     return {
@@ -52,11 +59,7 @@ export const acceptRule = defineRule({
         const stores = Object.fromEntries(Object.entries(a.acceptors).map(([name, dir]) => [name, join(io.root, dir)]));
         const trees = a.tree ? { [a.tree.slice(0, a.tree.indexOf('='))]: join(io.root, a.tree.slice(a.tree.indexOf('=') + 1)) } : {};
         const check = await checkDecisionFiles({ spec: doc(a.spec), package: doc(a.package), decision: doc(a.decision) }, { root, stores, trees });
-        const lines = check.findings.list.map(findingLine);
-        let runs: Awaited<ReturnType<typeof runClaims>> | undefined;
-        if (check.status === 'valid' && a.run_commands) runs = await runClaims(doc(a.package), join(io.root, subjectRoot), io);
-        if (runs) lines.push(...runs.lines);
-        const saved = await io.putBytes(JSON.stringify({ status: check.status, verdict: check.verdict ?? null, findings: check.findings.list, stack: check.stack ?? null, runs: runs?.json ?? null }, null, 2) + '\n');
+        const saved = await io.putBytes(JSON.stringify({ status: check.status, verdict: check.verdict ?? null, findings: check.findings.list, stack: check.stack ?? null }, null, 2) + '\n');
         const artifacts = [{ name: 'acceptance.json', ...saved }];
         const effect = check.status === 'valid' ? await effectFacts(check, doc(a.decision).abs, doc(a.spec).abs, stores) : [];
         const subject = { status: check.status, verdict: check.verdict ?? null, allow_conditions: a.allow_conditions, effect };
@@ -73,8 +76,6 @@ export const acceptRule = defineRule({
         if (check.verdict !== 'accepted' && !(check.verdict === 'accepted-with-conditions' && a.allow_conditions)) {
           return { ...base, outcome: 'FAIL', claim: 'refuted', reason: `decision verdict is ${check.verdict ?? '(none)'}${check.verdict === 'accepted-with-conditions' ? ' (allow_conditions is false)' : ''}` };
         }
-        if (runs && runs.failed.length) return { ...base, outcome: 'FAIL', claim: 'refuted', reason: `self_verify failed: ${runs.failed.join('; ')}` };
-        if (runs && runs.unrun.length) return { ...base, outcome: 'BLOCKED', claim: 'unknown', reason: `self_verify not passed: ${runs.unrun.join('; ')}` };
         return { ...base, outcome: 'PASS', claim: 'established' };
       },
     };
@@ -96,30 +97,6 @@ export const acceptRule = defineRule({
     return { status: 'PASS', reason: `accepted, effect-eligible on ${today}` };
   },
 });
-
-/**
- * `run_commands`: every claim's self_verify (claims without one have nothing to run), run in the subject root with only the action's
- * environment. EXECUTED-PASS passes; EXECUTED-FAIL and EXPECT-MISMATCH fail; a self-fulfilling
- * command or one that did not run leaves the item BLOCKED, never PASS.
- */
-async function runClaims(pkg: { abs: string; file: string }, cwd: string, io: { env: Record<string, string>; signal: AbortSignal }) {
-  const doc = await readDoc(pkg.abs, pkg.file);
-  const failed: string[] = [];
-  const unrun: string[] = [];
-  const lines: string[] = [];
-  const json: { claim: string; status: string; output_summary: string }[] = [];
-  for (const [index, claim] of tables(doc.data, 'claim').entries()) {
-    const id = str(claim, 'id') ?? `#${index}`;
-    const sv = readSelfVerify(doc, index);
-    if (!sv) continue; // a claim without a self_verify command has nothing to run
-    const r = await runSelfVerify(sv, cwd, { env: io.env, signal: io.signal });
-    json.push({ claim: id, status: r.status, output_summary: r.output_summary });
-    lines.push(`${r.status} ${id}: ${r.output_summary}`);
-    if (r.status === 'EXECUTED-FAIL' || r.status === 'EXPECT-MISMATCH') failed.push(`${id} ${r.status}: ${r.output_summary}`);
-    else if (r.status !== 'EXECUTED-PASS') unrun.push(`${id} ${r.status}: ${r.output_summary}`);
-  }
-  return { failed, unrun, lines, json };
-}
 
 /** Whether a positive glob takes in everything under `dir` (`**`, or `D/**` with D at or above dir). */
 function coversDir(globs: readonly string[], dir: string): boolean {

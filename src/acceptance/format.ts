@@ -18,7 +18,7 @@ import { insideRoot } from './paths.js';
 import { resolveProfile, type ResolvedProfile } from './profiles.js';
 import { Findings, type Verdict } from './report.js';
 import { claimTier, FAMILY_CEILING, isTier, recordTier, REFERENCE_FAMILY, tierRank, weaker } from './tiers.js';
-import { isTable, parseDoc, str, table, type Doc, type FieldPath, type Table } from './toml.js';
+import { isTable, parseDoc, str, table, tables, type Doc, type FieldPath, type Table } from './toml.js';
 import { FORMAT_ID, PROTOCOL_ID, refuseVersion03 } from './versions.js';
 import { CLAUSE_SOURCES, GRADES, validBounds, watchedFailProblems, weightRefusals } from './weight.js';
 
@@ -37,6 +37,9 @@ const KEYS = {
   input: ['path', 'digest'],
   toolchain: ['name', 'version', 'digest', 'commit'],
   control: ['kind', 'expectation', 'observed', 'of_claim'],
+  inventory: ['id', 'relation', 'source', 'completeness', 'element'],
+  /** `boundary = "<reason>"`: the element is declared outside the checked boundary (listed, never accepted). */
+  inventory_element: ['name', 'version', 'source', 'digest', 'binding', 'boundary'],
 } as const;
 
 export const STATUSES = ['evidenced', 'partial', 'gap', 'parked', 'blocked', 'not-applicable'] as const;
@@ -85,6 +88,10 @@ async function validateAt(doc: Doc, opts: FormatOptions, stack: readonly string[
   const ctx: Ctx = { doc, opts, f, pkgDir: dirname(doc.abs), stack };
   const d = doc.data;
   unknownKeys(ctx, d, [], KEYS.top, 'the document');
+  tables(d, 'inventory').forEach((inv, i) => {
+    unknownKeys(ctx, inv, ['inventory', i], KEYS.inventory, `[[inventory]] ${i}`);
+    tables(inv, 'element').forEach((el, j) => unknownKeys(ctx, el, ['inventory', i, 'element', j], KEYS.inventory_element, `[[inventory.element]] ${j} of [[inventory]] ${i}`));
+  });
   checkFormat(ctx);
   const prospectiveMode = checkSubject(ctx);
   await checkSpec(ctx);

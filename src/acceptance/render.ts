@@ -58,7 +58,7 @@ function issuerText(issuer: Table | undefined): string {
   return issuer ? `${str(issuer, 'name') ?? '?'} / ${str(issuer, 'role') ?? '?'}` : '(no issuer)';
 }
 
-/** All five relations in order; Boundary and Gaps list element names. */
+/** All five relations in order; Boundary (elements declared outside the checked boundary) and Gaps list element names. */
 export function relationTable(stack: StackReport): string[] {
   return ['| Relation | Inventories / completeness | Boundary | Gaps |', '|---|---|---|---|', ...stack.relations.map((r) => `| ${r.relation} | ${r.inventories} | ${r.boundary.join(', ')} | ${r.gaps.join(', ')} |`)];
 }
@@ -75,10 +75,13 @@ export function stackLines(stack: StackReport, decision: RenderInput['decision']
   const lines: string[] = [];
   if (stack.status === 'pass' && decision?.check.status === 'valid') lines.push(`stack accepted over ${over} for ${covered.map((r) => r.relation).join(', ')} at ${issuedAt ?? '?'}`);
   else {
-    const why = stack.elements.filter((e) => e.status !== 'accepted').map((e) => `${e.name}: ${e.reason ?? e.status}`);
+    const why = stack.elements.filter((e) => e.status !== 'accepted' && e.status !== 'boundary').map((e) => `${e.name}: ${e.reason ?? e.status}`);
     lines.push(`stack NOT accepted (${stack.status}${decision ? `, decision ${decision.check.status}` : ', no decision'})${why.length ? `: ${why.join('; ')}` : ''}`);
   }
   lines.push(`not covered (trusted as the base, not checked): ${uncovered.join(', ') || '(none)'}`);
+  // Declared outside the checked boundary: listed, never counted as accepted.
+  const outside = stack.elements.filter((e) => e.status === 'boundary');
+  if (outside.length) lines.push(`outside the checked boundary (listed, not accepted): ${outside.map((e) => `${e.name} (${e.reason ?? 'no reason'})`).join(', ')}`);
   const issuers: string[] = [];
   for (const e of stack.elements) if (e.issuer && !issuers.includes(`${e.issuer.name} / ${e.issuer.role}`)) issuers.push(`${e.issuer.name} / ${e.issuer.role}`);
   if (issuers.length) lines.push(`accepted by ${issuers.join(', ')} under their own specifications`);

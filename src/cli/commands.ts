@@ -60,7 +60,9 @@ const build: Command = async (args) => {
 };
 
 const gate: Command = async (args, version) => {
-  const v = parse(args, { deep: { type: 'boolean' }, format: { type: 'string' }, only: { type: 'string', multiple: true }, now: { type: 'string' } });
+  const v = parse(args, { deep: { type: 'boolean' }, format: { type: 'string' }, only: { type: 'string', multiple: true }, now: { type: 'string' }, protected: { type: 'boolean' }, target: { type: 'string' }, candidate: { type: 'string' }, 'working-tree': { type: 'boolean' }, reuse: { type: 'boolean' } });
+  if (v.protected) return (await import('./evidence.js')).protectedGateCommand(v, jobsOf(v), cancelOnSignal(), openOptions(v));
+  for (const flag of ['target', 'candidate', 'working-tree', 'reuse'] as const) if (v[flag] !== undefined) throw invalid('ERR_USAGE', `--${flag} belongs to the protected gate: add --protected`, { path: `--${flag}` });
   const format = v.format ?? (v.json ? 'json' : 'text');
   // --now asks what the gate will say on another day (acceptance decisions expire); it never touches evidence.
   if (v.now !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(v.now)) throw invalid('ERR_USAGE', `Expected --now to be a YYYY-MM-DD date, got \`${v.now}\``, { path: '--now' });
@@ -81,8 +83,9 @@ function secondsOf(value: string | undefined, flag: string): number | undefined 
 }
 
 const verify: Command = async (args) => {
-  const v = parse(args, { check: { type: 'string' }, reuse: { type: 'boolean' }, explain: { type: 'boolean' }, wait: { type: 'string' } });
-  if (!v.check) throw invalid('ERR_USAGE', 'Expected --check ID', { path: '--check' });
+  const v = parse(args, { check: { type: 'string' }, request: { type: 'string' }, reuse: { type: 'boolean' }, explain: { type: 'boolean' }, wait: { type: 'string' } });
+  if (v.request !== undefined) return verifyRequest(v as typeof v & { request: string });
+  if (!v.check) throw invalid('ERR_USAGE', 'Expected --check ID or --request FILE', { path: '--check' });
   const report = await service.verify(openOptions(v), { check: v.check, reuse: v.reuse, explain: v.explain, jobs: jobsOf(v), onEvent: v.json ? undefined : printEvent, signal: cancelOnSignal(), waitMs: secondsOf(v.wait, '--wait') });
   const action = report.actions[0];
   if (v.json) json({ schema: 'vkit.verify/1', action: action ?? null, gate: report.gate });
@@ -91,6 +94,23 @@ const verify: Command = async (args) => {
   if (!action || action.pending) return EXIT.blocked;
   return action.outcome === 'PASS' ? EXIT.ok : action.outcome === 'FAIL' ? EXIT.fail : EXIT.blocked;
 };
+
+/** `verify --request FILE`: a formal request (schema_version 2), validated before anything opens. */
+async function verifyRequest(v: { request: string; check?: string; reuse?: boolean; json?: boolean; root?: string; store?: string; wait?: string; jobs?: string }): Promise<number> {
+  if (v.check !== undefined) throw invalid('ERR_USAGE', 'Expected --check or --request, not both', { path: '--request' });
+  const formal = await import('../service/formal.js');
+  const open = openOptions(v);
+  const req = formal.readFormalRequest(resolve(open.root!, v.request), v.request);
+  const report = await formal.verifyFormalRequest(open, v.reuse ? { ...req, reuse: true } : req, { file: v.request, signal: cancelOnSignal(), waitMs: secondsOf(v.wait, '--wait'), jobs: jobsOf(v) });
+  const action = report.actions[0];
+  if (v.json) json({ schema: 'vkit.verify/1', action: action ?? null, gate: report.gate });
+  else if (action?.pending) process.stdout.write(`run ${action.run} running: the wait timed out; the worker continues (vkit run wait --run ${action.run})\n`);
+  else {
+    if (action) process.stdout.write(`${action.label} ${action.outcome}${action.status === 'cached' ? ' (reused)' : ''}${action.reason ? `: ${action.reason}` : ''}${action.run ? `  ${action.run}` : ''}\n`);
+    printTails(report);
+  }
+  return formal.formalExit(report);
+}
 
 const runs: Command = async (args) => {
   const v = parse(args, { check: { type: 'string' }, limit: { type: 'string' } });

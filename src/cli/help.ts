@@ -21,7 +21,7 @@ Usage: vkit <command> [flags]
 Commands:
   build        run the checks whose inputs changed, keep receipts, print the gate
   gate         evaluate the gate from retained evidence; runs nothing
-  verify       run one check afresh (or reuse intact passing evidence with --reuse)
+  verify       run one check afresh (or reuse intact passing evidence with --reuse); --request FILE for a formal request
   runs         list retained runs
   run show     show one run: summary and sections (diagnostics, log, artifacts, ...)
   run wait     wait for a run (bounded with --timeout); run cancel, run retry
@@ -40,6 +40,10 @@ Commands:
     migrate          convert 0.3 specifications (contracts) and packages to 0.4 (preview; --write applies)
     run              run claims' self_verify commands (needs --yes-run-commands)
     witness          break the subject in a scratch copy, watch a claim's check go red, record watched_fail
+  evidence export  write a run's evidence as a deterministic, validated tar bundle
+  evidence replay  check a bundle as hostile input, then run its check again here (recorded outcomes never count)
+  policy accept  accept formal components' policy, package and checker digests into vkit.lock.json
+  formal package digest [ID]  the identity of installed mathematical packages
   feedback add   record a missing verification capability (a Markdown file; never affects gates)
   feedback list  preview recorded feedback, formal requests first
   watch        build, then rebuild on every change to inputs or config; one settle line per cycle
@@ -61,8 +65,16 @@ receipt for each and prints the gate. Exits with the gate's code.
 ${COMMON}
 ${EXITS}`,
   gate: `Usage: vkit gate [--deep] [--format text|json|sarif|junit] [--only ID]... [--now YYYY-MM-DD] [common flags]
+       vkit gate --protected --target REV [--candidate REV | --working-tree] --store DIR [--reuse] [--json]
 
 Evaluates the gate from retained evidence without running anything.
+
+With --protected: loads the requirements (config, its local modules, vkit.lock.json) from the exact
+target commit, checks the candidate (a commit, default HEAD, or the working tree) under them afresh in
+a scratch copy, in the private store DIR (never the repository's own store, nothing inside the
+repository), imports no local approvals or branch receipts, and re-hashes everything. The report names
+the target and candidate commits. --reuse reuses intact passing evidence of earlier protected runs
+under the same target authority only.
 
   --deep         re-hash every blob the gate relies on instead of trusting unchanged stat fingerprints
   --format F     text (default), json (same as --json), sarif or junit
@@ -71,12 +83,19 @@ Evaluates the gate from retained evidence without running anything.
 
 ${COMMON}
 ${EXITS}`,
-  verify: `Usage: vkit verify --check ID [--reuse] [--explain] [--wait SECONDS] [common flags]
+  verify: `Usage: vkit verify (--check ID | --request FILE) [--reuse] [--explain] [--wait SECONDS] [common flags]
 
 Runs one check afresh (a new run), its \`after\` dependencies reused when intact. With --reuse, intact
 identical passing evidence is returned unchanged instead (tool identity is rechecked). Exits with the
 check's outcome. --wait bounds the wait: when it times out the run id and state \`running\` are printed,
 the worker continues, and the exit code is 3.
+
+--check formal:ID runs a formal component on the working tree. --request FILE takes a formal request
+(schema_version 2, schema/vkit.formal-request-2.schema.json): claim.kind \`package\`, claim.component an
+accepted component, claim.policy_sha256 and claim.package_sha256 equal to vkit.lock.json's, and a source
+{kind: working-tree} (provisional) or {kind: git-commit, commit} (the commit's bytes; dirty edits do not
+count). Replacement formulas, checker commands, smaller obligation sets, legacy implements goals and finite
+claims are refused (exit 2, naming the JSON path).
 
 ${COMMON}
 ${EXITS}`,
@@ -144,7 +163,7 @@ a second Ctrl-C exits at once.
 
 Serves MCP (Model Context Protocol) over stdio: stdout carries the protocol only, logs go to stderr.
 Tools: build, verify, run_wait, run_show, run_cancel, run_retry, runs_list, gate, model_compare,
-acceptance_check_decision, acceptance_render, feedback_add, feedback_list. build and verify return a run or build id at once unless wait_s (0 to 50)
+acceptance_check_decision, acceptance_render, evidence_export, evidence_replay, feedback_add, feedback_list. build and verify return a run or build id at once unless wait_s (0 to 50)
 is given; poll with run_wait. Errors are tool errors carrying the CLI's codes and exit codes. Each call
 opens the store and closes it again, so several servers and CLIs may share one store. Exits when the
 client closes stdin.

@@ -22,7 +22,7 @@ async function main(): Promise<number> {
     process.stdout.write(HELP.main);
     return verb === undefined ? EXIT.invalid : EXIT.ok;
   }
-  const grouped = verb === 'run' || verb === 'store' || verb === 'model' || verb === 'feedback' || verb === 'acceptance';
+  const grouped = verb === 'run' || verb === 'store' || verb === 'model' || verb === 'feedback' || verb === 'acceptance' || verb === 'evidence' || verb === 'formal' || verb === 'policy';
   // `vkit acceptance --help` (or no sub-verb at all): the command list names the group's verbs.
   if (grouped && (rest[0] === undefined || rest[0] === '--help' || rest[0] === '-h')) {
     process.stdout.write(HELP.main);
@@ -31,7 +31,7 @@ async function main(): Promise<number> {
   const name = grouped ? `${verb} ${rest[0] ?? ''}`.trim() : verb;
   const args = grouped ? rest.slice(1) : rest;
   if (args.includes('--help') || args.includes('-h')) {
-    const text = HELP[name] ?? (name.startsWith('feedback') ? (await import('./feedback.js')).FEEDBACK_HELP[name] : name.startsWith('acceptance') ? (await import('./acceptance.js')).ACCEPTANCE_HELP[name] : undefined);
+    const text = HELP[name] ?? (name.startsWith('feedback') ? (await import('./feedback.js')).FEEDBACK_HELP[name] : name.startsWith('acceptance') ? (await import('./acceptance.js')).ACCEPTANCE_HELP[name] : name.startsWith('evidence') ? (await import('./evidence.js')).EVIDENCE_HELP[name] : name.startsWith('formal') || name.startsWith('policy') ? (await import('./formal.js')).FORMAL_HELP[name] : undefined);
     if (!text) return usage(`unknown command \`${name}\``);
     process.stdout.write(text);
     return EXIT.ok;
@@ -41,6 +41,10 @@ async function main(): Promise<number> {
     ? (await import('./feedback.js')).FEEDBACK_COMMANDS[name]
     : name.startsWith('acceptance')
       ? (await import('./acceptance.js')).ACCEPTANCE_COMMANDS[name]
+      : name.startsWith('evidence')
+        ? (await import('./evidence.js')).EVIDENCE_COMMANDS[name]
+      : name.startsWith('formal') || name.startsWith('policy')
+        ? (await import('./formal.js')).FORMAL_COMMANDS[name]
       : (await import('./commands.js')).COMMANDS[name];
   if (!command) return usage(`unknown command \`${name}\``);
   return command(args, version);

@@ -42,7 +42,8 @@ export const ComponentSchema = v.strictObject({
   bindings: v.record(v.string(), nonEmptyString),
   representation: v.optional(nonEmptyString),
   required: v.optional(v.boolean(), true),
-  inputs: v.optional(globList),
+  /** Source, specification, configuration and trusted dependencies: vkit cannot infer a dependency closure. */
+  inputs: globList,
 });
 
 export const RuleRecordSchema = v.strictObject({

@@ -38,7 +38,8 @@ export interface ComponentConfig {
   representation?: string;
   /** Only required components change the gate. @default true */
   required?: boolean;
-  inputs?: string[];
+  /** Globs (root-relative) of every file the check reads: source, specification, configuration and trusted dependencies. Required, non-empty; the formal capture is exactly these files' raw bytes. */
+  inputs: string[];
 }
 
 /** A node of a user-registered rule kind. */
@@ -77,7 +78,7 @@ export interface AcceptanceConfig {
   tree?: string;
   /** Accept `accepted-with-conditions` decisions. @default false */
   allow_conditions?: boolean;
-  /** Run every claim's self_verify command as part of the action. @default false */
+  /** Run every claim's self_verify command, each as its own cached `self-verify` item `accept:<id>/run:<claim>`. @default false */
   run_commands?: boolean;
   /** Globs the action reads; derived from the documents when absent. */
   inputs?: string[];
@@ -86,6 +87,27 @@ export interface AcceptanceConfig {
 export interface ResolvedAcceptance extends Required<Omit<AcceptanceConfig, 'tree' | 'inputs'>> {
   tree?: string;
   inputs?: string[];
+  /** Derived when the workspace opens, never part of the policy digest: the nodes the record expands into. */
+  expansion?: AcceptanceExpansion;
+}
+
+/** A node an acceptance record expands into: one library's own acceptance, or one claim's self_verify run. */
+export interface AcceptanceNode {
+  /** `accept:<id>/<crate>`, `accept:<id>/run:<claim id>`. */
+  label: string;
+  kind: string;
+  id: string;
+  attrs: Record<string, unknown>;
+  /** Root-relative globs, captured raw. */
+  inputs: string[];
+  /** Labels this node depends on. */
+  after: string[];
+}
+
+export interface AcceptanceExpansion {
+  nodes: AcceptanceNode[];
+  /** Labels the record's own `accept:<id>` node depends on. */
+  after: string[];
 }
 
 export interface UserConfig {

@@ -7,7 +7,7 @@ import type { Issue } from '../errors.js';
 import { fieldPath, ManifestSchema } from './schema.js';
 import type { Manifest } from './types.js';
 
-const BUILTIN_KINDS = new Set(['capture', 'check', 'verify', 'compare', 'accept']);
+const BUILTIN_KINDS = new Set(['capture', 'check', 'verify', 'compare', 'accept', 'self-verify']);
 
 export function validateManifest(data: unknown, file?: string): { value?: Manifest; issues: Issue[] } {
   const parsed = v.safeParse(ManifestSchema, data);
@@ -41,6 +41,7 @@ function crossCheck(m: Manifest): Omit<Issue, 'file'>[] {
   m.actions.forEach((a, i) => claim(`${a.rule}:${a.id}`, `actions[${i}].id`));
   m.formal.components.forEach((c, i) => claim(`formal:${c.id}`, `formal.components[${i}].id`));
   m.compare.forEach((c, i) => claim(`compare:${c.id}`, `compare[${i}].id`));
+  // Labels an acceptance record expands into (`accept:<id>/<crate>`, `accept:<id>/run:<claim>`) hold a `/`, which no id can.
   m.acceptance.forEach((a, i) => claim(`accept:${a.id}`, `acceptance[${i}].id`));
 
   const checkIds = new Set(m.checks.map((c) => c.id));

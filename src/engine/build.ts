@@ -221,7 +221,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
 
   const labels = ctx.graph.order.filter((l) => graph.getNodeAttributes(l).kind !== 'capture');
   const settled = await Promise.all(labels.map(nodeResult));
-  const items = [...settled.map((r) => r.item), ...formalItems(ctx.config)];
+  const items = settled.map((r) => r.item);
   const gate = evaluateGate(items);
   const actions = settled.flatMap((r) => (r.action ? [r.action] : []));
   const ran = actions.filter((a) => a.status !== 'cached' && a.run !== null).length;
@@ -265,13 +265,3 @@ function readLatest(store: Store, label: string): Receipt | undefined {
   return read.state === 'intact' ? parseReceipt(read.receipt) : undefined;
 }
 
-/** Formal components are requirements this vkit cannot evaluate yet: BLOCKED, never ignored. */
-function formalItems(config: LoadedConfig): GateItem[] {
-  return config.manifest.formal.components.map((c) => ({
-    id: `formal:${c.id}`,
-    required: c.required,
-    status: 'BLOCKED' as const,
-    reason: 'not supported yet: formal components are checked once the formal-components issue lands',
-    run: null,
-  }));
-}

@@ -95,12 +95,17 @@ export const TOOLS = {
   verify: spec({
     description: 'A fresh run of one check (like `vkit verify`), or with reuse intact identical passing evidence. Returns `{run, state, action, gate}`; without wait_s at once, the action then `pending` and the run `running` (wait with run_wait).',
     input: z.strictObject({
-      check: z.string().min(1).describe('The check id (or its label `check:ID`).'),
+      check: z.string().min(1).optional().describe('The check id (or its label `check:ID`, `formal:ID`). Give check or request.'),
+      request: z.record(z.string(), z.unknown()).optional().describe('A formal request object (schema_version 2, claim.kind `package`, claim.component, claim.policy_sha256, claim.package_sha256, source {kind: working-tree} or {kind: git-commit, commit}); see schema/vkit.formal-request-2.schema.json.'),
       reuse: z.boolean().optional().describe('Return intact identical passing evidence instead of running again.'),
       wait_s: waitS('the run'),
-    }),
+    }).refine((a) => (a.check === undefined) !== (a.request === undefined), { message: 'Expected exactly one of `check` and `request`' }),
     handler: async (a, ctx) => {
-      const report = await service.verify(ctx.open, { check: a.check, reuse: a.reuse, jobs: jobs(), waitMs: seconds(a.wait_s) });
+      const formal = a.request === undefined ? undefined : await import('../service/formal.js');
+      const request = formal?.checkFormalRequest(a.request, 'request');
+      const report = formal && request
+        ? await formal.verifyFormalRequest(ctx.open, a.reuse ? { ...request, reuse: true } : request, { jobs: jobs(), waitMs: seconds(a.wait_s) })
+        : await service.verify(ctx.open, { check: a.check!, reuse: a.reuse, jobs: jobs(), waitMs: seconds(a.wait_s) });
       const action = report.actions[0] ?? null;
       // The report says whether the wait ended first (`pending`), not whether an ended run is done
       // or interrupted: the run's own summary does.
@@ -200,6 +205,25 @@ export const TOOLS = {
       const o = await renderFiles({ ...acceptancePlaces(a, ctx), spec: a.spec, package: a.package, decision: a.decision });
       return { ...o.json, exit_code: o.exitCode };
     },
+  }),
+
+  evidence_export: spec({
+    description: 'Write one finished run\'s evidence as a deterministic tar bundle (like `vkit evidence export`): a manifest of digests binding job, source, outcome, obligations, checker and artifacts; validated by reading it back. Returns the `vkit.evidence-export/1` summary. Hashes give integrity relative to trusted state, not authentication.',
+    input: z.strictObject({
+      run: runId,
+      out: z.string().min(1).describe('The bundle file to write, relative to the project root.'),
+      include_assets: z.boolean().optional().describe('Add formal profile assets as a capsule (none exist for checks, comparisons and acceptance items: the result says so).'),
+    }),
+    handler: async (a, ctx) => (await import('../service/evidence.js')).exportEvidence(ctx.open, { run: a.run, out: resolve(ctx.root, a.out), includeAssets: a.include_assets }),
+  }),
+
+  evidence_replay: spec({
+    description: 'Replay a bundle (like `vkit evidence replay`): refuses hostile bundles naming the entry, captures the candidate in this repository, requires matching accepted identities and runs the check again; the recorded outcome is never accepted. Returns the `vkit.evidence-replay/1` result with status PASS, FAIL or BLOCKED.',
+    input: z.strictObject({
+      bundle: z.string().min(1).describe('The bundle file, relative to the project root.'),
+      restore_assets: z.boolean().optional().describe('Restore the bundle\'s formal profile assets first (none exist for checks).'),
+    }),
+    handler: async (a, ctx) => (await import('../service/evidence.js')).replayEvidence(ctx.open, { file: resolve(ctx.root, a.bundle), restoreAssets: a.restore_assets, jobs: jobs() }),
   }),
 
   feedback_add: spec({

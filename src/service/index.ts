@@ -65,7 +65,9 @@ export async function verify(open: OpenOptions, req: { check: string; reuse?: bo
   return withWorkspace(open, async (ws) => {
     const label = req.check.includes(':') ? req.check : `check:${req.check}`;
     if (!ws.graph.graph.hasNode(label)) throw invalid('ERR_USAGE', `Expected --check to name a declared check, got \`${req.check}\``, { path: '--check' });
-    const report = await runEngine(engineFor(ws), { mode: 'build', only: [label], fresh: [label], reusePassing: req.reuse, explain: req.explain, jobs: req.jobs, onEvent: req.onEvent, signal: req.signal, waitMs: req.waitMs });
+    let report = await runEngine(engineFor(ws), { mode: 'build', only: [label], fresh: [label], reusePassing: req.reuse, explain: req.explain, jobs: req.jobs, onEvent: req.onEvent, signal: req.signal, waitMs: req.waitMs });
+    // Formal reuse also needs the installed package digest and the accepted tool identity, rechecked now.
+    if (req.reuse && label.startsWith('formal:')) report = await (await import('./formal.js')).applyFormalReuseCheck(ws, report, label);
     attachTails(ws.store, report.actions);
     return { ...report, actions: report.actions.filter((a) => a.label === label), gate: showOnly(report.gate, [label]) };
   });

@@ -63,13 +63,19 @@ export function showRun(store: Store, runId: string, sections: Section[], page =
     receipt: run.receipt,
     claim: receipt?.claim ?? null,
     assurance: receipt?.assurance ?? null,
-    obligations: obligationCounts(receipt),
+    obligations: formalSections(receipt)?.obligations ? formalCounts(formalSections(receipt)!) : obligationCounts(receipt),
     attempts,
     next: run.outcome === 'PASS' ? 'nothing to do' : `vkit verify --check ${run.label.replace(/^check:/, '')}`,
   };
   const out: RunShown = { schema: 'vkit.run/1', summary };
   const noReceipt = { applicable: false, note: 'this run has no intact receipt' };
+  const formal = formalSections(receipt);
   for (const section of sections) {
+    // A formal receipt carries its own sections (the profile's); the generic ones below describe tests.
+    if (formal && section !== 'artifacts' && section !== 'log') {
+      out[section] = formalSection(receipt!, formal, section);
+      continue;
+    }
     if (section === 'coverage' || section === 'compilation') {
       out[section] = { applicable: false, note: `not applicable: ${run.kind} actions have no ${section} section` };
       continue;
@@ -85,6 +91,34 @@ export function showRun(store: Store, runId: string, sections: Section[], page =
     if (section === 'log') out[section] = logPage(store, receipt, page);
   }
   return out;
+}
+
+type Sections = { obligations?: { total: number | null; proved: number; failed: number; unknown: number | null; items: unknown[] } } & Record<string, unknown>;
+
+/** The sections a formal (`verify`) receipt keeps in its subject, when present. */
+function formalSections(receipt: Receipt | undefined): Sections | undefined {
+  if (receipt?.kind !== 'verify') return undefined;
+  const sections = (receipt.subject as { sections?: unknown } | undefined)?.sections;
+  return typeof sections === 'object' && sections !== null ? (sections as Sections) : undefined;
+}
+
+function formalCounts(s: Sections) {
+  const o = s.obligations!;
+  return { total: o.total, passed: o.proved, failed: o.failed, blocked: 0, unknown: o.unknown };
+}
+
+function formalSection(receipt: Receipt, s: Sections, section: Section): unknown {
+  const identities = (receipt.subject as { formal?: unknown }).formal ?? null;
+  switch (section) {
+    case 'diagnostics':
+      return { outcome: receipt.outcome, reason: receipt.reason, claim: receipt.claim, items: s.diagnostics ?? [] };
+    case 'provenance':
+      return { identities, policy_sha256: receipt.policy_sha256, capture: receipt.capture, scope: s.scope ?? null, inventory: s.inventory ?? null, ...((s.provenance as object | undefined) ?? {}), timings: receipt.timings };
+    case 'compilation':
+      return s.compilation ?? { applicable: false, note: 'this profile produced no compilation section' };
+    default:
+      return s[section] ?? { applicable: false, note: `the receipt has no ${section} section` };
+  }
 }
 
 /**

@@ -59,7 +59,7 @@ function planFor(root: string, config: LoadedConfig | undefined, previous: Plan 
   const inRoot = [...configFiles].map((f) => toRel(root, f)).filter((r) => !r.startsWith('..'));
   if (!config) return { globSets: previous?.globSets ?? [], configFiles, dirs: previous?.dirs ?? [], paths: [...new Set([...inRoot, ...(previous?.paths ?? [])])] };
   const m = config.manifest;
-  const patterns = [...m.checks.map((c) => c.inputs), ...m.actions.map((a) => a.inputs), ...m.compare.map((c) => [c.request]), ...m.acceptance.map((a) => a.inputs ?? [a.spec, a.package, a.decision])];
+  const patterns = [...m.checks.map((c) => c.inputs), ...m.actions.map((a) => a.inputs), ...m.compare.map((c) => [c.request]), ...m.acceptance.flatMap((a) => [a.inputs ?? [a.spec, a.package, a.decision], ...(a.expansion?.nodes ?? []).map((n) => n.inputs)])];
   const globSets = patterns.map((set) => set.map(compileGlob));
   const positive = globSets.flat().filter((g) => !g.negated);
   const dirs = [...new Set(positive.filter((g) => !g.literal).map((g) => g.prefix))];

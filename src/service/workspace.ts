@@ -4,6 +4,7 @@
  * Everything a verb needs, assembled once.
  */
 import { acceptanceInputs } from '../acceptance/inputs.js';
+import { expandAcceptance } from '../acceptance/graph.js';
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { BUILTIN_RULES } from '../../rules/index.js';
@@ -73,6 +74,8 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
   config.manifest.acceptance.forEach((a, i) => {
     a.inputs ??= acceptanceInputs(root, a);
     issues.push(...selectorIssues(a.inputs, files, `acceptance[${i}].inputs`, shown));
+    a.expansion = expandAcceptance(root, a, files);
+    for (const n of a.expansion.nodes) issues.push(...selectorIssues(n.inputs, files, `acceptance[${i}] (${n.label}) inputs`, shown));
   });
   config.manifest.compare.forEach((c, i) => {
     const missing = selectorIssues([c.request], files, `compare[${i}].request`, shown);

@@ -167,9 +167,14 @@ export class Store implements FileStateCache {
     };
   }
 
-  /** Groups many writes (file states, cache rows) into one transaction. */
+  /**
+   * Groups many writes (file states, cache rows) into one transaction. BEGIN IMMEDIATE: a deferred
+   * transaction that reads first and then writes gets SQLITE_BUSY at once in WAL mode when another
+   * writer committed meanwhile (the busy timeout cannot help a stale snapshot); taking the write
+   * lock up front makes it wait its turn instead ("database is locked" under concurrent faces).
+   */
   batch<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+    return this.db.transaction(fn).immediate();
   }
 
   // Receipts and the action cache ------------------------------------------------------------

@@ -238,3 +238,63 @@ test('unaccepted = "gap" records a library without a decision as a gap instead o
     },
   );
 });
+
+/** Declares geom-math outside the checked boundary in the app's inventory, with `reason`, and re-stamps. */
+function declareBoundary(reason: string) {
+  return () => {
+    edit(`${APP}/acceptance-package.toml`, /(name    = "geom-math"[\s\S]*?binding = "[^"]*")/, `$1\n  boundary = ${JSON.stringify(reason)}`);
+    restamp();
+  };
+}
+
+test('an element declared outside the checked boundary is listed, shown in the Boundary column, and never counted as accepted', () => {
+  withChange(declareBoundary('vendored; audited outside this stack'), () => {
+    const r = checkDecision('--json');
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const stack = r.json().stack;
+    assert.deepEqual(stack.elements.map((e: { name: string; status: string }) => `${e.name}:${e.status}`), ['raster-draw:accepted', 'geom-math:boundary']);
+    assert.deepEqual(stack.relations.find((x: { relation: string }) => x.relation === 'runtime').boundary, ['geom-math']);
+    assert.equal(stack.elements.find((e: { name: string }) => e.name === 'geom-math').issuer, undefined, 'no acceptance is read for it');
+    const text = checkDecision();
+    assert.match(text.stdout, /NOTE .*library 'geom-math': declared outside the checked boundary \(vendored; audited outside this stack\): listed, not accepted/);
+    const rendered = vkit(['acceptance', 'render', `${APP}/acceptance-specification.toml`, `${APP}/acceptance-package.toml`, `${APP}/acceptance-decision.toml`, '--root', repo.dir, '--store', `ochre-accepted=${STORE}`, '--tree', `${commit}=.`]);
+    assert.equal(rendered.code, 0, rendered.stdout + rendered.stderr);
+    assert.ok(rendered.stdout.includes('| runtime | inv-cargo / verified | geom-math |  |'), rendered.stdout);
+    assert.ok(rendered.stdout.includes('outside the checked boundary (listed, not accepted): geom-math (vendored; audited outside this stack)'), rendered.stdout);
+    // Only raster-draw's acceptor: geom-math's issuer is not read, so never listed as accepting it.
+    assert.ok(rendered.stdout.includes('accepted by Ochre Raster / maintainer under their own specifications'), rendered.stdout);
+  });
+});
+
+test('a boundary element must still be listed truly: an empty reason or a digest that no longer holds fails naming it', () => {
+  withChange(declareBoundary('  '), () => {
+    const r = checkDecision();
+    assert.equal(r.code, 1, r.stdout);
+    assert.match(r.stdout, /paint-app\/acceptance-package\.toml: library 'geom-math': `boundary` must be a nonempty reason/);
+  });
+  withChange(
+    () => {
+      declareBoundary('vendored')();
+      edit(`${EX}/crates/geom-math/src/lib.rs`, 'never negative', 'never  negative');
+    },
+    () => {
+      const r = checkDecision();
+      assert.equal(r.code, 1, r.stdout);
+      assert.match(r.stdout, /paint-app\/acceptance-package\.toml: library 'geom-math': the bytes consumed from crates\/geom-math changed/);
+    },
+  );
+});
+
+test('an inventory element key the format does not know is an error naming it', () => {
+  withChange(
+    () => {
+      edit(`${APP}/acceptance-package.toml`, /(name    = "geom-math"[\s\S]*?binding = "[^"]*")/, '$1\n  boundry = "typo"');
+      restamp();
+    },
+    () => {
+      const r = checkPackage();
+      assert.equal(r.code, 1, r.stdout);
+      assert.match(r.stdout, /unknown key 'boundry'/);
+    },
+  );
+});

@@ -1,7 +1,7 @@
 /**
  * What the gate is judged against: a config with no checks is BLOCKED ("no requirements"); a
- * required formal component is a BLOCKED item ("not supported yet") that is never ignored; one with
- * `required: false` is shown but does not change a READY gate.
+ * required formal component that cannot be checked (here: its package is not installed) is a BLOCKED
+ * item that is never ignored; one with `required: false` is shown but does not change a READY gate.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -16,6 +16,7 @@ const component = (id: string, required: boolean) => ({
   source: { entry: 'src/alloc.rs' },
   profile: 'verus',
   bindings: { alloc: 'alloc' },
+  inputs: ['a.txt'],
   required,
 });
 
@@ -41,18 +42,17 @@ test('a config with no checks is BLOCKED, exit 3, naming "no requirements"', asy
   }
 });
 
-test('a required formal component is a BLOCKED item ("not supported yet"), exit 3', async () => {
+test('a required formal component that cannot be checked is a BLOCKED item, exit 3', async () => {
   const repo = tempRepo({ 'a.txt': 'a\n' });
   try {
     repo.manifest({ checks: [CHECK], formal: { components: [component('alloc', true)] } });
     const report = await build(openOpts(repo));
-    assert.equal(report.actions.length, 1);
-    assert.equal(report.actions[0]!.outcome, 'PASS');
+    assert.equal(report.actions.find((a) => a.label === 'check:ok')!.outcome, 'PASS');
     assert.equal(report.gate.status, 'BLOCKED');
     const item = report.gate.items.find((i) => i.id === 'formal:alloc')!;
     assert.equal(item.required, true);
     assert.equal(item.status, 'BLOCKED');
-    assert.match(item.reason, /not supported yet/);
+    assert.match(item.reason, /package pkg 1\.0\.0 is not installed/);
     const g = cli(repo, ['gate', '--json']);
     assert.equal(g.code, 3);
     assert.equal(g.json().items.find((i: { id: string }) => i.id === 'formal:alloc').status, 'BLOCKED');

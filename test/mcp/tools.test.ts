@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { nodeCheck, tempRepo, type TempRepo } from '../_support/repo.js';
 import { compareRequestObject, connect, type McpSession } from '../_support/mcp-client.js';
 
-const TOOL_NAMES = ['acceptance_check_decision', 'acceptance_render', 'build', 'feedback_add', 'feedback_list', 'gate', 'model_compare', 'run_cancel', 'run_retry', 'run_show', 'run_wait', 'runs_list', 'verify'];
+const TOOL_NAMES = ['acceptance_check_decision', 'acceptance_render', 'build', 'evidence_export', 'evidence_replay', 'feedback_add', 'feedback_list', 'gate', 'model_compare', 'run_cancel', 'run_retry', 'run_show', 'run_wait', 'runs_list', 'verify'];
 
 let repo: TempRepo;
 let mcp: McpSession;
@@ -31,7 +31,7 @@ after(async () => {
   repo?.cleanup();
 });
 
-test('listTools: exactly the 13 tools, each with an object input schema that rejects unknown keys', async () => {
+test('listTools: exactly the 15 tools, each with an object input schema that rejects unknown keys', async () => {
   const { tools } = await mcp.client.listTools();
   assert.deepEqual(tools.map((t) => t.name).sort(), TOOL_NAMES);
   for (const t of tools) {
@@ -40,7 +40,7 @@ test('listTools: exactly the 13 tools, each with an object input schema that rej
     assert.ok(t.description && t.description.length > 20, `${t.name} is described`);
   }
   const byName = Object.fromEntries(tools.map((t) => [t.name, t.inputSchema as { properties: Record<string, any>; required?: string[] }]));
-  assert.deepEqual(byName.verify!.required, ['check']);
+  assert.ok(byName.verify!.properties.check && byName.verify!.properties.request, 'verify takes a check or a formal request');
   assert.deepEqual(byName.build!.properties.wait_s, { description: byName.build!.properties.wait_s.description, type: 'number', minimum: 0, maximum: 50 });
   assert.deepEqual(byName.run_show!.properties.sections.items.enum, ['diagnostics', 'obligations', 'provenance', 'coverage', 'compilation', 'artifacts', 'log', 'all']);
   assert.deepEqual(byName.feedback_add!.properties.kind.enum, ['formal', 'reliable']);
@@ -249,7 +249,7 @@ test('arguments outside a schema are refused as tool errors; the server keeps se
     assert.equal(r.isError, true, `${name} ${JSON.stringify(args)}`);
     assert.match(r.json.message, /Input validation error/, `${name} ${JSON.stringify(args)}`);
   }
-  const unknownTool = await mcp.client.callTool({ name: 'evidence_export', arguments: {} });
+  const unknownTool = await mcp.client.callTool({ name: 'no_such_tool', arguments: {} });
   assert.equal(unknownTool.isError, true);
   assert.match((unknownTool.content as Array<{ text: string }>)[0]!.text, /not found/);
   assert.equal((await mcp.call('gate', {})).json.status, 'READY', 'still serving');

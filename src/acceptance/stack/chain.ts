@@ -16,6 +16,11 @@
  *   current, its verdict `accepted` (or `accepted-with-conditions` under `allow_conditions`),
  *   and, under --effect, effect-eligible at --now.
  *
+ * - boundary: an element listed with `boundary = "<reason>"` is declared outside the checked
+ *   boundary. It must still be listed (completeness) and a digest it records must still match,
+ *   but no acceptance is asked of it and it is never counted as accepted: the relation table's
+ *   Boundary column lists it and a NOTE says so.
+ *
  * Everything that fails names the library. What cannot be decided from the files at hand is
  * indeterminate, never accepted: a registry or git crate in the closure, a cycle, a stack deeper
  * than `depth` or larger than `max_elements`, no --store for any trusted acceptor.
@@ -83,6 +88,8 @@ interface Element {
   source?: string;
   digest?: string;
   binding?: string;
+  /** The `boundary` reason, when the package declares the element outside the checked boundary. */
+  boundary?: unknown;
   /** Directory relative to the workspace root, when known. */
   dir?: string;
   /** Index in the inventory, when listed there. */
@@ -213,6 +220,7 @@ async function runChain(requirement: Table, pkg: Doc, ctx: DecisionContext, f: F
       const b = str(listed[i], 'binding');
       if (d) e.digest = d;
       if (b) e.binding = b;
+      if (listed[i]!['boundary'] !== undefined) e.boundary = listed[i]!['boundary'];
     }
   }
 
@@ -247,6 +255,7 @@ async function runChain(requirement: Table, pkg: Doc, ctx: DecisionContext, f: F
     f.merge(r.f);
     gaps.push(...r.gaps);
   }
+  relations.find((r) => r.relation === 'runtime')!.boundary.push(...report.elements.filter((e) => e.status === 'boundary').map((e) => e.name));
   return done();
 }
 
@@ -279,19 +288,21 @@ async function checkElement(e: Element, rule: ChainRule, wsDir: string, ctx: Dec
     return view(e, 'failed', reason);
   };
   if (e.listed === undefined) return view(e, 'failed', 'not listed in the inventory');
-  if (!e.digest) return fail('the inventory element has no digest (binds = "consumed" needs the crate digest)');
-  if (e.dir === undefined) return view(e, 'failed', 'crate directory unknown');
-  const crateAbs = insideRoot(wsDir, e.dir || '.');
-  if (!crateAbs) return fail(`source path \`${e.dir}\` leaves the workspace`);
-  let consumed: string;
-  try {
-    consumed = (await crateDigest(crateAbs, digestCacheFor(ctx.stores))).digest;
-  } catch (error) {
-    if (!(error instanceof DigestError)) throw error;
-    return fail(`cannot digest ${e.dir || '.'}: ${error.message}`);
+  if (e.boundary !== undefined) {
+    if (typeof e.boundary !== 'string' || !e.boundary.trim()) return fail('`boundary` must be a nonempty reason (why the element is outside the checked boundary)');
+    // Outside the boundary: no acceptance is asked, but a digest the package records must be true.
+    if (e.digest) {
+      const mismatch = await consumedMismatch(e, wsDir, ctx);
+      if (mismatch) return fail(mismatch);
+    }
+    f.note(`library '${e.name}': declared outside the checked boundary (${e.boundary}): listed, not accepted`, at);
+    return view(e, 'boundary', e.boundary);
   }
-  if (consumed !== e.digest) return fail(`the bytes consumed from ${e.dir || '.'} changed: their crate digest is not the inventory's digest`);
+  if (!e.digest) return fail('the inventory element has no digest (binds = "consumed" needs the crate digest)');
+  const mismatch = await consumedMismatch(e, wsDir, ctx);
+  if (mismatch) return fail(mismatch);
   if (rule.level === 'C1') return view(e, 'accepted');
+
 
   const found = await findLibrary(ctx.stores, rule.acceptors, e.name);
   if (found.kind === 'no-store') {
@@ -362,6 +373,21 @@ async function checkElement(e: Element, rule: ChainRule, wsDir: string, ctx: Dec
   return accepted;
 }
 
+/** Why the bytes the build consumes are not the element's recorded digest, or undefined when they are. */
+async function consumedMismatch(e: Element, wsDir: string, ctx: DecisionContext): Promise<string | undefined> {
+  if (e.dir === undefined) return 'crate directory unknown';
+  const crateAbs = insideRoot(wsDir, e.dir || '.');
+  if (!crateAbs) return `source path \`${e.dir}\` leaves the workspace`;
+  let consumed: string;
+  try {
+    consumed = (await crateDigest(crateAbs, digestCacheFor(ctx.stores))).digest;
+  } catch (error) {
+    if (!(error instanceof DigestError)) throw error;
+    return `cannot digest ${e.dir || '.'}: ${error.message}`;
+  }
+  return consumed === e.digest ? undefined : `the bytes consumed from ${e.dir || '.'} changed: their crate digest is not the inventory's digest`;
+}
+
 /** The nearest directory at or above `from` holding a Cargo.lock, never above `root`. */
 export function findWorkspace(root: string, from: string): string | undefined {
   let dir = from;
@@ -379,7 +405,8 @@ export function findWorkspace(root: string, from: string): string | undefined {
   }
 }
 
-function fsReaders(wsDir: string) {
+/** Readers of a workspace's files on disk (the stack check and the graph expansion read the same way). */
+export function fsReaders(wsDir: string) {
   return {
     read(rel: string) {
       try {

@@ -1,0 +1,172 @@
+/**
+ * `verify`: a formal component as a graph action (label `formal:<id>`). Its key covers the raw
+ * capture of the declared inputs plus `vkit.lock.json` (so re-acceptance re-identifies it), the
+ * policy slice digest, the installed package digest, the profile and the candidate source. The
+ * accepted checker digest is bound through the lock bytes.
+ *
+ * Execution, in order, each step BLOCKED (claim unknown) when it cannot go on, never PASS:
+ * the lock must cover the current policy slice, package and profile; the package and profile must
+ * exist here and fit the declaration; the formal capture must succeed (secrets, links, submodules and
+ * special files refused) and equal the job's; the engine must answer; the profile's assets must
+ * resolve; the tool tree inside the worker image must hash to the accepted checker digest. Then the
+ * capture is materialised for uid 65534, the profile runs in a private output directory, the output is
+ * validated (links, special files, unlisted artifacts, limits) and retained in the CAS, and the
+ * outcome is returned with the receipt sections as its `subject`.
+ */
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as v from 'valibot';
+import { defineRule, type ActionResult, type ExecuteIO } from '../src/config/rule.js';
+import type { ResolvedComponent } from '../src/config/types.js';
+import { VkitError } from '../src/errors.js';
+import { captureFormal, materialise, type FormalSource } from '../src/formal/capture.js';
+import { compareLock, LOCK_FILE, readLock } from '../src/formal/lock.js';
+import { loadPackage } from '../src/formal/packages.js';
+import { policyProblems, policySliceDigest } from '../src/formal/policy.js';
+import { loadProfile, resolveChecker } from '../src/formal/profiles/index.js';
+import type { FormalOutcome, MathPackage } from '../src/formal/types.js';
+import { treeDigest } from '../src/capture/tree.js';
+
+/** Bumped whenever what a formal PASS means changes, so earlier evidence is not reused. */
+export const FORMAL_SEMANTICS = 'vkit.formal/1';
+
+/** A candidate source other than the working tree, set by `verify --request` (git-commit). */
+export interface CandidateSelection {
+  kind: 'git-commit';
+  commit: string;
+  /** Digest of the commit capture the request was planned against. */
+  digest: string;
+}
+
+/** A node's attributes: the component's manifest entry, plus a candidate for commit requests. */
+export type VerifyAttrs = ResolvedComponent & { candidate?: CandidateSelection };
+
+/** Installed package digest, or null when the package is absent or broken (BLOCKED at execution). */
+function installedDigest(c: ResolvedComponent): string | null {
+  try {
+    return loadPackage(c.package.id, c.package.version).sha256;
+  } catch {
+    return null;
+  }
+}
+
+export function componentOf(attrs: VerifyAttrs): ResolvedComponent {
+  const { candidate: _candidate, ...component } = attrs;
+  return component;
+}
+
+export const verifyRule = defineRule<VerifyAttrs>({
+  kind: 'verify',
+  version: 1,
+  attrs: v.looseObject({ id: v.string() }) as unknown as v.GenericSchema<unknown, VerifyAttrs>,
+  plan(node) {
+    const component = componentOf(node.attrs);
+    const candidate = node.attrs.candidate;
+    const policy = policySliceDigest(component);
+    const packageDigest = installedDigest(component);
+    return {
+      definition: { id: component.id, profile: component.profile, policy_sha256: policy, package_sha256: packageDigest, candidate: candidate ?? { kind: 'working-tree' }, semantics: FORMAL_SEMANTICS },
+      env: [],
+      execute: (io) => executeFormal(io, component, candidate, policy, packageDigest, node.capture.files),
+    };
+  },
+});
+
+function blocked(reason: string, extra: Partial<ActionResult> = {}): ActionResult {
+  return { outcome: 'BLOCKED', claim: 'unknown', reason, artifacts: [], ...extra };
+}
+
+async function executeFormal(io: ExecuteIO, c: ResolvedComponent, candidate: CandidateSelection | undefined, policy: string, packageDigest: string | null, jobFiles: ReadonlyArray<{ path: string; mode: string; sha256: string }>): Promise<ActionResult> {
+  // Host configuration (engine socket, image and archive locations) is read from the worker's own
+  // environment, which it inherits from the submitter; it never enters the key (host paths do not
+  // change what a formal job means).
+  const env: Record<string, string | undefined> = { ...process.env };
+  let lockEntry;
+  try {
+    lockEntry = readLock(io.root)?.components[c.id];
+  } catch (error) {
+    return blocked(`vkit.lock.json is invalid: ${(error as Error).message}`);
+  }
+  if (packageDigest === null) return blocked(`package ${c.package.id} ${c.package.version} is not installed (or broken) in this vkit`);
+  const lock = compareLock(lockEntry, { policy_sha256: policy, package_sha256: packageDigest, profile: c.profile });
+  if (!lock.ok) return blocked(lock.reason);
+  const profile = await loadProfile(c.profile);
+  if (!profile) return blocked(`profile \`${c.profile}\` is not built into this vkit`);
+  let pkg: MathPackage;
+  try {
+    pkg = loadPackage(c.package.id, c.package.version);
+  } catch (error) {
+    return blocked((error as Error).message);
+  }
+  if (pkg.sha256 !== packageDigest) return blocked('the installed package changed while the job was planned; rerun');
+  const problems = policyProblems(c, pkg, profile);
+  if (problems.length) return blocked(`component does not fit its package: ${problems.join('; ')}`);
+
+  const source: FormalSource = candidate ? { kind: 'git-commit', commit: candidate.commit } : { kind: 'working-tree' };
+  let capture;
+  try {
+    capture = await captureFormal(io.root, c.inputs ?? [], source);
+  } catch (error) {
+    if (error instanceof VkitError) return blocked(`capture refused: ${error.message}`);
+    throw error;
+  }
+  // The capture must be the job's: for the working tree, the engine's raw capture minus the lock;
+  // for a commit, the digest the request was planned against.
+  const expected = candidate ? candidate.digest : treeDigest(jobFiles.filter((f) => f.path !== LOCK_FILE));
+  if (capture.digest !== expected) return blocked(`the formal capture (${capture.files.length} files) differs from the job's capture: an input is secret-looking, a link or changed since planning`);
+
+  const resolved = await resolveChecker(profile, env);
+  if (!resolved.ok) return blocked(`checker unavailable: ${resolved.missing.join('; ')}`);
+  const checker = compareLock(lockEntry, { policy_sha256: policy, package_sha256: packageDigest, profile: c.profile, checker_sha256: resolved.tree.digest });
+  if (!checker.ok) return blocked(`${checker.reason} (accepted ${lockEntry!.checker_sha256}, found ${resolved.tree.digest} in image ${resolved.plan.image})`);
+
+  const temps: string[] = [];
+  try {
+    const src = materialise(capture);
+    temps.push(src);
+    const out = mkdtempSync(join(tmpdir(), 'vkit-out-'));
+    temps.push(out);
+    // The worker runs as uid 65534: its private output directory must be writable by it.
+    chmodSync(out, 0o777);
+    let outcome: FormalOutcome;
+    try {
+      outcome = await profile.run({ component: c, pkg, source: src, out, sandbox: resolved.sandbox, env, signal: io.signal, containerPrefix: `vkit-${randomBytes(6).toString('hex')}` });
+    } catch (error) {
+      return blocked(`profile ${profile.id} failed to run: ${(error as Error).message}`);
+    }
+    const subjectBase = {
+      formal: {
+        component: c.id,
+        source: capture.source,
+        provisional: capture.provisional,
+        capture_sha256: capture.digest,
+        policy_sha256: policy,
+        package_sha256: pkg.sha256,
+        checker_sha256: resolved.tree.digest,
+        image: resolved.plan.image,
+        profile: profile.id,
+        method: outcome.method,
+      },
+      sections: { ...outcome.sections, inventory: { ...outcome.sections.inventory, image: resolved.plan.image, tool_tree: resolved.tree.digest, versions: { ...(resolved.tree.versions ?? {}), ...outcome.sections.inventory.versions } } },
+    };
+    const sectionsBlob = await io.putBytes(JSON.stringify(subjectBase, null, 2) + '\n');
+    const artifacts: ActionResult['artifacts'] = [{ name: 'formal.json', ...sectionsBlob }];
+    let retained: string[];
+    try {
+      // Loaded here: builds without formal components never load it.
+      retained = await (await import('../src/formal/retained.js')).validateRetained(out, outcome.artifacts);
+    } catch (error) {
+      return blocked(`retained evidence rejected: ${(error as Error).message}`, { artifacts, subject: subjectBase });
+    }
+    for (const rel of retained) artifacts.push({ name: `out/${rel}`, ...(await io.putFile(join(out, rel))) });
+    const base = { artifacts, subject: subjectBase, assurance: outcome.assurance };
+    if (outcome.outcome === 'PASS' && outcome.claim === 'established') return { ...base, outcome: 'PASS', claim: 'established', reason: outcome.reason || undefined };
+    // A failed obligation leaves the claim unknown (the reference): anything but an established PASS is BLOCKED unless the profile refuted the claim.
+    if (outcome.outcome === 'FAIL' && outcome.claim === 'refuted') return { ...base, outcome: 'FAIL', claim: 'refuted', reason: outcome.reason };
+    return { ...base, outcome: 'BLOCKED', claim: 'unknown', reason: outcome.reason || 'the profile established nothing' };
+  } finally {
+    for (const t of temps) rmSync(t, { recursive: true, force: true });
+  }
+}

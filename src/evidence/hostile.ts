@@ -1,0 +1,180 @@
+/**
+ * Reading a bundle as hostile input. The tar is streamed through the `tar` package's parser in
+ * strict mode (any malformed header is an error) and never extracted: each entry is checked before
+ * its content is read, and content goes only to numbered files inside a scratch directory the
+ * caller owns, never to a path named by the bundle.
+ *
+ * Refused, naming the entry: absolute paths, `..` segments, names that are not plain relative
+ * paths, anything but a regular file (symbolic and hard links, devices, FIFOs, directories),
+ * duplicate names, a first entry that is not the manifest, entries the manifest does not list,
+ * header sizes that disagree with the manifest, content whose digest disagrees with it, entries
+ * the manifest lists but the bundle lacks, and more entries or bytes than the limits.
+ */
+import { createReadStream, createWriteStream } from 'node:fs';
+import { join } from 'node:path';
+import { Parser, type ReadEntry } from 'tar';
+import { invalid } from '../errors.js';
+import { sha256Stream } from '../hash/index.js';
+import { MANIFEST_ENTRY, parseManifest, type BundleManifest } from './manifest.js';
+
+export interface BundleLimits {
+  /** Most entries a bundle may hold, the manifest included. */
+  entries: number;
+  /** Most content bytes over all entries. */
+  bytes: number;
+}
+
+/**
+ * Registered-check evidence is bounded by the check rule's output limits (10,000 outputs, 512 MiB)
+ * plus the logs; these leave room for that and no more. Capsules (formal assets) will carry their
+ * own, separate limits (16 GiB archives and total, 100,000 entries per tool tree).
+ */
+export const BUNDLE_LIMITS: BundleLimits = { entries: 10_016, bytes: 1024 * 1024 * 1024 };
+
+/** A manifest larger than this is not a manifest. */
+const MANIFEST_MAX_BYTES = 16 * 1024 * 1024;
+
+export interface ReadBundle {
+  manifest: BundleManifest;
+  manifestBytes: Buffer;
+  /** Every other entry: its name, size, digest and where its bytes were put in the scratch directory. */
+  entries: Map<string, { size: number; sha256: string; file: string }>;
+}
+
+/** A bundle refusal: exit 2, naming the entry. */
+export function refuse(entry: string, message: string) {
+  return invalid('ERR_BUNDLE_REFUSED', `Refused bundle entry \`${entry}\`: ${message}`, { path: entry }, 'Bundles are hostile input: export a fresh one with `vkit evidence export`.');
+}
+
+const SEGMENT = /^[A-Za-z0-9._-]+$/;
+
+/** Why a name is not a plain relative path inside the bundle, or undefined when it is. */
+export function badName(name: string): string | undefined {
+  if (name.length === 0) return 'an empty name';
+  if (name.startsWith('/') || /^[A-Za-z]:/.test(name) || name.startsWith('\\')) return 'an absolute path';
+  const segments = name.split(/[/\\]/);
+  if (segments.includes('..')) return 'a `..` segment (it would escape the bundle)';
+  if (name.includes('\\')) return 'a backslash in the name';
+  if (!segments.every((s) => SEGMENT.test(s) && s !== '.')) return 'a name that is not a plain relative path (letters, digits, `.`, `_`, `-` and `/` only)';
+  return undefined;
+}
+
+const KIND: Record<string, string> = {
+  SymbolicLink: 'a symbolic link',
+  Link: 'a hard link',
+  CharacterDevice: 'a character device',
+  BlockDevice: 'a block device',
+  FIFO: 'a FIFO',
+  Directory: 'a directory',
+};
+
+/**
+ * Reads and checks a bundle. Resolves only when every entry was checked and every listed entry was
+ * seen; rejects with a refusal (exit 2) naming the first entry at fault.
+ */
+export function readBundle(file: string, scratch: string, limits: BundleLimits = BUNDLE_LIMITS): Promise<ReadBundle> {
+  return new Promise((resolve, reject) => {
+    const input = createReadStream(file);
+    const parser = new Parser({ strict: true });
+    let failed = false;
+    let last = '(start of bundle)';
+    let count = 0;
+    let total = 0;
+    let manifest: BundleManifest | undefined;
+    let manifestBytes: Buffer | undefined;
+    const seen = new Set<string>();
+    const entries: ReadBundle['entries'] = new Map();
+    const pending: Promise<void>[] = [];
+
+    const fail = (error: Error) => {
+      if (failed) return;
+      failed = true;
+      input.destroy();
+      reject(error);
+    };
+    input.on('error', (error) => fail(invalid('ERR_BUNDLE_READ', `Cannot read the bundle: ${error.message}`, { file })));
+    // Strict mode turns every warning (bad checksum, truncated archive, not a tar) into an error.
+    parser.on('error', (error: Error) => fail(refuse(last, `the tar is malformed after this entry (${error.message})`)));
+
+    parser.on('entry', (entry: ReadEntry) => {
+      if (failed) return void entry.resume();
+      const name = entry.path;
+      last = name;
+      const problem = check(entry, name);
+      if (problem) {
+        entry.resume();
+        return fail(refuse(name, problem));
+      }
+      seen.add(name);
+      total += entry.size;
+      if (total > limits.bytes) {
+        entry.resume();
+        return fail(refuse(name, `the bundle holds more than the limit of ${limits.bytes} content bytes`));
+      }
+      if (!manifest) {
+        // The manifest comes first, so every later entry is checked against it before its bytes are read.
+        const chunks: Buffer[] = [];
+        entry.on('data', (c: Buffer) => chunks.push(c));
+        entry.on('end', () => {
+          if (failed) return;
+          manifestBytes = Buffer.concat(chunks);
+          const parsed = parseManifest(manifestBytes);
+          if (typeof parsed === 'string') return fail(refuse(MANIFEST_ENTRY, parsed));
+          manifest = parsed;
+        });
+        return;
+      }
+      const declared = manifest.entries.find((e) => e.name === name)!;
+      // Numbered by position: a name from the bundle never becomes a path.
+      const dest = join(scratch, `entry-${String(count).padStart(6, '0')}`);
+      const out = createWriteStream(dest, { flags: 'wx', mode: 0o600 });
+      const hash = sha256Stream();
+      entry.on('data', (c: Buffer) => hash.update(c));
+      entry.pipe(out);
+      pending.push(
+        new Promise<void>((done) => {
+          out.on('close', () => {
+            if (failed) return done();
+            const sha256 = hash.digest();
+            if (sha256 !== declared.sha256) fail(refuse(name, `its content digest ${sha256} differs from the manifest's ${declared.sha256}`));
+            else entries.set(name, { size: entry.size, sha256, file: dest });
+            done();
+          });
+          out.on('error', (error) => {
+            fail(error);
+            done();
+          });
+        }),
+      );
+    });
+
+    const check = (entry: ReadEntry, name: string): string | undefined => {
+      const bad = badName(name);
+      if (bad) return `${bad}`;
+      if (entry.type !== 'File' && entry.type !== 'OldFile') return `${KIND[entry.type] ?? `an entry of type ${entry.type}`}; a bundle holds regular files only`;
+      if (seen.has(name)) return 'a duplicate name';
+      count += 1;
+      if (count > limits.entries) return `the bundle holds more than the limit of ${limits.entries} entries`;
+      if (!manifest) {
+        if (name !== MANIFEST_ENTRY) return `the first entry must be ${MANIFEST_ENTRY}`;
+        if (entry.size > MANIFEST_MAX_BYTES) return `a manifest of ${entry.size} bytes exceeds ${MANIFEST_MAX_BYTES}`;
+        return undefined;
+      }
+      const declared = manifest.entries.find((e) => e.name === name);
+      if (!declared) return 'it is not listed in the manifest';
+      if (declared.size !== entry.size) return `its size ${entry.size} disagrees with the manifest's ${declared.size}`;
+      return undefined;
+    };
+
+    parser.on('end', () => {
+      void Promise.all(pending).then(() => {
+        if (failed) return;
+        if (!manifest || !manifestBytes) return fail(refuse(MANIFEST_ENTRY, 'the bundle has no manifest'));
+        const missing = manifest.entries.find((e) => !entries.has(e.name));
+        if (missing) return fail(refuse(missing.name, 'the manifest lists it but the bundle does not hold it'));
+        resolve({ manifest, manifestBytes, entries });
+      });
+    });
+    input.pipe(parser);
+  });
+}
