@@ -13,7 +13,6 @@
  * validated (links, special files, unlisted artifacts, limits) and retained in the CAS, and the
  * outcome is returned with the receipt sections as its `subject`.
  */
-import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +27,7 @@ import { policyProblems, policySliceDigest } from '../src/formal/policy.js';
 import { loadProfile, resolveChecker } from '../src/formal/profiles/index.js';
 import type { FormalOutcome, MathPackage } from '../src/formal/types.js';
 import { treeDigest } from '../src/capture/tree.js';
+import { containerPrefix } from '../src/jobs/containers.js';
 
 /** Bumped whenever what a formal PASS means changes, so earlier evidence is not reused. */
 export const FORMAL_SEMANTICS = 'vkit.formal/1';
@@ -132,7 +132,7 @@ async function executeFormal(io: ExecuteIO, c: ResolvedComponent, candidate: Can
     chmodSync(out, 0o777);
     let outcome: FormalOutcome;
     try {
-      outcome = await profile.run({ component: c, pkg, source: src, out, sandbox: resolved.sandbox, env, signal: io.signal, containerPrefix: `vkit-${randomBytes(6).toString('hex')}` });
+      outcome = await profile.run({ component: c, pkg, source: src, out, sandbox: resolved.sandbox, env, signal: io.signal, containerPrefix: containerPrefix(io.attempt) });
     } catch (error) {
       return blocked(`profile ${profile.id} failed to run: ${(error as Error).message}`);
     }

@@ -46,6 +46,11 @@ export type Outcome = 'PASS' | 'FAIL' | 'BLOCKED';
 /** The I/O a worker lends an action. Real implementations live in src/checkers and src/store. */
 export interface ExecuteIO {
   root: string;
+  /**
+   * The attempt's id. Whatever the action starts outside its own process group (a container) must
+   * carry it in its name (`vkit-<attempt>-...`), so cancellation and recovery reach exactly that.
+   */
+  attempt: string;
   /** Runs a process with only the given environment; never throws for a failing process. */
   runProcess(req: ProcessRequest): Promise<ProcessResult>;
   /** Puts a file into the CAS, returning its identity and size. */

@@ -5,6 +5,7 @@
  * fault-injection hooks (tests) the same claim-and-execute path runs inline in this process.
  * Identical jobs submitted concurrently through one service share one run.
  */
+import { reapAttemptContainers } from './containers.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync, closeSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -52,6 +53,8 @@ export class JobService {
   constructor(private readonly opts: JobServiceOptions) {
     this.queue = newId('q', opts.store.now());
     this.mode = opts.hooks ? 'inline' : (opts.workers ?? 'detached');
+    // Attempts the store recovered when it opened may have left containers behind.
+    void reapAttemptContainers(opts.store.recovered).catch(() => undefined);
   }
 
   /** Freezes the job and queues a new run for it. */
@@ -81,7 +84,7 @@ export class JobService {
       // A lost worker never finishes its run: the recovery pass (stale heartbeat AND worker gone)
       // ends it interrupted, so a waiter is never stuck behind a dead process.
       if (Date.now() - recovered > RECOVER_EVERY_MS) {
-        this.opts.store.recover();
+        void reapAttemptContainers(this.opts.store.recover()).catch(() => undefined);
         recovered = Date.now();
       }
       const row = this.opts.store.getRun(runId);
@@ -125,6 +128,7 @@ export class JobService {
         const a = store.runningAttempt(runId);
         if (a) {
           if (a.child_pgid) killQuietly(-a.child_pgid);
+          await reapAttemptContainers([a.id]).catch(() => undefined);
           store.finishAttempt(runId, a.id, { state: 'interrupted', outcome: 'BLOCKED', reason: 'cancelled' });
         }
       }

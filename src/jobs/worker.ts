@@ -175,6 +175,7 @@ function io(ctx: WorkerContext, envNames: readonly string[], temps: string[], at
   const signal = ctx.signal ?? new AbortController().signal;
   return {
     root: ctx.root,
+    attempt,
     env,
     signal,
     runProcess: (req) => {
