@@ -58,8 +58,10 @@ job, the frozen source capture, the recorded outcome, obligations, checker and a
 receipt.json and each artifact. The store's copies are re-hashed first; the written file is read back
 as hostile input and checked. The same run always exports to the same bytes.
 
-  --include-assets  add formal profile assets (worker image, archives, tool trees) as a capsule; for
-                    checks, comparisons and acceptance items there is none, and the output says so
+  --include-assets  for a formal run, add a digest-bound capsule: the exact worker image (saved through
+                    the engine; refused unless its tool tree still hashes to the run's checker digest),
+                    archives and tool trees; checks, comparisons and acceptance items have none, and
+                    the output says so
 
 Hashes give integrity relative to trusted state, not authentication.
 Exit codes: 0 written, 2 invalid request, 3 the run's evidence is damaged, 4 internal error.
@@ -72,7 +74,8 @@ is written outside a scratch directory), captures the candidate in the current r
 the accepted identities (job key, checker) to match, and runs the check again in the current store.
 The bundle's recorded outcome is never accepted: only the fresh run counts.
 
-  --restore-assets  restore the bundle's formal profile assets first (none exist for checks)
+  --restore-assets  load the bundle's capsule into the engine first; the loaded image must have the
+                    recorded id and its tool tree the recorded checker digest (a tag is never enough)
 
 Exit codes: 0 PASS, 1 FAIL (the check failed here), 2 refused bundle or invalid request,
 3 BLOCKED (identities differ, or the check could not run).

@@ -4,7 +4,7 @@
  *
  * Layout, in this order: `manifest.json`, `job.json` (the frozen job, canonical JSON),
  * `receipt.json` (the receipt's exact CAS bytes) and `artifacts/<hex>` (each distinct artifact
- * blob, sorted by digest). Capsules of formal profile assets will follow under `assets/`.
+ * blob, sorted by digest). Capsules of formal profile assets follow under `assets/` (capsule.ts).
  */
 import { readFileSync } from 'node:fs';
 import { canonicalJson, sha256Id } from '../hash/index.js';
@@ -14,13 +14,21 @@ import { VkitError, EXIT, invalid } from '../errors.js';
 import { collectAssets } from './assets.js';
 import type { ReadBundle } from './hostile.js';
 import { refuse } from './hostile.js';
-import { artifactEntry, buildManifest, JOB_ENTRY, manifestBytes, MANIFEST_ENTRY, RECEIPT_ENTRY, type BundleEntry, type BundleManifest } from './manifest.js';
+import { capsuleEntryNames, checkCapsules } from './capsule.js';
+import { artifactEntry, buildManifest, JOB_ENTRY, manifestBytes, MANIFEST_ENTRY, RECEIPT_ENTRY, type BundleEntry, type BundleManifest, type Capsule } from './manifest.js';
 import type { TarSource } from './tar.js';
 
 export interface ExportPlan {
   manifest: BundleManifest;
   sources: TarSource[];
+  receipt: Receipt;
   receiptId: string;
+}
+
+/** Capsules gathered by `collectCapsule` (src/evidence/capsule-io.ts), with the files holding their entries. */
+export interface CollectedAssets {
+  capsules: Capsule[];
+  sources: TarSource[];
 }
 
 function damaged(message: string): VkitError {
@@ -32,7 +40,7 @@ function damaged(message: string): VkitError {
  * lays it out as bundle entries. A run without an intact receipt, or with a damaged artifact, is
  * refused: a bundle is never made from evidence the store itself could not vouch for.
  */
-export function planExport(store: Store, runId: string, includeAssets: boolean): ExportPlan {
+export function planExport(store: Store, runId: string, includeAssets: boolean, collected?: CollectedAssets): ExportPlan {
   const run = store.getRun(runId);
   if (!run) throw invalid('ERR_USAGE', `No run \`${runId}\` in this store`, { path: '--run' }, 'List runs with `vkit runs` (and pass the same --store).');
   if (!run.receipt) throw invalid('ERR_USAGE', `Run \`${runId}\` has no receipt (state ${run.state}${run.reason ? `: ${run.reason}` : ''}); only a finished run can be exported`, { path: '--run' });
@@ -61,10 +69,15 @@ export function planExport(store: Store, runId: string, includeAssets: boolean):
     sources.push({ name: artifactEntry(sha256), size, file: store.cas.pathOf(sha256) });
     entries.push({ name: artifactEntry(sha256), sha256, size });
   }
-  const assets = collectAssets(receipt, includeAssets);
+  // Capsule entries come last, in the capsule's order; they were streamed to files by the collector.
+  if (collected) {
+    sources.push(...collected.sources);
+    for (const c of collected.capsules) for (const e of c.entries) entries.push({ name: e.name, sha256: e.sha256, size: e.size });
+  }
+  const assets = collected ? { requested: includeAssets, capsules: collected.capsules } : collectAssets(receipt, includeAssets);
   const manifest = buildManifest({ receipt, receiptSha256: run.receipt, job: { key: receipt.key, sha256: sha256Id(jobBytes) }, entries, assets });
   const mBytes = manifestBytes(manifest);
-  return { manifest, receiptId: run.receipt, sources: [{ name: MANIFEST_ENTRY, size: mBytes.length, bytes: mBytes }, ...sources] };
+  return { manifest, receipt, receiptId: run.receipt, sources: [{ name: MANIFEST_ENTRY, size: mBytes.length, bytes: mBytes }, ...sources] };
 }
 
 /** A bundle whose entries all agree with each other: what replay may then look at. */
@@ -115,8 +128,10 @@ export function checkBundle(read: ReadBundle): CheckedBundle {
   }
   const expected = manifestBytes(buildManifest({ receipt, receiptSha256: manifest.receipt.sha256, job: manifest.job, entries: manifest.entries, assets: manifest.assets }));
   if (!expected.equals(read.manifestBytes)) throw refuse(MANIFEST_ENTRY, 'it is not the manifest its receipt, job and entries give (a byte was changed)');
-  // Extension point: once capsules exist, entries under `assets/` named by a capsule are allowed here.
-  const extra = manifest.entries.find((e) => e.name !== JOB_ENTRY && e.name !== RECEIPT_ENTRY && !receipt!.artifacts.some((a) => artifactEntry(a.sha256) === e.name));
+  // Entries under `assets/` are allowed when a capsule names them (and the capsule is self-consistent).
+  checkCapsules(manifest);
+  const carried = capsuleEntryNames(manifest);
+  const extra = manifest.entries.find((e) => e.name !== JOB_ENTRY && e.name !== RECEIPT_ENTRY && !carried.has(e.name) && !receipt!.artifacts.some((a) => artifactEntry(a.sha256) === e.name));
   if (extra) throw refuse(extra.name, 'the receipt does not name it');
   return { manifest, receipt, job };
 }

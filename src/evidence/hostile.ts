@@ -16,6 +16,7 @@ import { Parser, type ReadEntry } from 'tar';
 import { invalid } from '../errors.js';
 import { sha256Stream } from '../hash/index.js';
 import { MANIFEST_ENTRY, parseManifest, type BundleManifest } from './manifest.js';
+import { capsuleEntryNames, checkCapsules, type CapsuleLimits } from './capsule.js';
 
 export interface BundleLimits {
   /** Most entries a bundle may hold, the manifest included. */
@@ -72,7 +73,13 @@ const KIND: Record<string, string> = {
  * Reads and checks a bundle. Resolves only when every entry was checked and every listed entry was
  * seen; rejects with a refusal (exit 2) naming the first entry at fault.
  */
-export function readBundle(file: string, scratch: string, limits: BundleLimits = BUNDLE_LIMITS): Promise<ReadBundle> {
+export interface ReadOptions {
+  /** Whether to keep an entry's bytes in the scratch directory; others are only hashed. @default all */
+  keep?: (name: string) => boolean;
+  capsuleLimits?: CapsuleLimits;
+}
+
+export function readBundle(file: string, scratch: string, limits: BundleLimits = BUNDLE_LIMITS, opts: ReadOptions = {}): Promise<ReadBundle> {
   return new Promise((resolve, reject) => {
     const input = createReadStream(file);
     const parser = new Parser({ strict: true });
@@ -83,6 +90,8 @@ export function readBundle(file: string, scratch: string, limits: BundleLimits =
     let manifest: BundleManifest | undefined;
     let manifestBytes: Buffer | undefined;
     const seen = new Set<string>();
+    // Capsule entries are judged by the capsule limits (from the manifest, before their bytes are read).
+    let capsuleNames = new Set<string>();
     const entries: ReadBundle['entries'] = new Map();
     const pending: Promise<void>[] = [];
 
@@ -106,7 +115,7 @@ export function readBundle(file: string, scratch: string, limits: BundleLimits =
         return fail(refuse(name, problem));
       }
       seen.add(name);
-      total += entry.size;
+      if (!capsuleNames.has(name)) total += entry.size;
       if (total > limits.bytes) {
         entry.resume();
         return fail(refuse(name, `the bundle holds more than the limit of ${limits.bytes} content bytes`));
@@ -120,11 +129,33 @@ export function readBundle(file: string, scratch: string, limits: BundleLimits =
           manifestBytes = Buffer.concat(chunks);
           const parsed = parseManifest(manifestBytes);
           if (typeof parsed === 'string') return fail(refuse(MANIFEST_ENTRY, parsed));
+          try {
+            checkCapsules(parsed, opts.capsuleLimits);
+          } catch (error) {
+            return fail(error as Error);
+          }
+          capsuleNames = capsuleEntryNames(parsed);
           manifest = parsed;
         });
         return;
       }
       const declared = manifest.entries.find((e) => e.name === name)!;
+      if (opts.keep && !opts.keep(name)) {
+        // Hashed as it streams past, never stored: a 1.4 GB image need not be copied to be checked.
+        const hash = sha256Stream();
+        entry.on('data', (c: Buffer) => hash.update(c));
+        pending.push(
+          new Promise<void>((done) => {
+            entry.on('end', () => {
+              const sha256 = hash.digest();
+              if (!failed && sha256 !== declared.sha256) fail(refuse(name, `its content digest ${sha256} differs from the manifest's ${declared.sha256}`));
+              else if (!failed) entries.set(name, { size: entry.size, sha256, file: '' });
+              done();
+            });
+          }),
+        );
+        return;
+      }
       // Numbered by position: a name from the bundle never becomes a path.
       const dest = join(scratch, `entry-${String(count).padStart(6, '0')}`);
       const out = createWriteStream(dest, { flags: 'wx', mode: 0o600 });

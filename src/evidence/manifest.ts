@@ -30,11 +30,26 @@ const Claim = v.picklist(['established', 'refuted', 'unknown']);
 const Size = v.pipe(v.number(), v.integer(), v.minValue(0));
 const EntrySchema = v.strictObject({ name: v.string(), sha256: sha256Field, size: Size });
 
+/** One capsule entry: which asset it is, its size and digest (and a tool tree's file count). */
+const CapsuleEntrySchema = v.strictObject({ name: v.string(), role: v.picklist(['image', 'archive', 'tool-tree']), sha256: sha256Field, size: Size, files: v.optional(Size) });
+
 /**
- * Formal profile assets (worker images, archives, expanded tool trees) carried in a capsule. Empty
- * until formal components land: registered checks, comparisons and acceptance items have none.
+ * Formal profile assets (the worker image by id, archives, expanded tool trees) carried in a
+ * capsule (src/evidence/capsule.ts). Registered checks, comparisons and acceptance items have none.
  */
-export const CapsuleSchema = v.strictObject({ profile: v.string(), kind: v.string(), entries: v.array(v.string()), sha256: sha256Field });
+export const CapsuleSchema = v.strictObject({
+  profile: v.string(),
+  kind: v.literal('formal-assets'),
+  /** The exact worker image id the run used; identity is this id plus the tool-tree digest, never a tag. */
+  image: sha256Field,
+  /** The reference the profile looks the image up by, tagged after restore only where it is absent. */
+  image_ref: v.nullable(v.string()),
+  /** The tool-tree digest the lock accepted (the run's checker digest). */
+  checker_sha256: sha256Field,
+  tool_paths: v.array(v.string()),
+  entries: v.array(CapsuleEntrySchema),
+  sha256: sha256Field,
+});
 
 export const ManifestSchema = v.strictObject({
   schema: v.literal(BUNDLE_SCHEMA),

@@ -5,19 +5,65 @@
  * database, so a dirty checkout cannot change the subject). Secret-looking paths, symlinks,
  * submodules and special files are refused, naming the path, and so is a glob that selects nothing:
  * vkit cannot infer a dependency closure, so every declared input must be there.
+ *
+ * A working tree outside git (the protected gate's candidate copy, or any plain directory) is
+ * listed by walking it, skipping only the root's `.git` and `.vkit` as the workspace listing does.
+ * The protected gate marks its copy with `.vkit/protected-candidate.json` (written after the copy,
+ * so the candidate cannot supply it): the capture then records which candidate the bytes are, a
+ * commit vkit copied itself (not provisional) or a working tree (provisional).
  */
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { modeOf } from '../capture/files.js';
-import { git, listGitFiles, readBlobs } from '../capture/git.js';
+import { git, isGitWorkTree, listGitFiles, readBlobs } from '../capture/git.js';
 import { compileGlob, matchGlobs } from '../capture/glob.js';
 import { isSecretPath } from '../capture/secrets.js';
 import { treeDigest } from '../capture/tree.js';
 import { invalid, type InvalidInputError } from '../errors.js';
 import { sha256Id } from '../hash/index.js';
 
-export type FormalSource = { kind: 'working-tree' } | { kind: 'git-commit'; commit: string };
+export type FormalSource =
+  | { kind: 'working-tree' }
+  | { kind: 'git-commit'; commit: string }
+  /**
+   * The protected gate's candidate copy (a plain directory): `of: 'git-commit'` is the commit's
+   * bytes written by vkit from the object database (not provisional); `of: 'working-tree'` is a copy
+   * of a checkout (provisional), `commit` then naming the HEAD it sat on, if any.
+   */
+  | { kind: 'protected-copy'; of: 'git-commit'; commit: string }
+  | { kind: 'protected-copy'; of: 'working-tree'; commit: string | null };
+
+/** Where the protected gate records which candidate its copy holds; never part of any capture. */
+export const PROTECTED_MARKER = '.vkit/protected-candidate.json';
+const MARKER_SCHEMA = 'vkit.protected-candidate/1';
+
+/**
+ * Marks a protected-gate candidate copy. Whatever the candidate put under `.vkit` is removed first:
+ * only vkit may say what the copy is.
+ */
+export function markProtectedCopy(dir: string, source: Extract<FormalSource, { kind: 'protected-copy' }>): void {
+  rmSync(join(dir, '.vkit'), { recursive: true, force: true });
+  mkdirSync(join(dir, '.vkit'));
+  writeFileSync(join(dir, PROTECTED_MARKER), JSON.stringify({ schema: MARKER_SCHEMA, of: source.of, commit: source.commit }) + '\n');
+}
+
+/** The marker's source, undefined when there is none; a malformed marker is refused (never guessed). */
+function readProtectedMarker(root: string): Extract<FormalSource, { kind: 'protected-copy' }> | undefined {
+  const path = join(root, PROTECTED_MARKER);
+  if (!existsSync(path)) return undefined;
+  let m: { schema?: unknown; of?: unknown; commit?: unknown } = {};
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    if (parsed && typeof parsed === 'object') m = parsed as typeof m;
+  } catch {
+    // refused below
+  }
+  const commit = typeof m.commit === 'string' && /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(m.commit) ? m.commit : null;
+  if (m.schema === MARKER_SCHEMA && m.of === 'git-commit' && commit) return { kind: 'protected-copy', of: 'git-commit', commit };
+  if (m.schema === MARKER_SCHEMA && m.of === 'working-tree' && (commit || m.commit === null)) return { kind: 'protected-copy', of: 'working-tree', commit };
+  throw refused(PROTECTED_MARKER, 'a malformed protected-candidate marker');
+}
 
 export interface FormalCapture {
   source: FormalSource;
@@ -53,11 +99,20 @@ export async function captureFormal(root: string, inputs: readonly string[], sou
 async function captureFromWorkingTree(root: string, inputs: readonly string[]): Promise<FormalCapture> {
   const files: FormalCapture['files'] = [];
   const bytes = new Map<string, Buffer>();
-  // git lists neither fifos nor sockets, so a special file under a declared input would otherwise
-  // be silently absent from the capture: look for them on disk under each glob's static prefix.
-  const special = specialFilesUnder(root, inputs);
-  if (special.length) throw refused(special[0]!, 'special files');
-  for (const path of selectAll(inputs, await listGitFiles(root))) {
+  let listing: string[];
+  let source: FormalSource = { kind: 'working-tree' };
+  if (await isGitWorkTree(root)) {
+    // git lists neither fifos nor sockets, so a special file under a declared input would otherwise
+    // be silently absent from the capture: look for them on disk under each glob's static prefix.
+    // A marker inside a git checkout is ignored: only the protected gate's plain copy carries one.
+    const special = specialFilesUnder(root, inputs);
+    if (special.length) throw refused(special[0]!, 'special files');
+    listing = await listGitFiles(root);
+  } else {
+    source = readProtectedMarker(root) ?? source;
+    listing = walkTree(root);
+  }
+  for (const path of selectAll(inputs, listing)) {
     const abs = join(root, path);
     let st;
     try {
@@ -75,7 +130,9 @@ async function captureFromWorkingTree(root: string, inputs: readonly string[]): 
     files.push({ path, mode: modeOf(st), sha256: sha256Id(data) });
     bytes.set(path, data);
   }
-  return { source: { kind: 'working-tree' }, provisional: true, digest: treeDigest(files), files, bytes };
+  // Only vkit's own copy of a commit is immutable evidence; every other working tree is provisional.
+  const provisional = !(source.kind === 'protected-copy' && source.of === 'git-commit');
+  return { source, provisional, digest: treeDigest(files), files, bytes };
 }
 
 async function captureFromCommit(root: string, inputs: readonly string[], rev: string): Promise<FormalCapture> {
@@ -105,6 +162,26 @@ async function captureFromCommit(root: string, inputs: readonly string[], rev: s
   const files = selected.map((p) => ({ path: p, mode: byPath.get(p)!.mode, sha256: sha256Id(blobs.get(byPath.get(p)!.oid)!) }));
   const bytes = new Map(selected.map((p) => [p, Buffer.from(blobs.get(byPath.get(p)!.oid)!)]));
   return { source: { kind: 'git-commit', commit }, provisional: false, digest: treeDigest(files), files, bytes };
+}
+
+/**
+ * Every non-directory path under a tree without git (files, links, special files: the caller
+ * refuses the last two), skipping the root's `.git` and `.vkit` exactly as the workspace listing
+ * does, so the formal capture and the engine's capture of the same tree agree.
+ */
+function walkTree(root: string): string[] {
+  const out: string[] = [];
+  const walk = (rel: string) => {
+    for (const e of readdirSync(join(root, rel), { withFileTypes: true })) {
+      const path = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) {
+        if (!rel && (e.name === '.git' || e.name === '.vkit')) continue;
+        walk(path);
+      } else out.push(path);
+    }
+  };
+  walk('');
+  return out;
 }
 
 /** Special files (not regular, directory or symlink) that the inputs select, found on disk. */

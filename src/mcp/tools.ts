@@ -212,7 +212,7 @@ export const TOOLS = {
     input: z.strictObject({
       run: runId,
       out: z.string().min(1).describe('The bundle file to write, relative to the project root.'),
-      include_assets: z.boolean().optional().describe('Add formal profile assets as a capsule (none exist for checks, comparisons and acceptance items: the result says so).'),
+      include_assets: z.boolean().optional().describe('For a formal run, add a digest-bound capsule (the exact worker image, archives, tool trees); checks, comparisons and acceptance items have none, and the result says so.'),
     }),
     handler: async (a, ctx) => (await import('../service/evidence.js')).exportEvidence(ctx.open, { run: a.run, out: resolve(ctx.root, a.out), includeAssets: a.include_assets }),
   }),
@@ -221,7 +221,7 @@ export const TOOLS = {
     description: 'Replay a bundle (like `vkit evidence replay`): refuses hostile bundles naming the entry, captures the candidate in this repository, requires matching accepted identities and runs the check again; the recorded outcome is never accepted. Returns the `vkit.evidence-replay/1` result with status PASS, FAIL or BLOCKED.',
     input: z.strictObject({
       bundle: z.string().min(1).describe('The bundle file, relative to the project root.'),
-      restore_assets: z.boolean().optional().describe('Restore the bundle\'s formal profile assets first (none exist for checks).'),
+      restore_assets: z.boolean().optional().describe('Load the bundle\'s capsule into the engine first; the loaded image must have the recorded id and tool-tree digest.'),
     }),
     handler: async (a, ctx) => (await import('../service/evidence.js')).replayEvidence(ctx.open, { file: resolve(ctx.root, a.bundle), restoreAssets: a.restore_assets, jobs: jobs() }),
   }),

@@ -7,14 +7,15 @@
  * scratch directory), captures the candidate in the current repository, runs the check again in
  * the current store and passes only when the accepted identities match and the fresh run passes.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { runEngine } from '../engine/build.js';
 import { invalid } from '../errors.js';
-import { sha256Id } from '../hash/index.js';
+import { sha256Stream } from '../hash/index.js';
 import { parseReceipt } from '../store/receipt.js';
-import { assetsNote, restoreAssets } from '../evidence/assets.js';
+import { assetsNote, collectFormalAssets, hasFormalAssets, restoreAssets } from '../evidence/assets.js';
+import { capsuleEntryNames } from '../evidence/capsule.js';
 import { checkBundle, planExport } from '../evidence/bundle.js';
 import { readBundle, type BundleLimits } from '../evidence/hostile.js';
 import { INTEGRITY_NOTE, manifestBytes } from '../evidence/manifest.js';
@@ -58,22 +59,33 @@ export async function exportEvidence(open: OpenOptions, req: { run: string; out:
   if (!parent?.isDirectory()) throw invalid('ERR_USAGE', `Expected --out to be a file in an existing directory, got \`${req.out}\``, { path: '--out' });
   const store = await openStore(open);
   try {
-    const plan = planExport(store, req.run, Boolean(req.includeAssets));
-    await writeTar(out, plan.sources);
+    let plan = planExport(store, req.run, Boolean(req.includeAssets));
+    await withScratch(async (assetDir) => {
+      // A formal run's capsule is streamed out of the engine into scratch files, then into the bundle.
+      if (req.includeAssets && hasFormalAssets(plan.receipt)) plan = planExport(store, req.run, true, await collectFormalAssets(plan.receipt, assetDir));
+      await writeTar(out, plan.sources);
+    });
+    const carried = capsuleEntryNames(plan.manifest);
     // Export validates what it wrote: the file is read back as hostile input and must give exactly
-    // the manifest and receipt the store vouched for.
+    // the manifest and receipt the store vouched for (capsule entries are hashed, not copied).
     await withScratch(async (scratch) => {
-      const checked = checkBundle(await readBundle(out, scratch));
+      const checked = checkBundle(await readBundle(out, scratch, undefined, { keep: (name) => !carried.has(name) }));
       if (!manifestBytes(checked.manifest).equals(manifestBytes(plan.manifest)) || checked.manifest.receipt.sha256 !== plan.receiptId) {
         throw new Error(`the bundle written to ${out} does not read back as the run's evidence`);
       }
     });
-    const bytes = readFileSync(out);
+    const hash = sha256Stream();
+    let size = 0;
+    for await (const c of createReadStream(out)) {
+      hash.update(c as Buffer);
+      size += (c as Buffer).length;
+    }
+    const bytes = { length: size };
     const m = plan.manifest;
     return {
       schema: 'vkit.evidence-export/1',
       bundle: out,
-      sha256: sha256Id(bytes),
+      sha256: hash.digest(),
       bytes: bytes.length,
       run: m.run,
       label: m.label,
@@ -111,9 +123,14 @@ export async function replayEvidence(open: OpenOptions, req: { file: string; res
     st = undefined;
   }
   if (!st?.isFile()) throw invalid('ERR_USAGE', `Expected a bundle file, got \`${req.file}\``, { path: 'FILE' }, 'Make one with `vkit evidence export --run ID --out FILE`.');
-  const checked = await withScratch(async (scratch) => checkBundle(await readBundle(file, scratch, req.limits)));
+  // Capsule bytes are kept (in scratch) only when they are to be restored; otherwise only hashed.
+  const { checked, restored } = await withScratch(async (scratch) => {
+    const read = await readBundle(file, scratch, req.limits, { keep: (name) => Boolean(req.restoreAssets) || !name.startsWith('assets/') });
+    const ok = checkBundle(read);
+    // Restored before the fresh check, and only from a bundle whose every entry was already checked.
+    return { checked: ok, restored: req.restoreAssets ? (await restoreAssets(ok.manifest, read, scratch)).restored : [] };
+  });
   const { manifest, receipt: accepted } = checked;
-  const restored = req.restoreAssets ? restoreAssets(manifest).restored : [];
 
   const ws = await openWorkspace(open);
   try {

@@ -21,6 +21,7 @@ import { treeDigest, type TreeEntry } from '../capture/tree.js';
 import { CONFIG_FILES, loadConfig, type LoadedConfig } from '../config/load.js';
 import { runEngine, type ActionReport, type BuildOptions } from '../engine/build.js';
 import { EXIT, invalid, InvalidInputError, VkitError } from '../errors.js';
+import { markProtectedCopy, type FormalSource } from '../formal/capture.js';
 import { evaluateGate, type Gate, type GateItem } from '../gate/evaluate.js';
 import { hexOf, jsonId, sha256Id, type Sha256Id } from '../hash/index.js';
 import { openWorkspace, type OpenOptions, type Workspace } from './workspace.js';
@@ -68,7 +69,10 @@ export async function protectedGate(open: OpenOptions, req: ProtectedRequest): P
     const targetDir = join(scratch, 'target');
     await materializeCommit(root, targetCommit, targetDir);
     const authority = await targetAuthority(targetDir, targetCommit);
-    const store = join(storeRoot, 'targets', hexOf(authority.digest as Sha256Id));
+    // Working-tree (provisional) and commit candidates keep separate evidence: a formal job's key
+    // does not see which kind of copy it ran in, so a provisional receipt must never be reusable
+    // by a commit run (it would be BLOCKED as provisional) nor the other way round.
+    const store = join(storeRoot, 'targets', hexOf(authority.digest as Sha256Id), req.workingTree ? 'working-tree' : 'commits');
     // A job is frozen with the root it first ran in, and workers run it there; so the combined
     // candidate of one private store and authority always lives at the same path, rewritten for
     // each protected run under a lock (two runs at once would rewrite each other's tree).
@@ -78,6 +82,8 @@ export async function protectedGate(open: OpenOptions, req: ProtectedRequest): P
     rmSync(path, { recursive: true, force: true });
     const source = req.workingTree ? await copyWorkingTree(root, path) : await materializeCommit(root, candidateCommit!, path);
     overlayRequirements(targetDir, path, authority.files);
+    // Formal captures of this plain copy record which candidate it holds (and whether provisional).
+    markProtectedCopy(path, req.workingTree ? { kind: 'protected-copy', of: 'working-tree', commit: candidateCommit } : { kind: 'protected-copy', of: 'git-commit', commit: candidateCommit! });
 
     const report = (actions: ActionReport[], gate: Gate): ProtectedReport => ({
       schema: 'vkit.protected-gate/1',
@@ -106,7 +112,7 @@ export async function protectedGate(open: OpenOptions, req: ProtectedRequest): P
       const built = await runEngine(ctx, req.reuse ? { mode: 'build', fresh: labels, reusePassing: true, deep: true, jobs: req.jobs, onEvent: req.onEvent, signal: req.signal } : { mode: 'build', force: true, deep: true, jobs: req.jobs, onEvent: req.onEvent, signal: req.signal });
       // The verdict comes from a second, read-only pass that re-hashes every receipt and blob.
       const judged = await runEngine(ctx, { mode: 'gate', deep: true });
-      return report(built.actions, protectedFold(judged.gate.items, built.actions, Boolean(req.workingTree)));
+      return report(built.actions, protectedFold(judged.gate.items, built.actions, Boolean(req.workingTree), (receipt) => formalEvidenceOf(ws, receipt)));
     } finally {
       ws.close();
     }
@@ -147,14 +153,39 @@ function alive(pid: number): boolean {
   }
 }
 
+/** What a formal receipt says about its capture (`subject.formal`), as the protected gate judges it. */
+export interface FormalEvidence {
+  source: FormalSource | undefined;
+  provisional: boolean | undefined;
+}
+
+/** The receipt's recorded formal source; undefined when the receipt cannot be read intact. */
+function formalEvidenceOf(ws: Workspace, receipt: string): FormalEvidence | undefined {
+  const read = ws.store.readReceipt(receipt);
+  if (read.state !== 'intact') return undefined;
+  const formal = (read.receipt.subject as { formal?: { source?: FormalSource; provisional?: unknown } } | undefined)?.formal;
+  return formal ? { source: formal.source, provisional: typeof formal.provisional === 'boolean' ? formal.provisional : undefined } : undefined;
+}
+
+/** Why a formal PASS cannot stand under the protected gate, judged by the receipt's own record; undefined when it can. */
+function formalProblem(evidence: FormalEvidence | undefined): string | undefined {
+  if (!evidence) return 'the formal receipt does not record its capture source';
+  if (evidence.provisional !== false) return 'provisional (working-tree) formal evidence is not accepted by the protected gate (the receipt records a provisional capture)';
+  const s = evidence.source;
+  if (s?.kind !== 'protected-copy' || s.of !== 'git-commit') return `formal evidence not captured from vkit's own copy of a candidate commit (recorded source: ${JSON.stringify(s ?? null)})`;
+  return undefined;
+}
+
 /**
  * Provisional evidence is never accepted: a working-tree candidate can change after it was checked.
- * Formal components are where that matters (their evidence is bound to a commit); extension point:
- * when formal evidence lands, its items carry whether they were made from a working-tree capture
- * and those are BLOCKED here whatever the candidate mode. Registered checks run afresh in the
- * scratch copy, so their evidence describes exactly the bytes that were copied.
+ * A formal PASS is judged twice, fail closed: by the candidate mode (`provisional`, the CLI flag) and
+ * by what its receipt records (`formalOf`): only a non-provisional capture of vkit's own copy of a
+ * candidate commit counts. Any commit's copy is accepted, so with `--reuse` evidence for identical
+ * captured bytes from an earlier candidate commit under the same target authority stands.
+ * `formalOf` is omitted only by pure unit tests of the flag rule. Registered checks run afresh in
+ * the scratch copy, so their evidence describes exactly the bytes that were copied.
  */
-export function protectedFold(items: readonly GateItem[], actions: readonly ActionReport[], provisional: boolean): Gate {
+export function protectedFold(items: readonly GateItem[], actions: readonly ActionReport[], provisional: boolean, formalOf?: (receipt: string) => FormalEvidence | undefined): Gate {
   // Only this invocation's evidence counts (its fresh runs, or with --reuse what it reused): the
   // gate pass could otherwise fall back on an older receipt for the same key when a fresh run was
   // BLOCKED, and "freshly checked" would be a lie.
@@ -164,6 +195,10 @@ export function protectedFold(items: readonly GateItem[], actions: readonly Acti
     if ((i.status === 'PASS' || i.status === 'FAIL') && !(i.receipt && ours.has(i.receipt))) {
       const action = actions.find((a) => a.label === i.id);
       return { ...i, status: 'BLOCKED', reason: `no evidence from this protected run${action?.reason ? `: ${action.reason}` : ''}` };
+    }
+    if (formalOf && i.id.startsWith('formal:') && i.status === 'PASS') {
+      const problem = formalProblem(formalOf(i.receipt!));
+      if (problem) return { ...i, status: 'BLOCKED', reason: problem };
     }
     return i;
   });

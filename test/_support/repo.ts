@@ -60,7 +60,7 @@ export function tempRepo(files: Record<string, string | Uint8Array> = {}, opts: 
       repo.write('vkit.manifest.json', JSON.stringify(data, null, 2));
     },
     cleanup() {
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     },
   };
   for (const [path, content] of Object.entries(files)) repo.write(path, content);

@@ -67,7 +67,7 @@ test('a candidate that deletes its failing check is READY locally but REJECTED b
     assert.match(text.stdout, new RegExp(`candidate: commit ${candidate}`));
   } finally {
     repo.cleanup();
-    rmSync(store, { recursive: true, force: true });
+    rmSync(store, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   }
 });
 
@@ -102,7 +102,7 @@ test('weakening the failing check (expect, a vkit.config.ts taking precedence) s
     assert.match(item(r.json(), 'check:unit')?.reason ?? '', /lib\.txt/);
   } finally {
     repo.cleanup();
-    rmSync(store, { recursive: true, force: true });
+    rmSync(store, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   }
 });
 
@@ -134,7 +134,7 @@ test('an honest candidate is READY; the working tree of a TS-config target is ju
     assert.equal(r.json().candidate.commit, fixed);
   } finally {
     repo.cleanup();
-    rmSync(store, { recursive: true, force: true });
+    rmSync(store, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   }
 });
 
@@ -164,7 +164,7 @@ test('the private store: required, never the repository\'s own store, never insi
     assert.equal(stray.code, 2, 'protected flags without --protected are a usage error');
   } finally {
     repo.cleanup();
-    rmSync(spare, { recursive: true, force: true });
+    rmSync(spare, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   }
 });
 
@@ -203,7 +203,7 @@ test('--reuse reuses passing evidence only under the same target authority', () 
     assert.deepEqual(readdirSync(join(store, 'targets')).length, 2);
   } finally {
     repo.cleanup();
-    rmSync(store, { recursive: true, force: true });
+    rmSync(store, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   }
 });
 

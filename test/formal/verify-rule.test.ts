@@ -9,10 +9,10 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { captureFormal, materialise } from '../../src/formal/capture.js';
+import { captureFormal, markProtectedCopy, materialise, PROTECTED_MARKER } from '../../src/formal/capture.js';
 import { parseLock, lockText } from '../../src/formal/lock.js';
 import { cli } from '../_support/evidence.js';
 import { REPO_ROOT, tempRepo } from '../_support/repo.js';
@@ -64,6 +64,58 @@ test('formal capture keeps raw bytes (CRLF is not normalised) and a commit captu
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  } finally {
+    repo.cleanup();
+  }
+});
+
+test('formal capture of a directory without git: walked (root .git/.vkit skipped), links, special files and secrets refused; provisional unless vkit marked it as its copy of a commit', async () => {
+  const plain = tempRepo({ 'src/a.v': 'A\r\n', 'src/sub/b.v': 'B\n', '.vkit/src/x.v': 'store\n', 'other.txt': 'o\n' }, { git: false });
+  try {
+    await assert.rejects(captureFormal(plain.dir, ['src/**', '**/x.v'], { kind: 'working-tree' }), /`\*\*\/x\.v` selects no file/, 'the root .vkit is never listed');
+    const walked = await captureFormal(plain.dir, ['src/**'], { kind: 'working-tree' });
+    assert.deepEqual(walked.files.map((f) => f.path), ['src/a.v', 'src/sub/b.v']);
+    assert.equal(walked.bytes.get('src/a.v')!.toString(), 'A\r\n', 'raw bytes');
+    assert.deepEqual(walked.source, { kind: 'working-tree' });
+    assert.equal(walked.provisional, true, 'an unmarked plain directory is provisional');
+    symlinkSync('sub/b.v', join(plain.dir, 'src/link.v'));
+    await assert.rejects(captureFormal(plain.dir, ['src/**'], { kind: 'working-tree' }), refusal('src/link.v', /symlinks/));
+    rmSync(join(plain.dir, 'src/link.v'));
+    execFileSync('mkfifo', [join(plain.dir, 'src/pipe.v')]);
+    await assert.rejects(captureFormal(plain.dir, ['src/**'], { kind: 'working-tree' }), refusal('src/pipe.v', /special files/));
+    rmSync(join(plain.dir, 'src/pipe.v'));
+    plain.write('src/id_rsa', 'not a key\n');
+    await assert.rejects(captureFormal(plain.dir, ['src/**'], { kind: 'working-tree' }), refusal('src/id_rsa', /secret-looking/));
+    rmSync(join(plain.dir, 'src/id_rsa'));
+
+    // The protected gate's marker: its copy of a commit is not provisional and says which commit;
+    // a copy of a working tree stays provisional. The marker replaces whatever .vkit held.
+    const commit = 'c'.repeat(40);
+    markProtectedCopy(plain.dir, { kind: 'protected-copy', of: 'git-commit', commit });
+    assert.equal(existsSync(join(plain.dir, '.vkit/src/x.v')), false, 'the candidate\'s own .vkit is removed');
+    const copy = await captureFormal(plain.dir, ['src/**'], { kind: 'working-tree' });
+    assert.deepEqual(copy.source, { kind: 'protected-copy', of: 'git-commit', commit });
+    assert.equal(copy.provisional, false);
+    assert.equal(copy.digest, walked.digest, 'the marker is not part of the capture');
+    markProtectedCopy(plain.dir, { kind: 'protected-copy', of: 'working-tree', commit: null });
+    const tree = await captureFormal(plain.dir, ['src/**'], { kind: 'working-tree' });
+    assert.deepEqual(tree.source, { kind: 'protected-copy', of: 'working-tree', commit: null });
+    assert.equal(tree.provisional, true);
+    // A marker vkit did not write in its format is refused, never guessed.
+    plain.write(PROTECTED_MARKER, JSON.stringify({ schema: 'vkit.protected-candidate/1', of: 'git-commit', commit: 'HEAD' }));
+    await assert.rejects(captureFormal(plain.dir, ['src/**'], { kind: 'working-tree' }), refusal(PROTECTED_MARKER, /malformed/));
+    plain.write(PROTECTED_MARKER, 'null');
+    await assert.rejects(captureFormal(plain.dir, ['src/**'], { kind: 'working-tree' }), refusal(PROTECTED_MARKER, /malformed/));
+  } finally {
+    plain.cleanup();
+  }
+  // Inside a git checkout a marker means nothing (anyone can write one): still provisional.
+  const repo = tempRepo({ 'src/a.v': 'A\n' });
+  try {
+    repo.write(PROTECTED_MARKER, JSON.stringify({ schema: 'vkit.protected-candidate/1', of: 'git-commit', commit: 'c'.repeat(40) }));
+    const inGit = await captureFormal(repo.dir, ['src/**'], { kind: 'working-tree' });
+    assert.deepEqual(inGit.source, { kind: 'working-tree' });
+    assert.equal(inGit.provisional, true);
   } finally {
     repo.cleanup();
   }
