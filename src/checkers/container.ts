@@ -189,8 +189,15 @@ class DockerSandbox implements ContainerSandbox {
       }
       clearTimeout(timer);
       req.signal.removeEventListener('abort', onAbort);
+      // The wait's status alone is not trusted: under load the engine has reported 0 for a container
+      // killed and removed from outside (a cancellation by prefix). The container's own recorded
+      // state must confirm that it exited by itself with that code.
+      const confirmed = await confirmedExit(container, status);
       const logs = await readLogs(container);
-      return { exitCode: timedOut || cancelled ? null : status, ...logs, timedOut, cancelled };
+      if (confirmed === undefined && !timedOut && !cancelled) {
+        return { ...none, ...logs, startError: `container ${req.name} ended without a confirmed exit status (killed or removed from outside)` };
+      }
+      return { exitCode: timedOut || cancelled ? null : (confirmed ?? null), ...logs, timedOut, cancelled };
     } finally {
       clearTimeout(timer);
       req.signal.removeEventListener('abort', onAbort);
@@ -404,5 +411,17 @@ function writeCache(dir: string, imageId: string, paths: string[], tree: ToolTre
     renameSync(tmp, cachePath(dir, imageId));
   } catch {
     // The cache only saves time; a read-only home must not fail a check.
+  }
+}
+
+/** The exit code the container's recorded state confirms, or undefined (gone, still running, OOM-killed, or disagreeing). */
+async function confirmedExit(container: Docker.Container, status: number | null): Promise<number | undefined> {
+  if (status === null) return undefined;
+  try {
+    const state = (await container.inspect()).State;
+    if (!state || state.Running || state.OOMKilled || state.ExitCode !== status) return undefined;
+    return status;
+  } catch {
+    return undefined;
   }
 }

@@ -12,6 +12,7 @@
  * so the candidate cannot supply it): the capture then records which candidate the bytes are, a
  * commit vkit copied itself (not provisional) or a working tree (provisional).
  */
+import { walkTree } from '../capture/walk.js';
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -162,26 +163,6 @@ async function captureFromCommit(root: string, inputs: readonly string[], rev: s
   const files = selected.map((p) => ({ path: p, mode: byPath.get(p)!.mode, sha256: sha256Id(blobs.get(byPath.get(p)!.oid)!) }));
   const bytes = new Map(selected.map((p) => [p, Buffer.from(blobs.get(byPath.get(p)!.oid)!)]));
   return { source: { kind: 'git-commit', commit }, provisional: false, digest: treeDigest(files), files, bytes };
-}
-
-/**
- * Every non-directory path under a tree without git (files, links, special files: the caller
- * refuses the last two), skipping the root's `.git` and `.vkit` exactly as the workspace listing
- * does, so the formal capture and the engine's capture of the same tree agree.
- */
-function walkTree(root: string): string[] {
-  const out: string[] = [];
-  const walk = (rel: string) => {
-    for (const e of readdirSync(join(root, rel), { withFileTypes: true })) {
-      const path = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) {
-        if (!rel && (e.name === '.git' || e.name === '.vkit')) continue;
-        walk(path);
-      } else out.push(path);
-    }
-  };
-  walk('');
-  return out;
 }
 
 /** Special files (not regular, directory or symlink) that the inputs select, found on disk. */

@@ -3,9 +3,10 @@
  * runs recovery), list the working tree, check every node's inputs against it, and compile the graph.
  * Everything a verb needs, assembled once.
  */
+import { walkTree } from '../capture/walk.js';
 import { acceptanceInputs } from '../acceptance/inputs.js';
 import { expandAcceptance } from '../acceptance/graph.js';
-import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { BUILTIN_RULES } from '../../rules/index.js';
 import { selectorIssues } from '../capture/selector.js';
@@ -56,7 +57,7 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
   if (!existsSync(root) || !lstatSync(root).isDirectory()) throw invalid('ERR_ROOT', `Expected --root to be a directory, got \`${root}\``);
   // Listing the tree (a git process) overlaps with loading the config and opening the store.
   const info = await gitInfo(root);
-  const listing = info ? listGitFiles(root).then((f) => f.sort()) : Promise.resolve(walkFiles(root));
+  const listing = info ? listGitFiles(root).then((f) => f.sort()) : Promise.resolve(walkTree(root));
   listing.catch(() => {}); // awaited below; a config error must not leave it unhandled
   const config = await loadConfig(root);
   const store = new Store(opts.store ? resolve(opts.store) : info ? join(info.commonDir, 'vkit') : join(root, '.vkit'), opts.storeOptions);
@@ -104,18 +105,3 @@ function requestIssues(root: string, request: string): Issue[] {
   return outcome.ok ? [] : outcome.issues.map((i) => ({ ...i, file: relative(process.cwd(), join(root, request)) }));
 }
 
-/** Without git there is no ignore list; skip only vkit's own and git's directories. */
-function walkFiles(root: string): string[] {
-  const out: string[] = [];
-  const walk = (rel: string) => {
-    for (const entry of readdirSync(join(root, rel), { withFileTypes: true })) {
-      const path = rel ? `${rel}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) {
-        if (!rel && (entry.name === '.git' || entry.name === '.vkit')) continue;
-        walk(path);
-      } else out.push(path);
-    }
-  };
-  walk('');
-  return out.sort();
-}
