@@ -9,19 +9,17 @@
  * answer (cannot start, exit 127, time-out, signal, cancellation) is BLOCKED, never cached, and a
  * package whose recipe is no longer the one the graph was compiled from is BLOCKED too.
  */
-import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as v from 'valibot';
 import { defineRule, type ActionResult } from '../src/config/rule.js';
 import { toolOf } from '../src/checkers/identity.js';
 import { subjectRootOf } from '../src/acceptance/inputs.js';
-import { DEFAULT_TIMEOUT_MS, judgeRun, notRunnable, readSelfVerify } from '../src/acceptance/selfverify.js';
+import { DEFAULT_TIMEOUT_MS, judgeRun, notRunnable, readCapped, readSelfVerify, shellScript } from '../src/acceptance/selfverify.js';
 import { readDoc, str, tables } from '../src/acceptance/toml.js';
 
 /** Bumped whenever what a self-verify PASS means changes. */
 export const SELF_VERIFY_SEMANTICS = 'vkit.self-verify/1';
 /** Output read back for judging; a longer stream is cut (a cut stream can fail, never newly pass). */
-const MAX_OUTPUT = 16 * 1024 * 1024;
 
 const text = v.pipe(v.string(), v.minLength(1));
 export const SelfVerifyAttrs = v.strictObject({
@@ -38,17 +36,6 @@ export const SelfVerifyAttrs = v.strictObject({
   expect: v.string(),
   expect_stream: v.picklist(['stdout', 'stderr', 'combined']),
 });
-
-async function readCapped(path: string): Promise<string> {
-  const fh = await open(path, 'r');
-  try {
-    const buf = Buffer.alloc(Math.min((await fh.stat()).size, MAX_OUTPUT));
-    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-    return buf.subarray(0, bytesRead).toString('utf8');
-  } finally {
-    await fh.close();
-  }
-}
 
 export const selfVerifyRule = defineRule({
   kind: 'self-verify',
@@ -77,9 +64,7 @@ export const selfVerifyRule = defineRule({
         const refused = notRunnable(sv);
         if (refused) return blocked(`${refused.status}: ${refused.reason}`);
 
-        // `exec 2>&1` merges the streams in the shell itself, so "combined" is the real interleaving.
-        const script = sv.expect_stream === 'combined' ? `exec 2>&1\n${sv.command}` : sv.command;
-        const proc = await io.runProcess({ argv: ['/bin/sh', '-c', script], cwd: join(io.root, a.cwd), env: io.env, timeoutMs: DEFAULT_TIMEOUT_MS, signal: io.signal });
+        const proc = await io.runProcess({ argv: ['/bin/sh', '-c', shellScript(sv)], cwd: join(io.root, a.cwd), env: io.env, timeoutMs: DEFAULT_TIMEOUT_MS, signal: io.signal });
         const artifacts: ActionResult['artifacts'] = [
           { name: 'stdout', ...(await io.putFile(proc.stdoutPath)) },
           { name: 'stderr', ...(await io.putFile(proc.stderrPath)) },

@@ -10,7 +10,7 @@
  */
 import { m11Digest } from '../hash/index.js';
 import { durationDays } from './durations.js';
-import { addDays, utcDateOf } from './effect.js';
+import { addDays, utcDateOf } from './dates.js';
 import type { PackageCheck } from './model.js';
 import { str, table, type Doc } from './toml.js';
 import { tableVerdict, type DispositionStatus } from './verdict.js';

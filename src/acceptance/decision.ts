@@ -9,7 +9,8 @@
  * in the project docs.
  */
 import { m11Digest, parseM11, type M11Domain } from '../hash/index.js';
-import { judgeEffect, isRfc3339, parseIsoDate } from './effect.js';
+import { isRfc3339, parseIsoDate } from './dates.js';
+import { judgeEffect } from './effect.js';
 import type { DecisionCheck, DecisionContext, DecisionPaths, PackageCheck, RequirementCoverage, RequirementView } from './model.js';
 import { checkPackage } from './package.js';
 import { Findings, type Finding } from './report.js';

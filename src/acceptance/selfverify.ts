@@ -98,7 +98,8 @@ export function judgeRun(sv: SelfVerify, r: { exitCode: number | null; signal: s
   return { status: 'EXECUTED-PASS', output_summary: clip(hit.trim()) };
 }
 
-async function readCapped(path: string): Promise<string> {
+/** A captured stream, cut at 16 MiB (a cut stream can still fail, never newly pass). */
+export async function readCapped(path: string): Promise<string> {
   const fh = await open(path, 'r');
   try {
     const buf = Buffer.alloc(Math.min((await fh.stat()).size, MAX_OUTPUT));
@@ -109,14 +110,18 @@ async function readCapped(path: string): Promise<string> {
   }
 }
 
+/** The `sh -c` script: `exec 2>&1` merges the streams in the shell itself, so "combined" is the real interleaving. */
+export function shellScript(sv: SelfVerify): string {
+  return sv.expect_stream === 'combined' ? `exec 2>&1\n${sv.command}` : sv.command;
+}
+
 /** Runs the recipe in `cwd` (the subject root) unless it must not run; never throws for a failing command. */
 export async function runSelfVerify(sv: SelfVerify | undefined, cwd: string, opts: RunOptions = {}): Promise<SelfVerifyRun> {
   const refused = notRunnable(sv);
   if (refused || !sv) return { status: refused!.status, exit_code: null, output_summary: refused!.reason, stdout: '', stderr: '', duration_ms: 0, timed_out: false, signal: null };
   const dir = await mkdtemp(join(tmpdir(), 'vkit-selfverify-'));
   try {
-    // `exec 2>&1` merges the streams in the shell itself, so "combined" is the real interleaving.
-    const script = sv.expect_stream === 'combined' ? `exec 2>&1\n${sv.command}` : sv.command;
+    const script = shellScript(sv);
     // NODE_TEST_CONTEXT leaks from a `node --test` parent and makes a claim's own `node --test` run
     // nothing and exit 0: it never belongs to the command's environment.
     const env = Object.fromEntries(Object.entries(opts.env ?? process.env).filter((e): e is [string, string] => typeof e[1] === 'string' && e[0] !== 'NODE_TEST_CONTEXT'));

@@ -6,6 +6,7 @@
  * cross-cutting `over`/`demands`) are carried over; a floor vkit cannot evaluate is never
  * ignored: it makes the specification indeterminate.
  */
+import { isRfc3339 } from './dates.js';
 import { TIERS, type RequirementView, type SpecificationCheck, type Tier } from './model.js';
 import { Findings } from './report.js';
 import { isTable, str, type Doc, type FieldPath, type Table } from './toml.js';
@@ -25,9 +26,6 @@ export const RELATIONS = ['build-tool', 'language', 'platform', 'runtime', 'veri
 const EVIDENCE_FIELDS = ['min_tier', 'weighted_required', 'control_required', 'recipe_required', 'freshness', 'independence', 'methods'];
 const DEMAND_FIELDS = ['min_tier', 'weighted_required', 'control_required', 'fields', 'fields_exact'];
 
-/** RFC 3339 date-time with a `Z` or numeric offset (what a TOML offset date-time normalises to). */
-const RFC3339 = /^\d{4}-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
-export const isRfc3339 = (v: unknown): v is string => typeof v === 'string' && RFC3339.test(v) && !Number.isNaN(Date.parse(v.replace(/z$/, 'Z').replace(/t/, 'T')));
 
 const q = (v: unknown) => (v === undefined ? 'nothing' : typeof v === 'string' ? `'${v}'` : JSON.stringify(v));
 const oneOf = (values: readonly string[]) => values.join(', ');

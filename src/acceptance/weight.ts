@@ -4,6 +4,7 @@
  * Pure: the validator hands in the claim table and its evidence views and reports the reasons.
  * A refused claim stays in the file and counts as unweighted.
  */
+import { isIsoDate } from './dates.js';
 import type { EvidenceView } from './model.js';
 import { SYMBOLIC_FAMILIES } from './tiers.js';
 import { isTable, str, table, type Table } from './toml.js';
@@ -22,13 +23,6 @@ export const collapse = (s: string) => s.trim().split(/\s+/).join(' ');
 
 /** More than one word: a single token says nothing about what was perturbed or seen. */
 export const moreThanOneWord = (s: string) => s.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length > 1;
-
-/** `YYYY-MM-DD` that is a real calendar date. */
-export function isIsoDate(s: unknown): s is string {
-  if (typeof s !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(s)) return false;
-  const d = new Date(`${s}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
-}
 
 /** `bounded` / `unbounded` as a whole token, then at least one word saying what the limit was. */
 export function validBounds(v: unknown): boolean {

@@ -57,7 +57,6 @@ export function observedLine(run: SelfVerifyRun): string {
   return s.split(' ').length > 1 ? s : `${s || 'no output'} (${run.status})`;
 }
 
-export const todayUtc = (now = new Date()) => now.toISOString().slice(0, 10);
 
 const entries = (wf: WatchedFail): [string, string][] => [
   ['of_command', tomlString(wf.of_command)],

@@ -49,6 +49,26 @@ export async function listGitFiles(dir: string): Promise<string[]> {
   return [...new Set(out.split('\0').filter(Boolean))];
 }
 
+/** One row of `git ls-tree -r`: a blob (file, executable, symlink) or a commit (submodule). */
+export interface TreeRow {
+  mode: string;
+  type: string;
+  oid: string;
+  path: string;
+}
+
+/** Every entry of a commit's tree, recursively, with the path relative to the repository root. */
+export async function lsTree(dir: string, commit: string): Promise<TreeRow[]> {
+  return (await git(dir, ['ls-tree', '-r', '-z', '--full-tree', commit]))
+    .split('\0')
+    .filter(Boolean)
+    .map((line) => {
+      const tab = line.indexOf('\t');
+      const [mode, type, oid] = line.slice(0, tab).split(' ') as [string, string, string];
+      return { mode, type, oid, path: line.slice(tab + 1) };
+    });
+}
+
 /**
  * Reads many blobs with one `git cat-file --batch`. Bytes come from the object database, so edits
  * in the checkout cannot reach a commit capture.

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { invalid } from '../errors.js';
 import { sha256Id } from '../hash/index.js';
 import { hashPath, SpecialFileError, type FileStateCache } from './files.js';
-import { git, listGitFiles, readBlobs } from './git.js';
+import { git, listGitFiles, lsTree, readBlobs } from './git.js';
 import { isSecretPath } from './secrets.js';
 import { treeDigest, type TreeEntry } from './tree.js';
 
@@ -72,15 +72,7 @@ export async function captureCommit(root: string, rev: string, opts: CaptureOpti
     throw invalid('ERR_CAPTURE_REV', `Expected a commit, got \`${rev}\``, {}, 'Pass a commit id, branch or tag that exists in this repository.');
   }
   const tree = (await git(root, ['rev-parse', `${commit}^{tree}`])).trim();
-  const listing = await git(root, ['ls-tree', '-r', '-z', '--full-tree', commit]);
-  const rows = listing
-    .split('\0')
-    .filter(Boolean)
-    .map((line) => {
-      const tab = line.indexOf('\t');
-      const [mode, type, oid] = line.slice(0, tab).split(' ') as [string, string, string];
-      return { mode, type, oid, path: line.slice(tab + 1) };
-    });
+  const rows = await lsTree(root, commit);
   for (const r of rows) {
     if (!opts.formal) continue;
     if (isSecretPath(r.path)) refuse(r.path, 'secret-looking paths');

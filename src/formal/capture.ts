@@ -17,7 +17,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { modeOf } from '../capture/files.js';
-import { git, isGitWorkTree, listGitFiles, readBlobs } from '../capture/git.js';
+import { git, isGitWorkTree, listGitFiles, lsTree, readBlobs } from '../capture/git.js';
 import { compileGlob, matchGlobs } from '../capture/glob.js';
 import { isSecretPath } from '../capture/secrets.js';
 import { treeDigest } from '../capture/tree.js';
@@ -143,14 +143,7 @@ async function captureFromCommit(root: string, inputs: readonly string[], rev: s
   } catch {
     throw invalid('ERR_CAPTURE_REV', `Expected a commit in this repository, got \`${rev}\``, { path: 'source.commit' }, 'Pass a full commit id that exists in the repository.');
   }
-  const rows = (await git(root, ['ls-tree', '-r', '-z', '--full-tree', commit]))
-    .split('\0')
-    .filter(Boolean)
-    .map((line) => {
-      const tab = line.indexOf('\t');
-      const [mode, type, oid] = line.slice(0, tab).split(' ') as [string, string, string];
-      return { mode, type, oid, path: line.slice(tab + 1) };
-    });
+  const rows = await lsTree(root, commit);
   const byPath = new Map(rows.map((r) => [r.path, r]));
   const selected = selectAll(inputs, rows.map((r) => r.path));
   for (const p of selected) {

@@ -16,7 +16,7 @@
 import { copyFileSync, chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { git, gitInfo, listGitFiles, readBlobs } from '../capture/git.js';
+import { git, gitInfo, listGitFiles, lsTree, readBlobs } from '../capture/git.js';
 import { treeDigest, type TreeEntry } from '../capture/tree.js';
 import { CONFIG_FILES, loadConfig, type LoadedConfig } from '../config/load.js';
 import { runEngine, type ActionReport, type BuildOptions } from '../engine/build.js';
@@ -306,15 +306,7 @@ function safeRelative(path: string): boolean {
 /** Writes a commit's tree (files, executables, symlinks; submodules skipped) from the object database. */
 async function materializeCommit(root: string, commit: string, dir: string): Promise<TreeEntry[]> {
   mkdirSync(dir, { recursive: true });
-  const rows = (await git(root, ['ls-tree', '-r', '-z', '--full-tree', commit]))
-    .split('\0')
-    .filter(Boolean)
-    .map((line) => {
-      const tab = line.indexOf('\t');
-      const [mode, type, oid] = line.slice(0, tab).split(' ') as [string, string, string];
-      return { mode, type, oid, path: line.slice(tab + 1) };
-    })
-    .filter((r) => r.type === 'blob' && safeRelative(r.path));
+  const rows = (await lsTree(root, commit)).filter((r) => r.type === 'blob' && safeRelative(r.path));
   const blobs = await readBlobs(root, rows.map((r) => r.oid));
   const entries: TreeEntry[] = [];
   for (const r of rows) {

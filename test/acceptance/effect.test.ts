@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { addDays, isRfc3339, judgeEffect, parseIsoDate, todayUtc, utcDateOf } from '../../src/acceptance/effect.js';
+import { addDays, isRfc3339, parseIsoDate, todayUtc, utcDateOf } from '../../src/acceptance/dates.js';
+import { judgeEffect } from '../../src/acceptance/effect.js';
 import type { SpecificationCheck } from '../../src/acceptance/model.js';
 import { Findings } from '../../src/acceptance/report.js';
 import { parseDoc } from '../../src/acceptance/toml.js';

@@ -9,7 +9,7 @@ import { invalid } from '../../errors.js';
 import { m11Digest } from '../../hash/index.js';
 import { draftDecision } from '../../acceptance/decide.js';
 import { checkDecisionFiles } from '../../acceptance/decision.js';
-import { parseIsoDate, todayUtc } from '../../acceptance/effect.js';
+import { parseIsoDate, todayUtc } from '../../acceptance/dates.js';
 import type { DecisionCheck, DecisionContext, EffectJudgement, StackReport } from '../../acceptance/model.js';
 import { checkPackage } from '../../acceptance/package.js';
 import { findingLine, type Finding, type Outcome } from '../../acceptance/report.js';

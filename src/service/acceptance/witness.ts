@@ -9,6 +9,7 @@
  * exit or exit 0 without the expected text. A time-out is not a watched fail. A perturbation the
  * command survives is reported as SURVIVOR and nothing is written.
  */
+import { todayUtc } from '../../acceptance/dates.js';
 import { execFile } from 'node:child_process';
 import { cp, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,7 +20,7 @@ import { m11Digest } from '../../hash/index.js';
 import { insideRoot } from '../../acceptance/paths.js';
 import type { Outcome } from '../../acceptance/report.js';
 import { runSelfVerify, type SelfVerifyRun } from '../../acceptance/selfverify.js';
-import { applyReplace, describePerturbation, observedLine, spliceWatchedFail, todayUtc, type Perturbation, type WatchedFail } from '../../acceptance/witness.js';
+import { applyReplace, describePerturbation, observedLine, spliceWatchedFail, type Perturbation, type WatchedFail } from '../../acceptance/witness.js';
 import { readPackageClaims, subjectRoot } from './run.js';
 
 const run = promisify(execFile);
