@@ -114,14 +114,17 @@ async function randomRaces(): Promise<void> {
     const ws = await openWorkspace({ root: dir });
     const job = await plannedJob(ws, 'check:race');
     for (let i = 0; i < RANDOM_ROUNDS; i++) {
+      // The publication pointer: a completion publishes its own receipt; a cancellation leaves it as it was.
+      const publishedBefore = ws.store.cacheGet(job.key);
       const { run } = ws.jobs.submit(job);
       await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 250)));
       await ws.jobs.cancel(run);
       await ws.jobs.wait(run, 30_000);
       const row = ws.store.getRun(run)!;
       const attempts = ws.store.attemptsOf(run);
-      if (row.state === 'done' && row.outcome === 'PASS' && attempts.every((a) => a.state === 'done')) completions++;
-      else if (row.state === 'interrupted' && row.reason === 'cancelled' && attempts.every((a) => a.state !== 'running' && a.state !== 'done')) cancels++;
+      const published = ws.store.cacheGet(job.key);
+      if (row.state === 'done' && row.outcome === 'PASS' && attempts.every((a) => a.state === 'done') && published === row.receipt) completions++;
+      else if (row.state === 'interrupted' && row.reason === 'cancelled' && attempts.every((a) => a.state !== 'running' && a.state !== 'done') && published === publishedBefore) cancels++;
       else bad++;
     }
     ws.close();
@@ -213,7 +216,9 @@ async function cliAndMcpOnOneStore(): Promise<void> {
     const [r1, r2, code] = await Promise.all([call(c1, 'build', { wait_s: 50 }), call(c2, 'verify', { check: 'y', wait_s: 50 }), cli]);
     const g = JSON.parse((await call(c1, 'gate', {})).content[0]!.text) as { status: string };
     await Promise.all([c1.close(), c2.close()]);
-    record('a CLI build and two MCP servers on one store', `CLI exit ${code}, MCP build ${r1.isError ? 'error' : 'ok'}, MCP verify ${r2.isError ? 'error' : 'ok'}, gate ${g.status}`, code === 0 && !r1.isError && !r2.isError && g.status === 'READY');
+    // A tool error is shown with its own text, so a failing row says what went wrong.
+    const said = (r: { isError?: boolean; content: Array<{ text: string }> }) => (r.isError ? `error (${r.content[0]?.text.slice(0, 300)})` : 'ok');
+    record('a CLI build and two MCP servers on one store', `CLI exit ${code}, MCP build ${said(r1)}, MCP verify ${said(r2)}, gate ${g.status}`, code === 0 && !r1.isError && !r2.isError && g.status === 'READY');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -20,10 +20,16 @@ export interface FileStateEntry extends Fingerprint {
   recorded_ns: string;
 }
 
-/** The store implements this; captures only need get/put. */
+/** The store implements this; captures only need reuse/put. */
 export interface FileStateCache {
-  get(absPath: string, mode: HashMode): FileStateEntry | undefined;
+  /** The recorded digest, when the entry's fingerprint equals `fp` and it was not racily clean when recorded. */
+  reuse(absPath: string, mode: HashMode, fp: Fingerprint): string | undefined;
   put(absPath: string, mode: HashMode, entry: FileStateEntry): void;
+}
+
+/** Whether a recorded entry still stands for the file: same fingerprint, and not racily clean. */
+export function reusable(entry: FileStateEntry | undefined, fp: Fingerprint): entry is FileStateEntry {
+  return entry !== undefined && sameFingerprint(entry, fp) && BigInt(entry.mtime_ns) < BigInt(entry.recorded_ns) - RACY_WINDOW_NS;
 }
 
 export const RACY_WINDOW_NS = 2_000_000_000n;
@@ -34,6 +40,11 @@ let chunk: Buffer | undefined;
 
 export function fingerprintOf(st: BigIntStats): Fingerprint {
   return { size: Number(st.size), mtime_ns: String(st.mtimeNs), ctime_ns: String(st.ctimeNs), ino: String(st.ino) };
+}
+
+/** The fingerprint as one string, `size:mtime_ns:ctime_ns:ino` (what the store's bulk load compares). */
+export function fingerprintKey(fp: Fingerprint): string {
+  return `${fp.size}:${fp.mtime_ns}:${fp.ctime_ns}:${fp.ino}`;
 }
 
 export function sameFingerprint(a: Fingerprint, b: Fingerprint): boolean {
@@ -86,10 +97,10 @@ export function hashPath(absPath: string, hashMode: HashMode, cache: FileStateCa
   const mode = modeOf(st);
   if (st.isSymbolicLink()) return { mode, sha256: sha256Id(readlinkSync(absPath)), fingerprint };
   if (!st.isFile()) throw new SpecialFileError(absPath);
-  const cached = cache?.get(absPath, hashMode);
-  if (cached && sameFingerprint(cached, fingerprint) && BigInt(cached.mtime_ns) < BigInt(cached.recorded_ns) - RACY_WINDOW_NS) {
+  const reused = cache?.reuse(absPath, hashMode, fingerprint);
+  if (reused) {
     if (counter) counter.reused++;
-    return { mode, sha256: cached.sha256, fingerprint };
+    return { mode, sha256: reused, fingerprint };
   }
   const sha256 = st.size > BigInt(CHUNK) ? largeDigest(absPath, hashMode) : digestOf(readFileSync(absPath), hashMode);
   if (counter) counter.hashed++;

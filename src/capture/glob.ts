@@ -10,6 +10,8 @@ export interface Glob {
   literal: boolean;
   /** The longest directory prefix before any special character (`src/` for `src/**\/*.ts`). */
   prefix: string;
+  /** True for `prefix**` (`src/**`): every path under the prefix matches, no regex needed. */
+  below: boolean;
   re: RegExp;
 }
 
@@ -34,7 +36,8 @@ function compile(pattern: string): Glob {
   const firstSpecial = body.search(SPECIAL);
   const literal = firstSpecial < 0;
   const prefix = literal ? body : body.slice(0, body.lastIndexOf('/', firstSpecial) + 1);
-  return { source: pattern, negated, literal, prefix, re: new RegExp(`^${translate(body)}$`, 'u') };
+  const below = !literal && body === `${prefix}**`;
+  return { source: pattern, negated, literal, prefix, below, re: new RegExp(`^${translate(body)}$`, 'u') };
 }
 
 function translate(glob: string): string {
@@ -96,14 +99,18 @@ function lowerBound(paths: readonly string[], prefix: string): number {
 /** Paths (sorted, unique) matched by the positive globs and by no negated one. */
 export function matchGlobs(globs: readonly Glob[], sortedPaths: readonly string[]): string[] {
   const hit = new Set<string>();
+  let positive = 0;
   for (const g of globs) {
     if (g.negated) continue;
+    positive++;
     for (let i = lowerBound(sortedPaths, g.prefix); i < sortedPaths.length; i++) {
       const p = sortedPaths[i]!;
       if (!p.startsWith(g.prefix)) break;
-      if (g.re.test(p)) hit.add(p);
+      if (g.below || g.re.test(p)) hit.add(p);
     }
   }
   const excluded = globs.filter((g) => g.negated);
-  return [...hit].filter((p) => !excluded.some((g) => g.re.test(p))).sort();
+  const kept = excluded.length ? [...hit].filter((p) => !excluded.some((g) => g.re.test(p))) : [...hit];
+  // One positive glob walks the sorted paths in order: its hits are sorted already.
+  return positive > 1 ? kept.sort() : kept;
 }

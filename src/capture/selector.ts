@@ -3,7 +3,7 @@
  * mode (CRLF -> LF for text files only), symlinks as their target strings, secret-looking paths
  * skipped. A literal input path that is secret, or a glob that matches nothing, is a config error.
  */
-import { join } from 'node:path';
+import { sep } from 'node:path';
 import type { Issue } from '../errors.js';
 import { hashPath, SpecialFileError, type FileStateCache, type Fingerprint, type HashCounter, type HashMode } from './files.js';
 import { compileGlob, matchGlobs } from './glob.js';
@@ -62,10 +62,12 @@ export function selectorIssues(globs: readonly string[], sortedFiles: readonly s
 /** `hashMode` raw keeps CRLF bytes distinct: acceptance digests are over raw bytes, so its keys must be too. */
 export function captureSelector(root: string, globs: readonly string[], sortedFiles: readonly string[], cache: FileStateCache | undefined, now: () => bigint, counter?: HashCounter, hashMode: HashMode = 'text'): SelectorCapture {
   const files: SelectorFile[] = [];
+  // Paths from the listing are already normal and relative: plain concatenation is `join` without its cost.
+  const prefix = root.endsWith(sep) ? root : root + sep;
   for (const path of selectPaths(globs, sortedFiles)) {
     let hashed;
     try {
-      hashed = hashPath(join(root, path), hashMode, cache, now, counter);
+      hashed = hashPath(prefix + path, hashMode, cache, now, counter);
     } catch (error) {
       if (error instanceof SpecialFileError) throw new SpecialFileError(path);
       throw error;

@@ -6,8 +6,8 @@ import { EXIT, invalid } from '../errors.js';
 import { BASE_FLAGS, parseFlags, printJson, type Command } from './args.js';
 import { gateExitCode } from '../gate/evaluate.js';
 import { toJunit, toSarif } from '../gate/formats.js';
-import { renderCompareReport } from '../models/index.js';
 import * as service from '../service/index.js';
+import type { VkitEvent } from '../engine/events.js';
 import { printEvent, printGate, printSummary, printTails } from './render.js';
 import { tuiCommand } from './tui.js';
 
@@ -86,11 +86,19 @@ const verify: Command = async (args) => {
   const v = parse(args, { check: { type: 'string' }, request: { type: 'string' }, reuse: { type: 'boolean' }, explain: { type: 'boolean' }, wait: { type: 'string' } });
   if (v.request !== undefined) return verifyRequest(v as typeof v & { request: string });
   if (!v.check) throw invalid('ERR_USAGE', 'Expected --check ID or --request FILE', { path: '--check' });
-  const report = await service.verify(openOptions(v), { check: v.check, reuse: v.reuse, explain: v.explain, jobs: jobsOf(v), onEvent: v.json ? undefined : printEvent, signal: cancelOnSignal(), waitMs: secondsOf(v.wait, '--wait') });
+  // The verified action's own line waits for the report: when the bounded wait ended first the run is
+  // still going, and the line says `running` instead of the engine's provisional `blocked`.
+  const label = v.check.includes(':') ? v.check : `check:${v.check}`;
+  let held: VkitEvent | undefined;
+  const onEvent = (e: VkitEvent) => (e.type === 'action.finished' && e.label === label ? (held = e) : printEvent(e));
+  const report = await service.verify(openOptions(v), { check: v.check, reuse: v.reuse, explain: v.explain, jobs: jobsOf(v), onEvent: v.json ? undefined : onEvent, signal: cancelOnSignal(), waitMs: secondsOf(v.wait, '--wait') });
   const action = report.actions[0];
   if (v.json) json({ schema: 'vkit.verify/1', action: action ?? null, gate: report.gate });
   else if (action?.pending) process.stdout.write(`run ${action.run} running: the wait timed out; the worker continues (vkit run wait --run ${action.run})\n`);
-  else printTails(report);
+  else {
+    if (held) printEvent(held);
+    printTails(report);
+  }
   if (!action || action.pending) return EXIT.blocked;
   return action.outcome === 'PASS' ? EXIT.ok : action.outcome === 'FAIL' ? EXIT.fail : EXIT.blocked;
 };
@@ -114,10 +122,12 @@ async function verifyRequest(v: { request: string; check?: string; reuse?: boole
 
 const runs: Command = async (args) => {
   const v = parse(args, { check: { type: 'string' }, limit: { type: 'string' } });
+  const limit = v.limit === undefined ? 50 : Number(v.limit);
+  if (!/^[0-9]+$/.test(v.limit ?? '50') || limit < 1 || limit > 500) throw invalid('ERR_USAGE', `Expected --limit to be an integer from 1 to 500, got \`${v.limit}\``, { path: '--limit' });
   const store = await service.openStore(openOptions(v));
   try {
     const label = v.check ? (v.check.includes(':') ? v.check : `check:${v.check}`) : undefined;
-    const rows = service.listRuns(store, { label, limit: v.limit ? Number(v.limit) : 50 });
+    const rows = service.listRuns(store, { label, limit });
     if (v.json) json({ schema: 'vkit.runs/1', runs: rows });
     else for (const r of rows) process.stdout.write(`${r.run}  ${r.state.padEnd(11)} ${(r.outcome ?? '-').padEnd(7)} ${r.label}  ${r.created_at}${r.reason ? `  ${r.reason}` : ''}\n`);
   } finally {
@@ -224,7 +234,7 @@ const modelCompare: Command = async (args) => {
   if (!v.request) throw invalid('ERR_USAGE', 'Expected --request FILE', { path: '--request' });
   const { report, exitCode } = await service.compareRequestFile(resolve(v.request), v.request);
   if (v.json) json(report);
-  else process.stdout.write(renderCompareReport(report));
+  else process.stdout.write((await import('../models/index.js')).renderCompareReport(report));
   return exitCode;
 };
 

@@ -101,14 +101,15 @@ ${COMMON}
 ${EXITS}`,
   runs: `Usage: vkit runs [--check ID] [--limit N] [common flags]
 
-Lists retained runs, newest first.
+Lists retained runs, newest first. --limit N: at most N runs, 1 to 500 (default 50).
 
 ${COMMON}`,
   'run show': `Usage: vkit run show --run ID [--section S]... [--page N] [common flags]
 
 Shows a run's summary and the selected sections: diagnostics, obligations, provenance, coverage,
 compilation, artifacts, log (or all). Sections that do not apply say "not applicable". Reads retained
-results only. --page pages the log (200 lines a page).
+results only. --page pages the log (200 lines a page; lines cut at 4,000 characters) and the
+artifact list (100 a page).
 
 ${COMMON}`,
   'run wait': `Usage: vkit run wait --run ID [--timeout SECONDS] [common flags]

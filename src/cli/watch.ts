@@ -41,6 +41,15 @@ function jobsOf(value: string | undefined): number {
   return n;
 }
 
+/**
+ * Line mode prints one line per event: render.ts's lines (actions as they finish, cycle starts,
+ * settles, config errors) plus `queued` and `started` lines, so a log shows what is running.
+ */
+export function printWatchEvent(e: VkitEvent): void {
+  if (e.type === 'action.queued' || e.type === 'action.started') process.stdout.write(`${(e.type === 'action.queued' ? 'queued' : 'started').padEnd(7)} ${e.label}\n`);
+  else printEvent(e);
+}
+
 export const watchCommand: Command = async (args) => {
   const v = parse(args);
   const jobs = jobsOf(v.jobs);
@@ -57,7 +66,7 @@ export const watchCommand: Command = async (args) => {
   process.on('SIGTERM', onSignal);
   const root = v.root ? resolve(v.root) : process.cwd();
   const control: WatchControl = {};
-  let onEvent: (e: VkitEvent) => void = v.json ? (e) => void process.stdout.write(JSON.stringify(e) + '\n') : printEvent;
+  let onEvent: (e: VkitEvent) => void = v.json ? (e) => void process.stdout.write(JSON.stringify(e) + '\n') : printWatchEvent;
   let tui: { unmount(): void } | undefined;
   if (!v.json && !v['no-tui'] && process.stdout.isTTY && process.stdin.isTTY && !inCi()) {
     // The TUI renders only from the event stream; its keys become rerun requests or a stop.
@@ -73,7 +82,15 @@ export const watchCommand: Command = async (args) => {
       store: v.store ? resolve(v.store) : await defaultStoreDir(root),
       onRerun: (label) => control.rerun?.([label]),
       onRerunAll: () => control.rerun?.('all'),
-      onQuit: () => controller.abort(),
+      // q stops with exit 0, Ctrl-C (a key in raw mode) with 130 as the signal would; pressed again, either exits at once.
+      onQuit: (how) => {
+        if (controller.signal.aborted) {
+          tui?.unmount();
+          process.exit(code);
+        }
+        code = how === 'interrupt' ? 130 : EXIT.ok;
+        controller.abort();
+      },
       loadDetails: (label, run) => latestRunDetails({ root, store: v.store }, label, run),
     });
   }

@@ -102,6 +102,8 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
   const fileStates = ctx.store.fileStatesUnder(ctx.root);
   const toolMemo = new Map<string, CheckerIdentity>();
   const latest = ctx.store.latestAll();
+  /** Artifact blobs verified intact during this build (see verifyReceipt). */
+  const intactBlobs = new Set<string>();
   const today = opts.today ?? new Date().toISOString().slice(0, 10);
 
   const nodeResult = (label: string): Promise<NodeResult> => {
@@ -175,7 +177,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     let staleReason: string | undefined;
     const fresh = runnable && (opts.force || opts.fresh?.includes(label));
     if (!fresh || opts.reusePassing) {
-      const found = lookupEvidence(ctx.store, key, opts.deep ?? false, latest.get(label));
+      const found = lookupEvidence(ctx.store, key, opts.deep ?? false, latest.get(label), intactBlobs);
       // verify --reuse accepts passing evidence only: a cached FAIL is checked again.
       if (found.state === 'hit' && !(fresh && found.receipt.outcome !== 'PASS')) {
         const ms = 0;
@@ -212,7 +214,8 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
       return ctx.jobs.run(job, opts.signal, opts.fresh?.includes(label) ? opts.waitMs : undefined);
     });
     const status: ActionStatus = result.outcome === 'PASS' ? 'ran' : result.outcome === 'FAIL' ? 'failed' : 'blocked';
-    emit(makeEvent({ type: 'action.finished', label, kind: node.kind, key, status, outcome: result.outcome, reason: result.reason, run: result.run, ms: result.ms, explain }));
+    // A run still going when a bounded wait ended has not finished: no finished event for it.
+    if (!result.pending) emit(makeEvent({ type: 'action.finished', label, kind: node.kind, key, status, outcome: result.outcome, reason: result.reason, run: result.run, ms: result.ms, explain }));
     const res = fromReceipt(result.receipt, { outcome: result.outcome, reason: result.reason, run: result.run, artifacts: result.artifacts, assurance: result.assurance, ended_at: result.endedAt, subject: result.subject }, status, result.ms, explain);
     if (result.pending) res.action!.pending = true;
     // BLOCKED results feed no dependent: they carry no claim.

@@ -13,22 +13,23 @@ export type Lookup = { state: 'hit'; receiptId: string; receipt: Receipt } | { s
  * this very key it is the cache entry (both are written together for PASS and FAIL), which saves a
  * lookup per action on a no-op build. Otherwise the action cache is asked.
  */
-export function lookupEvidence(store: Store, key: string, deep: boolean, latest?: { receipt: string; key: string }): Lookup {
+export function lookupEvidence(store: Store, key: string, deep: boolean, latest?: { receipt: string; key: string }, intact?: Set<string>): Lookup {
   if (latest?.key === key) {
-    const found = verifyReceipt(store, latest.receipt, deep, key);
+    const found = verifyReceipt(store, latest.receipt, deep, key, intact);
     if (found.state !== 'miss') return found;
   }
   const receiptId = store.cacheGet(key);
   if (!receiptId) return { state: 'miss' };
-  return verifyReceipt(store, receiptId, deep, key);
+  return verifyReceipt(store, receiptId, deep, key, intact);
 }
 
 /**
  * The receipt's bytes are always re-hashed against its id. Its shape is then checked in full with
  * `deep`, and otherwise only in the fields a hit relies on: bytes that hash to their id are the
- * bytes vkit wrote.
+ * bytes vkit wrote. `intact` holds the artifact blobs already verified during this build: many
+ * receipts share a blob (every empty log is one), and one check per build answers for all of them.
  */
-export function verifyReceipt(store: Store, receiptId: string, deep: boolean, key?: string): Lookup {
+export function verifyReceipt(store: Store, receiptId: string, deep: boolean, key?: string, intact?: Set<string>): Lookup {
   const read = store.readReceipt(receiptId);
   if (read.state !== 'intact') return { state: 'tampered', reason: `evidence tampered: receipt ${short(receiptId)} is ${read.state}` };
   const receipt = deep ? parseReceipt(read.receipt) : hitFields(read.receipt);
@@ -36,8 +37,10 @@ export function verifyReceipt(store: Store, receiptId: string, deep: boolean, ke
   if (key && receipt.key !== key) return { state: 'tampered', reason: `evidence tampered: receipt ${short(receiptId)} belongs to another action` };
   if (receipt.outcome === 'BLOCKED') return { state: 'miss' };
   for (const a of receipt.artifacts) {
+    if (intact?.has(a.sha256)) continue;
     const state = store.cas.state(a.sha256, deep);
     if (state !== 'intact') return { state: 'tampered', reason: `evidence tampered: artifact ${a.name} (${short(a.sha256)}) is ${state}` };
+    intact?.add(a.sha256);
   }
   return { state: 'hit', receiptId, receipt };
 }

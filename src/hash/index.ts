@@ -4,7 +4,6 @@
  * documents' M11 scheme (`<domain>:sha-512:<hex>`), so both schemes live side by side.
  */
 import { createHash } from 'node:crypto';
-import canonicalizeJson from 'canonicalize';
 
 export type Sha256Id = `sha256:${string}`;
 
@@ -18,11 +17,65 @@ export function sha256Id(data: string | Uint8Array): Sha256Id {
   return `sha256:${sha256Hex(data)}`;
 }
 
-/** RFC 8785 canonical JSON text. `undefined` members are dropped, as JSON.stringify does. */
+/**
+ * RFC 8785 canonical JSON text: members sorted by UTF-16 code units, primitives as JSON.stringify
+ * writes them (ECMAScript number form), `undefined` and symbol members dropped and array holes as
+ * `null` as JSON.stringify does. NaN, infinities, lone surrogates and cycles are refused. Written
+ * here rather than taken from a library because action keys canonicalise thousands of small objects
+ * per build; a test checks it against the `canonicalize` package on random values.
+ */
 export function canonicalJson(value: unknown): string {
-  const text = (canonicalizeJson as unknown as (v: unknown) => string | undefined)(value);
+  const text = canonical(value, []);
   if (text === undefined) throw new TypeError('value has no JSON form');
   return text;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function canonical(v: unknown, path: object[]): string | undefined {
+  switch (typeof v) {
+    case 'string':
+      if (LONE_SURROGATE.test(v)) throw new Error('Lone surrogate is not allowed');
+      return JSON.stringify(v);
+    case 'number':
+      if (Number.isNaN(v)) throw new Error('NaN is not allowed');
+      if (!Number.isFinite(v)) throw new Error('Infinity is not allowed');
+      return JSON.stringify(v);
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'object':
+      break;
+    default:
+      return JSON.stringify(v); // undefined, functions, symbols: no JSON form; bigint throws
+  }
+  if (v === null) return 'null';
+  if (path.includes(v)) throw new Error('Circular reference detected');
+  path.push(v);
+  let out: string;
+  const toJSON = (v as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === 'function') out = canonical(toJSON.call(v), path) as string;
+  else if (Array.isArray(v)) {
+    out = '[';
+    for (let i = 0; i < v.length; i++) {
+      const x: unknown = v[i];
+      out += (i ? ',' : '') + (x === undefined || typeof x === 'symbol' ? 'null' : (canonical(x, path) ?? ''));
+    }
+    out += ']';
+  } else {
+    const obj = v as Record<string, unknown>;
+    out = '{';
+    let first = true;
+    for (const key of Object.keys(obj).sort()) {
+      const x = obj[key];
+      if (x === undefined || typeof x === 'symbol') continue;
+      if (LONE_SURROGATE.test(key)) throw new Error('Lone surrogate is not allowed');
+      out += (first ? '' : ',') + JSON.stringify(key) + ':' + canonical(x, path);
+      first = false;
+    }
+    out += '}';
+  }
+  path.pop();
+  return out;
 }
 
 /** Identity of a JSON value: sha256 over its canonical text. */

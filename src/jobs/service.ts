@@ -26,6 +26,8 @@ export interface JobServiceOptions {
   hooks?: WorkerHooks;
   /** `detached` (default) or `inline`; hooks force inline, as they cannot cross a process boundary. */
   workers?: 'detached' | 'inline';
+  /** How long a waited-on run may sit queued on another face's queue before this face starts a worker for it (default 10 s). */
+  adoptAfterMs?: number;
 }
 
 export interface WaitResult {
@@ -38,6 +40,8 @@ const WORKER_MAIN = fileURLToPath(new URL('./worker-main.js', import.meta.url));
 const POLL_MS = 25;
 const CANCEL_GRACE_MS = 5000;
 const RECOVER_EVERY_MS = 1000;
+/** Past the heartbeat staleness window: a queue's own face has had every chance to start its worker. */
+const ADOPT_AFTER_MS = 10_000;
 
 export class JobService {
   /** This service's queue: workers it starts claim only its runs (they share its environment). */
@@ -57,17 +61,17 @@ export class JobService {
     void reapAttemptContainers(opts.store.recovered).catch(() => undefined);
   }
 
-  /** Freezes the job and queues a new run for it. */
-  submit(job: Job): { run: string } {
+  /** Freezes the job and queues a new run for it: the job's content-derived identity and the new run's id. */
+  submit(job: Job): { job: string; run: string } {
     const { store } = this.opts;
     store.putJob(job.key, job, this.opts.root);
     const run = store.createRun(job.key, job.label, job.rule.kind, job.key, this.queue);
     this.dispatch();
-    return { run };
+    return { job: job.key, run };
   }
 
   /** A new run for the same frozen job. */
-  retry(runId: string): { run: string } {
+  retry(runId: string): { job: string; run: string } {
     const { store } = this.opts;
     const row = store.getRun(runId);
     if (!row) throw new Error(`no run ${runId}`);
@@ -80,6 +84,7 @@ export class JobService {
   async wait(runId: string, timeoutMs = Infinity): Promise<WaitResult> {
     const deadline = Date.now() + timeoutMs;
     let recovered = Date.now();
+    let adopted = false;
     for (;;) {
       // A lost worker never finishes its run: the recovery pass (stale heartbeat AND worker gone)
       // ends it interrupted, so a waiter is never stuck behind a dead process.
@@ -92,6 +97,17 @@ export class JobService {
       if (row.state === 'done' || row.state === 'interrupted') return { run: row, timedOut: false };
       if (Date.now() >= deadline) return { run: row, timedOut: true };
       this.dispatch();
+      // A run queued on another face's queue whose face (and worker) went away before claiming it
+      // would stay queued for ever: after a while, the waiter starts one worker for that queue. The
+      // worker re-plans the job under this face's environment, so any difference in what the key
+      // covers (declared variables, tools) refuses the job rather than running something else.
+      if (!adopted && row.state === 'queued' && row.queue && row.queue !== this.queue && this.mode === 'detached' && !this.closed) {
+        const queuedMs = Number((this.opts.store.now() - BigInt(row.created_ns)) / 1_000_000n);
+        if (queuedMs > (this.opts.adoptAfterMs ?? ADOPT_AFTER_MS)) {
+          this.startWorker(row.queue);
+          adopted = true;
+        }
+      }
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, Math.min(POLL_MS, Math.max(0, deadline - Date.now())));
         this.finished.set(runId, () => {
@@ -212,11 +228,11 @@ export class JobService {
     }
   }
 
-  private startWorker(): void {
+  private startWorker(queue = this.queue): void {
     const logs = join(this.opts.store.dir, 'workers');
     mkdirSync(logs, { recursive: true });
-    const log = openSync(join(logs, `${this.queue}.log`), 'a');
-    const child = spawn(process.execPath, [WORKER_MAIN, '--store', this.opts.store.dir, '--queue', this.queue], {
+    const log = openSync(join(logs, `${queue}.log`), 'a');
+    const child = spawn(process.execPath, [WORKER_MAIN, '--store', this.opts.store.dir, '--queue', queue], {
       detached: true,
       stdio: ['ignore', 'pipe', log],
       env: this.opts.env ?? process.env,

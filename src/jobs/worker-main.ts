@@ -5,7 +5,7 @@
  * makes it check its attempt's cancel flag at once; SIGTERM cancels what it runs and exits.
  */
 import { parseArgs } from 'node:util';
-import { BUILTIN_RULES } from '../../rules/index.js';
+import { builtinRules } from '../../rules/index.js';
 import { loadConfig } from '../config/load.js';
 import type { Rule } from '../config/rule.js';
 import { currentOwner } from '../store/liveness.js';
@@ -36,6 +36,7 @@ async function main(): Promise<void> {
     }
     const frozen = store.getJob(claimed.run.job)!;
     const job = JSON.parse(frozen.job) as Job;
+    const BUILTIN_RULES = await builtinRules();
     let rules: ReadonlyMap<string, Rule> = BUILTIN_RULES;
     if (job.rule.source) {
       // A user rule lives in the config's modules: reload them (the key check catches any change).

@@ -128,12 +128,12 @@ export const TOOLS = {
   }),
 
   run_show: spec({
-    description: 'A run\'s summary plus the asked sections (like `vkit run show`); coverage and compilation are "not applicable" to checks. The log is paged (200 lines a page).',
+    description: 'A run\'s summary (identities, state, obligation counts, next action) plus the asked sections (like `vkit run show`); coverage and compilation are "not applicable" to checks. The log (200 lines a page, lines cut at 4,000 characters) and the artifact list (100 a page) are paged.',
     readOnly: true,
     input: z.strictObject({
       run: runId,
       sections: z.array(z.enum(SECTION_NAMES)).optional().describe('Sections to include; `all` for every one.'),
-      page: z.number().int().min(1).optional().describe('Log page, from 1.'),
+      page: z.number().int().min(1).optional().describe('Page of the log (200 lines) and of the artifact list (100 artifacts), from 1.'),
     }),
     handler: async (a, ctx) => {
       const asked = a.sections ?? [];
@@ -178,7 +178,7 @@ export const TOOLS = {
     description: 'Compare the two finite models of a request (like `vkit model compare`): six exact categories with counts and shortest witnesses. Returns the `vkit.model-compare/1` report; an invalid request is a tool error listing every issue. Read-only.',
     readOnly: true,
     input: z.strictObject({ request: compareRequestInput }),
-    handler: async (a) => service.compareRequestValue(a.request).report,
+    handler: async (a) => (await service.compareRequestValue(a.request)).report,
   }),
 
   acceptance_check_decision: spec({

@@ -30,6 +30,12 @@ export function compareRequest(value: unknown): CompareOutcome {
   return judge(validateRequest(value));
 }
 
+/** The validation issues of a request text, without running the comparison (config checks). */
+export function requestTextIssues(text: string): Issue[] {
+  const parsed = parseJsonText(text);
+  return parsed.issues.length ? parsed.issues : validateRequest(parsed.value, parsed.source).issues;
+}
+
 function judge({ value, issues }: ReturnType<typeof validateRequest>): CompareOutcome {
   if (!value) return { ok: false, issues, exitCode: 2 };
   const report = compareModels(value);

@@ -5,7 +5,7 @@
 import { runEngine, type BuildOptions, type BuildReport } from '../engine/build.js';
 import { invalid } from '../errors.js';
 import { showOnly } from '../gate/evaluate.js';
-import { BUILTIN_RULES } from '../../rules/index.js';
+import { builtinRules } from '../../rules/index.js';
 import { JobService } from '../jobs/service.js';
 import type { Store } from '../store/store.js';
 import { openStore, openWorkspace, type OpenOptions, type Workspace } from './workspace.js';
@@ -76,7 +76,7 @@ export async function verify(open: OpenOptions, req: { check: string; reuse?: bo
 /** Run control for any run in the store, from any face: wait, cancel, retry. */
 async function withJobs<T>(open: OpenOptions, fn: (jobs: JobService, store: Store) => Promise<T>): Promise<T> {
   const store = await openStore(open);
-  const jobs = new JobService({ root: open.root ?? process.cwd(), store, rules: BUILTIN_RULES, env: open.env });
+  const jobs = new JobService({ root: open.root ?? process.cwd(), store, rules: await builtinRules(), env: open.env });
   try {
     return await fn(jobs, store);
   } finally {

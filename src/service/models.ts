@@ -1,7 +1,10 @@
 /** `vkit model compare`: reads a request file and compares its two models. Read-only; writes no policy. */
 import { readFile } from 'node:fs/promises';
-import { invalid, InvalidInputError } from '../errors.js';
-import { compareRequest, compareRequestText, type CompareOutcome } from '../models/index.js';
+import { formatIssue, invalid, InvalidInputError, type Issue } from '../errors.js';
+import type { CompareOutcome } from '../models/index.js';
+
+/** The comparison library loads on first use: builds of plain checks never need it. */
+const models = () => import('../models/index.js');
 
 const HINT = 'See the model-comparison section of the README for the request format.';
 
@@ -9,9 +12,10 @@ const HINT = 'See the model-comparison section of the README for the request for
  * A request as an object or as JSON text (MCP): only text gets the duplicate-key and integer-form
  * checks, as only text can show them. Invalid -> `ERR_REQUEST_INVALID` with every issue.
  */
-export function compareRequestValue(request: unknown): Extract<CompareOutcome, { ok: true }> {
+export async function compareRequestValue(request: unknown): Promise<Extract<CompareOutcome, { ok: true }>> {
+  const { compareRequest, compareRequestText } = await models();
   const outcome = typeof request === 'string' ? compareRequestText(request) : compareRequest(request);
-  if (!outcome.ok) throw new InvalidInputError('ERR_REQUEST_INVALID', outcome.issues, HINT);
+  if (!outcome.ok) throw requestInvalid(outcome.issues);
   return outcome;
 }
 
@@ -22,7 +26,21 @@ export async function compareRequestFile(file: string, shown = file): Promise<Ex
   } catch (error) {
     throw invalid('ERR_REQUEST_READ', `Cannot read the request: ${(error as Error).message}`, { file: shown }, 'Pass --request with the path of a JSON request file.');
   }
-  const outcome = compareRequestText(text);
-  if (!outcome.ok) throw new InvalidInputError('ERR_REQUEST_INVALID', outcome.issues.map((i) => ({ ...i, file: shown })), HINT);
+  const outcome = (await models()).compareRequestText(text);
+  if (!outcome.ok) throw requestInvalid(outcome.issues.map((i) => ({ ...i, file: shown })));
   return outcome;
+}
+
+/**
+ * The message names the first problem in document order (with how many follow); `issues`, which
+ * `--json` and MCP show, lists every one (spec/model-comparison.md, "Validation").
+ */
+function requestInvalid(issues: Issue[]): InvalidInputError {
+  const error = new InvalidInputError('ERR_REQUEST_INVALID', issues, HINT);
+  const [first] = issues;
+  if (first && issues.length > 1) {
+    const more = issues.length - 1;
+    error.message = `${formatIssue(first)}\n(and ${more} more ${more === 1 ? 'problem' : 'problems'}; --json lists every one)`;
+  }
+  return error;
 }

@@ -3,11 +3,16 @@ import { invalid } from '../errors.js';
 import type { ActionReport } from '../engine/build.js';
 import { parseReceipt, type Receipt } from '../store/receipt.js';
 import type { RunRow, Store } from '../store/store.js';
+import type { Job } from '../jobs/job.js';
 
 export const SECTIONS = ['diagnostics', 'obligations', 'provenance', 'coverage', 'compilation', 'artifacts', 'log'] as const;
 export type Section = (typeof SECTIONS)[number];
 
-const LOG_PAGE_LINES = 200;
+/** Log lines per page, and the longest line a page carries (longer ones are cut, and counted). */
+export const LOG_PAGE_LINES = 200;
+export const LOG_LINE_CHARS = 4000;
+/** Artifacts per page of the `artifacts` section. */
+export const ARTIFACT_PAGE_ITEMS = 100;
 const TAIL_LINES = 12;
 
 export function listRuns(store: Store, filter: { label?: string; limit?: number } = {}) {
@@ -56,6 +61,7 @@ export function showRun(store: Store, runId: string, sections: Section[], page =
   const summary = {
     run: run.id,
     job: run.job,
+    identities: identitiesOf(store, run, receipt),
     label: run.label,
     state: run.state,
     outcome: run.outcome,
@@ -65,7 +71,7 @@ export function showRun(store: Store, runId: string, sections: Section[], page =
     assurance: receipt?.assurance ?? null,
     obligations: formalSections(receipt)?.obligations ? formalCounts(formalSections(receipt)!) : obligationCounts(receipt),
     attempts,
-    next: run.outcome === 'PASS' ? 'nothing to do' : `vkit verify --check ${run.label.replace(/^check:/, '')}`,
+    next: nextAction(run),
   };
   const out: RunShown = { schema: 'vkit.run/1', summary };
   const noReceipt = { applicable: false, note: 'this run has no intact receipt' };
@@ -87,10 +93,42 @@ export function showRun(store: Store, runId: string, sections: Section[], page =
     if (section === 'diagnostics') out[section] = { outcome: receipt.outcome, reason: receipt.reason, exit_code: receipt.exit_code, expected: (receipt.definition.expect as { exit_code?: number } | undefined)?.exit_code ?? null };
     if (section === 'obligations') out[section] = receipt.obligations;
     if (section === 'provenance') out[section] = { policy_sha256: receipt.policy_sha256, definition_sha256: receipt.definition_sha256, definition: receipt.definition, capture: receipt.capture, checker: receipt.checker, deps: receipt.deps, env: receipt.env, timings: receipt.timings, logical_trust: 'empirical: a test run, no axioms or proofs involved' };
-    if (section === 'artifacts') out[section] = receipt.artifacts.map((a) => ({ ...a, state: store.cas.state(a.sha256, false) }));
+    if (section === 'artifacts') out[section] = artifactPage(store, receipt, page);
     if (section === 'log') out[section] = logPage(store, receipt, page);
   }
   return out;
+}
+
+/**
+ * What the job was frozen with: its content-derived identity and the source, policy and checker
+ * identities in it (a formal receipt's accepted policy slice, package and checker when it has them).
+ * Read from the frozen job, so a run still queued or running has them too.
+ */
+function identitiesOf(store: Store, run: RunRow, receipt: Receipt | undefined) {
+  const frozen = store.getJob(run.job);
+  let job: Partial<Job> | undefined;
+  try {
+    job = frozen ? (JSON.parse(frozen.job) as Job) : undefined;
+  } catch {
+    job = undefined;
+  }
+  const formal = (receipt?.subject as { formal?: { policy_sha256?: string; package_sha256?: string; checker_sha256?: string } } | undefined)?.formal;
+  return {
+    job: run.job,
+    source: job?.capture?.digest ?? receipt?.capture.digest ?? null,
+    policy: formal?.policy_sha256 ?? job?.policy ?? receipt?.policy_sha256 ?? null,
+    package: formal?.package_sha256 ?? null,
+    checker: formal?.checker_sha256 ?? job?.checker?.sha256 ?? receipt?.checker?.sha256 ?? null,
+  };
+}
+
+/** The next command for this run: wait while it runs, nothing after a PASS, else a fresh run. */
+function nextAction(run: RunRow): string {
+  if (run.state === 'queued' || run.state === 'running') return `vkit run wait --run ${run.id}`;
+  if (run.state === 'done' && run.outcome === 'PASS') return 'nothing to do';
+  const verify = `vkit verify --check ${run.label.replace(/^check:/, '')}`;
+  if (run.state === 'done' && run.outcome === 'FAIL') return `vkit run show --run ${run.id} --section diagnostics --section log, fix, then ${verify}`;
+  return verify;
 }
 
 type Sections = { obligations?: { total: number | null; proved: number; failed: number; unknown: number | null; items: unknown[] } } & Record<string, unknown>;
@@ -143,7 +181,18 @@ function logPage(store: Store, receipt: Receipt, page: number) {
     const lines = store.cas.read(art.sha256).toString('utf8').split('\n');
     if (lines.at(-1) === '') lines.pop();
     const pages = Math.max(1, Math.ceil(lines.length / LOG_PAGE_LINES));
-    streams[name] = { page, pages, total_lines: lines.length, lines: lines.slice((page - 1) * LOG_PAGE_LINES, page * LOG_PAGE_LINES) };
+    // Bounded in lines and in characters: a line longer than LOG_LINE_CHARS is cut (the artifact keeps it whole).
+    let cut = 0;
+    const shown = lines.slice((page - 1) * LOG_PAGE_LINES, page * LOG_PAGE_LINES).map((l) => (l.length > LOG_LINE_CHARS ? (cut++, `${l.slice(0, LOG_LINE_CHARS)}…`) : l));
+    streams[name] = { page, pages, total_lines: lines.length, lines: shown, lines_cut: cut };
   }
   return streams;
+}
+
+/** One page of the receipt's artifacts, each with its state in the CAS. */
+function artifactPage(store: Store, receipt: Receipt, page: number) {
+  const total = receipt.artifacts.length;
+  const pages = Math.max(1, Math.ceil(total / ARTIFACT_PAGE_ITEMS));
+  const items = receipt.artifacts.slice((page - 1) * ARTIFACT_PAGE_ITEMS, page * ARTIFACT_PAGE_ITEMS).map((a) => ({ ...a, state: store.cas.state(a.sha256, false) }));
+  return { page, pages, total, items };
 }

@@ -14,6 +14,7 @@ import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import { compileGlob, matchGlobs, type Glob } from '../capture/glob.js';
 import { CONFIG_FILES, loadConfig, type LoadedConfig } from '../config/load.js';
 import { runEngine } from '../engine/build.js';
+import { compileGraph, type ActionGraph } from '../graph/compile.js';
 import { makeEvent, type EventSink } from '../engine/events.js';
 import { InvalidInputError, invalid } from '../errors.js';
 import type { Gate } from '../gate/evaluate.js';
@@ -39,7 +40,7 @@ export interface WatchControl {
 
 /** What the loop listens to, derived from the last config that loaded. */
 interface Plan {
-  /** One glob set per node (its `inputs`, or a comparison's request). */
+  /** One glob set per capture node of the graph. */
   globSets: Glob[][];
   /** Absolute paths of the config candidates and the config's local imports. */
   configFiles: Set<string>;
@@ -52,14 +53,35 @@ interface Plan {
 /** The temp module the TS config loader writes (and deletes) beside the config. */
 const TEMP_CONFIG = /\.timestamp-\d+-\d+-[0-9a-f]+\.mjs$/;
 
-function planFor(root: string, config: LoadedConfig | undefined, previous: Plan | undefined): Plan {
+/**
+ * The input globs of every capture node of the graph (checks, actions, comparisons, acceptance
+ * records and their expansions, formal components with `vkit.lock.json`): what the engine captures
+ * is exactly what the loop watches. Without a compiled graph (the first plan, or a config whose
+ * workspace failed) it is compiled here; undefined when it cannot be (an `after` cycle).
+ */
+function captureInputs(config: LoadedConfig, graph?: ActionGraph): string[][] | undefined {
+  let g = graph;
+  if (!g) {
+    try {
+      g = compileGraph(config.manifest);
+    } catch {
+      return undefined;
+    }
+  }
+  const sets: string[][] = [];
+  g.graph.forEachNode((_, node) => {
+    if (node.kind === 'capture') sets.push((node.attrs as { inputs: string[] }).inputs);
+  });
+  return sets;
+}
+
+function planFor(root: string, config: LoadedConfig | undefined, previous: Plan | undefined, graph?: ActionGraph): Plan {
   const configFiles = new Set<string>(CONFIG_FILES.map((f) => join(root, f)));
   // An unloadable config keeps the previous globs and imports: the fix may be in any of them.
   for (const s of config ? config.sources : [...(previous?.configFiles ?? [])]) configFiles.add(s);
   const inRoot = [...configFiles].map((f) => toRel(root, f)).filter((r) => !r.startsWith('..'));
-  if (!config) return { globSets: previous?.globSets ?? [], configFiles, dirs: previous?.dirs ?? [], paths: [...new Set([...inRoot, ...(previous?.paths ?? [])])] };
-  const m = config.manifest;
-  const patterns = [...m.checks.map((c) => c.inputs), ...m.actions.map((a) => a.inputs), ...m.compare.map((c) => [c.request]), ...m.acceptance.flatMap((a) => [a.inputs ?? [a.spec, a.package, a.decision], ...(a.expansion?.nodes ?? []).map((n) => n.inputs)])];
+  const patterns = config ? captureInputs(config, graph) : undefined;
+  if (!patterns) return { globSets: previous?.globSets ?? [], configFiles, dirs: previous?.dirs ?? [], paths: [...new Set([...inRoot, ...(previous?.paths ?? [])])] };
   const globSets = patterns.map((set) => set.map(compileGlob));
   const positive = globSets.flat().filter((g) => !g.negated);
   const dirs = [...new Set(positive.filter((g) => !g.literal).map((g) => g.prefix))];
@@ -156,7 +178,7 @@ export async function watch(open: OpenOptions, opts: WatchOptions): Promise<void
       return;
     }
     try {
-      retarget(planFor(root, ws.config, plan));
+      retarget(planFor(root, ws.config, plan, ws.graph));
       const sink: EventSink = (e) => emit(e.type === 'cycle.settled' ? { ...e, ms: Math.round(performance.now() - t0) } : e);
       const { root: r, config, graph, store, jobs, rules, files, env } = ws;
       // Stopped while opening: settle from retained evidence rather than start work that would be cancelled.

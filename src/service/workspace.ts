@@ -4,18 +4,15 @@
  * Everything a verb needs, assembled once.
  */
 import { walkTree } from '../capture/walk.js';
-import { acceptanceInputs } from '../acceptance/inputs.js';
-import { expandAcceptance } from '../acceptance/graph.js';
 import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { BUILTIN_RULES } from '../../rules/index.js';
+import { builtinRules } from '../../rules/index.js';
 import { selectorIssues } from '../capture/selector.js';
 import { gitInfo, listGitFiles } from '../capture/git.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
 import type { Rule } from '../config/rule.js';
 import { InvalidInputError, invalid, type Issue } from '../errors.js';
 import { compileGraph, type ActionGraph } from '../graph/compile.js';
-import { compareRequestText } from '../models/index.js';
 import { JobService } from '../jobs/service.js';
 import type { WorkerHooks } from '../jobs/worker.js';
 import { Store, type StoreOptions } from '../store/store.js';
@@ -69,28 +66,33 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
     throw error;
   }
   const shown = relative(process.cwd(), config.file) || config.file;
+  // Acceptance and model code load only for manifests that use them (a no-op build of plain checks never does).
+  const acceptance = config.manifest.acceptance.length ? { ...(await import('../acceptance/inputs.js')), ...(await import('../acceptance/graph.js')) } : undefined;
+  const models = config.manifest.compare.length ? await import('../models/index.js') : undefined;
   const issues: Issue[] = [];
   config.manifest.checks.forEach((c, i) => issues.push(...selectorIssues(c.inputs, files, `checks[${i}].inputs`, shown)));
   config.manifest.actions.forEach((a, i) => issues.push(...selectorIssues(a.inputs, files, `actions[${i}].inputs`, shown)));
   config.manifest.acceptance.forEach((a, i) => {
-    a.inputs ??= acceptanceInputs(root, a);
+    a.inputs ??= acceptance!.acceptanceInputs(root, a);
     issues.push(...selectorIssues(a.inputs, files, `acceptance[${i}].inputs`, shown));
-    a.expansion = expandAcceptance(root, a, files);
+    a.expansion = acceptance!.expandAcceptance(root, a, files);
     for (const n of a.expansion.nodes) issues.push(...selectorIssues(n.inputs, files, `acceptance[${i}] (${n.label}) inputs`, shown));
   });
   config.manifest.compare.forEach((c, i) => {
     const missing = selectorIssues([c.request], files, `compare[${i}].request`, shown);
-    issues.push(...(missing.length ? missing : requestIssues(root, c.request)));
+    issues.push(...(missing.length ? missing : requestIssues(root, c.request, models!.requestTextIssues)));
   });
   let graph: ActionGraph;
+  let rules: Map<string, Rule>;
   try {
     if (issues.length) throw new InvalidInputError('ERR_CONFIG_INPUTS', issues, 'Fix the globs, or create the files they should match.');
     graph = compileGraph(config.manifest, shown);
+    const kinds = new Set(graph.order.map((l) => graph.graph.getNodeAttributes(l).kind));
+    rules = new Map<string, Rule>([...(await builtinRules(kinds)), ...config.rules]);
   } catch (error) {
     store.close();
     throw error;
   }
-  const rules = new Map<string, Rule>([...BUILTIN_RULES, ...config.rules]);
   const env = opts.env ?? process.env;
   const jobs = new JobService({ root, store, rules, env, hooks: opts.hooks });
   return { root, config, graph, store, jobs, rules, files, env, close: () => {
@@ -100,8 +102,8 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
 }
 
 /** An invalid comparison request is a config error (exit 2), named by its file and JSON path. */
-function requestIssues(root: string, request: string): Issue[] {
-  const outcome = compareRequestText(readFileSync(join(root, request), 'utf8'));
-  return outcome.ok ? [] : outcome.issues.map((i) => ({ ...i, file: relative(process.cwd(), join(root, request)) }));
+function requestIssues(root: string, request: string, requestTextIssues: (text: string) => Issue[]): Issue[] {
+  const issues = requestTextIssues(readFileSync(join(root, request), 'utf8'));
+  return issues.map((i) => ({ ...i, file: relative(process.cwd(), join(root, request)) }));
 }
 

@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import Database from 'better-sqlite3';
-import type { FileStateCache, FileStateEntry, HashMode } from '../capture/files.js';
+import { fingerprintKey, RACY_WINDOW_NS, reusable, type FileStateCache, type FileStateEntry, type Fingerprint, type HashMode } from '../capture/files.js';
 import { canonicalJson, sha256Id } from '../hash/index.js';
 import { Cas, type BlobState } from './cas.js';
 import { currentOwner, ownerAlive, type Owner } from './liveness.js';
@@ -87,7 +87,8 @@ export class Store implements FileStateCache {
     const db = this.db;
     this.stmts = {
       fsGet: db.prepare<[string, string], FileStateEntry>('SELECT size, mtime_ns, ctime_ns, ino, sha256, recorded_ns FROM file_states WHERE path = ? AND mode = ?'),
-      fsUnder: db.prepare<[string, string], FileStateEntry & { path: string; mode: HashMode }>('SELECT path, mode, size, mtime_ns, ctime_ns, ino, sha256, recorded_ns FROM file_states WHERE path >= ? AND path < ?'),
+      // `clean`: recorded outside the racy window, computed by SQLite so a no-op parses no timestamps.
+      fsUnder: db.prepare<[string, string, string]>("SELECT path, mode, size || ':' || mtime_ns || ':' || ctime_ns || ':' || ino, sha256 FROM file_states WHERE path >= ? AND path < ? AND CAST(mtime_ns AS INTEGER) < CAST(recorded_ns AS INTEGER) - CAST(? AS INTEGER)"),
       fsPut: db.prepare('INSERT OR REPLACE INTO file_states (path, mode, size, mtime_ns, ctime_ns, ino, sha256, recorded_ns) VALUES (@path, @mode, @size, @mtime_ns, @ctime_ns, @ino, @sha256, @recorded_ns)'),
       cacheGet: db.prepare<[string], { receipt: string }>('SELECT receipt FROM action_cache WHERE key = ?'),
       cachePut: db.prepare('INSERT OR REPLACE INTO action_cache (key, receipt, label, created_ns) VALUES (?, ?, ?, ?)'),
@@ -135,6 +136,11 @@ export class Store implements FileStateCache {
     return this.stmts.fsGet.get(absPath, mode);
   }
 
+  reuse(absPath: string, mode: HashMode, fp: Fingerprint): string | undefined {
+    const entry = this.get(absPath, mode);
+    return reusable(entry, fp) ? entry.sha256 : undefined;
+  }
+
   put(absPath: string, mode: HashMode, entry: FileStateEntry): void {
     this.stmts.fsPut.run({ path: absPath, mode, ...entry });
   }
@@ -151,18 +157,22 @@ export class Store implements FileStateCache {
     const hi = lo.slice(0, -1) + String.fromCharCode(lo.charCodeAt(lo.length - 1) + 1);
     // Raw rows (arrays) and entry objects made only on demand: loading tens of thousands of rows is
     // dominated by allocation otherwise.
-    const loaded = new Map<string, FileStateEntry | unknown[]>();
-    for (const r of this.stmts.fsUnder.raw(true).iterate(lo, hi) as Iterable<unknown[]>) loaded.set(`${r[1]}\0${r[0]}`, r);
-    const entryOf = (key: string): FileStateEntry | undefined => {
-      const r = loaded.get(key);
-      if (!Array.isArray(r)) return r;
-      return { size: r[2] as number, mtime_ns: r[3] as string, ctime_ns: r[4] as string, ino: r[5] as string, sha256: r[6] as string, recorded_ns: r[7] as string };
-    };
+    // Only entries that were not racily clean when recorded (SQLite compares the timestamps, so a
+    // no-op parses none), as raw rows [path, mode, fingerprint key, sha256] in one map per hash mode:
+    // loading tens of thousands of rows is dominated by allocation otherwise.
+    const loaded: Record<HashMode, Map<string, unknown[]>> = { text: new Map(), raw: new Map() };
+    for (const r of this.stmts.fsUnder.raw(true).iterate(lo, hi, String(RACY_WINDOW_NS)) as Iterable<unknown[]>) loaded[r[1] as HashMode]?.set(r[0] as string, r);
     return {
-      get: (absPath, mode) => (absPath.startsWith(lo) ? entryOf(`${mode}\0${absPath}`) : this.get(absPath, mode)),
+      reuse: (absPath, mode, fp) => {
+        if (!absPath.startsWith(lo)) return this.reuse(absPath, mode, fp);
+        const r = loaded[mode].get(absPath);
+        return r && r[2] === fingerprintKey(fp) ? (r[3] as string) : undefined;
+      },
       put: (absPath, mode, entry) => {
         this.put(absPath, mode, entry);
-        if (absPath.startsWith(lo)) loaded.set(`${mode}\0${absPath}`, entry);
+        if (!absPath.startsWith(lo)) return;
+        if (reusable(entry, entry)) loaded[mode].set(absPath, [absPath, mode, fingerprintKey(entry), entry.sha256]);
+        else loaded[mode].delete(absPath);
       },
     };
   }

@@ -22,7 +22,8 @@ export interface AppProps {
   store: string;
   onRerun: (label: string) => void;
   onRerunAll: () => void;
-  onQuit: () => void;
+  /** `q` asks to quit, Ctrl-C (a key in raw mode) to interrupt: the caller picks the exit code. */
+  onQuit: (how: 'quit' | 'interrupt') => void;
   /** Details of an item's evidence; `run` is the run the item shows (null without evidence). */
   loadDetails?: (label: string, run: string | null) => Promise<LoadedDetails | null> | LoadedDetails | null;
   /** Terminal height; the live region stays within it. */
@@ -93,7 +94,8 @@ export function App({ events, root, store, onRerun, onRerunAll, onQuit, loadDeta
     const shown = visibleItems(now.items, now.filter);
     const at = shown.findIndex((i) => i.id === now.selectedId);
     const i = shown.length === 0 ? -1 : at >= 0 ? at : 0;
-    if (input === 'q' || (key.ctrl && input === 'c')) onQuit();
+    if (input === 'q') onQuit('quit');
+    else if (key.ctrl && input === 'c') onQuit('interrupt');
     else if (key.downArrow || input === 'j') {
       if (shown.length) select(shown[Math.min(shown.length - 1, i + 1)]!.id);
     } else if (key.upArrow || input === 'k') {

@@ -20,8 +20,9 @@ export interface TuiHandle {
 }
 
 /**
- * Renders the live TUI. Ctrl-C is a key here (raw mode), not a signal: it calls `onQuit`, like `q`,
- * so the caller decides how to stop (cancel running attempts, then `unmount`).
+ * Renders the live TUI. Ctrl-C is a key here (raw mode), not a signal: it calls `onQuit('interrupt')`,
+ * `q` calls `onQuit('quit')`, so the caller decides how to stop (cancel running attempts, then
+ * `unmount`) and with which exit code.
  */
 export function startTui(opts: StartTuiOptions): TuiHandle {
   const stdout = opts.stdout ?? process.stdout;

@@ -189,3 +189,38 @@ test('a bounded wait times out while the worker continues; waiting again sees it
     repo.cleanup();
   }
 });
+
+test('a run left queued by a face that never started its worker is adopted by a face that waits on it, never left queued', async () => {
+  const repo = repoWith([{ id: 'orphan', code: '0' }]);
+  try {
+    const first = await openWorkspace(openOpts(repo));
+    let run: string;
+    try {
+      first.jobs.maxWorkers = 0; // this face queues the run and goes away without starting a worker
+      run = first.jobs.submit(jobFor(first, 'check:orphan')).run;
+    } finally {
+      first.close();
+    }
+    await new Promise((r) => setTimeout(r, 400));
+    const second = await openWorkspace(openOpts(repo));
+    try {
+      assert.equal(second.store.getRun(run)!.state, 'queued', 'nobody claimed it');
+      const { JobService } = await import('../../src/jobs/service.js');
+      const adopter = new JobService({ root: second.root, store: second.store, rules: second.rules, adoptAfterMs: 200 });
+      try {
+        const { run: row, timedOut } = await adopter.wait(run, 15_000);
+        assert.equal(timedOut, false);
+        assert.equal(row.state, 'done');
+        assert.equal(row.outcome, 'PASS');
+        const [attempt] = second.store.attemptsOf(run);
+        assert.notEqual(attempt!.pid, process.pid, 'an adopted detached worker ran it');
+      } finally {
+        adopter.close();
+      }
+    } finally {
+      second.close();
+    }
+  } finally {
+    repo.cleanup();
+  }
+});

@@ -68,6 +68,28 @@ test('an incomparable comparison is BLOCKED, never cached, never a pass', async 
   }
 });
 
+test('an exhausted budget is unknown: BLOCKED whatever `expect` says, never FAIL or PASS', async () => {
+  const exhausted = JSON.stringify({ ...request, max_contexts: 1 });
+  const repo = tempRepo({ 'tight.json': exhausted });
+  const store = join(repo.dir, '.store');
+  try {
+    repo.manifest({
+      compare: [
+        { id: 'tight-different', request: 'tight.json', expect: 'different' },
+        { id: 'tight-equivalent', request: 'tight.json', expect: 'equivalent' },
+      ],
+    });
+    const result = await build({ root: repo.dir, store });
+    for (const action of result.actions) {
+      assert.equal(action.outcome, 'BLOCKED', action.label);
+      assert.match(action.reason!, /^comparison unknown: budget exhausted: max_contexts \(1\)/, action.label);
+    }
+    assert.equal(result.gate.status, 'BLOCKED');
+  } finally {
+    repo.cleanup();
+  }
+});
+
 test('an invalid request file is a config error naming the file and JSON path (exit 2)', () => {
   const broken = JSON.parse(TOGGLE);
   broken.after.rules[0].targets = ['nowhere'];
@@ -102,6 +124,20 @@ test('vkit model compare: exit codes 1 different, 0 equivalent, 3 incomparable, 
     assert.equal(dup.code, 2);
     assert.equal(dup.json().error.code, 'ERR_REQUEST_INVALID');
     assert.equal(vkit(['model', 'compare', '--request', join(repo.dir, 'missing.json')]).code, 2);
+
+    // Invalid: the human message names the first problem in document order; --json lists every one.
+    const twice = JSON.parse(TOGGLE);
+    twice.before.states.push('closed');
+    twice.after.rules[0].targets = ['nowhere'];
+    repo.write('twice.json', JSON.stringify(twice, null, 2));
+    const human2 = vkit(['model', 'compare', '--request', join(repo.dir, 'twice.json')]);
+    assert.equal(human2.code, 2);
+    assert.match(human2.stderr, /twice\.json \$\.before\.states\[2\]: Duplicate token "closed"/);
+    assert.match(human2.stderr, /\(and 1 more problem; --json lists every one\)/);
+    assert.doesNotMatch(human2.stderr, /after\.rules/);
+    const all = vkit(['model', 'compare', '--request', join(repo.dir, 'twice.json'), '--json']);
+    assert.equal(all.code, 2);
+    assert.deepEqual(all.json().error.issues.map((i: { path: string }) => i.path), ['$.before.states[2]', '$.after.rules[0].targets[0]']);
     assert.equal(vkit(['model', 'compare', '--help']).code, 0);
   } finally {
     repo.cleanup();

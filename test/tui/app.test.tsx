@@ -23,7 +23,7 @@ const KEY = { up: '\u001B[A', down: '\u001B[B', enter: '\r', ctrlC: '\u0003' };
 
 function setup(opts: { rows?: number; events?: EventSource; loadDetails?: (label: string) => Promise<{ diagnostics?: string[]; log?: string[] }> } = {}) {
   const b = bus();
-  const calls = { rerun: [] as string[], rerunAll: 0, quit: 0 };
+  const calls = { rerun: [] as string[], rerunAll: 0, quit: 0, how: [] as string[] };
   const element = (rows: number) => (
     <App
       events={opts.events ?? b.source}
@@ -33,7 +33,10 @@ function setup(opts: { rows?: number; events?: EventSource; loadDetails?: (label
       loadDetails={opts.loadDetails}
       onRerun={(l) => calls.rerun.push(l)}
       onRerunAll={() => calls.rerunAll++}
-      onQuit={() => calls.quit++}
+      onQuit={(how) => {
+        calls.quit++;
+        calls.how.push(how);
+      }}
     />
   );
   const r = render(element(opts.rows ?? 30));
@@ -262,6 +265,7 @@ test('r reruns the selected item, a reruns all, q and Ctrl-C quit', async () => 
   assert.equal(t.calls.quit, 1);
   await t.press(KEY.ctrlC);
   assert.equal(t.calls.quit, 2);
+  assert.deepEqual(t.calls.how, ['quit', 'interrupt'], 'q quits, Ctrl-C interrupts (exit 130 in vkit watch)');
   t.unmount();
 });
 

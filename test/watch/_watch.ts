@@ -20,8 +20,8 @@ export interface Watching {
   stop(): Promise<void>;
 }
 
-export function startWatch(repo: TempRepo, extra: string[] = []): Watching {
-  const child = vkitAsync(['watch', '--no-tui', '--jobs', '2', '--root', repo.dir, '--store', storeDir(repo), ...extra], { cwd: repo.dir });
+export function startWatch(repo: TempRepo, extra: string[] = [], env: NodeJS.ProcessEnv = {}): Watching {
+  const child = vkitAsync(['watch', '--no-tui', '--jobs', '2', '--root', repo.dir, '--store', storeDir(repo), ...extra], { cwd: repo.dir, env });
   const lines: string[] = [];
   let err = '';
   let buf = '';
