@@ -72,4 +72,4 @@ const INSTRUCTIONS = `vkit is a build system whose outputs are evidence. build a
 unless wait_s (<= 50) is given; poll with run_wait. gate reports READY, REJECTED or BLOCKED from retained
 evidence. vkit's errors are tool errors whose text is {"error": {"code", "exit_code", "message", "where", "hint",
 "issues"}}, with the CLI's codes; arguments that do not match a tool's input schema are refused before the
-tool runs, with the MCP SDK's plain message.`;
+tool runs as ERR_TOOL_INPUT (exit_code 2), one issue per problem with its argument path.`;

@@ -7,12 +7,14 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { BackgroundBuilds } from '../service/background.js';
 import * as service from '../service/index.js';
 import { checkDecision } from '../service/acceptance/decision.js';
 import { renderFiles } from '../service/acceptance/render.js';
-import { answer } from './result.js';
+import { InvalidInputError, invalid, type Issue } from '../errors.js';
+import { answer, toolError } from './result.js';
 
 export interface ToolContext {
   open: service.OpenOptions;
@@ -250,13 +252,30 @@ export const TOOLS = {
 
 export type ToolName = keyof typeof TOOLS;
 
-/** Registers every tool on the server; each call answers through `answer`, so nothing a handler throws crashes the server. */
+/**
+ * Registers every tool on the server (tools/list advertises their strict input schemas), then answers
+ * tools/call itself: arguments outside a schema, and unknown tools, come back as vkit tool errors
+ * (`ERR_TOOL_INPUT` / `ERR_USAGE`, exit code 2, one issue per problem with its argument path) rather
+ * than the SDK's plain text, so an agent reads one error shape. Each call answers through `answer`, so
+ * nothing a handler throws crashes the server.
+ */
 export function registerTools(server: McpServer, ctx: ToolContext): void {
-  for (const [name, tool] of Object.entries(TOOLS) as [string, ToolSpec<z.ZodObject>][]) {
-    server.registerTool(
-      name,
-      { description: tool.description, inputSchema: tool.input, annotations: { readOnlyHint: tool.readOnly ?? false } },
-      (args: Record<string, unknown>) => answer(name, () => tool.handler(args, ctx)),
-    );
+  const tools = Object.entries(TOOLS) as [string, ToolSpec<z.ZodObject>][];
+  for (const [name, tool] of tools) {
+    server.registerTool(name, { description: tool.description, inputSchema: tool.input, annotations: { readOnlyHint: tool.readOnly ?? false } }, (args: Record<string, unknown>) => answer(name, () => tool.handler(args, ctx)));
   }
+  const byName = new Map(tools);
+  server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const { name } = request.params;
+    const tool = byName.get(name);
+    if (!tool) return toolError(invalid('ERR_USAGE', `Tool \`${name}\` not found`, { path: 'name' }, `The tools are: ${[...byName.keys()].join(', ')}.`), name);
+    const parsed = tool.input.safeParse(request.params.arguments ?? {});
+    if (!parsed.success) return toolError(new InvalidInputError('ERR_TOOL_INPUT', inputIssues(parsed.error), `See the input schema of \`${name}\` (tools/list).`), name);
+    return answer(name, () => tool.handler(parsed.data as Record<string, unknown>, ctx));
+  });
+}
+
+/** zod's problems as vkit issues: the argument path (`sections[2]`), then zod's message. */
+function inputIssues(error: z.ZodError): Issue[] {
+  return error.issues.map((i) => ({ path: i.path.reduce<string>((acc, k) => (typeof k === 'number' ? `${acc}[${k}]` : acc ? `${acc}.${String(k)}` : String(k)), ''), message: i.message }));
 }

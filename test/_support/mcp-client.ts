@@ -43,14 +43,8 @@ export async function connect(repo: TempRepo, store = storeDir(repo)): Promise<M
       assert.equal(content.length, 1);
       assert.equal(content[0]!.type, 'text');
       const isError = result.isError === true;
-      let json: any;
-      try {
-        json = JSON.parse(content[0]!.text);
-      } catch {
-        // Arguments refused by the SDK's schema check come back as a plain message.
-        assert.ok(isError, `a successful result must be JSON: ${content[0]!.text}`);
-        return { isError, json: { message: content[0]!.text } };
-      }
+      // Every answer, errors included (schema violations too), is vkit's JSON.
+      const json = JSON.parse(content[0]!.text);
       assert.deepEqual(result.structuredContent, json, 'structuredContent carries the same object as the text');
       return { isError, json };
     },

@@ -234,23 +234,29 @@ test('feedback_add writes once, a duplicate keeps the file; feedback_list puts f
   assert.equal(empty.json.error.issues[0].path, 'task');
 });
 
-test('arguments outside a schema are refused as tool errors; the server keeps serving', async () => {
-  for (const [name, args] of [
-    ['build', { wait_s: 10, bogus: true }],
-    ['build', { wait_s: 51 }],
-    ['verify', {}],
-    ['run_show', { run: 'run_x', sections: ['everything'] }],
-    ['run_show', { run: 'run_x', page: 0 }],
-    ['runs_list', { limit: 501 }],
-    ['feedback_add', { task: 't', missing: 'm', benefit: 'b', kind: 'informal' }],
-    ['gate', { deep: 'yes' }],
+test('arguments outside a schema are refused as vkit tool errors naming the argument; the server keeps serving', async () => {
+  for (const [name, args, path] of [
+    ['build', { wait_s: 10, bogus: true }, ''],
+    ['build', { wait_s: 51 }, 'wait_s'],
+    ['verify', {}, ''],
+    ['run_show', { run: 'run_x', sections: ['everything'] }, 'sections[0]'],
+    ['run_show', { run: 'run_x', page: 0 }, 'page'],
+    ['runs_list', { limit: 501 }, 'limit'],
+    ['feedback_add', { task: 't', missing: 'm', benefit: 'b', kind: 'informal' }, 'kind'],
+    ['gate', { deep: 'yes' }, 'deep'],
   ] as const) {
     const r = await mcp.call(name, args);
-    assert.equal(r.isError, true, `${name} ${JSON.stringify(args)}`);
-    assert.match(r.json.message, /Input validation error/, `${name} ${JSON.stringify(args)}`);
+    const shown = `${name} ${JSON.stringify(args)}`;
+    assert.equal(r.isError, true, shown);
+    assert.equal(r.json.error.code, 'ERR_TOOL_INPUT', shown);
+    assert.equal(r.json.error.exit_code, 2, shown);
+    assert.ok(r.json.error.issues.length >= 1, shown);
+    assert.equal(r.json.error.issues[0].path, path, shown);
+    assert.match(r.json.error.hint, new RegExp(`input schema of \`${name}\``), shown);
   }
-  const unknownTool = await mcp.client.callTool({ name: 'no_such_tool', arguments: {} });
+  const unknownTool = await mcp.call('no_such_tool', {});
   assert.equal(unknownTool.isError, true);
-  assert.match((unknownTool.content as Array<{ text: string }>)[0]!.text, /not found/);
+  assert.equal(unknownTool.json.error.code, 'ERR_USAGE');
+  assert.match(unknownTool.json.error.message, /not found/);
   assert.equal((await mcp.call('gate', {})).json.status, 'READY', 'still serving');
 });
