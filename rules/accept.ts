@@ -15,7 +15,7 @@
  * evidence-requested verdict or an invalid record -> FAIL; a stale binding -> STALE ("renewed
  * decision required"); indeterminate (registry crates, unresolvable references) -> BLOCKED.
  */
-import { join, posix } from 'node:path';
+import { isAbsolute, join, posix, relative, sep } from 'node:path';
 import * as v from 'valibot';
 import { defineRule, type ActionResult } from '../src/config/rule.js';
 import { AcceptanceSchema } from '../src/config/schema.js';
@@ -26,6 +26,7 @@ import { findingLine } from '../src/acceptance/report.js';
 import { checkSpecification } from '../src/acceptance/specification.js';
 import { readDoc, type Table } from '../src/acceptance/toml.js';
 import { subjectRootOf } from '../src/acceptance/inputs.js';
+import { collectReads } from '../src/acceptance/reads.js';
 
 /** Bumped whenever what an acceptance PASS means changes, so earlier evidence is not reused. */
 export const ACCEPTANCE_SEMANTICS = 'vkit.acceptance/0.4.0';
@@ -58,7 +59,15 @@ export const acceptRule = defineRule({
         const doc = (p: string) => ({ abs: join(io.root, p), file: posix.relative(a.root, p) || p });
         const stores = Object.fromEntries(Object.entries(a.acceptors).map(([name, dir]) => [name, join(io.root, dir)]));
         const trees = a.tree ? { [a.tree.slice(0, a.tree.indexOf('='))]: join(io.root, a.tree.slice(a.tree.indexOf('=') + 1)) } : {};
-        const check = await checkDecisionFiles({ spec: doc(a.spec), package: doc(a.package), decision: doc(a.decision) }, { root, stores, trees });
+        const { value: check, reads } = await collectReads(() => checkDecisionFiles({ spec: doc(a.spec), package: doc(a.package), decision: doc(a.decision) }, { root, stores, trees }));
+        // Every byte the check read must be in the key: a file outside the capture (a secret-looking
+        // name, a nested `target/`, one explicit inputs leave out) could change under a cached PASS.
+        const captured = new Set(node.capture.files.map((f) => f.path));
+        const uncaptured = [...reads].map((abs) => relative(io.root, abs)).filter((rel) => !captured.has(rel.split(sep).join('/'))).sort();
+        if (uncaptured.length) {
+          const shown = uncaptured[0]!.startsWith('..') || isAbsolute(uncaptured[0]!) ? uncaptured[0]! : uncaptured[0]!.split(sep).join('/');
+          return { outcome: 'BLOCKED', claim: 'unknown', reason: `the acceptance check read \`${shown}\`${uncaptured.length > 1 ? ` (and ${uncaptured.length - 1} more)` : ''}, which is not among the action's captured inputs, so a change to it would go unseen (secret-looking paths and \`target/\` directories are never captured; otherwise add it to the acceptance inputs)`, artifacts: [] };
+        }
         const saved = await io.putBytes(JSON.stringify({ status: check.status, verdict: check.verdict ?? null, findings: check.findings.list, stack: check.stack ?? null }, null, 2) + '\n');
         const artifacts = [{ name: 'acceptance.json', ...saved }];
         const effect = check.status === 'valid' ? await effectFacts(check, doc(a.decision).abs, doc(a.spec).abs, stores) : [];

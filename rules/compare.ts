@@ -5,7 +5,7 @@
  * unknown (a budget ran out) -> BLOCKED, never a pass. Assurance `finite_model`: the result covers the
  * complete declared finite space, nothing beyond it.
  */
-import { readFileSync } from 'node:fs';
+import { lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineRule, type ActionResult } from '../src/config/rule.js';
 import { CompareSchema } from '../src/config/schema.js';
@@ -16,7 +16,8 @@ export const COMPARISON_SEMANTICS = 'vkit.model-compare/1';
 
 export const compareRule = defineRule({
   kind: 'compare',
-  version: 1,
+  // 2: a symlinked request is BLOCKED (version 1 read its target, which the key never covered).
+  version: 2,
   attrs: CompareSchema,
   plan(node) {
     const a = node.attrs;
@@ -24,7 +25,11 @@ export const compareRule = defineRule({
       definition: { id: a.id, request: a.request, expect: a.expect, semantics: COMPARISON_SEMANTICS },
       env: [],
       async execute(io): Promise<ActionResult> {
-        const outcome = compareRequestText(readFileSync(join(io.root, a.request), 'utf8'));
+        const path = join(io.root, a.request);
+        // The capture hashes a symlink as its target string, never the target's bytes: reading through
+        // it would judge bytes the key does not cover.
+        if (lstatSync(path).isSymbolicLink()) return { outcome: 'BLOCKED', reason: `request \`${a.request}\` is a symlink: its target is not captured; point \`request\` at the file itself`, claim: 'unknown', artifacts: [] };
+        const outcome = compareRequestText(readFileSync(path, 'utf8'));
         if (!outcome.ok) {
           const first = outcome.issues[0];
           return { outcome: 'BLOCKED', reason: `request became invalid: ${first?.path ?? ''} ${first?.message ?? ''}`.trim(), claim: 'unknown', artifacts: [] };

@@ -15,6 +15,7 @@ import { InvalidInputError } from '../errors.js';
 import { m11Digest, parseM11, type M11Domain } from '../hash/index.js';
 import type { ClaimView, EvidenceView, FormatOptions, FormatResult, SelfVerify, Tier } from './model.js';
 import { insideRoot } from './paths.js';
+import { noteRead } from './reads.js';
 import { resolveProfile, type ResolvedProfile } from './profiles.js';
 import { Findings, type Verdict } from './report.js';
 import { claimTier, FAMILY_CEILING, isTier, recordTier, REFERENCE_FAMILY, tierRank, weaker } from './tiers.js';
@@ -191,7 +192,9 @@ async function pathInRoot(ctx: Ctx, base: string, rel: unknown, label: string, p
 async function bytesOf(abs: string): Promise<Buffer | undefined> {
   try {
     if (!(await stat(abs)).isFile()) return undefined;
-    return await readFile(abs);
+    const bytes = await readFile(abs);
+    noteRead(abs);
+    return bytes;
   } catch {
     return undefined;
   }

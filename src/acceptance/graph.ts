@@ -23,7 +23,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, posix, relative, sep } from 'node:path';
 import { parse } from 'smol-toml';
 import type { AcceptanceExpansion, AcceptanceNode, ResolvedAcceptance } from '../config/types.js';
-import { subjectRootOf } from './inputs.js';
+import { subjectRootOf, targetOf } from './inputs.js';
 import { closure, isForeign, readWorkspace, resolveDependency, type LockPackage, type Workspace } from './stack/cargo.js';
 import { findWorkspace, fsReaders } from './stack/chain.js';
 import { safeCrateName, STORE_FILES } from './stack/stores.js';
@@ -199,12 +199,15 @@ function libraryInputs(
   itemTree: string | undefined,
 ): { globs: string[]; tree: boolean } | undefined {
   const dirs = new Set<string>([`${lib.store}/${name}`]);
+  /** Crate directories and subject roots: the digest leaves out their top-level `target/` only. */
+  const crateRoots = new Set<string>();
   const literals = new Set<string>([joinRel(ws, 'Cargo.lock')]);
   let commitSubject = false;
   for (const p of crates) {
     const dir = crateDir(p.name);
     if (dir === undefined) return undefined;
     dirs.add(dir);
+    crateRoots.add(dir);
     for (const s of stores) {
       const docs = `${s}/${p.name}`;
       if (!tree.dirs.has(docs)) continue;
@@ -217,6 +220,7 @@ function libraryInputs(
       const subjectRoot = root !== undefined ? joinRel(ws, root) : docs;
       if (outside(subjectRoot)) return undefined;
       dirs.add(subjectRoot);
+      crateRoots.add(subjectRoot);
       for (const ref of citedFiles(pkg, posix.dirname(pkgRel), subjectRoot)) literals.add(ref);
     }
   }
@@ -235,8 +239,9 @@ function libraryInputs(
   const manifests = ws === '.' ? '**/Cargo.toml' : `${ws}/**/Cargo.toml`;
   if (GLOB_META.test(ws)) return undefined;
   if (tree.files.has(joinRel(ws, 'Cargo.toml'))) globs.push(manifests);
-  // Build output never belongs to a crate's identity (the crate digest excludes it too).
-  return { globs: [...globs, '!**/target/**'], tree: commitSubject && itemTree !== undefined };
+  // Build output never belongs to a crate's identity: the crate digest leaves out the top-level
+  // `target/` of each crate only, so a nested `src/target/` it digests is captured too.
+  return { globs: [...globs, ...[...crateRoots].map((d) => `!${targetOf(d)}`)], tree: commitSubject && itemTree !== undefined };
 }
 
 /** Files a package names beyond its subject: `[spec] path`, evidence records and cited packages, evidence inputs. */

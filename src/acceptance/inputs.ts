@@ -12,6 +12,9 @@ import type { ResolvedAcceptance } from '../config/types.js';
 
 const under = (dir: string) => (dir === '.' || dir === '' ? '**' : `${dir}/**`);
 
+/** The glob of a crate directory's top-level `target/` (what the crate digest leaves out). */
+export const targetOf = (dir: string) => (dir === '.' || dir === '' ? 'target/**' : `${dir}/target/**`);
+
 /** The subject root of a package, relative to the project root (documents' paths are relative to `item.root`). */
 export function subjectRootOf(projectRoot: string, item: Pick<ResolvedAcceptance, 'root' | 'package'>): string {
   const fallback = posix.dirname(item.package);
@@ -31,6 +34,8 @@ export function acceptanceInputs(projectRoot: string, item: ResolvedAcceptance):
   const globs = new Set<string>([item.spec, item.package, item.decision, under(posix.normalize(item.root))]);
   for (const dir of Object.values(item.acceptors)) globs.add(under(posix.normalize(dir)));
   if (item.tree) globs.add(under(posix.normalize(item.tree.slice(item.tree.indexOf('=') + 1))));
-  // Build output never belongs to a crate's identity (the crate digest excludes it too).
-  return [...globs, '!**/target/**'];
+  // Build output never belongs to a crate's identity: the crate digest leaves out `target/` at the
+  // top of the crate only, so exactly that is left out here (a nested `src/target/` is digested,
+  // so it must be captured too).
+  return [...globs, `!${targetOf(subjectRootOf(projectRoot, item))}`];
 }

@@ -5,6 +5,7 @@
  * the acceptance code sees plain JSON-like values.
  */
 import { readFile } from 'node:fs/promises';
+import { noteRead } from './reads.js';
 import { parse, TomlDate, TomlError } from 'smol-toml';
 import { invalid } from '../errors.js';
 
@@ -47,6 +48,7 @@ export async function readDoc(abs: string, file: string): Promise<Doc> {
   let bytes: Buffer;
   try {
     bytes = await readFile(abs);
+    noteRead(abs);
   } catch (error) {
     throw invalid('ERR_USAGE', `Cannot read \`${file}\`: ${(error as Error).message}`, { file });
   }

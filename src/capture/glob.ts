@@ -37,7 +37,18 @@ function compile(pattern: string): Glob {
   const literal = firstSpecial < 0;
   const prefix = literal ? body : body.slice(0, body.lastIndexOf('/', firstSpecial) + 1);
   const below = !literal && body === `${prefix}**`;
-  return { source: pattern, negated, literal, prefix, below, re: new RegExp(`^${translate(body)}$`, 'u') };
+  // `s`: a trailing `**` (`.*`) must match a name holding a newline, as `*` and `**/` already do.
+  return { source: pattern, negated, literal, prefix, below, re: new RegExp(`^${translate(body)}$`, 'su') };
+}
+
+/** Why a pattern is not a glob vkit can compile (an unclosed `{`, a class range out of order), or undefined. */
+export function globProblem(pattern: string): string | undefined {
+  try {
+    compileGlob(pattern);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, '');
+  }
 }
 
 function translate(glob: string): string {

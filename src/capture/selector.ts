@@ -73,6 +73,16 @@ export function captureSelector(root: string, globs: readonly string[], sortedFi
       throw error;
     }
     if (hashed) files.push({ path, ...hashed });
+    // A listed name that is not valid UTF-8 reaches us with U+FFFD in place of its bytes and can never
+    // be opened by that name: dropping it would leave bytes the check reads out of its key.
+    else if (path.includes('\uFFFD')) throw new UndecodablePathError(path);
   }
   return { digest: treeDigest(files), files };
+}
+
+/** A selected path whose name is not valid UTF-8: vkit cannot open it by name, so it cannot capture it. */
+export class UndecodablePathError extends Error {
+  constructor(readonly path: string) {
+    super(`${path} has a name that is not valid UTF-8`);
+  }
 }

@@ -76,7 +76,7 @@ repository), imports no local approvals or branch receipts, and re-hashes everyt
 the target and candidate commits. --reuse reuses intact passing evidence of earlier protected runs
 under the same target authority only.
 
-  --deep         re-hash every blob the gate relies on instead of trusting unchanged stat fingerprints
+  --deep         re-hash every blob, input and tool the gate relies on instead of trusting unchanged stat fingerprints
   --format F     text (default), json (same as --json), sarif or junit
   --only ID      show only these items; the status still covers every requirement
   --now DATE     judge date-dependent facts (acceptance decisions' expiry) as of this UTC date

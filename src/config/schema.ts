@@ -3,6 +3,7 @@
  * a typo never silently drops a requirement. JSON schemas in `schema/` are generated from these.
  */
 import * as v from 'valibot';
+import { globProblem } from '../capture/glob.js';
 
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const SHA256_ID = /^sha256:[0-9a-f]{64}$/;
@@ -10,7 +11,12 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const id = v.pipe(v.string(), v.regex(ID_PATTERN, 'Expected an id of letters, digits, `.`, `_` or `-` (starting with a letter or digit)'));
 const nonEmptyString = v.pipe(v.string(), v.minLength(1, 'Expected a non-empty string'));
-const globList = v.pipe(v.array(nonEmptyString), v.minLength(1, 'Expected at least one glob'));
+/** A glob the compiler accepts: a malformed one is a config error naming its field, never an internal error. */
+const glob = v.pipe(
+  nonEmptyString,
+  v.check((s) => globProblem(s) === undefined, (issue) => `Expected a valid glob, got \`${String(issue.input)}\` (${globProblem(String(issue.input))})`),
+);
+const globList = v.pipe(v.array(glob), v.minLength(1, 'Expected at least one glob'));
 export const sha256Field = v.pipe(v.string(), v.regex(SHA256_ID, 'Expected `sha256:` followed by 64 lowercase hex digits'));
 const relativeDir = v.pipe(
   v.string(),
@@ -26,7 +32,7 @@ export const CheckSchema = v.strictObject({
   inputs: globList,
   cwd: v.optional(relativeDir, '.'),
   after: v.optional(v.array(id), []),
-  outputs: v.optional(v.array(nonEmptyString), []),
+  outputs: v.optional(v.array(glob), []),
   timeout_s: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(86_400)), 600),
   env: v.optional(v.array(v.pipe(v.string(), v.regex(ENV_NAME, 'Expected an environment variable name'))), []),
   expect: v.optional(v.strictObject({ exit_code: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(255)), 0) }), { exit_code: 0 }),
@@ -63,8 +69,15 @@ export const ActionSchema = v.strictObject({
 /** A finite model comparison whose result must equal `expect` (gate item `compare:<id>`). */
 export const CompareSchema = v.strictObject({
   id,
-  /** Path, relative to the root, of a `model compare` request file. */
-  request: v.pipe(nonEmptyString, v.check((s) => !s.startsWith('/') && !s.split(/[\\/]/).includes('..'), 'Expected a path relative to the root that stays inside it')),
+  /**
+   * Path, relative to the root, of a `model compare` request file. It is the item's only captured
+   * input (selected as a glob), so it must name exactly itself: no glob characters, no leading `!`.
+   */
+  request: v.pipe(
+    nonEmptyString,
+    v.check((s) => !s.startsWith('/') && !s.split(/[\\/]/).includes('..'), 'Expected a path relative to the root that stays inside it'),
+    v.check((s) => !s.startsWith('!') && !/[*?[\]{}]/.test(s), 'Expected a plain file path (no glob characters `*?[]{}` and no leading `!`): it is the comparison\'s only captured input; rename the file'),
+  ),
   expect: v.picklist(['equivalent', 'different'], 'Expected `equivalent` or `different`'),
 });
 

@@ -5,8 +5,8 @@
  */
 import { join } from 'node:path';
 import PQueue from 'p-queue';
-import { captureSelector, type SelectorCapture } from '../capture/selector.js';
-import { SpecialFileError, type HashCounter } from '../capture/files.js';
+import { captureSelector, UndecodablePathError, type SelectorCapture } from '../capture/selector.js';
+import { SpecialFileError, type FileStateCache, type HashCounter } from '../capture/files.js';
 import { checkerIdentity, ToolNotFoundError } from '../checkers/identity.js';
 import type { CheckerIdentity, DepResult, Outcome, Rule } from '../config/rule.js';
 import type { LoadedConfig } from '../config/load.js';
@@ -99,7 +99,9 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
   const results = new Map<string, Promise<NodeResult>>();
   const counter: HashCounter = { hashed: 0, reused: 0 };
   // One query loads the file states under the root: a SQLite lookup per file costs more than its lstat.
-  const fileStates = ctx.store.fileStatesUnder(ctx.root);
+  // `deep` trusts no recorded digest: every input and tool is re-hashed (and its true digest recorded).
+  const fileStates: FileStateCache = opts.deep ? rehashAll(ctx.store) : ctx.store.fileStatesUnder(ctx.root);
+  const toolStates: FileStateCache = opts.deep ? fileStates : ctx.store;
   const toolMemo = new Map<string, CheckerIdentity>();
   const latest = ctx.store.latestAll();
   /** Artifact blobs verified intact during this build (see verifyReceipt). */
@@ -145,13 +147,14 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
         const path = error.path.replace(/\/$/, '');
         return blockedAction(`input \`${path}\` is not a regular file or symlink (a submodule or nested repository cannot be captured: exclude it with \`!${path}/**\`)`);
       }
+      if (error instanceof UndecodablePathError) return blockedAction(`input \`${JSON.stringify(error.path).slice(1, -1)}\` has a name that is not valid UTF-8 (shown with U+FFFD): vkit cannot read it to capture it; rename it`);
       throw error;
     }
     let checker: CheckerIdentity | undefined;
     const tool = rule.tool?.(node.attrs);
     if (tool) {
       try {
-        checker = checkerIdentity(tool.argv0, tool.shell, { cwd: join(ctx.root, String(node.attrs.cwd ?? '.')), path: ctx.env.PATH, cache: ctx.store, now: ctx.store.now, memo: toolMemo });
+        checker = checkerIdentity(tool.argv0, tool.shell, { cwd: join(ctx.root, String(node.attrs.cwd ?? '.')), path: ctx.env.PATH, cache: toolStates, now: ctx.store.now, memo: toolMemo });
       } catch (error) {
         if (error instanceof ToolNotFoundError) return blockedAction(error.message);
         throw error;
@@ -232,6 +235,11 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
   const ms = Math.round(performance.now() - t0);
   emit(makeEvent({ type: 'cycle.settled', status: gate.status, ran, cached, ms, ...(opts.cycle === undefined ? {} : { cycle: opts.cycle }), gate }));
   return { schema: 'vkit.build/1', actions, gate, stats: { ran, cached, hashed: counter.hashed, reused_hashes: counter.reused, ms } };
+}
+
+/** A file-state cache that reuses nothing and records what it hashes (`--deep`). */
+function rehashAll(store: Store): FileStateCache {
+  return { reuse: () => undefined, put: (path, mode, entry) => store.put(path, mode, entry) };
 }
 
 /** The selected labels plus everything they depend on (their keys need those results). */

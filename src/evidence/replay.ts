@@ -16,8 +16,13 @@ export interface IdentityCheck {
   current: unknown;
 }
 
-/** What the fresh run gave: its receipt, or why there is none (a dependency blocked, a tool is missing...). */
-export type Fresh = { receipt: Receipt; run: string; receiptId: string } | { receipt: undefined; reason: string; key: string | null };
+/**
+ * What the fresh run gave: its receipt, or why there is none (a dependency blocked, a tool is missing...).
+ * `judged` is the gate's view of that receipt (its rule's `judge` with today's date: an acceptance
+ * decision expires without its action's outcome changing); a PASS outcome the gate does not call
+ * PASS is never a replay PASS.
+ */
+export type Fresh = { receipt: Receipt; run: string; receiptId: string; judged?: { status: string; reason: string } } | { receipt: undefined; reason: string; key: string | null };
 
 export interface ReplayVerdict {
   status: ReplayStatus;
@@ -54,6 +59,7 @@ export function judgeReplay(bundle: Receipt, fresh: Fresh): ReplayVerdict {
     return { status: 'BLOCKED', reason: `accepted identities do not match the current candidate: ${differ.join(', ')} differ`, identities };
   }
   const outcome = fresh.receipt.outcome;
+  if (outcome === 'PASS' && fresh.judged && fresh.judged.status !== 'PASS') return { status: 'BLOCKED', reason: `the check passed again here but its gate item is ${fresh.judged.status}: ${fresh.judged.reason}`, identities };
   if (outcome === 'PASS') return { status: 'PASS', reason: 'identities match and the check passed again here', identities };
   if (outcome === 'FAIL') return { status: 'FAIL', reason: `the check failed here: ${fresh.receipt.reason ?? 'failed'}`, identities };
   return { status: 'BLOCKED', reason: `the check was blocked here: ${fresh.receipt.reason ?? 'blocked'}`, identities };

@@ -8,8 +8,9 @@ import { lstatSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fingerprintOf, hashPath, sameFingerprint, type Fingerprint } from '../capture/files.js';
 import { listOutputs } from '../capture/outputs.js';
+import { checkerIdentity } from '../checkers/identity.js';
 import { runProcess } from '../checkers/process.js';
-import type { ActionResult, ExecuteIO, Rule } from '../config/rule.js';
+import type { ActionResult, CheckerIdentity, ExecuteIO, Rule } from '../config/rule.js';
 import { jsonId } from '../hash/index.js';
 import type { Receipt } from '../store/receipt.js';
 import type { Store } from '../store/store.js';
@@ -77,16 +78,25 @@ export async function executeAttempt(job: Job, run: string, attempt: string, ctx
     // The "before" fingerprints of invariant 3, taken here, just before the action starts; the
     // bytes must still be the frozen job's (a retry, or an edit since planning, may have moved them).
     const before = snapshotInputs(ctx.root, job, store);
+    // A dependency's outputs on disk must be the ones its result (in this job's key) names: a cache
+    // hit does not rewrite them, so they may be another run's.
+    const depOutputs = typeof before === 'string' ? undefined : dependencyOutputsMoved(ctx.root, job, store);
     if (!rule || rule.version !== job.rule.version) {
       result = blocked(`rule ${job.rule.kind}@${job.rule.version} is not registered in this vkit`);
     } else if (typeof before === 'string') {
       result = blocked(`inputs no longer match the job: ${before}`);
+    } else if (depOutputs) {
+      result = blocked(depOutputs);
     } else {
-      const planned = rule.plan({ label: job.label, id: job.id, attrs: job.attrs, capture: job.capture, checker: job.checker }, job.deps);
+      // The tool is resolved again here, under this worker's PATH: a retry, an adopted run or a tool
+      // replaced since planning must not run another tool under the frozen checker identity.
+      const checker = currentChecker(rule, job, ctx);
+      const planned = rule.plan({ label: job.label, id: job.id, attrs: job.attrs, capture: job.capture, checker: typeof checker === 'string' ? job.checker : checker }, job.deps);
       definition = planned.definition;
       envNames = planned.env;
-      const recomputed = actionKey({ rule: job.rule, capture: job.capture.digest, definition, env: envDigests(planned.env, ctx.env), checker: job.checker ?? null, deps: job.deps });
-      if (recomputed !== job.key) result = blocked('job identity changed between planning and execution (environment or rule changed); rerun the build');
+      const recomputed = typeof checker === 'string' ? undefined : actionKey({ rule: job.rule, capture: job.capture.digest, definition, env: envDigests(planned.env, ctx.env), checker: checker ?? null, deps: job.deps });
+      if (typeof checker === 'string') result = blocked(checker);
+      else if (recomputed !== job.key) result = blocked('job identity changed between planning and execution (environment, tool or rule changed); rerun the build');
       else if (ctx.signal?.aborted) result = blocked('cancelled');
       else {
         const temps: string[] = [];
@@ -158,6 +168,20 @@ export function checkCancellations(): void {
   for (const poll of nudges.values()) poll();
 }
 
+/**
+ * The checker identity of the job's tool as this worker would run it (the engine's computation:
+ * argv0 resolved from the check's cwd on this environment's PATH), or why it cannot be resolved.
+ */
+function currentChecker(rule: Rule, job: Job, ctx: WorkerContext): CheckerIdentity | undefined | string {
+  const tool = rule.tool?.(job.attrs as never);
+  if (!tool) return job.checker === undefined ? undefined : 'the job names a checker but its rule runs no tool';
+  try {
+    return checkerIdentity(tool.argv0, tool.shell, { cwd: join(ctx.root, String((job.attrs as { cwd?: unknown }).cwd ?? '.')), path: ctx.env.PATH, cache: ctx.store, now: ctx.store.now });
+  } catch (error) {
+    return `checker identity could not be computed: ${(error as Error).message}`;
+  }
+}
+
 function blocked(reason: string): ActionResult {
   return { outcome: 'BLOCKED', reason, claim: 'unknown', artifacts: [] };
 }
@@ -212,6 +236,30 @@ function snapshotInputs(root: string, job: Job, store: Store): Map<string, Finge
     else fingerprints.set(f.path, now.fingerprint);
   }
   return moved.length ? summarise(moved) : fingerprints;
+}
+
+/**
+ * The dependencies' outputs (artifacts `outputs/<root-relative path>`) whose bytes on disk are not
+ * the ones the dependency's result names, described with the way out; undefined when all match.
+ */
+function dependencyOutputsMoved(root: string, job: Job, store: Store): string | undefined {
+  for (const dep of job.deps) {
+    const moved: string[] = [];
+    for (const a of dep.artifacts) {
+      if (!a.name.startsWith('outputs/')) continue;
+      const path = a.name.slice('outputs/'.length);
+      let now;
+      try {
+        now = hashPath(join(root, path), 'raw', store, store.now);
+      } catch {
+        now = undefined;
+      }
+      if (!now) moved.push(`${path} (missing)`);
+      else if (now.sha256 !== a.sha256) moved.push(path);
+    }
+    if (moved.length) return `outputs of ${dep.label} on disk are not the ones its result names: ${summarise(moved)}; rerun ${dep.label} (vkit verify --check ${dep.label.replace(/^check:/, '')})`;
+  }
+  return undefined;
 }
 
 /**

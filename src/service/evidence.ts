@@ -157,7 +157,9 @@ export async function replayEvidence(open: OpenOptions, req: { file: string; res
     if (action?.receipt && action.run) {
       const read = ws.store.readReceipt(action.receipt);
       const receipt = read.state === 'intact' ? parseReceipt(read.receipt) : undefined;
-      fresh = receipt ? { receipt, run: action.run, receiptId: action.receipt } : { receipt: undefined, reason: `the fresh receipt ${action.receipt} is ${read.state === 'intact' ? 'not a vkit.receipt/1' : read.state}`, key: action.key };
+      const item = report.gate.items.find((i) => i.id === accepted.label);
+      // The gate's judgement of the fresh receipt (a rule's `judge`, e.g. an expired acceptance decision) counts too.
+      fresh = receipt ? { receipt, run: action.run, receiptId: action.receipt, ...(item ? { judged: { status: item.status, reason: item.reason } } : {}) } : { receipt: undefined, reason: `the fresh receipt ${action.receipt} is ${read.state === 'intact' ? 'not a vkit.receipt/1' : read.state}`, key: action.key };
     }
     const verdict = judgeReplay(accepted, fresh);
     return result(verdict.status, verdict.reason, verdict.identities, { run: action?.run ?? null, receipt: action?.receipt ?? null, key: action?.key ?? null, outcome: action?.outcome ?? null });

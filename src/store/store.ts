@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import Database from 'better-sqlite3';
 import { fingerprintKey, RACY_WINDOW_NS, reusable, type FileStateCache, type FileStateEntry, type Fingerprint, type HashMode } from '../capture/files.js';
+import { EXIT, VkitError } from '../errors.js';
 import { canonicalJson, sha256Id } from '../hash/index.js';
 import { Cas, type BlobState } from './cas.js';
 import { currentOwner, ownerAlive, type Owner } from './liveness.js';
@@ -79,10 +80,25 @@ export class Store implements FileStateCache {
     this.now = opts.now ?? wallClockNs;
     this.alive = opts.alive ?? ownerAlive;
     mkdirSync(dir, { recursive: true });
-    this.db = new Database(join(dir, 'index.sqlite'), { timeout: 10_000 });
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.migrate();
+    const index = join(dir, 'index.sqlite');
+    this.db = new Database(index, { timeout: 10_000 });
+    try {
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = NORMAL');
+      this.migrate();
+    } catch (error) {
+      this.db.close();
+      // A damaged index is damaged evidence (BLOCKED), not a vkit bug: say which file and how to recover.
+      const code = (error as { code?: unknown }).code;
+      if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
+        throw new VkitError('ERR_STORE_DAMAGED', EXIT.blocked, `the store index ${index} is damaged (${(error as Error).message}): no evidence in it can be trusted`, {
+          where: index,
+          hint: `Move ${index} aside (with its -wal and -shm files); the next build starts an empty index and reruns every check.`,
+          cause: error,
+        });
+      }
+      throw error;
+    }
     this.cas = new Cas(dir, this.db);
     const db = this.db;
     this.stmts = {

@@ -6,7 +6,7 @@ then every item (failing first) with its kind, whether it is required and its la
 terminal it is drawn with Ink; otherwise (a pipe, a file) it prints one plain line per item.
 For the live view that reruns on changes, use \`vkit watch\`.
 
-  --deep         re-hash every blob the gate relies on
+  --deep         re-hash every blob, input and tool the gate relies on
   --root DIR     project root holding vkit.config.ts or vkit.manifest.json (default: cwd)
   --store DIR    evidence store (default: <git common dir>/vkit, or <root>/.vkit without git)
   --json         print the gate as JSON (vkit.gate/1) instead

@@ -109,8 +109,13 @@ function withLog(state: TuiState, line: Omit<LogLine, 'key'>): LogLine[] {
 
 export function reduce(state: TuiState, event: VkitEvent): TuiState {
   switch (event.type) {
-    case 'cycle.started':
-      return { ...state, cycle: event.cycle, cycleSeen: [], cycleDone: [], progress: null };
+    case 'cycle.started': {
+      // Inputs changed: until this cycle settles, the last gate and its rows are not known to hold, so
+      // the header never shows the previous status under the new cycle's number, nor a row as fresh.
+      const previous = state.gate ? `; last settled ${state.gate}${state.cycle !== null ? ` (cycle ${state.cycle})` : ''}` : '';
+      const items = state.items.map((i) => (i.freshness === 'fresh' ? { ...i, freshness: undefined } : i));
+      return { ...state, cycle: event.cycle, gate: null, gateReason: `cycle ${event.cycle} is checking what changed${previous}`, items, cycleSeen: [], cycleDone: [], progress: null };
+    }
     case 'action.queued':
     case 'action.started': {
       const items = upsert(state.items, event.label, { status: event.type === 'action.queued' ? 'queued' : 'running' });

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { VkitEvent } from '../../src/engine/events.js';
-import { item, running, settled, started } from './events.js';
+import { item, running, settled } from './events.js';
 
 process.env.FORCE_COLOR = '1';
 const { render } = await import('ink-testing-library');
@@ -21,7 +21,7 @@ function show(events: VkitEvent[]) {
 }
 
 test('gate and item statuses are colored', async () => {
-  const t = show([settled('REJECTED', [item('check:f', 'FAIL'), item('check:p', 'PASS'), item('check:s', 'STALE'), item('formal:m', 'MISSING', false)], 1), started(2), running('check:p')]);
+  const t = show([settled('REJECTED', [item('check:f', 'FAIL'), item('check:p', 'PASS'), item('check:s', 'STALE'), item('formal:m', 'MISSING', false)], 1), running('check:p')]);
   await tick();
   const f = t.lastFrame() ?? '';
   assert.ok(f.includes(`${RED}REJECTED`), 'REJECTED red');

@@ -30,6 +30,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { checkDecisionFiles } from '../decision.js';
 import type { DecisionCheck, DecisionContext, StackElement, StackReport } from '../model.js';
 import { insideRoot } from '../paths.js';
+import { noteRead } from '../reads.js';
 import { Findings } from '../report.js';
 import { subjectRoot } from '../subject.js';
 import { parseDoc, str, table, tables, type Doc, type FieldPath, type Table } from '../toml.js';
@@ -324,7 +325,9 @@ async function checkElement(e: Element, rule: ChainRule, wsDir: string, ctx: Dec
   // The library's package must certify the very bytes the app consumes.
   let libDigest: string | undefined;
   try {
-    const lib = parseDoc(readFileSync(found.paths.package.abs), found.paths.package.file, found.paths.package.abs);
+    const libBytes = readFileSync(found.paths.package.abs);
+    noteRead(found.paths.package.abs);
+    const lib = parseDoc(libBytes, found.paths.package.file, found.paths.package.abs);
     const s = table(lib.data, 'subject');
     libDigest = str(s, 'digest');
   } catch (error) {
@@ -410,7 +413,9 @@ export function fsReaders(wsDir: string) {
   return {
     read(rel: string) {
       try {
-        return readFileSync(join(wsDir, rel), 'utf8');
+        const text = readFileSync(join(wsDir, rel), 'utf8');
+        noteRead(join(wsDir, rel));
+        return text;
       } catch {
         return undefined;
       }

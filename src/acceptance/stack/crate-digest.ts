@@ -16,6 +16,7 @@ import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { git } from '../../capture/git.js';
 import { fileListing, m11Digest, sha512Hex } from '../../hash/index.js';
+import { noteRead } from '../reads.js';
 
 export interface ListedFile {
   /** Relative to the crate directory, `/`-separated. */
@@ -140,9 +141,15 @@ export async function fileBytes(dir: string, rel: string): Promise<Buffer | unde
   } catch {
     return undefined;
   }
-  if (st.isSymbolicLink()) return Buffer.from(await readlink(abs), 'utf8');
+  if (st.isSymbolicLink()) {
+    const target = Buffer.from(await readlink(abs), 'utf8');
+    noteRead(abs);
+    return target;
+  }
   if (!st.isFile()) throw new DigestError(`${rel} is not a regular file (a submodule or special file cannot be digested)`);
-  return readFile(abs);
+  const bytes = await readFile(abs);
+  noteRead(abs);
+  return bytes;
 }
 
 /** The crate digest of `dir` plus its listing (for messages that name a file). */

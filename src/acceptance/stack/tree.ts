@@ -54,8 +54,9 @@ async function commitEntries(subjectDir: string, commit: string): Promise<Map<st
 
 /** Differences between the files under `subjectDir` and `commit`'s tree there (sorted by path). */
 export async function compareWithCommit(subjectDir: string, commit: string): Promise<TreeDifference[]> {
-  const entries = await commitEntries(subjectDir, commit);
+  // Listed first: a missing directory is a DigestError the caller reports (git cannot start in it).
   const files = await crateFiles(subjectDir);
+  const entries = await commitEntries(subjectDir, commit);
   const diffs: TreeDifference[] = [];
   const present = new Set<string>();
   for (const rel of files) {

@@ -1,0 +1,61 @@
+/**
+ * Review (evidence): the `accept` action's key must cover every byte its subject identity reads.
+ * The subject digest / commit comparison reads every listed file under the subject root, but the
+ * action's capture skips secret-looking paths and every `target/` directory at any depth: a file
+ * the check reads but the key does not cover could change and leave the cached PASS standing.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { cli } from '../_support/evidence.js';
+import { tempRepo, vkit } from '../_support/repo.js';
+import { validTrio, writeTrio } from '../acceptance/_docs.js';
+
+const item = (r: ReturnType<typeof cli>) => r.json().gate.items.find((i: { id: string }) => i.id === 'accept:slug');
+
+function setup(extra: Record<string, string>) {
+  const repo = tempRepo({ 'acc/subject/slug.js': 'export const slug = (s) => s.trim();\n', ...extra });
+  const commit = repo.commitAll('subject');
+  writeTrio(`${repo.dir}/acc`, validTrio({ commit, subjectRoot: 'subject', validUntil: '2099-01-01', staleAfter: null }));
+  repo.manifest({ acceptance: [{ id: 'slug', root: 'acc', spec: 'acc/acceptance-specification.toml', package: 'acc/acceptance.toml', decision: 'acc/acceptance-decision.toml' }] });
+  return repo;
+}
+
+for (const [name, path] of [
+  ['a secret-looking file', 'acc/subject/src/credentials.js'],
+  ['a file under a nested target/ directory', 'acc/subject/src/target/gen.js'],
+] as const) {
+  test(`${name} of the subject edited after a PASS: never a cached PASS`, () => {
+    const repo = setup({ [path]: 'export const v = 1;\n' });
+    try {
+      const first = cli(repo, ['build', '--json']);
+      // Either the subject is refused outright (fail closed), or it passes and the edit is seen.
+      if (item(first).status !== 'PASS') {
+        assert.equal(item(first).status, 'BLOCKED', JSON.stringify(item(first)));
+        assert.ok(item(first).reason.includes(path.slice('acc/'.length)), item(first).reason);
+        return;
+      }
+      repo.write(path, 'export const v = 2;\n');
+      const r = cli(repo, ['build', '--json']);
+      assert.notEqual(item(r).status, 'PASS', JSON.stringify(item(r)));
+      assert.notEqual(r.json().gate.status, 'READY');
+    } finally {
+      repo.cleanup();
+    }
+  });
+}
+
+test('a file added under a nested target/ directory of the subject after a PASS: never a cached PASS', () => {
+  const repo = setup({});
+  try {
+    assert.equal(item(cli(repo, ['build', '--json'])).status, 'PASS');
+    repo.write('acc/subject/src/target/gen.js', 'export const v = 1;\n');
+    // A fresh check sees the new file (the crate digest leaves out only the crate's own top-level target/).
+    const fresh = vkit(['acceptance', 'check-decision', 'acceptance-decision.toml', '--spec', 'acceptance-specification.toml', '--package', 'acceptance.toml', '--root', `${repo.dir}/acc`], { cwd: repo.dir });
+    assert.equal(fresh.code, 1, fresh.stdout + fresh.stderr);
+    const r = cli(repo, ['build', '--json']);
+    assert.notEqual(item(r).status, 'PASS', JSON.stringify(item(r)));
+    assert.notEqual(r.json().gate.status, 'READY');
+  } finally {
+    repo.cleanup();
+  }
+});

@@ -1,0 +1,39 @@
+/**
+ * A dependent's key holds its dependency's result, including the digests of the dependency's
+ * outputs. A cache hit does not rewrite those outputs on disk, so the files a dependent reads may
+ * be another run's. A dependent run against them must not be recorded (and cached) as a PASS for
+ * the dependency result its key names: that is a READY gate for inputs that really fail.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { cli } from '../_support/evidence.js';
+import { tempRepo } from '../_support/repo.js';
+
+test("a dependent run against outputs that are not its dependency's recorded ones is BLOCKED, never a PASS for them", () => {
+  const repo = tempRepo({ '.gitignore': 'dist/\n', 'test.txt': 't\n', 'src/v.txt': 'good\n' });
+  repo.manifest({
+    checks: [
+      // A "builds" dist/v.txt from src/v.txt; B "tests" the built file.
+      { id: 'A', run: ['node', '-e', "const fs=require('fs');fs.mkdirSync('dist',{recursive:true});fs.copyFileSync('src/v.txt','dist/v.txt')"], inputs: ['src/v.txt'], outputs: ['dist/v.txt'] },
+      { id: 'B', after: ['A'], run: ['node', '-e', "process.exit(require('fs').readFileSync('dist/v.txt','utf8')==='good\\n'?0:1)"], inputs: ['test.txt'] },
+    ],
+  });
+  try {
+    assert.equal(cli(repo, ['build']).code, 0); // good: both pass
+    repo.write('src/v.txt', 'bad\n');
+    assert.equal(cli(repo, ['build']).code, 1); // bad: A builds dist from it, B fails
+    repo.write('src/v.txt', 'good\n');
+    assert.equal(cli(repo, ['verify', '--check', 'A']).code, 0); // dist/v.txt on disk is good again
+    repo.write('src/v.txt', 'bad\n');
+    // A is a cache hit for "bad" (its result names the bad dist/v.txt), but the good one is on disk.
+    assert.equal(readFileSync(join(repo.dir, 'dist', 'v.txt'), 'utf8'), 'good\n');
+    const verified = cli(repo, ['verify', '--check', 'B', '--json']);
+    assert.notEqual(verified.code, 0, `B ran against outputs A's current result does not name: ${verified.stdout}`);
+    const gate = cli(repo, ['build', '--json']);
+    assert.notEqual(gate.json().gate.status, 'READY', 'src/v.txt is bad: the gate must not be READY');
+  } finally {
+    repo.cleanup();
+  }
+});
