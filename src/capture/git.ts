@@ -43,9 +43,14 @@ export async function gitCommonDir(dir: string): Promise<string | undefined> {
   }
 }
 
-/** Tracked and untracked non-ignored paths under `dir`, relative to it. */
-export async function listGitFiles(dir: string): Promise<string[]> {
-  const out = await git(dir, ['ls-files', '-z', '--cached', '--others', '--exclude-standard']);
+/**
+ * Tracked and untracked non-ignored paths under `dir`, relative to it; with `under`, only below those
+ * directory prefixes (literal pathspecs: a prefix never holds glob characters, and names like `:x`
+ * stay names). An empty prefix means the whole directory.
+ */
+export async function listGitFiles(dir: string, under?: readonly string[]): Promise<string[]> {
+  const limit = under && !under.includes('') ? ['--', ...new Set(under)] : [];
+  const out = await git(dir, ['--literal-pathspecs', 'ls-files', '-z', '--cached', '--others', '--exclude-standard', ...limit]);
   return [...new Set(out.split('\0').filter(Boolean))];
 }
 

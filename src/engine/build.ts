@@ -5,8 +5,10 @@
  */
 import { join } from 'node:path';
 import PQueue from 'p-queue';
+import { compileGlob, matchGlobs } from '../capture/glob.js';
+import { isSecretPath } from '../capture/secrets.js';
 import { captureSelector, UndecodablePathError, type SelectorCapture } from '../capture/selector.js';
-import { SpecialFileError, type FileStateCache, type HashCounter } from '../capture/files.js';
+import { hashPath, SpecialFileError, type FileStateCache, type HashCounter } from '../capture/files.js';
 import { checkerIdentity, ToolNotFoundError } from '../checkers/identity.js';
 import type { CheckerIdentity, DepResult, Outcome, Rule } from '../config/rule.js';
 import type { LoadedConfig } from '../config/load.js';
@@ -139,6 +141,13 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
 
     let capture: SelectorCapture;
     const selectorHash = (graph.getNodeAttributes(node.capture!).attrs as { hash?: 'raw' }).hash;
+    // Raw captures (acceptance records, their libraries and claims, formal components) stand for whole
+    // trees whose identity a secret-looking file would change, yet vkit never hashes one: its presence
+    // is refused at every evaluation, so one added after a PASS cannot hide behind a cached key.
+    if (selectorHash === 'raw') {
+      const secret = secretInputs((graph.getNodeAttributes(node.capture!).attrs as { inputs: string[] }).inputs, ctx.files);
+      if (secret) return blockedAction(`input \`${secret}\` is a secret-looking file: vkit never reads or hashes one, and this ${node.kind} result would depend on it; move it out of the inputs or ignore it in git`);
+    }
     try {
       const selector = graph.getNodeAttributes(node.capture!).attrs as { inputs: string[]; hash?: 'raw' };
       capture = captureSelector(ctx.root, selector.inputs, ctx.files, fileStates, ctx.store.now, counter, selector.hash);
@@ -182,7 +191,11 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     if (!fresh || opts.reusePassing) {
       const found = lookupEvidence(ctx.store, key, opts.deep ?? false, latest.get(label), intactBlobs);
       // verify --reuse accepts passing evidence only: a cached FAIL is checked again.
-      if (found.state === 'hit' && !(fresh && found.receipt.outcome !== 'PASS')) {
+      // A build reruns a hit whose declared outputs on disk are no longer the ones its receipt names
+      // (a checkout, a clean): that puts them back, and dependents never run against other outputs.
+      const outputsMoved = found.state === 'hit' && runnable ? movedOutputs(ctx.root, found.receipt.artifacts, fileStates, ctx.store.now) : undefined;
+      if (outputsMoved) staleReason = `its outputs on disk are not the ones its evidence names: ${outputsMoved}`;
+      else if (found.state === 'hit' && !(fresh && found.receipt.outcome !== 'PASS')) {
         const ms = 0;
         if (runnable) emit(makeEvent({ type: 'action.cached', label, kind: node.kind, key, outcome: found.receipt.outcome as 'PASS' | 'FAIL', run: found.receipt.run, ms }));
         const res = fromReceipt(found.receiptId, { ...found.receipt, ended_at: found.receipt.timings?.ended_at ?? null }, 'cached', ms);
@@ -206,7 +219,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
       rule: ruleId,
       id: node.id,
       attrs: node.attrs,
-      capture: { digest: capture.digest, files: capture.files.map(({ path, mode, sha256 }) => ({ path, mode, sha256 })), ...(selectorHash ? { hash: selectorHash } : {}) },
+      capture: { digest: capture.digest, files: capture.files.map(({ path, mode, sha256 }) => ({ path, mode, sha256 })), ...(selectorHash ? { hash: selectorHash } : {}), selector: [...(graph.getNodeAttributes(node.capture!).attrs as { inputs: string[] }).inputs] },
       checker,
       deps: depResults,
       policy: ctx.config.policyDigest,
@@ -240,6 +253,27 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
 /** A file-state cache that reuses nothing and records what it hashes (`--deep`). */
 function rehashAll(store: Store): FileStateCache {
   return { reuse: () => undefined, put: (path, mode, entry) => store.put(path, mode, entry) };
+}
+
+/** The first declared output (artifact `outputs/<path>`) whose bytes on disk differ from the receipt's, or undefined. */
+function movedOutputs(root: string, artifacts: readonly { name: string; sha256: string }[], cache: FileStateCache, now: () => bigint): string | undefined {
+  for (const a of artifacts) {
+    if (!a.name.startsWith('outputs/')) continue;
+    const path = a.name.slice('outputs/'.length);
+    let onDisk;
+    try {
+      onDisk = hashPath(join(root, path), 'raw', cache, now);
+    } catch {
+      onDisk = undefined;
+    }
+    if (onDisk?.sha256 !== a.sha256) return onDisk ? `${path} changed` : `${path} is missing`;
+  }
+  return undefined;
+}
+
+/** The first secret-looking path the globs select (selectors leave those out of captures), or undefined. */
+function secretInputs(globs: readonly string[], files: readonly string[]): string | undefined {
+  return matchGlobs(globs.map(compileGlob), files).find(isSecretPath);
 }
 
 /** The selected labels plus everything they depend on (their keys need those results). */

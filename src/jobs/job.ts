@@ -24,7 +24,8 @@ export interface Job {
   attrs: Record<string, unknown>;
   /** Identity only: host-specific stat fingerprints are taken by the worker, never frozen. */
   /** `hash: 'raw'` when the capture kept CRLF bytes (acceptance); the worker re-hashes the same way. */
-  capture: { digest: string; files: CapturedFile[]; hash?: 'raw' };
+  /** `selector`: the input globs the files were selected with (not in the key): the worker selects again after the run, so a file that starts matching meanwhile is seen. */
+  capture: { digest: string; files: CapturedFile[]; hash?: 'raw'; selector?: string[] };
   checker?: CheckerIdentity;
   deps: DepResult[];
   /** Whole-policy digest, recorded for provenance; not part of the key. */

@@ -7,7 +7,11 @@
 import { lstatSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fingerprintOf, hashPath, sameFingerprint, type Fingerprint } from '../capture/files.js';
+import { isGitWorkTree, listGitFiles } from '../capture/git.js';
+import { compileGlob } from '../capture/glob.js';
 import { listOutputs } from '../capture/outputs.js';
+import { selectPaths } from '../capture/selector.js';
+import { walkTree } from '../capture/walk.js';
 import { checkerIdentity } from '../checkers/identity.js';
 import { runProcess } from '../checkers/process.js';
 import type { ActionResult, CheckerIdentity, ExecuteIO, Rule } from '../config/rule.js';
@@ -108,6 +112,8 @@ export async function executeAttempt(job: Job, run: string, attempt: string, ctx
     await ctx.hooks?.afterExecute?.(job);
     const changed = typeof before === 'string' ? undefined : inputsChanged(ctx.root, before, store, job.capture.hash ?? 'text');
     if (changed && result.outcome !== 'BLOCKED') result = { ...result, outcome: 'BLOCKED', claim: 'unknown', reason: `inputs changed during the run: ${changed}` };
+    const added = !changed && result.outcome !== 'BLOCKED' && job.capture.selector ? await inputsAdded(ctx.root, job.capture.selector, job.capture.files) : undefined;
+    if (added) result = { ...result, outcome: 'BLOCKED', claim: 'unknown', reason: `inputs changed during the run: ${added}` };
     // A cancelled attempt ends interrupted (reason `cancelled`), whatever its action managed to report.
     poll(); // a cancel requested while the action ran (its process killed by the canceller) is a cancel, not a failure
     const cancelled = ctx.signal?.aborted === true;
@@ -288,6 +294,26 @@ function inputsChanged(root: string, before: Map<string, Fingerprint>, store: St
     }
   }
   return changed.length ? summarise(changed) : undefined;
+}
+
+/**
+ * Invariant 3 for files that were not there to fingerprint: the selector is applied again to the
+ * working tree as it is now (listed as the engine lists it: git's tracked and untracked non-ignored
+ * files, limited to the globs' directories, or a walk without git); a path selected now that the
+ * capture did not hold means the result may describe other inputs.
+ */
+async function inputsAdded(root: string, globs: readonly string[], captured: readonly { path: string }[]): Promise<string | undefined> {
+  const prefixes = globs.map(compileGlob).filter((g) => !g.negated).map((g) => g.prefix); // a directory prefix, or a literal's own path
+  let files: string[];
+  try {
+    files = (await isGitWorkTree(root)) ? await listGitFiles(root, prefixes) : walkTree(root);
+  } catch (error) {
+    return `the working tree could not be listed again (${(error as Error).message})`;
+  }
+  const had = new Set(captured.map((f) => f.path));
+  // git lists a tracked file deleted from the working tree; the capture skipped it as absent, and so does this.
+  const extra = selectPaths(globs, files.sort()).filter((p) => !had.has(p) && lstatSync(join(root, p), { throwIfNoEntry: false }) !== undefined);
+  return extra.length ? summarise(extra.map((p) => `${p} (added)`)) : undefined;
 }
 
 function summarise(paths: string[]): string {

@@ -5,7 +5,7 @@
  * the dependency result its key names: that is a READY gate for inputs that really fail.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { cli } from '../_support/evidence.js';
@@ -33,6 +33,35 @@ test("a dependent run against outputs that are not its dependency's recorded one
     assert.notEqual(verified.code, 0, `B ran against outputs A's current result does not name: ${verified.stdout}`);
     const gate = cli(repo, ['build', '--json']);
     assert.notEqual(gate.json().gate.status, 'READY', 'src/v.txt is bad: the gate must not be READY');
+  } finally {
+    repo.cleanup();
+  }
+});
+
+test('a build reruns a cached action whose declared outputs on disk were removed or changed, putting them back', () => {
+  const repo = tempRepo({ '.gitignore': 'dist/\n', 'test.txt': 't\n', 'src/v.txt': 'good\n' });
+  repo.manifest({
+    checks: [
+      { id: 'A', run: ['node', '-e', "const fs=require('fs');fs.mkdirSync('dist',{recursive:true});fs.copyFileSync('src/v.txt','dist/v.txt')"], inputs: ['src/v.txt'], outputs: ['dist/v.txt'] },
+      { id: 'B', after: ['A'], run: ['node', '-e', "process.exit(require('fs').readFileSync('dist/v.txt','utf8')==='good\\n'?0:1)"], inputs: ['test.txt'] },
+    ],
+  });
+  try {
+    assert.equal(cli(repo, ['build']).code, 0);
+    const statusOf = (r: ReturnType<typeof cli>, label: string) => r.json().actions.find((a: { label: string }) => a.label === label)?.status;
+    const noop = cli(repo, ['build', '--json']);
+    assert.deepEqual([statusOf(noop, 'check:A'), statusOf(noop, 'check:B')], ['cached', 'cached']);
+    for (const disturb of [() => rmSync(join(repo.dir, 'dist', 'v.txt')), () => writeFileSync(join(repo.dir, 'dist', 'v.txt'), 'stale\n')]) {
+      disturb();
+      const again = cli(repo, ['build', '--json', '--explain']);
+      assert.equal(again.code, 0, again.stdout);
+      assert.deepEqual([statusOf(again, 'check:A'), statusOf(again, 'check:B')], ['ran', 'cached'], 'A reran; B kept its evidence (same result of A)');
+      assert.match(JSON.stringify(again.json().actions.find((a: { label: string }) => a.label === 'check:A').explain), /outputs on disk/);
+      assert.equal(readFileSync(join(repo.dir, 'dist', 'v.txt'), 'utf8'), 'good\n', 'the output is back');
+    }
+    // `vkit gate` runs nothing: the evidence stays intact, and the gate says so.
+    rmSync(join(repo.dir, 'dist', 'v.txt'));
+    assert.equal(cli(repo, ['gate']).code, 0);
   } finally {
     repo.cleanup();
   }
