@@ -65,7 +65,8 @@ export class JobService {
   submit(job: Job): { job: string; run: string } {
     const { store } = this.opts;
     store.putJob(job.key, job, this.opts.root);
-    const run = store.createRun(job.key, job.label, job.rule.kind, job.key, this.queue);
+    // The job (content-derived) may be shared with another checkout of the same store; the run executes here.
+    const run = store.createRun(job.key, job.label, job.rule.kind, job.key, this.queue, this.opts.root);
     this.dispatch();
     return { job: job.key, run };
   }
@@ -215,7 +216,7 @@ export class JobService {
         if (!claimed) return;
         const frozen = this.opts.store.getJob(claimed.run.job)!;
         await executeAttempt(JSON.parse(frozen.job) as Job, claimed.run.id, claimed.attempt, {
-          root: frozen.root,
+          root: claimed.run.root ?? frozen.root,
           store: this.opts.store,
           rules: this.opts.rules,
           env: this.opts.env ?? process.env,

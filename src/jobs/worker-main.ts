@@ -35,23 +35,24 @@ async function main(): Promise<void> {
       continue;
     }
     const frozen = store.getJob(claimed.run.job)!;
+    const root = claimed.run.root ?? frozen.root;
     const job = JSON.parse(frozen.job) as Job;
     const BUILTIN_RULES = await builtinRules();
     let rules: ReadonlyMap<string, Rule> = BUILTIN_RULES;
     if (job.rule.source) {
       // A user rule lives in the config's modules: reload them (the key check catches any change).
-      let loading = rulesByRoot.get(frozen.root);
+      let loading = rulesByRoot.get(root);
       if (!loading) {
-        loading = loadConfig(frozen.root).then((c) => {
+        loading = loadConfig(root).then((c) => {
           // Only rules whose source is still the one the job was planned with; any other is "not registered".
           const same = [...c.rules].filter(([kind]) => c.manifest.rules.some((r) => r.kind === kind && r.source_sha256 === job.rule.source));
           return new Map([...BUILTIN_RULES, ...same]);
         });
-        rulesByRoot.set(frozen.root, loading);
+        rulesByRoot.set(root, loading);
       }
       rules = await loading.catch(() => BUILTIN_RULES);
     }
-    await executeAttempt(job, claimed.run.id, claimed.attempt, { root: frozen.root, store, rules, env: process.env, signal: stop.signal });
+    await executeAttempt(job, claimed.run.id, claimed.attempt, { root, store, rules, env: process.env, signal: stop.signal });
     process.stdout.write(`${claimed.run.id}\n`);
     idleSince = Date.now();
   }

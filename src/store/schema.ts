@@ -1,5 +1,5 @@
 /** The SQLite index's tables. Bump USER_VERSION and add a step when the layout changes. */
-export const USER_VERSION = 2;
+export const USER_VERSION = 3;
 
 export const DDL = `
 CREATE TABLE IF NOT EXISTS blobs (
@@ -44,7 +44,8 @@ CREATE TABLE IF NOT EXISTS runs (
   reason TEXT,
   receipt TEXT,
   created_ns TEXT NOT NULL,
-  ended_ns TEXT
+  ended_ns TEXT,
+  root TEXT
 );
 CREATE INDEX IF NOT EXISTS runs_label ON runs (label, created_ns);
 CREATE INDEX IF NOT EXISTS runs_key ON runs (key, created_ns);
@@ -82,5 +83,9 @@ ALTER TABLE runs ADD COLUMN queue TEXT;
 CREATE INDEX IF NOT EXISTS runs_queue ON runs (queue, state, created_ns);
 ALTER TABLE attempts ADD COLUMN cancel_requested INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE attempts ADD COLUMN child_pgid INTEGER;
+`,
+  // 2 -> 3: each run records the directory it runs in (a job is shared by checkouts with one store).
+  2: `
+ALTER TABLE runs ADD COLUMN root TEXT;
 `,
 };

@@ -28,6 +28,8 @@ export interface RunRow {
   receipt: string | null;
   created_ns: string;
   ended_ns: string | null;
+  /** The directory the run executes in (its submitter's root); null for runs made before it was recorded. */
+  root: string | null;
 }
 
 export interface AttemptRow {
@@ -111,7 +113,7 @@ export class Store implements FileStateCache {
       cacheDel: db.prepare('DELETE FROM action_cache WHERE key = ?'),
       latestGet: db.prepare<[string], { receipt: string; key: string }>('SELECT receipt, key FROM latest WHERE label = ?'),
       latestPut: db.prepare('INSERT OR REPLACE INTO latest (label, receipt, key) VALUES (?, ?, ?)'),
-      runInsert: db.prepare('INSERT INTO runs (id, job, queue, label, kind, key, state, created_ns) VALUES (@id, @job, @queue, @label, @kind, @key, @state, @created_ns)'),
+      runInsert: db.prepare('INSERT INTO runs (id, job, queue, label, kind, key, state, created_ns, root) VALUES (@id, @job, @queue, @label, @kind, @key, @state, @created_ns, @root)'),
       runGet: db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?'),
       runEnd: db.prepare("UPDATE runs SET state = @state, outcome = @outcome, reason = @reason, receipt = @receipt, ended_ns = @ended_ns WHERE id = @id AND state = 'running'"),
       runClaim: db.prepare("UPDATE runs SET state = 'running' WHERE id = ? AND state = 'queued'"),
@@ -259,10 +261,10 @@ export class Store implements FileStateCache {
   // Runs and attempts ------------------------------------------------------------------------
 
   /** A new run, `queued` on `queue` (the submitter's) until a worker claims it. */
-  createRun(job: string, label: string, kind: string, key: string, queue: string | null = null): string {
+  createRun(job: string, label: string, kind: string, key: string, queue: string | null = null, root: string | null = null): string {
     const now = this.now();
     const id = newId('run', now);
-    this.stmts.runInsert.run({ id, job, queue, label, kind, key, state: 'queued', created_ns: String(now) });
+    this.stmts.runInsert.run({ id, job, queue, label, kind, key, state: 'queued', created_ns: String(now), root });
     return id;
   }
 
