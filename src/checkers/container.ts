@@ -242,9 +242,20 @@ class DockerSandbox implements ContainerSandbox {
 
     const tree = await this.hashTree(imageId, selected);
     const versions = await this.toolVersions(imageId, selected);
-    const result: ToolTree = { digest: tree.digest, entries: tree.entries.length, ...(Object.keys(versions).length ? { versions } : {}) };
+    // The image's own environment reaches every process in it (COQLIB, LD_PRELOAD, OCAMLPARAM, ...):
+    // a checker whose image sets any is another checker, even over the same files. An image without
+    // one (the worker image) keeps the plain tree digest.
+    const env = await this.imageEnv(imageId);
+    const digest = env.length ? jsonId({ schema: 'vkit.tool-tree-env/1', tree: tree.digest, env }) : tree.digest;
+    const result: ToolTree = { digest, entries: tree.entries.length, ...(Object.keys(versions).length ? { versions } : {}) };
     writeCache(this.cacheDir, imageId, selected, result);
     return result;
+  }
+
+  /** The image config's environment (`KEY=value`, sorted); empty when it sets none. */
+  private async imageEnv(imageId: string): Promise<string[]> {
+    const info = (await this.docker.getImage(imageId).inspect()) as { Config?: { Env?: string[] | null } | null };
+    return [...(info.Config?.Env ?? [])].sort();
   }
 
   /** Exports a created, never started, container's filesystem and hashes the selected entries. */
@@ -379,14 +390,17 @@ function engineMessage(error: unknown): string {
 
 /* ------------------------------------------------------------------ tool-tree cache */
 
+/** Version 2: digests count the image's environment (entries of version 1 are hashed again). */
+const CACHE_SCHEMA = 'vkit.tool-tree-cache/2';
+
 function cachePath(dir: string, imageId: string): string {
   return join(dir, `${hexOf(imageId as `sha256:${string}`)}.json`);
 }
 
 function readCache(dir: string, imageId: string, paths: string[]): ToolTree | undefined {
   try {
-    const doc = JSON.parse(readFileSync(cachePath(dir, imageId), 'utf8')) as { image?: string; trees?: Record<string, ToolTree> };
-    if (doc.image !== imageId) return undefined;
+    const doc = JSON.parse(readFileSync(cachePath(dir, imageId), 'utf8')) as { schema?: string; image?: string; trees?: Record<string, ToolTree> };
+    if (doc.image !== imageId || doc.schema !== CACHE_SCHEMA) return undefined;
     const tree = doc.trees?.[jsonId(paths)];
     if (!tree || !isSha256Id(tree.digest) || !Number.isInteger(tree.entries)) return undefined;
     return tree;
@@ -400,14 +414,14 @@ function writeCache(dir: string, imageId: string, paths: string[], tree: ToolTre
     mkdirSync(dir, { recursive: true });
     let trees: Record<string, ToolTree> = {};
     try {
-      const doc = JSON.parse(readFileSync(cachePath(dir, imageId), 'utf8')) as { image?: string; trees?: Record<string, ToolTree> };
-      if (doc.image === imageId && doc.trees) trees = doc.trees;
+      const doc = JSON.parse(readFileSync(cachePath(dir, imageId), 'utf8')) as { schema?: string; image?: string; trees?: Record<string, ToolTree> };
+      if (doc.image === imageId && doc.schema === CACHE_SCHEMA && doc.trees) trees = doc.trees;
     } catch {
       // a fresh file
     }
     trees[jsonId(paths)] = tree;
     const tmp = `${cachePath(dir, imageId)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    writeFileSync(tmp, JSON.stringify({ schema: 'vkit.tool-tree-cache/1', image: imageId, trees }, null, 1));
+    writeFileSync(tmp, JSON.stringify({ schema: CACHE_SCHEMA, image: imageId, trees }, null, 1));
     renameSync(tmp, cachePath(dir, imageId));
   } catch {
     // The cache only saves time; a read-only home must not fail a check.

@@ -193,13 +193,16 @@ const SUBVERSIONS: Array<[RegExp, string]> = [
   [/\bTyping\s+Flags\b/g, 'changes kernel checks'],
   [/\bbypass_check\b/g, 'disables a kernel check'],
   [/\bExtract(?:ion)?\b/g, 'changes or runs extraction, which the profile owns'],
-  // Only as commands (at a line start or after a sentence's period), so identifiers like `Drop` pass.
-  [/(?<=(?:^|\.)\s*)(?:Redirect|Load|Cd|Drop)\b/gm, 'reads or writes files outside the checked source'],
+  // Only as commands, so identifiers like `Drop` pass: at a sentence start (a line start, or after a
+  // period, brace or bullet), behind any control prefixes (`Time`, `Timeout 5`, `Fail`, ...) and
+  // attributes, all of which still run the command.
+  [/(?<=(?:^|[.{}]|[-+*])\s*(?:(?:Time|Fail|Succeed|Instructions|Profile|Timeout\s+\d+|Redirect|#\[[^\]]*\]|[-+*]+)\s*)*)(?:Redirect|Load|Cd|Drop)\b/gm, 'reads or writes files outside the checked source'],
 ];
 
 /**
  * Replaces comments (nested `(* *)`) and string literals (`""` escapes a quote) by spaces, keeping
- * every index, so keywords are only found in code.
+ * every index, so keywords are only found in code. As coqc's lexer does, a string inside a comment
+ * is lexed too: `*)` or `(*` inside it neither ends nor opens a comment (`(* "*)" *)` is one comment).
  */
 export function blankCommentsAndStrings(source: string): string {
   const out = source.split('');
@@ -233,14 +236,13 @@ export function blankCommentsAndStrings(source: string): string {
       i++;
       continue;
     }
-    if (depth > 0) {
-      if (c !== '\n') out[i] = ' ';
-      continue;
-    }
     if (c === '"') {
+      // In code or in a comment alike: a string runs to its closing quote.
       inString = true;
       out[i] = ' ';
+      continue;
     }
+    if (depth > 0 && c !== '\n') out[i] = ' ';
   }
   return out.join('');
 }

@@ -5,13 +5,16 @@
  * `vkit` imports are pointed at the running vkit, so a config always gets the API it runs under.
  */
 import { existsSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Metafile } from 'esbuild';
 import * as v from 'valibot';
 import { invalid, InvalidInputError, type Issue } from '../errors.js';
 import { jsonId, sha256Id } from '../hash/index.js';
-import type { Rule } from './rule.js';
+import { parseJsonText } from '../models/json-text.js';
+import type { PlannedAction, Rule } from './rule.js';
 import { fieldPath, UserConfigSchema } from './schema.js';
 import type { Manifest, UserConfig } from './types.js';
 import { validateManifest } from './validate.js';
@@ -56,6 +59,15 @@ async function loadManifestFile(file: string, shown: string): Promise<LoadedConf
   } catch (error) {
     throw invalid('ERR_CONFIG_PARSE', `Invalid JSON: ${(error as Error).message}`, { file: shown, line: jsonErrorLine(text, error as Error) }, 'Fix the JSON syntax.');
   }
+  // JSON.parse keeps the last of two equal member names: a second `checks` would silently replace the
+  // list a reader sees first (dropping requirements). Any repeated key is refused, at its line.
+  const repeated = parseJsonText(text).source.duplicates();
+  if (repeated.length) {
+    throw new InvalidInputError(
+      'ERR_CONFIG_INVALID',
+      repeated.map((d) => ({ file: shown, path: d.path.replace(/^\$\.?/, ''), line: d.line, message: `Duplicate key \`${d.key}\`: JSON would keep only the last one; remove the other` })),
+    );
+  }
   const { value, issues } = validateManifest(data, shown);
   if (!value) throw new InvalidInputError('ERR_CONFIG_INVALID', withLines(issues, text));
   if (value.rules.length > 0) {
@@ -70,16 +82,8 @@ async function loadTsConfig(root: string, file: string, shown: string): Promise<
   let bundled;
   try {
     bundled = await build({
-      entryPoints: [file],
-      absWorkingDir: root,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      write: false,
-      metafile: true,
+      ...bundleOptions(root, file),
       packages: 'external',
-      logLevel: 'silent',
       plugins: [
         {
           name: 'vkit-self',
@@ -95,22 +99,83 @@ async function loadTsConfig(root: string, file: string, shown: string): Promise<
     const where = first?.location ? { file: relative(process.cwd(), join(root, first.location.file)), line: first.location.line } : { file: shown };
     throw invalid('ERR_CONFIG_PARSE', `Cannot compile the config: ${first?.text ?? (error as Error).message}`, where, 'Fix the TypeScript error.');
   }
+  // An object literal that names a key twice keeps the last value: a second `checks` would silently
+  // replace the list a reader sees first. esbuild notices; vkit refuses it (in the config's own modules).
+  const repeated = bundled.warnings.filter((w) => w.id === 'duplicate-object-key' && w.location && !w.location.file.split(/[\\/]/).includes('node_modules'));
+  if (repeated.length) {
+    throw new InvalidInputError(
+      'ERR_CONFIG_INVALID',
+      repeated.map((w) => ({ file: relative(process.cwd(), join(root, w.location!.file)), path: '', line: w.location!.line, message: `${w.text}: only the last one would count; remove the other` })),
+    );
+  }
   const temp = join(dirname(file), `${basename(file)}.timestamp-${Date.now()}-${process.pid}-${Math.random().toString(16).slice(2, 8)}.mjs`);
   let exported: unknown;
   try {
     await writeFile(temp, bundled.outputFiles[0]!.contents);
     exported = (await import(pathToFileURL(temp).href)).default;
+    // `defineConfig(() => ...)`: the function is the config's code too; what it throws is the user's error.
+    if (typeof exported === 'function') exported = await (exported as () => unknown)();
   } catch (error) {
-    throw invalid('ERR_CONFIG_THREW', `Loading the config threw: ${(error as Error).message}`, { file: shown }, 'Fix the error your config module raises.');
+    throw invalid('ERR_CONFIG_THREW', `Loading the config threw: ${messageOf(error)}`, { file: shown }, 'Fix the error your config module raises.');
   } finally {
     await rm(temp, { force: true });
   }
-  if (typeof exported === 'function') exported = await (exported as () => unknown)();
-  const sources = Object.keys(bundled.metafile!.inputs)
-    .filter((p) => !p.includes('node_modules') && !p.startsWith('file:'))
+  let inputs = Object.keys(bundled.metafile!.inputs);
+  // User rules are identified by the digest of the config's local module graph. A rule may live in
+  // a workspace package the config imports by name (linked into node_modules, its files the
+  // repository's own): the runtime bundle leaves it external, so its modules are found here.
+  const registersRules = typeof exported === 'object' && exported !== null && Array.isArray((exported as { rules?: unknown }).rules) && (exported as { rules: unknown[] }).rules.length > 0;
+  if (registersRules && importsPackages(bundled.metafile!)) inputs = await localModuleGraph(build, root, file, shown, selfEntry);
+  const sources = inputs
+    .filter((p) => !p.split(/[\\/]/).includes('node_modules') && !p.startsWith('file:'))
     .map((p) => join(root, p))
     .sort();
   return resolveUserConfig(exported, file, shown, sources);
+}
+
+/** Whether the bundle imports a package at run time (a bare specifier that is not a Node builtin or vkit). */
+function importsPackages(meta: Metafile): boolean {
+  return Object.values(meta.inputs).some((i) => i.imports.some((imp) => imp.external && !isBuiltin(imp.path) && !imp.path.startsWith('file:') && !/^[./]/.test(imp.path)));
+}
+
+const RESOLVING = Symbol('vkit-resolving');
+
+/**
+ * The config's local module graph for the rule digest: a bundle (never run) that takes in every
+ * module outside `node_modules` (its own imports and linked workspace packages, followed through
+ * their symlinks), leaving installed packages external. A linked package that cannot be bundled
+ * cannot be identified: a config error, never a rule digest that misses code it runs.
+ */
+/** What both esbuild passes over a TS config share: one in-memory ESM bundle for node 20, with its metafile. */
+function bundleOptions(root: string, file: string) {
+  return { entryPoints: [file], absWorkingDir: root, bundle: true, platform: 'node' as const, format: 'esm' as const, target: 'node20', write: false as const, metafile: true as const, logLevel: 'silent' as const };
+}
+
+async function localModuleGraph(build: typeof import('esbuild').build, root: string, file: string, shown: string, selfEntry: string): Promise<string[]> {
+  try {
+    const result = await build({
+      ...bundleOptions(root, file),
+      plugins: [
+        {
+          name: 'vkit-local-graph',
+          setup(b) {
+            b.onResolve({ filter: /^vkit$/ }, () => ({ path: pathToFileURL(selfEntry).href, external: true }));
+            b.onResolve({ filter: /^[^./]/ }, async (args) => {
+              if (args.pluginData === RESOLVING || isBuiltin(args.path)) return undefined;
+              const r = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: RESOLVING });
+              const local = r.errors.length === 0 && !r.external && r.namespace === 'file' && !r.path.split(/[\\/]/).includes('node_modules');
+              return local ? { path: r.path } : { path: args.path, external: true };
+            });
+          },
+        },
+      ],
+    });
+    return Object.keys(result.metafile.inputs);
+  } catch (error) {
+    const first = (error as { errors?: Array<{ text: string; location?: { file: string; line: number } }> }).errors?.[0];
+    const where = first?.location ? { file: relative(process.cwd(), join(root, first.location.file)), line: first.location.line } : { file: shown };
+    throw invalid('ERR_CONFIG_PARSE', `Cannot read the modules of a local package the config imports (a user rule's code must be identified): ${first?.text ?? messageOf(error)}`, where, 'Make the linked package bundleable by esbuild, or import the rule from a local module.');
+  }
 }
 
 /** Turns what `defineConfig` received into the manifest, recording user rules by kind, version and source digest. */
@@ -127,7 +192,7 @@ export async function resolveUserConfig(exported: unknown, file: string, shown: 
   // The rule's code is somewhere in the config's own module graph; its digest covers all of it,
   // so editing any local module the config imports re-identifies every user rule.
   const sourceDigest = jsonId(await Promise.all(sources.map(async (p) => [relative(dirname(file), p), sha256Id(await readFile(p))])));
-  for (const rule of user.rules ?? []) rules.set(rule.kind, rule);
+  for (const rule of user.rules ?? []) rules.set(rule.kind, guardUserRule(rule, shown));
   const data = {
     schema_version: 3,
     checks: parsed.output.checks,
@@ -148,6 +213,78 @@ export async function resolveUserConfig(exported: unknown, file: string, shown: 
   });
   if (attrIssues.length) throw new InvalidInputError('ERR_CONFIG_INVALID', attrIssues);
   return { file, manifest: value, policyDigest: jsonId(value), rules, sources };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+const JUDGED = new Set(['PASS', 'FAIL', 'BLOCKED', 'STALE']);
+
+/**
+ * A user rule as the engine and workers call it. Its code is the user's: a throw or a malformed value
+ * from `plan` or `tool` is a config error (exit 2) naming the rule, never an internal error. Its `judge`
+ * may only keep or worsen what the receipt says: a PASS needs a PASS receipt (an established claim
+ * from a completed attempt), so a judge that answers PASS for a FAIL or BLOCKED receipt is ignored;
+ * a judge that throws or answers something else leaves the item BLOCKED.
+ */
+function guardUserRule(rule: Rule, shown: string): Rule {
+  const fail = (what: string, label: string | undefined, detail: string) =>
+    invalid('ERR_RULE_INVALID', `Rule \`${rule.kind}\` ${what}${label ? ` for \`${label}\`` : ''}: ${detail}`, { file: shown }, 'Fix the rule registered in your config.');
+  const guarded: Rule = {
+    kind: rule.kind,
+    version: rule.version,
+    attrs: rule.attrs,
+    ...(rule.inline === undefined ? {} : { inline: rule.inline }),
+    plan(node, deps) {
+      let planned: PlannedAction;
+      try {
+        planned = rule.plan(node, deps);
+      } catch (error) {
+        throw fail('threw while planning', node.label, messageOf(error));
+      }
+      const p = planned as Partial<PlannedAction> | null | undefined;
+      if (typeof p !== 'object' || p === null || typeof p.definition !== 'object' || p.definition === null || Array.isArray(p.definition)) throw fail('planned nothing usable', node.label, 'plan() must return { definition: {...}, env: [...], execute }');
+      if (!Array.isArray(p.env) || !p.env.every((n) => typeof n === 'string')) throw fail('planned nothing usable', node.label, 'plan() must return `env` as an array of variable names');
+      if (typeof p.execute !== 'function') throw fail('planned nothing usable', node.label, 'plan() must return an `execute` function');
+      try {
+        jsonId(p.definition);
+      } catch (error) {
+        throw fail('planned a definition with no JSON form', node.label, messageOf(error));
+      }
+      return planned;
+    },
+  };
+  if (rule.tool) {
+    const tool = rule.tool.bind(rule);
+    guarded.tool = (attrs) => {
+      let t: ReturnType<NonNullable<Rule['tool']>>;
+      try {
+        t = tool(attrs);
+      } catch (error) {
+        throw fail('threw in tool()', undefined, messageOf(error));
+      }
+      if (t !== undefined && (typeof t !== 'object' || t === null || typeof t.argv0 !== 'string' || t.argv0 === '' || typeof t.shell !== 'boolean')) throw fail('returned an unusable tool()', undefined, 'expected undefined or { argv0: string, shell: boolean }');
+      return t;
+    };
+  }
+  if (rule.judge) {
+    const judge = rule.judge.bind(rule);
+    guarded.judge = (result, today) => {
+      let judged: ReturnType<NonNullable<Rule['judge']>>;
+      try {
+        judged = judge(result, today);
+      } catch (error) {
+        return { status: 'BLOCKED', reason: `rule \`${rule.kind}\` judge() threw: ${messageOf(error)}` };
+      }
+      if (judged === undefined) return undefined;
+      if (typeof judged !== 'object' || judged === null || !JUDGED.has(judged.status)) return { status: 'BLOCKED', reason: `rule \`${rule.kind}\` judge() answered ${JSON.stringify(judged?.status ?? judged)}, not PASS, FAIL, BLOCKED or STALE` };
+      // Never better than the receipt: only a PASS receipt can stand behind a PASS item.
+      if (judged.status === 'PASS' && result.outcome !== 'PASS') return undefined;
+      return { status: judged.status, reason: typeof judged.reason === 'string' ? judged.reason : String(judged.status) };
+    };
+  }
+  return Object.freeze(guarded);
 }
 
 function jsonErrorLine(text: string, error: Error): number | undefined {

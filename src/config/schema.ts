@@ -120,11 +120,20 @@ export const ManifestSchema = v.strictObject({
 export const UserConfigSchema = v.strictObject({
   checks: v.optional(v.array(CheckSchema), []),
   formal: v.optional(v.strictObject({ components: v.optional(v.array(ComponentSchema), []) }), { components: [] }),
-  rules: v.optional(v.array(v.custom<object>((r) => typeof r === 'object' && r !== null && typeof (r as { plan?: unknown }).plan === 'function', 'Expected a rule made with defineRule()')), []),
+  rules: v.optional(v.array(v.custom<object>(isRuleShaped, 'Expected a rule made with defineRule(): { kind, version, attrs (a valibot schema), plan }, with tool and judge functions when given')), []),
   actions: v.optional(v.array(ActionSchema), []),
   compare: v.optional(v.array(CompareSchema), []),
   acceptance: v.optional(v.array(AcceptanceSchema), []),
 });
+
+/** What the engine calls on a registered rule: `plan`, a synchronous valibot `attrs` schema, and `tool`/`judge` only as functions. */
+function isRuleShaped(r: unknown): boolean {
+  if (typeof r !== 'object' || r === null) return false;
+  const rule = r as { plan?: unknown; attrs?: { '~run'?: unknown; async?: unknown } | null; tool?: unknown; judge?: unknown };
+  const schema = typeof rule.attrs === 'object' && rule.attrs !== null && typeof rule.attrs['~run'] === 'function' && rule.attrs.async !== true;
+  const optionalFn = (f: unknown) => f === undefined || typeof f === 'function';
+  return typeof rule.plan === 'function' && schema && optionalFn(rule.tool) && optionalFn(rule.judge);
+}
 
 /** `checks[2].inputs` from a valibot issue path. */
 export function fieldPath(path: v.IssuePathItem[] | undefined): string {

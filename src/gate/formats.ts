@@ -1,22 +1,37 @@
-/** Machine formats for a gate: SARIF 2.1.0 (code-scanning tools) and JUnit XML (CI test views). Pure. */
+/**
+ * Machine formats for a gate: SARIF 2.1.0 (code-scanning tools) and JUnit XML (CI test views). Pure.
+ * Their readers judge by their own rules (a JUnit view is green when no testcase fails or errors, a
+ * code-scanning upload is clean without error results), never by vkit's exit code. `--only` narrows
+ * the items shown, and a gate without requirements shows none, so the gate's own verdict is an entry
+ * too (`gate`: no item id lacks a `:`) whenever it is not READY and the items shown would not say so.
+ */
 import type { Gate } from './evaluate.js';
+
+/** The id of the gate's own entry; every item id is `<kind>:<id>`, so none can equal it. */
+export const GATE_ENTRY = 'gate';
 
 export function toSarif(gate: Gate, version: string): object {
   const level = (s: string) => (s === 'PASS' ? 'none' : s === 'FAIL' ? 'error' : 'warning');
+  const results = gate.items.map((i) => ({
+    ruleId: i.id,
+    level: level(i.status),
+    kind: i.status === 'PASS' ? 'pass' : i.status === 'FAIL' ? 'fail' : 'open',
+    message: { text: `${i.status}: ${i.reason}` },
+    properties: { required: i.required, status: i.status, run: i.run },
+  }));
+  // A gate that is not READY is an error result: BLOCKED items are warnings, and a narrowed or empty list may show none.
+  const verdict =
+    gate.status === 'READY'
+      ? []
+      : [{ ruleId: GATE_ENTRY, level: 'error', kind: gate.status === 'REJECTED' ? 'fail' : 'open', message: { text: `gate ${gate.status}: ${gate.reason}` }, properties: { required: true, status: gate.status, run: null } }];
   return {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
     runs: [
       {
-        tool: { driver: { name: 'vkit', version, informationUri: 'https://github.com/vkit', rules: gate.items.map((i) => ({ id: i.id, shortDescription: { text: i.id } })) } },
+        tool: { driver: { name: 'vkit', version, informationUri: 'https://github.com/vkit', rules: [...gate.items.map((i) => ({ id: i.id, shortDescription: { text: i.id } })), ...verdict.map(() => ({ id: GATE_ENTRY, shortDescription: { text: 'the vkit gate' } }))] } },
         invocations: [{ executionSuccessful: true, properties: { gate: gate.status, reason: gate.reason } }],
-        results: gate.items.map((i) => ({
-          ruleId: i.id,
-          level: level(i.status),
-          kind: i.status === 'PASS' ? 'pass' : i.status === 'FAIL' ? 'fail' : 'open',
-          message: { text: `${i.status}: ${i.reason}` },
-          properties: { required: i.required, status: i.status, run: i.run },
-        })),
+        results: [...results, ...verdict],
       },
     ],
   };
@@ -25,8 +40,8 @@ export function toSarif(gate: Gate, version: string): object {
 const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 export function toJunit(gate: Gate): string {
-  const failures = gate.items.filter((i) => i.status === 'FAIL').length;
-  const open = gate.items.filter((i) => i.status !== 'PASS' && i.status !== 'FAIL').length;
+  let failures = gate.items.filter((i) => i.status === 'FAIL').length;
+  let open = gate.items.filter((i) => i.status !== 'PASS' && i.status !== 'FAIL').length;
   const cases = gate.items.map((i) => {
     const head = `  <testcase classname="vkit.gate" name="${xml(i.id)}">`;
     if (i.status === 'PASS') return `${head}</testcase>`;
@@ -34,9 +49,21 @@ export function toJunit(gate: Gate): string {
     // Missing, stale and blocked evidence is an error, not a skip: a skip reads as harmless.
     return `${head}<error type="${i.status}" message="${xml(i.reason)}"/></testcase>`;
   });
+  // The items shown (narrowed by --only, or none at all) would read as a passing suite: the gate says otherwise.
+  if (gate.status !== 'READY' && failures + open === 0) {
+    const head = `  <testcase classname="vkit.gate" name="${GATE_ENTRY}">`;
+    const message = xml(`gate ${gate.status}: ${gate.reason}`);
+    if (gate.status === 'REJECTED') {
+      cases.push(`${head}<failure message="${message}"/></testcase>`);
+      failures++;
+    } else {
+      cases.push(`${head}<error type="${gate.status}" message="${message}"/></testcase>`);
+      open++;
+    }
+  }
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuite name="vkit gate: ${gate.status}" tests="${gate.items.length}" failures="${failures}" errors="${open}">`,
+    `<testsuite name="vkit gate: ${gate.status}" tests="${cases.length}" failures="${failures}" errors="${open}">`,
     ...cases,
     '</testsuite>',
     '',

@@ -12,6 +12,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Rule } from '../config/rule.js';
+import { EXIT, VkitError } from '../errors.js';
 import { parseReceipt } from '../store/receipt.js';
 import { currentOwner, ownerAlive } from '../store/liveness.js';
 import { newId, type RunRow, type Store } from '../store/store.js';
@@ -94,7 +95,7 @@ export class JobService {
         recovered = Date.now();
       }
       const row = this.opts.store.getRun(runId);
-      if (!row) throw new Error(`no run ${runId}`);
+      if (!row) throw runGone(runId);
       if (row.state === 'done' || row.state === 'interrupted') return { run: row, timedOut: false };
       if (Date.now() >= deadline) return { run: row, timedOut: true };
       this.dispatch();
@@ -168,7 +169,15 @@ export class JobService {
       signal?.addEventListener('abort', onAbort, { once: true });
       if (signal?.aborted) onAbort();
       try {
-        const { run: row, timedOut } = await this.wait(run, waitMs);
+        let waited: WaitResult;
+        try {
+          waited = await this.wait(run, waitMs);
+        } catch (error) {
+          // Deleted under its waiter (a `vkit store gc` meanwhile): no evidence, so BLOCKED, never a crash.
+          if (error instanceof VkitError && error.code === 'ERR_RUN_GONE') return { run, attempt: '', receipt: '', outcome: 'BLOCKED' as const, reason: error.message, artifacts: [], cached: false, ms: 0, endedAt: null };
+          throw error;
+        }
+        const { run: row, timedOut } = waited;
         if (timedOut && !cancelling) return { ...this.resultOf(row), reason: 'still running: the wait timed out and the worker continues', pending: true };
         // The cancellation may still be settling (its own wait, a forced kill): finish it before reporting.
         await cancelling;
@@ -215,13 +224,21 @@ export class JobService {
         const claimed = this.opts.store.claimRun(this.queue, currentOwner());
         if (!claimed) return;
         const frozen = this.opts.store.getJob(claimed.run.job)!;
-        await executeAttempt(JSON.parse(frozen.job) as Job, claimed.run.id, claimed.attempt, {
-          root: claimed.run.root ?? frozen.root,
-          store: this.opts.store,
-          rules: this.opts.rules,
-          env: this.opts.env ?? process.env,
-          hooks: this.opts.hooks,
-        });
+        try {
+          await executeAttempt(JSON.parse(frozen.job) as Job, claimed.run.id, claimed.attempt, {
+            root: claimed.run.root ?? frozen.root,
+            store: this.opts.store,
+            rules: this.opts.rules,
+            env: this.opts.env ?? process.env,
+            hooks: this.opts.hooks,
+          });
+        } catch (error) {
+          // An attempt recovered (interrupted) by another opener ends its waiter, which may then close
+          // the store under the still-running inline attempt: nothing of it can be recorded any more,
+          // and its run has already ended interrupted.
+          if (this.closed || !this.opts.store.db.open) return;
+          throw error;
+        }
         this.finished.get(claimed.run.id)?.();
       }
     } finally {
@@ -261,6 +278,11 @@ export class JobService {
     this.closed = true;
     for (const child of this.workers) child.stdout?.destroy();
   }
+}
+
+/** A run deleted from the store (by `vkit store gc`) while someone waited on it. */
+function runGone(run: string): VkitError {
+  return new VkitError('ERR_RUN_GONE', EXIT.blocked, `run ${run} was deleted from the store while it was awaited (vkit store gc?)`, { hint: 'Build again: the run left no evidence.' });
 }
 
 function killQuietly(pid: number): void {

@@ -1,6 +1,9 @@
 /**
- * `vkit store gc --keep-runs N`: keeps the N newest runs and every action-cache and latest entry,
- * and deletes the runs, attempts and blobs nothing kept reaches. Running attempts are always kept.
+ * `vkit store gc --keep-runs N`: keeps the N newest runs, every run still queued or running, and
+ * every action-cache and latest entry, and deletes the runs, attempts and blobs nothing kept reaches.
+ * The decision and the deletions happen under the store's write lock, so a worker cannot end a run
+ * (publish its receipt) halfway through; a worker ending a run checks its evidence under the same
+ * lock (`Store.finishAttempt`), so it never publishes a receipt naming a blob gc deleted.
  */
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,57 +12,84 @@ import type { Store } from '../store/store.js';
 
 export function collectGarbage(store: Store, keepRuns: number): { runs_deleted: number; blobs_deleted: number; blobs_kept: number } {
   const db = store.db;
-  const keep = new Set(
-    db
-      .prepare<[number], { id: string }>(
-        "SELECT id FROM runs WHERE id IN (SELECT id FROM runs ORDER BY created_ns DESC, id DESC LIMIT ?) OR id IN (SELECT run FROM attempts WHERE state = 'running')",
-      )
-      .all(keepRuns)
-      .map((r) => r.id),
-  );
-  const roots = new Set<string>();
-  for (const r of db.prepare<[], { id: string; receipt: string | null }>('SELECT id, receipt FROM runs').all()) if (keep.has(r.id) && r.receipt) roots.add(r.receipt);
-  for (const r of db.prepare<[], { receipt: string }>('SELECT receipt FROM action_cache UNION SELECT receipt FROM latest').all()) roots.add(r.receipt);
-  const reachable = new Set<string>();
-  for (const id of roots) {
-    reachable.add(id);
-    const read = store.readReceipt(id);
-    if (read.state !== 'intact') continue;
-    for (const a of parseReceipt(read.receipt)?.artifacts ?? []) reachable.add(a.sha256);
+  // Receipts are content-addressed: what one names is read once, outside the lock where possible.
+  const named = new Map<string, string[]>();
+  const artifactsOf = (id: string): string[] => {
+    let out = named.get(id);
+    if (!out) {
+      const read = store.readReceipt(id);
+      out = read.state === 'intact' ? (parseReceipt(read.receipt)?.artifacts ?? []).map((a) => a.sha256) : [];
+      named.set(id, out);
+    }
+    return out;
+  };
+  const roots = (): { keep: Set<string>; found: Set<string> } => {
+    const keep = new Set(
+      db
+        .prepare<[number], { id: string }>(
+          "SELECT id FROM runs WHERE id IN (SELECT id FROM runs ORDER BY created_ns DESC, id DESC LIMIT ?) OR state IN ('queued', 'running') OR id IN (SELECT run FROM attempts WHERE state = 'running')",
+        )
+        .all(keepRuns)
+        .map((r) => r.id),
+    );
+    const found = new Set<string>();
+    for (const r of db.prepare<[], { id: string; receipt: string | null }>('SELECT id, receipt FROM runs').all()) if (keep.has(r.id) && r.receipt) found.add(r.receipt);
+    for (const r of db.prepare<[], { receipt: string }>('SELECT receipt FROM action_cache UNION SELECT receipt FROM latest').all()) found.add(r.receipt);
+    return { keep, found };
+  };
+  for (const id of roots().found) artifactsOf(id); // warm the receipt reads before taking the lock
+  // Only names a blob can have (`<2 hex>/<62 hex>`, a regular file): anything else in the store is
+  // not gc's to delete, and must not stop it.
+  const blobs: string[] = [];
+  for (const dir of readdirSync(store.cas.dir, { withFileTypes: true })) {
+    if (!dir.isDirectory() || !/^[0-9a-f]{2}$/.test(dir.name)) continue;
+    for (const rest of readdirSync(join(store.cas.dir, dir.name), { withFileTypes: true })) if (rest.isFile() && /^[0-9a-f]{62}$/.test(rest.name)) blobs.push(`${dir.name}/${rest.name}`);
   }
-  const runsDeleted = store.batch(() => {
-    let n = 0;
+
+  const { runsDeleted, blobsDeleted, kept } = store.batch(() => {
+    const { keep, found } = roots();
+    const reachable = new Set<string>();
+    for (const id of found) {
+      reachable.add(id);
+      for (const a of artifactsOf(id)) reachable.add(a);
+    }
+    let runs = 0;
     for (const r of db.prepare<[], { id: string }>('SELECT id FROM runs').all()) {
       if (keep.has(r.id)) continue;
       db.prepare('DELETE FROM attempts WHERE run = ?').run(r.id);
       db.prepare('DELETE FROM runs WHERE id = ?').run(r.id);
-      n++;
+      runs++;
     }
-    return n;
-  });
-  // A running attempt may have put artifacts that no receipt names yet: blobs written since the
-  // oldest running attempt started are left for the next gc.
-  const oldestRunning = db.prepare<[], { started: string | null }>("SELECT MIN(started_ns) AS started FROM attempts WHERE state = 'running'").get()?.started;
-  const youngerThan = oldestRunning ? Number(BigInt(oldestRunning) / 1_000_000n) : Infinity;
-  let blobsDeleted = 0;
-  for (const dir of readdirSync(store.cas.dir)) {
-    for (const rest of readdirSync(join(store.cas.dir, dir))) {
-      const id = `sha256:${dir}${rest}`;
+    // A running attempt may have put artifacts that no receipt names yet: blobs written (or reused,
+    // which touches them) since the oldest running attempt started are left for the next gc.
+    const oldestRunning = db.prepare<[], { started: string | null }>("SELECT MIN(started_ns) AS started FROM attempts WHERE state = 'running'").get()?.started;
+    const youngerThan = oldestRunning ? Number(BigInt(oldestRunning) / 1_000_000n) : Infinity;
+    let deleted = 0;
+    for (const rel of blobs) {
+      const id = `sha256:${rel.replace('/', '')}`;
       if (reachable.has(id)) continue;
-      if (statSync(join(store.cas.dir, dir, rest)).mtimeMs >= youngerThan) continue;
+      let mtimeMs: number;
+      try {
+        mtimeMs = statSync(join(store.cas.dir, rel)).mtimeMs;
+      } catch {
+        continue; // gone meanwhile
+      }
+      if (mtimeMs >= youngerThan) continue;
       store.cas.remove(id);
-      blobsDeleted++;
+      deleted++;
     }
-  }
+    return { runsDeleted: runs, blobsDeleted: deleted, kept: reachable.size };
+  });
   // Temp files of writers that are gone: a killed process leaves them behind.
-  for (const name of readdirSync(join(store.dir, 'tmp'))) {
-    const pid = Number(name.split('-')[0]);
-    if (pid === process.pid || !Number.isInteger(pid)) continue;
+  for (const entry of readdirSync(join(store.dir, 'tmp'), { withFileTypes: true })) {
+    const pid = Number(entry.name.split('-')[0]);
+    if (!entry.isFile() || pid === process.pid || !Number.isInteger(pid) || pid <= 0) continue;
     try {
       process.kill(pid, 0);
-    } catch {
-      rmSync(join(store.dir, 'tmp', name), { force: true });
+    } catch (error) {
+      // EPERM: the writer lives (another user's process); only a pid that is gone frees its files.
+      if ((error as NodeJS.ErrnoException).code === 'ESRCH') rmSync(join(store.dir, 'tmp', entry.name), { force: true });
     }
   }
-  return { runs_deleted: runsDeleted, blobs_deleted: blobsDeleted, blobs_kept: reachable.size };
+  return { runs_deleted: runsDeleted, blobs_deleted: blobsDeleted, blobs_kept: kept };
 }

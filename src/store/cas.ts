@@ -3,7 +3,7 @@
  * into place, so a reader never sees half a blob. Each blob's stat fingerprint is recorded when
  * written or last verified; an unchanged fingerprint counts as intact, anything else is re-hashed.
  */
-import { closeSync, createReadStream, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, utimesSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { fingerprintOf, sameFingerprint, type Fingerprint } from '../capture/files.js';
@@ -41,7 +41,7 @@ export class Cas {
   putBytes(data: Uint8Array | string): { sha256: string; size: number } {
     const bytes = typeof data === 'string' ? Buffer.from(data) : data;
     const id = sha256Id(bytes);
-    if (this.state(id, false) !== 'intact') {
+    if (!this.reuse(id)) {
       const temp = this.tempPath();
       const fd = openSync(temp, 'w');
       try {
@@ -72,9 +72,28 @@ export class Cas {
       closeSync(fd);
     }
     const id = hash.digest();
-    if (this.state(id, false) === 'intact') rmSync(temp, { force: true });
+    if (this.reuse(id)) rmSync(temp, { force: true });
     else this.install(temp, id);
     return { sha256: id, size };
+  }
+
+  /**
+   * Whether a blob already in the CAS can stand for a new write of the same bytes. It is touched (and
+   * its fingerprint recorded again): `store gc` spares blobs written since the oldest running attempt
+   * started, and an attempt naming an old blob it did not rewrite would otherwise lose it to a
+   * concurrent gc. A blob that cannot be touched (gone meanwhile, another owner's) is written anew.
+   */
+  private reuse(id: string): boolean {
+    if (this.state(id, false) !== 'intact') return false;
+    const path = this.pathOf(id);
+    try {
+      const now = new Date();
+      utimesSync(path, now, now);
+      this.putFp.run({ id, ...fingerprintOf(lstatSync(path, { bigint: true })) });
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** Moves a finished temp file into place (replacing a damaged copy) and records its fingerprint. */

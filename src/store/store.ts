@@ -349,16 +349,40 @@ export class Store implements FileStateCache {
   /**
    * Ends an attempt and its run together. Returns false when the attempt was no longer running
    * (recovered or cancelled meanwhile): then nothing is written, so a late finisher cannot turn an
-   * interrupted run into a pass.
+   * interrupted run into a pass. Also false when a `done` end's receipt or one of its artifacts is no
+   * longer intact: the attempt and run then end interrupted (BLOCKED) without the receipt.
    */
   finishAttempt(run: string, attempt: string, end: { state: 'done' | 'interrupted'; outcome: string; reason?: string; receipt?: string }): boolean {
     return this.batch(() => {
       const ended_ns = String(this.now());
+      // Under the write lock `store gc` deletes blobs under: a result whose receipt or artifacts are
+      // gone (a concurrent gc) ends interrupted instead, never a done run naming missing evidence.
+      const lost = end.state === 'done' && end.receipt ? this.missingEvidence(end.receipt) : undefined;
+      if (lost) {
+        const reason = `${lost} before the attempt ended (a concurrent \`vkit store gc\`?); rerun the check`;
+        if (this.stmts.attemptEnd.run({ id: attempt, state: 'interrupted', outcome: 'BLOCKED', reason, ended_ns }).changes) {
+          this.stmts.runEnd.run({ id: run, state: 'interrupted', outcome: 'BLOCKED', reason, receipt: null, ended_ns });
+        }
+        return false;
+      }
       const changed = this.stmts.attemptEnd.run({ id: attempt, state: end.state, outcome: end.outcome, reason: end.reason ?? null, ended_ns }).changes;
       if (changed === 0) return false;
       this.stmts.runEnd.run({ id: run, state: end.state, outcome: end.outcome, reason: end.reason ?? null, receipt: end.receipt ?? null, ended_ns });
       return true;
     });
+  }
+
+  /** What of a receipt's evidence is not intact in the CAS (the receipt, or an artifact it names), or undefined. */
+  private missingEvidence(receiptId: string): string | undefined {
+    const read = this.readReceipt(receiptId);
+    if (read.state !== 'intact') return `receipt ${receiptId} is ${read.state}`;
+    const artifacts = (read.receipt as { artifacts?: unknown }).artifacts;
+    if (!Array.isArray(artifacts)) return `receipt ${receiptId} names no artifacts`;
+    for (const a of artifacts as Array<{ name?: unknown; sha256?: unknown }>) {
+      const state = typeof a?.sha256 === 'string' && /^sha256:[0-9a-f]{64}$/.test(a.sha256) ? this.cas.state(a.sha256, false) : 'altered';
+      if (state !== 'intact') return `artifact ${String(a?.name)} (${String(a?.sha256)}) is ${state}`;
+    }
+    return undefined;
   }
 
   attemptsOf(run: string): AttemptRow[] {
