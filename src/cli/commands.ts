@@ -65,7 +65,7 @@ const gate: Command = async (args, version) => {
   for (const flag of ['target', 'candidate', 'working-tree', 'reuse'] as const) if (v[flag] !== undefined) throw invalid('ERR_USAGE', `--${flag} belongs to the protected gate: add --protected`, { path: `--${flag}` });
   const format = v.format ?? (v.json ? 'json' : 'text');
   // --now asks what the gate will say on another day (acceptance decisions expire); it never touches evidence.
-  if (v.now !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(v.now)) throw invalid('ERR_USAGE', `Expected --now to be a YYYY-MM-DD date, got \`${v.now}\``, { path: '--now' });
+  if (v.now !== undefined && (await import('../acceptance/dates.js')).parseIsoDate(v.now) === undefined) throw invalid('ERR_USAGE', `Expected --now to be a real YYYY-MM-DD date, got \`${v.now}\``, { path: '--now' });
   if (!['text', 'json', 'sarif', 'junit'].includes(format)) throw invalid('ERR_USAGE', `Expected --format to be text, json, sarif or junit, got \`${format}\``, { path: '--format' });
   const report = await service.gate(openOptions(v), { deep: v.deep, only: v.only, today: v.now });
   if (format === 'json') json(report.gate);

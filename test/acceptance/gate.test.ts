@@ -81,6 +81,7 @@ test('expiry is judged at gate time: the stale_after day passes, the next day is
     assert.equal(item(after).status, 'STALE');
     assert.match(item(after).reason, /expired/);
     assert.equal(cli(repo, ['gate', '--now', '2090-7-1']).code, 2, 'a malformed --now is a usage error');
+    assert.equal(cli(repo, ['gate', '--now', '2090-02-30']).code, 2, 'a day that does not exist is a usage error');
   } finally {
     repo.cleanup();
   }
