@@ -89,6 +89,20 @@ const verus = (l: VerusLayout) => `${l.verusRoot}/verus`;
 const rlib = (l: VerusLayout, crate: string) => `${l.outDir}/lib${crate}.rlib`;
 const vir = (l: VerusLayout, crate: string) => `${l.outDir}/${crate}.vir`;
 
+/** The library and the checked candidate as dependencies a later crate links against and imports. */
+const linkingBoth = (l: VerusLayout): string[] => [
+  '--extern',
+  `${CRATES.library}=${rlib(l, CRATES.library)}`,
+  '--extern',
+  `${CRATES.candidate}=${rlib(l, CRATES.candidate)}`,
+  '--import',
+  `${CRATES.library}=${vir(l, CRATES.library)}`,
+  '--import',
+  `${CRATES.candidate}=${vir(l, CRATES.candidate)}`,
+  '-L',
+  `dependency=${l.outDir}`,
+];
+
 /** 1. Check the owned library freshly and export its Verus metadata and rlib for the next steps. */
 export function libraryArgv(l: VerusLayout = DEFAULT_LAYOUT): string[] {
   return [
@@ -136,16 +150,7 @@ export function clientArgv(l: VerusLayout = DEFAULT_LAYOUT): string[] {
     `${l.outDir}/client/client.rs`,
     '--crate-type=lib',
     `--crate-name=${CRATES.client}`,
-    '--extern',
-    `${CRATES.library}=${rlib(l, CRATES.library)}`,
-    '--extern',
-    `${CRATES.candidate}=${rlib(l, CRATES.candidate)}`,
-    '--import',
-    `${CRATES.library}=${vir(l, CRATES.library)}`,
-    '--import',
-    `${CRATES.candidate}=${vir(l, CRATES.candidate)}`,
-    '-L',
-    `dependency=${l.outDir}`,
+    ...linkingBoth(l),
     ...VERUS_STRICT_ARGS,
   ];
 }
@@ -157,16 +162,7 @@ export function compileArgv(l: VerusLayout = DEFAULT_LAYOUT): string[] {
     `${l.outDir}/client/observe.rs`,
     '--crate-type=bin',
     `--crate-name=${CRATES.observe}`,
-    '--extern',
-    `${CRATES.library}=${rlib(l, CRATES.library)}`,
-    '--extern',
-    `${CRATES.candidate}=${rlib(l, CRATES.candidate)}`,
-    '--import',
-    `${CRATES.library}=${vir(l, CRATES.library)}`,
-    '--import',
-    `${CRATES.candidate}=${vir(l, CRATES.candidate)}`,
-    '-L',
-    `dependency=${l.outDir}`,
+    ...linkingBoth(l),
     '--compile',
     '-o',
     `${l.outDir}/observe`,

@@ -279,8 +279,7 @@ function guardUserRule(rule: Rule, shown: string): Rule {
       }
       if (judged === undefined) return undefined;
       if (typeof judged !== 'object' || judged === null || !JUDGED.has(judged.status)) return { status: 'BLOCKED', reason: `rule \`${rule.kind}\` judge() answered ${JSON.stringify(judged?.status ?? judged)}, not PASS, FAIL, BLOCKED or STALE` };
-      // Never better than the receipt: only a PASS receipt can stand behind a PASS item.
-      if (judged.status === 'PASS' && result.outcome !== 'PASS') return undefined;
+      // Never better than the receipt: the engine refuses a judged PASS over any other outcome, for every rule.
       return { status: judged.status, reason: typeof judged.reason === 'string' ? judged.reason : String(judged.status) };
     };
   }

@@ -178,9 +178,10 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     const key = actionKey({ rule: ruleId, capture: capture.digest, definition: planned.definition, env: envDigests(planned.env, ctx.env), checker: checker ?? null, deps: depResults });
 
     const fromReceipt = (receiptId: string, r: Pick<Receipt, 'outcome' | 'reason' | 'run' | 'artifacts'> & { assurance?: Receipt['assurance']; ended_at?: string | null; subject?: Receipt['subject'] }, status: ActionStatus, ms: number, explain?: string[]): NodeResult => {
-      // A judge may keep or worsen a receipt's outcome, never raise it to PASS (invariant 7).
+      // A judge may keep or worsen a receipt's outcome, never raise it to PASS (invariant 7): such an
+      // answer is ignored and the receipt's own outcome stands.
       const asked = rule.judge?.({ outcome: r.outcome, reason: r.reason, subject: r.subject }, today);
-      const judged = asked?.status === 'PASS' && r.outcome !== 'PASS' ? { status: 'BLOCKED' as const, reason: `the rule's judge called a ${r.outcome} receipt PASS: refused` } : asked;
+      const judged = asked?.status === 'PASS' && r.outcome !== 'PASS' ? undefined : asked;
       const itemStatus: ItemStatus = judged?.status ?? (r.outcome === 'PASS' ? 'PASS' : r.outcome === 'FAIL' ? 'FAIL' : 'BLOCKED');
       const reason = judged?.reason ?? r.reason ?? (r.outcome === 'PASS' ? 'passed' : r.outcome.toLowerCase());
       const action: ActionReport = { label, kind: node.kind, key, status, outcome: r.outcome, reason: r.reason, run: r.run, receipt: receiptId, ms, explain };

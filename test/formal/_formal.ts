@@ -5,6 +5,7 @@
  * which comes before any engine is asked).
  */
 import { loadConfig } from '../../src/config/load.js';
+import type { ResolvedComponent } from '../../src/config/types.js';
 import { lockText, type LockEntry } from '../../src/formal/lock.js';
 import { loadPackage } from '../../src/formal/packages.js';
 import { policySliceDigest } from '../../src/formal/policy.js';
@@ -25,6 +26,18 @@ export function ledgerComponent(over: Record<string, unknown> = {}) {
     inputs: ['src/**'],
     ...over,
   };
+}
+
+/** The allocation example's component under the Coq profile, as the Coq planning and profile tests use it. */
+export function coqComponent(over: Record<string, unknown> = {}): ResolvedComponent {
+  return ledgerComponent({
+    profile: 'coq-linux-x86_64-v1',
+    parameters: { max_records: 3, command_count: 4 },
+    bindings: Object.fromEntries(LEDGER.bindings.map((b) => [b, `Allocation.${b}`])),
+    required: true,
+    inputs: ['src/allocation.v'],
+    ...over,
+  }) as unknown as ResolvedComponent;
 }
 
 export function ledgerRepo(component = ledgerComponent(), files: Record<string, string> = {}): TempRepo {

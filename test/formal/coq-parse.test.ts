@@ -17,6 +17,7 @@ import {
   scanCandidate,
 } from '../../src/checkers/coq.js';
 import { planComponent } from '../../src/formal/profiles/coq.js';
+import { coqComponent } from './_formal.js';
 
 describe('byte offsets to one-based line and column', () => {
   // Line 2 is "Lemma bad : é = 2. Proof. reflexivity." — coqc 8.16 reported `characters 27-38` for
@@ -113,17 +114,7 @@ describe('observations', () => {
 });
 
 describe('component plan (everything pasted into generated Coq must be an identifier)', () => {
-  const base = {
-    id: 'allocation',
-    package: { id: 'vkit.resource-ledger', version: '0.1.0', sha256: 'sha256:' + '0'.repeat(64) },
-    contract: 'ledger.source.v1',
-    source: { entry: 'src/allocation.v' },
-    profile: 'coq-linux-x86_64-v1',
-    parameters: { max_records: 3, command_count: 4 },
-    bindings: Object.fromEntries(['new', 'reserve', 'release', 'reserve_batch', 'apply_command', 'run_commands'].map((b) => [b, `Allocation.${b}`])),
-    required: true,
-    inputs: ['src/allocation.v'],
-  };
+  const base = coqComponent();
   test('a good component plans', () => {
     const r = planComponent(base);
     assert.ok('plan' in r);

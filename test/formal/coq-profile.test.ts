@@ -13,12 +13,12 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import type { ResolvedComponent } from '../../src/config/types.js';
 import { packagesRoot, readPackageDir } from '../../src/formal/packages.js';
 import { coqProfile } from '../../src/formal/profiles/coq.js';
 import type { FormalOutcome } from '../../src/formal/types.js';
 import { REPO_ROOT } from '../_support/repo.js';
 import { requireSandbox, systemSandbox } from '../_support/podman.js';
+import { coqComponent } from './_formal.js';
 
 const sys = await systemSandbox({ what: 'Coq profile tests' });
 const temps: string[] = [];
@@ -30,17 +30,7 @@ const EXAMPLE = join(REPO_ROOT, 'examples', 'allocation');
 const passing = readFileSync(join(EXAMPLE, 'src', 'allocation.v'), 'utf8');
 const failing = readFileSync(join(EXAMPLE, 'failing', 'src', 'allocation.v'), 'utf8');
 
-const component: ResolvedComponent = {
-  id: 'allocation',
-  package: { id: 'vkit.resource-ledger', version: '0.1.0', sha256: 'sha256:' + '0'.repeat(64) },
-  contract: 'ledger.source.v1',
-  source: { entry: 'src/allocation.v' },
-  profile: 'coq-linux-x86_64-v1',
-  parameters: { max_records: 3, command_count: 4 },
-  bindings: Object.fromEntries(['new', 'reserve', 'release', 'reserve_batch', 'apply_command', 'run_commands'].map((b) => [b, `Allocation.${b}`])),
-  required: true,
-  inputs: ['src/allocation.v'],
-};
+const component = coqComponent();
 
 /** Runs the profile on a candidate text, materialised as rules/verify.ts does (readable by uid 65534). */
 async function check(candidate: string, pkgDir = join(packagesRoot(), 'resource-ledger')): Promise<FormalOutcome & { out: string }> {

@@ -6,19 +6,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import canonicalize from 'canonicalize';
 import { canonicalJson } from '../../src/hash/index.js';
+import { prng } from '../_support/models.js';
 
 const reference = canonicalize as unknown as (v: unknown) => string;
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PIECES = ['a', 'Z', 'é', '\u20ac', '\u{1F600}', '\u{10FFFF}', '"', '\\', '\n', '\u0000', '\u001f', '\u2028', '\uFB33', ' ', '1'];
 const NUMBERS = [0, -0, 1, -1, 1e21, 1e-7, 5e-324, 1.7976931348623157e308, 333333333.3333333, 2 ** 53, -(2 ** 53) + 1, 0.1, 123.456e-300];
@@ -49,7 +39,7 @@ function randomValue(r: () => number, depth: number): unknown {
 }
 
 test('canonicalJson writes what the canonicalize package writes, on 3,000 random values', () => {
-  const r = rng(8785);
+  const r = prng(8785);
   for (let i = 0; i < 3000; i++) {
     const v = randomValue(r, 0);
     assert.equal(canonicalJson(v), reference(v), `value ${i}: ${JSON.stringify(v)}`);

@@ -9,17 +9,22 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { cli } from '../_support/evidence.js';
-import { tempRepo } from '../_support/repo.js';
+import { tempRepo, type TempRepo } from '../_support/repo.js';
 
-test("a dependent run against outputs that are not its dependency's recorded ones is BLOCKED, never a PASS for them", () => {
+/** A "builds" dist/v.txt from src/v.txt (a declared output); B, after A, passes only if the built file is good. */
+function buildAndTest(): TempRepo {
   const repo = tempRepo({ '.gitignore': 'dist/\n', 'test.txt': 't\n', 'src/v.txt': 'good\n' });
   repo.manifest({
     checks: [
-      // A "builds" dist/v.txt from src/v.txt; B "tests" the built file.
       { id: 'A', run: ['node', '-e', "const fs=require('fs');fs.mkdirSync('dist',{recursive:true});fs.copyFileSync('src/v.txt','dist/v.txt')"], inputs: ['src/v.txt'], outputs: ['dist/v.txt'] },
       { id: 'B', after: ['A'], run: ['node', '-e', "process.exit(require('fs').readFileSync('dist/v.txt','utf8')==='good\\n'?0:1)"], inputs: ['test.txt'] },
     ],
   });
+  return repo;
+}
+
+test("a dependent run against outputs that are not its dependency's recorded ones is BLOCKED, never a PASS for them", () => {
+  const repo = buildAndTest();
   try {
     assert.equal(cli(repo, ['build']).code, 0); // good: both pass
     repo.write('src/v.txt', 'bad\n');
@@ -39,13 +44,7 @@ test("a dependent run against outputs that are not its dependency's recorded one
 });
 
 test('a build reruns a cached action whose declared outputs on disk were removed or changed, putting them back', () => {
-  const repo = tempRepo({ '.gitignore': 'dist/\n', 'test.txt': 't\n', 'src/v.txt': 'good\n' });
-  repo.manifest({
-    checks: [
-      { id: 'A', run: ['node', '-e', "const fs=require('fs');fs.mkdirSync('dist',{recursive:true});fs.copyFileSync('src/v.txt','dist/v.txt')"], inputs: ['src/v.txt'], outputs: ['dist/v.txt'] },
-      { id: 'B', after: ['A'], run: ['node', '-e', "process.exit(require('fs').readFileSync('dist/v.txt','utf8')==='good\\n'?0:1)"], inputs: ['test.txt'] },
-    ],
-  });
+  const repo = buildAndTest();
   try {
     assert.equal(cli(repo, ['build']).code, 0);
     const statusOf = (r: ReturnType<typeof cli>, label: string) => r.json().actions.find((a: { label: string }) => a.label === label)?.status;
