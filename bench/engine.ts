@@ -180,8 +180,9 @@ interface ToolRun {
   hashed?: number;
 }
 
-function vkitBuild(ws: string, timeoutMs?: number): ToolRun {
-  const t = must(timed(NODE, [VKIT, 'build', '--root', ws, '--store', join(ws, '.vkit-store'), '--json'], { cwd: ws, timeoutMs }), 'vkit build');
+/** A `vkit build` in its own process (VKIT_DAEMON=0), or served by the root's resident build process. */
+function vkitBuild(ws: string, timeoutMs?: number, served = false): ToolRun {
+  const t = must(timed(NODE, [VKIT, 'build', '--root', ws, '--store', join(ws, '.vkit-store'), '--json'], { cwd: ws, timeoutMs, env: { ...process.env, VKIT_DAEMON: served ? '1' : '0' } }), 'vkit build');
   const report = JSON.parse(t.r.stdout) as { gate: { status: string }; stats: { ran: number; cached: number; hashed: number } };
   if (report.gate.status !== 'READY') throw new Error(`vkit gate is ${report.gate.status}, expected READY`);
   return { ms: t.ms, ran: report.stats.ran, cached: report.stats.cached, hashed: report.stats.hashed };
@@ -216,8 +217,14 @@ function expect(run: ToolRun, tool: string, what: string, ran: number, cached: n
 
 interface NoopResult {
   vkit: number[];
+  /** The same build served by `vkit daemon` (warmed by three unmeasured requests first). */
+  served: number[];
   turbo: number[];
   vkitHashed: number[];
+}
+
+function daemon(ws: string, verb: 'start' | 'stop' | 'status'): { served?: number } {
+  return JSON.parse(must(timed(NODE, [VKIT, 'daemon', verb, '--root', ws, '--json', ...(verb === 'start' ? ['--idle-s', '900'] : [])]), `vkit daemon ${verb}`).r.stdout) as { served?: number };
 }
 
 function noops(ws: string, n: number, runs: number, withTurbo: boolean): NoopResult {
@@ -225,16 +232,22 @@ function noops(ws: string, n: number, runs: number, withTurbo: boolean): NoopRes
   // file hashed within 2 s of its mtime is hashed again), which any later real no-op would see.
   vkitBuild(ws);
   if (withTurbo) turboRun(ws);
-  const out: NoopResult = { vkit: [], turbo: [], vkitHashed: [] };
+  daemon(ws, 'start');
+  for (let i = 0; i < 3; i++) vkitBuild(ws, undefined, true);
+  const servedBefore = daemon(ws, 'status').served ?? 0;
+  const out: NoopResult = { vkit: [], served: [], turbo: [], vkitHashed: [] };
   for (let i = 0; i < runs; i++) {
-    // Alternate which tool goes first so neither always inherits the other's warm caches.
-    const order = i % 2 === 0 ? ['vkit', 'turbo'] : ['turbo', 'vkit'];
+    // Rotate which tool goes first so none always inherits the others' warm caches.
+    const order = [['vkit', 'served', 'turbo'], ['turbo', 'vkit', 'served'], ['served', 'turbo', 'vkit']][i % 3]!;
     for (const tool of order) {
-      if (tool === 'vkit') {
-        const r = vkitBuild(ws);
+      if (tool === 'vkit' || tool === 'served') {
+        const r = vkitBuild(ws, undefined, tool === 'served');
         expect(r, 'vkit', 'no-op', 0, n);
-        out.vkit.push(r.ms);
-        out.vkitHashed.push(r.hashed ?? -1);
+        if (tool === 'served') out.served.push(r.ms);
+        else {
+          out.vkit.push(r.ms);
+          out.vkitHashed.push(r.hashed ?? -1);
+        }
       } else if (withTurbo) {
         const r = turboRun(ws);
         expect(r, 'turbo', 'no-op', 0, n);
@@ -242,6 +255,9 @@ function noops(ws: string, n: number, runs: number, withTurbo: boolean): NoopRes
       }
     }
   }
+  const servedCount = (daemon(ws, 'status').served ?? 0) - servedBefore;
+  daemon(ws, 'stop');
+  if (servedCount !== runs) throw new Error(`vkit daemon served ${servedCount} of the ${runs} served no-op builds`);
   return out;
 }
 
@@ -420,7 +436,7 @@ async function main(): Promise<void> {
   expect(coldVkit, 'vkit', 'cold', o.packages, 0);
   log(`vkit cold: ${round(coldVkit.ms / 1000, 2)} s`);
   const noop = noops(ws, o.packages, o.noopRuns, true);
-  log(`no-op medians: vkit ${round(median(noop.vkit))} ms, turbo ${round(median(noop.turbo))} ms`);
+  log(`no-op medians: vkit ${round(median(noop.vkit))} ms, served by vkit daemon ${round(median(noop.served))} ms, turbo ${round(median(noop.turbo))} ms`);
   const dryN: number[] = [];
   for (let i = 0; i < (o.quick ? 2 : 3); i++) dryN.push(turboDryRun(ws, o.packages));
   log(`turbo --dry-run at ${o.packages}: ${round(median(dryN))} ms`);
@@ -454,7 +470,7 @@ async function main(): Promise<void> {
     const dry: number[] = [];
     for (let i = 0; i < (o.quick ? 2 : 3); i++) dry.push(turboDryRun(wsBig, o.big));
     const npmRunBigMs = npmRunOwnTime(wsBig, 'p0', 1);
-    log(`no-op at ${o.big}: vkit ${round(median(bigNoop.vkit))} ms${bigNoop.turbo.length ? `, turbo ${round(median(bigNoop.turbo))} ms` : ''}, turbo --dry-run ${round(median(dry))} ms; npm run check alone ${round(npmRunBigMs)} ms`);
+    log(`no-op at ${o.big}: vkit ${round(median(bigNoop.vkit))} ms, served ${round(median(bigNoop.served))} ms${bigNoop.turbo.length ? `, turbo ${round(median(bigNoop.turbo))} ms` : ''}, turbo --dry-run ${round(median(dry))} ms; npm run check alone ${round(npmRunBigMs)} ms`);
     big = { n: o.big, genS, coldVkitMs: coldVkitBig.ms, noop: bigNoop, turboCold, turboSkipped, turboDryMs: dry, npmRunMs: npmRunBigMs };
     if (!o.keep) rmSync(wsBig, { recursive: true, force: true });
   }
@@ -472,6 +488,7 @@ async function main(): Promise<void> {
   const rows: Row[] = [
     row(`cold build, N=${N}`, 's', coldVkit.ms / 1000, coldTurbo.ms / 1000, 'turbo', undefined, `vkit --jobs ${availableParallelism()} (its default), turbo --concurrency 10 (its default); turbo runs each task through \`npm run\``),
     row(`no-op build, N=${N}, median of ${o.noopRuns}`, 'ms', median(noop.vkit), median(noop.turbo), 'turbo', { op: '<=', x: 0.5 }, `vkit re-hashed ${median(noop.vkitHashed)} files per no-op (median)`),
+    row(`  served by vkit daemon, N=${N}, median of ${o.noopRuns}`, 'ms', median(noop.served), median(noop.turbo), 'turbo', { op: '<=', x: 0.5 }, 'the same `vkit build`, answered by the root\'s resident build process (`vkit daemon start`)'),
     row(`one-file edit overhead, N=${N}, median of ${o.edits}`, 'ms', eo((e) => e.vkitOverhead), eo((e) => e.turboOverhead), 'turbo', { op: '<=', x: 0.5 }, `wall time minus \`node check.js pK\` alone (median ${round(eo((e) => e.checkMs))} ms); \`npm run check\` alone, the wrapper turbo adds, is ${round(npmRunMs)} ms`),
   ];
   if (big) {
@@ -484,6 +501,7 @@ async function main(): Promise<void> {
       rows.push(row(`no-op build, N=${big.n}, median of ${big.noop.vkit.length}`, 'ms', bv, null, 'turbo', undefined, `${big.turboSkipped}; \`npm run check\` alone takes ${round(big.npmRunMs)} ms here; vkit cold build at ${big.n}: ${round(big.coldVkitMs / 1000, 1)} s`));
       rows.push(row(`  vs turbo --dry-run, N=${big.n} (proxy)`, 'ms', bv, bd, 'turbo --dry-run', undefined, `turbo hashes and looks up every task without running any (a lower bound of its no-op; at N=${N} it took ${round(median(dryN))} ms against a real no-op of ${round(median(noop.turbo))} ms); ${growth}`));
     }
+    rows.push(row(`  served by vkit daemon, N=${big.n}, median of ${big.noop.served.length}`, 'ms', median(big.noop.served), bt ?? bd, bt !== null ? 'turbo' : 'turbo --dry-run'));
   }
   rows.push(
     row(`cold capture, ${cap.files} x ${CAPTURE_FILE_MIB} MiB (page cache warm), median of ${o.captureRuns}`, 'MiB/s', mibs(median(cap.vkitMs)), mibs(median(cap.peerMs)), 'sha256sum -P2', { op: '>=', x: 0.9 }, `vkit: a whole \`vkit build\` (empty store, one check \`true\` over every file); peer: \`find | xargs -0 -P2 -n 8 sha256sum\` (without -n, xargs hands every file to one sha256sum: ${round(mibs(cap.peerSingleMs))} MiB/s)`),

@@ -10,6 +10,7 @@ import * as service from '../service/index.js';
 import type { VkitEvent } from '../engine/events.js';
 import { printEvent, printGate, printSummary, printTails } from './render.js';
 import { tuiCommand } from './tui.js';
+import { interrupts } from './interrupt.js';
 
 
 const common = { ...BASE_FLAGS, jobs: { type: 'string' } } as const satisfies ParseArgsConfig['options'];
@@ -35,13 +36,12 @@ function jobsOf(v: { jobs?: string }): number {
  */
 function cancelOnSignal(): AbortSignal {
   const controller = new AbortController();
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (controller.signal.aborted) process.exit(signal === 'SIGINT' ? 130 : 143);
+  const source = interrupts();
+  source.listen((signal) => {
+    if (controller.signal.aborted) return source.exitNow(signal);
     process.stderr.write(`vkit: ${signal}: cancelling running checks (again to exit now)\n`);
     controller.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  });
   return controller.signal;
 }
 

@@ -49,6 +49,7 @@ Commands:
   watch        build, then rebuild on every change to inputs or config; one settle line per cycle
   mcp          serve the same verbs as MCP tools over stdio (for agents)
   tui          the gate overview once, from retained evidence (drawn with Ink on a terminal)
+  daemon start|stop|status  a resident build process for a root that serves build and gate faster
 
 Run \`vkit <command> --help\` for a command's flags. \`vkit --version\` prints the version.
 

@@ -1,18 +1,17 @@
 /**
  * The CLI face: parse, call the service, render. `--version` and `--help` answer before anything
- * heavy is imported, so they cost little more than starting node.
+ * heavy is imported, so they cost little more than starting node. `runCli` is also what a resident
+ * build process (`vkit daemon`) calls for each request it serves.
  */
 import { readFileSync } from 'node:fs';
 import { EXIT, VkitError } from '../errors.js';
 import { HELP, usage } from './help.js';
 
-const argv = process.argv.slice(2);
-
 function version(): string {
   return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
-async function main(): Promise<number> {
+async function dispatch(argv: string[]): Promise<number> {
   const [verb, ...rest] = argv;
   if (verb === '--version' || verb === '-v') {
     process.stdout.write(`vkit ${version()}\n`);
@@ -22,7 +21,7 @@ async function main(): Promise<number> {
     process.stdout.write(HELP.main);
     return verb === undefined ? EXIT.invalid : EXIT.ok;
   }
-  const grouped = verb === 'run' || verb === 'store' || verb === 'model' || verb === 'feedback' || verb === 'acceptance' || verb === 'evidence' || verb === 'formal' || verb === 'policy';
+  const grouped = verb === 'run' || verb === 'store' || verb === 'model' || verb === 'feedback' || verb === 'acceptance' || verb === 'evidence' || verb === 'formal' || verb === 'policy' || verb === 'daemon';
   // `vkit acceptance --help` (or no sub-verb at all): the command list names the group's verbs.
   if (grouped && (rest[0] === undefined || rest[0] === '--help' || rest[0] === '-h')) {
     process.stdout.write(HELP.main);
@@ -31,7 +30,7 @@ async function main(): Promise<number> {
   const name = grouped ? `${verb} ${rest[0] ?? ''}`.trim() : verb;
   const args = grouped ? rest.slice(1) : rest;
   if (args.includes('--help') || args.includes('-h')) {
-    const text = HELP[name] ?? (name.startsWith('feedback') ? (await import('./feedback.js')).FEEDBACK_HELP[name] : name.startsWith('acceptance') ? (await import('./acceptance.js')).ACCEPTANCE_HELP[name] : name.startsWith('evidence') ? (await import('./evidence.js')).EVIDENCE_HELP[name] : name.startsWith('formal') || name.startsWith('policy') ? (await import('./formal.js')).FORMAL_HELP[name] : undefined);
+    const text = HELP[name] ?? (name.startsWith('feedback') ? (await import('./feedback.js')).FEEDBACK_HELP[name] : name.startsWith('acceptance') ? (await import('./acceptance.js')).ACCEPTANCE_HELP[name] : name.startsWith('evidence') ? (await import('./evidence.js')).EVIDENCE_HELP[name] : name.startsWith('formal') || name.startsWith('policy') ? (await import('./formal.js')).FORMAL_HELP[name] : name.startsWith('daemon') ? (await import('./daemon.js')).DAEMON_HELP[name] : undefined);
     if (!text) return usage(`unknown command \`${name}\``);
     process.stdout.write(text);
     return EXIT.ok;
@@ -45,24 +44,25 @@ async function main(): Promise<number> {
         ? (await import('./evidence.js')).EVIDENCE_COMMANDS[name]
       : name.startsWith('formal') || name.startsWith('policy')
         ? (await import('./formal.js')).FORMAL_COMMANDS[name]
+      : name.startsWith('daemon')
+        ? (await import('./daemon.js')).DAEMON_COMMANDS[name]
       : (await import('./commands.js')).COMMANDS[name];
   if (!command) return usage(`unknown command \`${name}\``);
   return command(args, version);
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
+/** Runs one command line and returns its exit code; errors are reported here, never thrown. */
+export async function runCli(argv: string[]): Promise<number> {
+  try {
+    return await dispatch(argv);
+  } catch (error) {
     if (error instanceof VkitError) {
       const json = argv.includes('--json');
       if (json) process.stdout.write(JSON.stringify({ error: { code: error.code, message: error.message, where: error.where ?? null, hint: error.hint ?? null, issues: (error as { issues?: unknown }).issues ?? undefined } }, null, 2) + '\n');
       process.stderr.write(`vkit: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ''}`);
-      process.exitCode = error.exitCode;
-      return;
+      return error.exitCode;
     }
     process.stderr.write(`vkit: internal error\n${(error as Error)?.stack ?? String(error)}\n`);
-    process.exitCode = EXIT.internal;
-  },
-);
+    return EXIT.internal;
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * The thin side of `vkit daemon`: `build` and `gate` first ask the root's resident build process,
+ * which runs the same command line with this process's arguments, environment and directory and
+ * streams its output back. When no server listens, or it declines (another vkit or node, its code
+ * changed, a verb it does not serve), the command runs here as usual: the answer is the same either
+ * way, only faster when served. `VKIT_DAEMON=0` never asks.
+ */
+import { lstatSync, realpathSync } from 'node:fs';
+import { connect } from 'node:net';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { FRAME, FrameReader, PROTOCOL, frame, type Request } from './frames.js';
+import { daemonPaths, unsafeDir } from './paths.js';
+
+/** The verbs a resident process serves: the ones that only read the workspace and write the store. */
+export const SERVED_VERBS: ReadonlySet<string> = new Set(['build', 'gate']);
+
+export const PACKAGE_DIR = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** The root a command line names (`--root X`, `--root=X`, else the cwd); undefined when unclear. */
+export function rootOf(argv: readonly string[], cwd = process.cwd()): string | undefined {
+  let root: string | undefined;
+  let seen = 0;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') return undefined;
+    if (a === '--root') {
+      root = argv[++i];
+      seen++;
+    } else if (a.startsWith('--root=')) {
+      root = a.slice('--root='.length);
+      seen++;
+    }
+  }
+  if (seen > 1 || (seen === 1 && !root)) return undefined;
+  return resolve(cwd, root ?? '.');
+}
+
+/** The exit code of the command as served by the root's resident process, or undefined to run it here. */
+export async function viaDaemon(argv: string[]): Promise<number | undefined> {
+  if (process.env.VKIT_DAEMON === '0' || !SERVED_VERBS.has(argv[0] ?? '')) return undefined;
+  const root = rootOf(argv);
+  if (root === undefined) return undefined;
+  let paths;
+  try {
+    paths = daemonPaths(root);
+    if (!lstatSync(paths.socket).isSocket()) return undefined;
+  } catch {
+    return undefined; // no such root (the local run reports it) or no server: the usual path
+  }
+  const unsafe = unsafeDir(paths.dir) ?? (lstatSync(paths.socket).uid !== process.getuid?.() ? `${paths.socket} belongs to another user` : undefined);
+  if (unsafe) {
+    process.stderr.write(`vkit: not using the resident build process: ${unsafe}\n`);
+    return undefined;
+  }
+  const request: Request = {
+    protocol: PROTOCOL,
+    argv,
+    env: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),
+    cwd: process.cwd(),
+    tty: Boolean(process.stdout.isTTY),
+    columns: process.stdout.columns,
+    node: process.version,
+    execPath: process.execPath,
+    pkg: realpathSync(PACKAGE_DIR),
+  };
+  return ask(paths.socket, request);
+}
+
+function ask(socketPath: string, request: Request): Promise<number | undefined> {
+  return new Promise((done) => {
+    const socket = connect(socketPath);
+    const reader = new FrameReader();
+    let answered = false;
+    let wrote = false;
+    let interrupts = 0;
+    const onSignal = (signal: NodeJS.Signals) => {
+      // The first Ctrl-C cancels the served build (its checks are stopped); a second leaves at once.
+      if (++interrupts > 1) process.exit(signal === 'SIGINT' ? 130 : 143);
+      socket.write(frame(FRAME.interrupt, { signal }));
+    };
+    const finish = (code: number | undefined) => {
+      if (answered) return;
+      answered = true;
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      socket.destroy();
+      done(code);
+    };
+    socket.on('connect', () => {
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+      socket.write(frame(FRAME.request, request));
+    });
+    socket.on('data', (chunk) => {
+      for (const f of reader.push(chunk)) {
+        if (f.type === FRAME.stdout || f.type === FRAME.stderr) {
+          wrote = true;
+          (f.type === FRAME.stdout ? process.stdout : process.stderr).write(f.body);
+        } else if (f.type === FRAME.exit) finish((JSON.parse(f.body.toString()) as { code: number }).code);
+        else if (f.type === FRAME.refuse && !wrote) finish(undefined);
+      }
+    });
+    socket.on('error', () => {
+      // Nothing listens (a stale socket) or the server went away before saying anything: run here.
+      if (!wrote) return finish(undefined);
+      process.stderr.write('vkit: the resident build process went away before the command finished; run it again\n');
+      finish(4);
+    });
+    socket.on('close', () => {
+      if (answered) return;
+      if (!wrote) return finish(undefined);
+      process.stderr.write('vkit: the resident build process went away before the command finished; run it again\n');
+      finish(4);
+    });
+  });
+}

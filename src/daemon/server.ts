@@ -1,0 +1,198 @@
+/**
+ * The resident build process (started by `vkit daemon start`, entry `main.ts`): one per root, listening on a user-only unix
+ * socket, running `build` and `gate` command lines for its clients one at a time through the very
+ * same `runCli` a fresh process runs, with the client's arguments, environment, directory and
+ * terminal. What it saves is node's start, module loading and a cold JIT; it keeps no evidence of
+ * its own, so every request re-reads the config, re-lists and re-stats the tree and re-verifies every
+ * receipt exactly as a fresh process would.
+ *
+ * It declines (the client then runs the command itself) whatever it cannot serve as a twin of the
+ * client: another node or vkit package, its own code changed on disk since it started (it then
+ * exits), another root, another verb. A config that imports installed packages at run time would
+ * leave their code cached in this process, so the server exits after serving one (see config/load.ts).
+ */
+import { lstatSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import { connect, createServer, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { runCli } from '../cli/main.js';
+import { withInterrupts, type Interrupt } from '../cli/interrupt.js';
+import { configImportedPackages } from '../config/load.js';
+import { PACKAGE_DIR, SERVED_VERBS, rootOf } from './client.js';
+import { FRAME, FrameReader, PROTOCOL, frame, type Request } from './frames.js';
+import { makePrivateDir, type DaemonPaths } from './paths.js';
+
+const OWN_PACKAGE = realpathSync(PACKAGE_DIR);
+
+export interface ServeOptions {
+  paths: DaemonPaths;
+  /** Exit after this long without a request. */
+  idleMs: number;
+}
+
+/** Size, mtime and inode of every file of vkit's own code: a change means this process runs old code. */
+export function codeFingerprint(pkg = PACKAGE_DIR): string {
+  const parts: string[] = [];
+  const add = (p: string) => {
+    try {
+      const st = lstatSync(p, { bigint: true });
+      parts.push(`${p}\0${st.size}\0${st.mtimeNs}\0${st.ino}`);
+    } catch {
+      parts.push(`${p}\0missing`);
+    }
+  };
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (e.isDirectory()) walk(join(dir, e.name));
+      else add(join(dir, e.name));
+    }
+  };
+  walk(join(pkg, 'dist'));
+  add(join(pkg, 'package.json'));
+  add(join(pkg, 'node_modules', '.package-lock.json'));
+  add(process.execPath);
+  return parts.join('\n');
+}
+
+export async function serve(opts: ServeOptions): Promise<void> {
+  const { paths } = opts;
+  makePrivateDir(paths.dir);
+  const code = codeFingerprint();
+  const started = new Date().toISOString();
+  let served = 0;
+  let queue: Promise<void> = Promise.resolve();
+  let idle: NodeJS.Timeout | undefined;
+  let stopping = false;
+
+  const server = createServer((socket) => {
+    const reader = new FrameReader();
+    let interrupt: ((signal: Interrupt) => void) | undefined;
+    let interrupted: Interrupt | undefined;
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      // A client that went away mid-request is an interrupt: its checks stop.
+      if (interrupt) interrupt('SIGTERM');
+      else interrupted = 'SIGTERM';
+    });
+    socket.on('data', (chunk) => {
+      for (const f of reader.push(chunk)) {
+        if (f.type === FRAME.ping) socket.end(frame(FRAME.exit, { code: 0, pid: process.pid, root: paths.root, started, served }));
+        else if (f.type === FRAME.stop) {
+          socket.end(frame(FRAME.exit, { code: 0, pid: process.pid }));
+          shutdown();
+        } else if (f.type === FRAME.interrupt) {
+          const signal = (JSON.parse(f.body.toString()) as { signal: Interrupt }).signal;
+          if (interrupt) interrupt(signal);
+          else interrupted = signal;
+        } else if (f.type === FRAME.request) {
+          const request = JSON.parse(f.body.toString()) as Request;
+          queue = queue.then(async () => {
+            const why = stopping ? 'the server is stopping' : declined(request, paths.root, code);
+            if (why) {
+              socket.end(frame(FRAME.refuse, { reason: why }));
+              if (why.startsWith('vkit changed')) shutdown();
+              return;
+            }
+            if (socket.destroyed) return;
+            const t0 = performance.now();
+            const result = await runServed(request, socket, (listener) => {
+              interrupt = listener;
+              if (interrupted) listener(interrupted);
+            });
+            interrupt = undefined;
+            served++;
+            if (process.env.VKIT_DAEMON_TRACE) console.error(`served in ${Math.round(performance.now() - t0)} ms`);
+            if (!socket.destroyed) socket.end(frame(FRAME.exit, { code: result }));
+            // Installed packages imported by a TS config stay cached in this process: never serve again.
+            if (configImportedPackages()) shutdown();
+          });
+        }
+      }
+      armIdle();
+    });
+  });
+
+  const armIdle = () => {
+    if (idle) clearTimeout(idle);
+    idle = setTimeout(shutdown, opts.idleMs);
+    idle.unref();
+  };
+  const shutdown = () => {
+    if (stopping) return;
+    stopping = true;
+    server.close();
+    void queue.then(() => {
+      rmSync(paths.socket, { force: true });
+      process.exit(0);
+    });
+  };
+
+  // Another server answering on this socket keeps it (two `daemon start`s raced): this one leaves.
+  if (await answers(paths.socket)) throw new Error(`a server already listens on ${paths.socket}`);
+  rmSync(paths.socket, { force: true });
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(paths.socket, () => ok());
+  });
+  armIdle();
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+}
+
+function answers(socketPath: string): Promise<boolean> {
+  return new Promise((done) => {
+    const s = connect(socketPath);
+    s.on('connect', () => {
+      s.destroy();
+      done(true);
+    });
+    s.on('error', () => done(false));
+  });
+}
+
+/** Why this server will not run `request`, or undefined to run it. */
+function declined(r: Request, root: string, code: string): string | undefined {
+  if (r.protocol !== PROTOCOL) return `protocol ${r.protocol}, this server speaks ${PROTOCOL}`;
+  if (r.node !== process.version || r.execPath !== process.execPath) return `node ${r.node} at ${r.execPath}, this server runs ${process.version} at ${process.execPath}`;
+  if (r.pkg !== OWN_PACKAGE) return `vkit at ${r.pkg}, this server is ${OWN_PACKAGE}`;
+  if (!SERVED_VERBS.has(r.argv[0] ?? '')) return `\`${r.argv[0]}\` is not served`;
+  let asked: string | undefined;
+  try {
+    if (!lstatSync(r.cwd).isDirectory()) return `directory ${r.cwd} is gone`;
+    asked = rootOf(r.argv, r.cwd);
+    if (asked) asked = realpathSync(asked);
+  } catch {
+    asked = undefined;
+  }
+  if (asked !== root) return `root ${asked ?? '(unclear)'}, this server serves ${root}`;
+  if (codeFingerprint() !== code) return 'vkit changed on disk since this server started';
+  return undefined;
+}
+
+/**
+ * Runs one request as the client would have run it: its environment, directory, terminal and
+ * interrupts stand in for this process's own until the command returns.
+ */
+async function runServed(r: Request, socket: Socket, onInterrupt: (listener: (signal: Interrupt) => void) => void): Promise<number> {
+  const saved = { env: process.env, cwd: process.cwd(), out: process.stdout.write, err: process.stderr.write, isTTY: process.stdout.isTTY, columns: process.stdout.columns };
+  const forward = (type: number) =>
+    function (chunk: string | Uint8Array, encoding?: BufferEncoding | ((e?: Error) => void), cb?: (e?: Error) => void): boolean {
+      if (typeof encoding === 'function') [cb, encoding] = [encoding, undefined];
+      if (!socket.destroyed) socket.write(frame(type, typeof chunk === 'string' ? Buffer.from(chunk, encoding ?? 'utf8') : Buffer.from(chunk)));
+      if (cb) process.nextTick(cb);
+      return true;
+    };
+  process.env = { ...r.env };
+  process.chdir(r.cwd);
+  process.stdout.write = forward(FRAME.stdout) as typeof process.stdout.write;
+  process.stderr.write = forward(FRAME.stderr) as typeof process.stderr.write;
+  Object.assign(process.stdout, { isTTY: r.tty, columns: r.columns });
+  try {
+    return await withInterrupts({ listen: (listener) => (onInterrupt(listener), () => {}), exitNow: () => {} }, () => runCli(r.argv));
+  } finally {
+    process.env = saved.env;
+    process.chdir(saved.cwd);
+    process.stdout.write = saved.out;
+    process.stderr.write = saved.err;
+    Object.assign(process.stdout, { isTTY: saved.isTTY, columns: saved.columns });
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * A long-lived process (`vkit watch`, `vkit mcp`) loads the config again on every change. Packages
+ * the config imports by name stay in node's module cache, so the second load would run their first
+ * code: a workspace package that now declares one more check would go on declaring the old list, and
+ * the gate would be READY without the new requirement. Such a reload is refused instead.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { loadConfig } from '../../src/config/load.js';
+import { VkitError } from '../../src/errors.js';
+import { tempRepo } from '../_support/repo.js';
+
+const CHECKS = (ids: string[]) => `export const checks = ${JSON.stringify(ids.map((id) => ({ id, run: ['node', '-e', '0'], inputs: ['a.txt'] })))};\n`;
+
+test('reloading a config whose imported workspace package changed is refused, not served from the module cache', async () => {
+  const repo = tempRepo({
+    '.gitignore': 'node_modules\n',
+    'a.txt': 'a\n',
+    'packages/checks/package.json': JSON.stringify({ name: '@acme/checks', version: '1.0.0', type: 'module', main: 'index.js' }),
+    'packages/checks/index.js': CHECKS(['one']),
+    'vkit.config.ts': "import { defineConfig } from 'vkit';\nimport { checks } from '@acme/checks';\nexport default defineConfig({ checks });\n",
+  });
+  mkdirSync(join(repo.dir, 'node_modules', '@acme'), { recursive: true });
+  symlinkSync(join('..', '..', 'packages', 'checks'), join(repo.dir, 'node_modules', '@acme', 'checks'));
+  try {
+    const first = await loadConfig(repo.dir);
+    assert.deepEqual(first.manifest.checks.map((c) => c.id), ['one']);
+    // Unchanged code reloads fine (watch reloads on every cycle).
+    assert.deepEqual((await loadConfig(repo.dir)).manifest.checks.map((c) => c.id), ['one']);
+
+    repo.write('packages/checks/index.js', CHECKS(['one', 'two']));
+    await assert.rejects(loadConfig(repo.dir), (error: unknown) => {
+      assert.ok(error instanceof VkitError);
+      assert.equal(error.code, 'ERR_CONFIG_RELOAD');
+      assert.equal(error.exitCode, 2);
+      assert.match(error.hint ?? '', /Restart `vkit watch`/);
+      return true;
+    });
+  } finally {
+    repo.cleanup();
+  }
+});
