@@ -6,7 +6,6 @@
  * way, only faster when served. `VKIT_DAEMON=0` never asks.
  */
 import { lstatSync, realpathSync } from 'node:fs';
-import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FRAME, FrameReader, PROTOCOL, frame, type Request } from './frames.js';
@@ -67,7 +66,9 @@ export async function viaDaemon(argv: string[]): Promise<number | undefined> {
   return ask(paths.socket, request);
 }
 
-function ask(socketPath: string, request: Request): Promise<number | undefined> {
+async function ask(socketPath: string, request: Request): Promise<number | undefined> {
+  // node:net loads only when a server's socket exists: a local build does not pay for it.
+  const { connect } = await import('node:net');
   return new Promise((done) => {
     const socket = connect(socketPath);
     const reader = new FrameReader();

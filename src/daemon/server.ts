@@ -2,9 +2,10 @@
  * The resident build process (started by `vkit daemon start`, entry `main.ts`): one per root, listening on a user-only unix
  * socket, running `build` and `gate` command lines for its clients one at a time through the very
  * same `runCli` a fresh process runs, with the client's arguments, environment, directory and
- * terminal. What it saves is node's start, module loading and a cold JIT; it keeps no evidence of
- * its own, so every request re-reads the config, re-lists and re-stats the tree and re-verifies every
- * receipt exactly as a fresh process would.
+ * terminal. What it saves is node's start, module loading, a cold JIT and reloading the file-state
+ * cache (facts about bytes, kept per process by the store); it keeps no evidence of its own, so every
+ * request re-reads the config, re-lists and re-stats the tree and re-verifies every receipt exactly
+ * as a fresh process would.
  *
  * It declines (the client then runs the command itself) whatever it cannot serve as a twin of the
  * client: another node or vkit package, its own code changed on disk since it started (it then
@@ -41,7 +42,13 @@ export function codeFingerprint(pkg = PACKAGE_DIR): string {
     }
   };
   const walk = (dir: string) => {
-    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return void parts.push(`${dir}\0missing`);
+    }
+    for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
       if (e.isDirectory()) walk(join(dir, e.name));
       else add(join(dir, e.name));
     }
@@ -74,7 +81,15 @@ export async function serve(opts: ServeOptions): Promise<void> {
       else interrupted = 'SIGTERM';
     });
     socket.on('data', (chunk) => {
-      for (const f of reader.push(chunk)) {
+      try {
+        handle(reader.push(chunk));
+      } catch {
+        socket.destroy(); // a frame that is not ours: nothing to answer
+      }
+      armIdle();
+    });
+    const handle = (frames: Array<{ type: number; body: Buffer }>) => {
+      for (const f of frames) {
         if (f.type === FRAME.ping) socket.end(frame(FRAME.exit, { code: 0, pid: process.pid, root: paths.root, started, served }));
         else if (f.type === FRAME.stop) {
           socket.end(frame(FRAME.exit, { code: 0, pid: process.pid }));
@@ -93,22 +108,26 @@ export async function serve(opts: ServeOptions): Promise<void> {
               return;
             }
             if (socket.destroyed) return;
-            const t0 = performance.now();
-            const result = await runServed(request, socket, (listener) => {
-              interrupt = listener;
-              if (interrupted) listener(interrupted);
-            });
+            let result: number;
+            try {
+              result = await runServed(request, socket, (listener) => {
+                interrupt = listener;
+                if (interrupted) listener(interrupted);
+              });
+            } catch (error) {
+              // runCli reports its own errors; this is the server failing to stand in for the client.
+              if (!socket.destroyed) socket.write(frame(FRAME.stderr, `vkit: internal error in the resident build process\n${(error as Error)?.stack ?? String(error)}\n`));
+              result = 4;
+            }
             interrupt = undefined;
             served++;
-            if (process.env.VKIT_DAEMON_TRACE) console.error(`served in ${Math.round(performance.now() - t0)} ms`);
             if (!socket.destroyed) socket.end(frame(FRAME.exit, { code: result }));
             // Installed packages imported by a TS config stay cached in this process: never serve again.
             if (configImportedPackages()) shutdown();
-          });
+          }).catch(() => void socket.destroy()); // one failed request never stalls the ones queued behind it
         }
       }
-      armIdle();
-    });
+    };
   });
 
   const armIdle = () => {

@@ -20,7 +20,7 @@ test('a worker image whose environment changes coqc does not carry the accepted 
   const { sandbox, image } = requireSandbox(sys);
   const dir = mkdtempSync(join(tmpdir(), 'vkit-review-env-'));
   writeFileSync(join(dir, 'Containerfile'), `FROM ${image}\nENV COQLIB=/tmp/elsewhere\n`);
-  const b = spawnSync('podman', ['build', '-q', '-f', join(dir, 'Containerfile'), dir], { encoding: 'utf8' });
+  const b = spawnSync('podman', ['build', '-q', '--no-cache', '-f', join(dir, 'Containerfile'), dir], { encoding: 'utf8' });
   rmSync(dir, { recursive: true, force: true });
   assert.equal(b.status, 0, b.stderr);
   const derived = `sha256:${b.stdout.trim().split('\n').pop()!.replace(/^sha256:/, '')}`;
