@@ -108,9 +108,10 @@ export const DAEMON_HELP: Record<string, string> = {
 Starts a resident build process for the root (if none runs): \`vkit build\` and \`vkit gate\` for that
 root are then served by it, saving node's start-up and module loading. Every request still reads
 the config, lists and stats the tree and verifies every receipt, as a fresh process does; the
-answers are the same. It serves only the vkit and node it was started with, stops when its own code
-changes on disk, when a TS config imports installed packages (their code would stay cached), after
---idle-s seconds without a request (default ${DEFAULT_IDLE_S}), or on \`vkit daemon stop\`.
+answers are the same. It serves only the vkit, node and NODE_OPTIONS it was started with, stops when
+its own code changes on disk, after serving a TS config that leaves code in node's module cache
+(packages, require), after --idle-s seconds without a request (default ${DEFAULT_IDLE_S}), or on
+\`vkit daemon stop\`.
 VKIT_DAEMON=0 makes a command ignore it. The socket lives in a directory only you can enter
 (\$XDG_RUNTIME_DIR, else the temp dir, /vkit-<uid>/).
 `,

@@ -18,6 +18,7 @@ import type { PlannedAction, Rule } from './rule.js';
 import { fieldPath, UserConfigSchema } from './schema.js';
 import type { Manifest, UserConfig } from './types.js';
 import { validateManifest } from './validate.js';
+import { checkCachedModules, loadsDynamically } from './module-cache.js';
 
 export const CONFIG_FILES = ['vkit.config.ts', 'vkit.manifest.json'] as const;
 
@@ -76,20 +77,6 @@ async function loadManifestFile(file: string, shown: string): Promise<LoadedConf
   return { file, manifest: value, policyDigest: jsonId(value), rules: new Map(), sources: [file] };
 }
 
-let importedPackages = false;
-/** Per config file: the code digest of the packages it imported when this process first loaded it. */
-const firstPackageCode = new Map<string, string>();
-
-/**
- * Whether a config loaded in this process imported installed packages at run time. Node caches
- * those modules for the life of the process, so a long-lived one would go on running their first
- * code after they change: the resident build process stops serving once this is true, and `watch`
- * and `mcp` refuse a reload once that code changed (see `loadTsConfig`).
- */
-export function configImportedPackages(): boolean {
-  return importedPackages;
-}
-
 async function loadTsConfig(root: string, file: string, shown: string): Promise<LoadedConfig> {
   const { build } = await import('esbuild');
   const selfEntry = fileURLToPath(new URL('../index.js', import.meta.url));
@@ -122,21 +109,17 @@ async function loadTsConfig(root: string, file: string, shown: string): Promise<
       repeated.map((w) => ({ file: relative(process.cwd(), join(root, w.location!.file)), path: '', line: w.location!.line, message: `${w.text}: only the last one would count; remove the other` })),
     );
   }
-  // Packages the config imports by name stay in node's module cache: a process that loads the config
-  // again (watch, mcp) would run their first code under a manifest and rule digest read from the new
-  // files. Their code (linked workspace packages' files, the install's lock) is identified on every
-  // load, and a change since this process first imported them is refused instead of served stale.
-  let graph: string[] | undefined;
-  if (importsPackages(bundled.metafile!)) {
-    importedPackages = true;
-    graph = await localModuleGraph(build, root, file, shown, selfEntry);
-    const code = await packageCodeDigest(root, graph);
-    const first = firstPackageCode.get(file);
-    if (first === undefined) firstPackageCode.set(file, code);
-    else if (first !== code) {
-      throw invalid('ERR_CONFIG_RELOAD', 'The config imports packages whose code changed since this process first loaded it; node keeps the first code, so this process cannot load the new one', { file: shown }, 'Restart `vkit watch` or `vkit mcp` (a one-off `vkit build` always loads the current code).');
-    }
-  }
+  // Modules the bundle leaves to node stay in its module cache: identify them on every load, and
+  // refuse a reload after they changed (see module-cache.ts).
+  const runtimeInputs = new Set(Object.keys(bundled.metafile!.inputs));
+  const dynamic = loadsDynamically(bundled.outputFiles[0]!.text);
+  let graph: LocalGraph | undefined;
+  if (importsPackages(bundled.metafile!)) graph = await localModuleGraph(build, root, file, shown, selfEntry);
+  await checkCachedModules(root, shown, {
+    linked: (graph?.inputs ?? []).filter((p) => !runtimeInputs.has(p) && !p.startsWith('file:')).map((p) => join(root, p)),
+    installed: graph?.installed ?? [],
+    dynamic: dynamic || (graph?.unresolved ?? 0) > 0,
+  });
   const temp = join(dirname(file), `${basename(file)}.timestamp-${Date.now()}-${process.pid}-${Math.random().toString(16).slice(2, 8)}.mjs`);
   let exported: unknown;
   try {
@@ -154,20 +137,12 @@ async function loadTsConfig(root: string, file: string, shown: string): Promise<
   // a workspace package the config imports by name (linked into node_modules, its files the
   // repository's own): the runtime bundle leaves it external, so its modules are found here.
   const registersRules = typeof exported === 'object' && exported !== null && Array.isArray((exported as { rules?: unknown }).rules) && (exported as { rules: unknown[] }).rules.length > 0;
-  if (registersRules && graph) inputs = graph;
+  if (registersRules && graph) inputs = graph.inputs;
   const sources = inputs
     .filter((p) => !p.split(/[\\/]/).includes('node_modules') && !p.startsWith('file:'))
     .map((p) => join(root, p))
     .sort();
   return resolveUserConfig(exported, file, shown, sources);
-}
-
-/** The config's local module graph (linked packages' files included) and the install's lock file, hashed. */
-async function packageCodeDigest(root: string, graph: string[]): Promise<string> {
-  const files = graph.filter((p) => !p.split(/[\\/]/).includes('node_modules') && !p.startsWith('file:')).map((p) => join(root, p));
-  const lock = join(root, 'node_modules', '.package-lock.json');
-  if (existsSync(lock)) files.push(lock);
-  return jsonId(await Promise.all(files.sort().map(async (p) => [p, sha256Id(await readFile(p))])));
 }
 
 /** Whether the bundle imports a package at run time (a bare specifier that is not a Node builtin or vkit). */
@@ -188,7 +163,18 @@ function bundleOptions(root: string, file: string) {
   return { entryPoints: [file], absWorkingDir: root, bundle: true, platform: 'node' as const, format: 'esm' as const, target: 'node20', write: false as const, metafile: true as const, logLevel: 'silent' as const };
 }
 
-async function localModuleGraph(build: typeof import('esbuild').build, root: string, file: string, shown: string, selfEntry: string): Promise<string[]> {
+interface LocalGraph {
+  /** Every module outside node_modules, root-relative as esbuild names them. */
+  inputs: string[];
+  /** Resolved entry files of the installed packages it imports by name. */
+  installed: string[];
+  /** Bare imports esbuild could not resolve (node may still load something for them). */
+  unresolved: number;
+}
+
+async function localModuleGraph(build: typeof import('esbuild').build, root: string, file: string, shown: string, selfEntry: string): Promise<LocalGraph> {
+  const installed = new Set<string>();
+  let unresolved = 0;
   try {
     const result = await build({
       ...bundleOptions(root, file),
@@ -201,13 +187,17 @@ async function localModuleGraph(build: typeof import('esbuild').build, root: str
               if (args.pluginData === RESOLVING || isBuiltin(args.path)) return undefined;
               const r = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: RESOLVING });
               const local = r.errors.length === 0 && !r.external && r.namespace === 'file' && !r.path.split(/[\\/]/).includes('node_modules');
+              if (!local) {
+                if (r.errors.length === 0 && r.namespace === 'file' && r.path) installed.add(r.path);
+                else unresolved++;
+              }
               return local ? { path: r.path } : { path: args.path, external: true };
             });
           },
         },
       ],
     });
-    return Object.keys(result.metafile.inputs);
+    return { inputs: Object.keys(result.metafile.inputs), installed: [...installed], unresolved };
   } catch (error) {
     const first = (error as { errors?: Array<{ text: string; location?: { file: string; line: number } }> }).errors?.[0];
     const where = first?.location ? { file: relative(process.cwd(), join(root, first.location.file)), line: first.location.line } : { file: shown };

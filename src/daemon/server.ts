@@ -2,10 +2,9 @@
  * The resident build process (started by `vkit daemon start`, entry `main.ts`): one per root, listening on a user-only unix
  * socket, running `build` and `gate` command lines for its clients one at a time through the very
  * same `runCli` a fresh process runs, with the client's arguments, environment, directory and
- * terminal. What it saves is node's start, module loading, a cold JIT and reloading the file-state
- * cache (facts about bytes, kept per process by the store); it keeps no evidence of its own, so every
- * request re-reads the config, re-lists and re-stats the tree and re-verifies every receipt exactly
- * as a fresh process would.
+ * terminal. What it saves is node's start, module loading and a cold JIT; it keeps no evidence or
+ * memo of its own, so every request re-reads the config, re-lists and re-stats the tree, re-loads the
+ * file-state cache and re-verifies every receipt exactly as a fresh process would.
  *
  * It declines (the client then runs the command itself) whatever it cannot serve as a twin of the
  * client: another node or vkit package, its own code changed on disk since it started (it then
@@ -17,7 +16,7 @@ import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { runCli } from '../cli/main.js';
 import { withInterrupts, type Interrupt } from '../cli/interrupt.js';
-import { configImportedPackages } from '../config/load.js';
+import { locksAbove, userCodeCached } from '../config/module-cache.js';
 import { PACKAGE_DIR, SERVED_VERBS, rootOf } from './client.js';
 import { FRAME, FrameReader, PROTOCOL, frame, type Request } from './frames.js';
 import { makePrivateDir, type DaemonPaths } from './paths.js';
@@ -55,7 +54,8 @@ export function codeFingerprint(pkg = PACKAGE_DIR): string {
   };
   walk(join(pkg, 'dist'));
   add(join(pkg, 'package.json'));
-  add(join(pkg, 'node_modules', '.package-lock.json'));
+  // vkit's dependencies: its own install, or the project's when vkit is one of them (hoisted).
+  for (const lock of locksAbove(pkg)) add(lock);
   add(process.execPath);
   return parts.join('\n');
 }
@@ -91,10 +91,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
     const handle = (frames: Array<{ type: number; body: Buffer }>) => {
       for (const f of frames) {
         if (f.type === FRAME.ping) socket.end(frame(FRAME.exit, { code: 0, pid: process.pid, root: paths.root, started, served }));
-        else if (f.type === FRAME.stop) {
-          socket.end(frame(FRAME.exit, { code: 0, pid: process.pid }));
-          shutdown();
-        } else if (f.type === FRAME.interrupt) {
+        else if (f.type === FRAME.stop) void answer(socket, frame(FRAME.exit, { code: 0, pid: process.pid })).then(shutdown); else if (f.type === FRAME.interrupt) {
           const signal = (JSON.parse(f.body.toString()) as { signal: Interrupt }).signal;
           if (interrupt) interrupt(signal);
           else interrupted = signal;
@@ -103,7 +100,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
           queue = queue.then(async () => {
             const why = stopping ? 'the server is stopping' : declined(request, paths.root, code);
             if (why) {
-              socket.end(frame(FRAME.refuse, { reason: why }));
+              await answer(socket, frame(FRAME.refuse, { reason: why }));
               if (why.startsWith('vkit changed')) shutdown();
               return;
             }
@@ -121,9 +118,10 @@ export async function serve(opts: ServeOptions): Promise<void> {
             }
             interrupt = undefined;
             served++;
-            if (!socket.destroyed) socket.end(frame(FRAME.exit, { code: result }));
-            // Installed packages imported by a TS config stay cached in this process: never serve again.
-            if (configImportedPackages()) shutdown();
+            // The exit frame is on its way before a shutdown below may end this process.
+            await answer(socket, frame(FRAME.exit, { code: result }));
+            // A TS config left its packages or required modules in node's cache: never serve again.
+            if (userCodeCached()) shutdown();
           }).catch(() => void socket.destroy()); // one failed request never stalls the ones queued behind it
         }
       }
@@ -157,6 +155,20 @@ export async function serve(opts: ServeOptions): Promise<void> {
   process.on('SIGINT', shutdown);
 }
 
+/** Ends the connection with `last`, resolved once it is flushed (or the client is gone, or 5 s passed). */
+function answer(socket: Socket, last: Buffer): Promise<void> {
+  if (socket.destroyed) return Promise.resolve();
+  return new Promise((done) => {
+    const timer = setTimeout(done, 5000);
+    const finish = () => {
+      clearTimeout(timer);
+      done();
+    };
+    socket.once('close', finish);
+    socket.end(last, finish);
+  });
+}
+
 function answers(socketPath: string): Promise<boolean> {
   return new Promise((done) => {
     const s = connect(socketPath);
@@ -174,6 +186,8 @@ function declined(r: Request, root: string, code: string): string | undefined {
   if (r.node !== process.version || r.execPath !== process.execPath) return `node ${r.node} at ${r.execPath}, this server runs ${process.version} at ${process.execPath}`;
   if (r.pkg !== OWN_PACKAGE) return `vkit at ${r.pkg}, this server is ${OWN_PACKAGE}`;
   if (!SERVED_VERBS.has(r.argv[0] ?? '')) return `\`${r.argv[0]}\` is not served`;
+  // Node's own options (conditions, loaders, flags) were fixed when this process started.
+  if ((r.env.NODE_OPTIONS ?? '') !== (process.env.NODE_OPTIONS ?? '')) return 'NODE_OPTIONS differs from this server\'s';
   let asked: string | undefined;
   try {
     if (!lstatSync(r.cwd).isDirectory()) return `directory ${r.cwd} is gone`;
@@ -200,12 +214,12 @@ async function runServed(r: Request, socket: Socket, onInterrupt: (listener: (si
       if (cb) process.nextTick(cb);
       return true;
     };
-  process.env = { ...r.env };
-  process.chdir(r.cwd);
-  process.stdout.write = forward(FRAME.stdout) as typeof process.stdout.write;
-  process.stderr.write = forward(FRAME.stderr) as typeof process.stderr.write;
-  Object.assign(process.stdout, { isTTY: r.tty, columns: r.columns });
   try {
+    process.env = { ...r.env };
+    process.chdir(r.cwd);
+    process.stdout.write = forward(FRAME.stdout) as typeof process.stdout.write;
+    process.stderr.write = forward(FRAME.stderr) as typeof process.stderr.write;
+    Object.assign(process.stdout, { isTTY: r.tty, columns: r.columns });
     return await withInterrupts({ listen: (listener) => (onInterrupt(listener), () => {}), exitNow: () => {} }, () => runCli(r.argv));
   } finally {
     process.env = saved.env;

@@ -58,9 +58,6 @@ export interface StoreOptions {
 /** A heartbeat older than this, with its worker gone, marks an attempt interrupted. */
 export const STALE_HEARTBEAT_NS = 10_000_000_000n;
 
-/** File states loaded or recorded by this process, per hash mode: path -> [fingerprint key, sha256] (see `fileStatesUnder`). */
-const processFileStates: Record<HashMode, Map<string, [string, string]>> & { loaded: Set<string> } = { text: new Map(), raw: new Map(), loaded: new Set() };
-
 export const wallClockNs = (): bigint => BigInt(Date.now()) * 1_000_000n;
 
 let idSeq = 0;
@@ -171,42 +168,29 @@ export class Store implements FileStateCache {
    * the index. An entry read here may be older than one another process writes meanwhile; that is
    * safe, because an entry is only used when the file's fingerprint still matches it and it was not
    * racily clean, and a stale one only costs a re-hash.
-   *
-   * What is loaded stays in this process for later builds under the same directory (watch, mcp, the
-   * resident build process): an entry is a fact about bytes ("this path, with this fingerprint, had
-   * this digest", never racily clean), true whoever recorded it and whichever store it came from.
-   * Later builds skip the bulk query and ask the index only for paths whose remembered fingerprint no
-   * longer matches, which also finds what other processes recorded meanwhile.
    */
   fileStatesUnder(dir: string): FileStateCache {
     const lo = dir.endsWith(sep) ? dir : dir + sep;
     // Every path starting with `lo` sorts before `lo` with its last character incremented.
     const hi = lo.slice(0, -1) + String.fromCharCode(lo.charCodeAt(lo.length - 1) + 1);
-    const known = processFileStates;
-    const loadedNow = !known.loaded.has(lo);
-    if (loadedNow) {
-      // Only entries that were not racily clean when recorded (SQLite compares the timestamps, so a
-      // no-op parses none), as raw rows [path, mode, fingerprint key, sha256]: loading tens of
-      // thousands of rows is dominated by allocation otherwise.
-      for (const r of this.stmts.fsUnder.raw(true).iterate(lo, hi, String(RACY_WINDOW_NS)) as Iterable<unknown[]>) known[r[1] as HashMode]?.set(r[0] as string, [r[2] as string, r[3] as string]);
-      known.loaded.add(lo);
-    }
+    // Raw rows (arrays) and entry objects made only on demand: loading tens of thousands of rows is
+    // dominated by allocation otherwise.
+    // Only entries that were not racily clean when recorded (SQLite compares the timestamps, so a
+    // no-op parses none), as raw rows [path, mode, fingerprint key, sha256] in one map per hash mode:
+    // loading tens of thousands of rows is dominated by allocation otherwise.
+    const loaded: Record<HashMode, Map<string, unknown[]>> = { text: new Map(), raw: new Map() };
+    for (const r of this.stmts.fsUnder.raw(true).iterate(lo, hi, String(RACY_WINDOW_NS)) as Iterable<unknown[]>) loaded[r[1] as HashMode]?.set(r[0] as string, r);
     return {
       reuse: (absPath, mode, fp) => {
         if (!absPath.startsWith(lo)) return this.reuse(absPath, mode, fp);
-        const key = fingerprintKey(fp);
-        const r = known[mode].get(absPath);
-        if (r && r[0] === key) return r[1];
-        if (loadedNow) return undefined; // the index was read just now: it has nothing newer
-        const fromIndex = this.reuse(absPath, mode, fp);
-        if (fromIndex) known[mode].set(absPath, [key, fromIndex]);
-        return fromIndex;
+        const r = loaded[mode].get(absPath);
+        return r && r[2] === fingerprintKey(fp) ? (r[3] as string) : undefined;
       },
       put: (absPath, mode, entry) => {
         this.put(absPath, mode, entry);
         if (!absPath.startsWith(lo)) return;
-        if (reusable(entry, entry)) known[mode].set(absPath, [fingerprintKey(entry), entry.sha256]);
-        else known[mode].delete(absPath);
+        if (reusable(entry, entry)) loaded[mode].set(absPath, [absPath, mode, fingerprintKey(entry), entry.sha256]);
+        else loaded[mode].delete(absPath);
       },
     };
   }

@@ -143,6 +143,7 @@ test('the server declines what it cannot serve as the client\'s twin: another vk
     [{ node: 'v0.0.1' }, /node v0\.0\.1/],
     [{ protocol: 99 }, /protocol 99/],
     [{ argv: ['runs'] }, /`runs` is not served/],
+    [{ env: { PATH: process.env.PATH ?? '', NODE_OPTIONS: '--conditions=elsewhere' } }, /NODE_OPTIONS differs/],
     [{ argv: ['gate', '--root', tmpdir()] }, /root .*this server serves/],
   ];
   for (const [patch, why] of cases) {

@@ -42,3 +42,38 @@ test('reloading a config whose imported workspace package changed is refused, no
     repo.cleanup();
   }
 });
+
+test('an installed package edited in node_modules is refused on reload; an untouched one reloads', async () => {
+  const repo = tempRepo({
+    '.gitignore': 'node_modules\n',
+    'a.txt': 'a\n',
+    'node_modules/plain-checks/package.json': JSON.stringify({ name: 'plain-checks', version: '1.0.0', type: 'module', main: 'index.js' }),
+    'node_modules/plain-checks/index.js': CHECKS(['one']),
+    'vkit.config.ts': "import { defineConfig } from 'vkit';\nimport { checks } from 'plain-checks';\nexport default defineConfig({ checks });\n",
+  });
+  try {
+    assert.deepEqual((await loadConfig(repo.dir)).manifest.checks.map((c) => c.id), ['one']);
+    assert.deepEqual((await loadConfig(repo.dir)).manifest.checks.map((c) => c.id), ['one']);
+    repo.write('node_modules/plain-checks/index.js', CHECKS(['one', 'two']));
+    await assert.rejects(loadConfig(repo.dir), /plain-checks\/index\.js changed/);
+  } finally {
+    repo.cleanup();
+  }
+});
+
+// Last in this file: once a config that loads modules at run time was loaded, this process refuses every later one.
+test('a config that loads modules esbuild cannot see (createRequire) is never reloaded in the same process', async () => {
+  const repo = tempRepo({
+    'a.txt': 'a\n',
+    'checks.cjs': `module.exports = ${JSON.stringify([{ id: 'one', run: ['node', '-e', '0'], inputs: ['a.txt'] }])};\n`,
+    'vkit.config.ts': "import { createRequire } from 'node:module';\nimport { defineConfig } from 'vkit';\nconst load = createRequire(import.meta.url);\nexport default defineConfig({ checks: load('./checks.cjs') });\n",
+  });
+  try {
+    assert.deepEqual((await loadConfig(repo.dir)).manifest.checks.map((c) => c.id), ['one']);
+    // node's require cache would answer the old list even after checks.cjs gains a check.
+    repo.write('checks.cjs', `module.exports = ${JSON.stringify(['one', 'two'].map((id) => ({ id, run: ['node', '-e', '0'], inputs: ['a.txt'] })))};\n`);
+    await assert.rejects(loadConfig(repo.dir), (error: unknown) => error instanceof VkitError && error.code === 'ERR_CONFIG_RELOAD' && /cannot identify/.test(error.message));
+  } finally {
+    repo.cleanup();
+  }
+});
