@@ -112,7 +112,7 @@ async function loadTsConfig(root: string, file: string, shown: string): Promise<
   // Modules the bundle leaves to node stay in its module cache: identify them on every load, and
   // refuse a reload after they changed (see module-cache.ts).
   const runtimeInputs = new Set(Object.keys(bundled.metafile!.inputs));
-  const dynamic = loadsDynamically(bundled.outputFiles[0]!.text);
+  const dynamic = loadsDynamically(bundled.outputFiles[0]!.text, bundled.metafile!);
   let graph: LocalGraph | undefined;
   if (importsPackages(bundled.metafile!)) graph = await localModuleGraph(build, root, file, shown, selfEntry);
   await checkCachedModules(root, shown, {

@@ -10,6 +10,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import type { Metafile } from 'esbuild';
 import { invalid } from '../errors.js';
 import { sha256Id } from '../hash/index.js';
 
@@ -22,11 +23,18 @@ export interface CachedModules {
   dynamic: boolean;
 }
 
-/** Words by which a bundle could load code esbuild cannot follow; a false alarm only asks for a restart. */
-const DYNAMIC_LOADING = /\brequire\b|createRequire|\bimport\s*\(|["'](?:node:)?module["']|\bgetBuiltinModule\b|\bmainModule\b|\bdlopen\b|\beval\b|\bFunction\s*\(/;
+/**
+ * Code by which a bundle could load modules esbuild cannot follow: a computed `import()` (a literal
+ * one is resolved by esbuild and listed), `process.getBuiltinModule`, `process.mainModule`, `dlopen`,
+ * `eval(` and `Function(`. A plain `require` cannot load anything in an ES module (esbuild's shim
+ * throws), and `createRequire` needs `node:module`, which the metafile lists. Words inside strings
+ * match too: a false alarm only asks a long-lived process to restart.
+ */
+const DYNAMIC_CODE = /\bimport\s*\(\s*(?!['"])|\bgetBuiltinModule\b|\bmainModule\b|\bdlopen\b|\beval\s*\(|\bFunction\s*\(/;
 
-export function loadsDynamically(bundleText: string): boolean {
-  return DYNAMIC_LOADING.test(bundleText);
+export function loadsDynamically(bundleText: string, meta: Metafile): boolean {
+  const moduleApi = Object.values(meta.inputs).some((i) => i.imports.some((imp) => imp.path === 'module' || imp.path === 'node:module'));
+  return moduleApi || DYNAMIC_CODE.test(bundleText);
 }
 
 /** Lock and install-state files a package manager rewrites when it changes what is installed. */
