@@ -5,12 +5,12 @@
  */
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXIT, invalid } from '../errors.js';
-import { FRAME, FrameReader, frame } from '../daemon/frames.js';
-import { daemonPaths, makePrivateDir, unsafeDir, type DaemonPaths } from '../daemon/paths.js';
+import { control } from '../daemon/client.js';
+import { FRAME } from '../daemon/frames.js';
+import { daemonPaths, makePrivateDir, type DaemonPaths } from '../daemon/paths.js';
 import { parseFlags, printJson, type Command } from './args.js';
 
 const FLAGS = { root: { type: 'string' }, json: { type: 'boolean', default: false }, 'idle-s': { type: 'string' } } as const;
@@ -30,27 +30,6 @@ function pathsOf(v: { root?: string }): DaemonPaths {
   } catch {
     throw invalid('ERR_ROOT', `Expected --root to be a directory, got \`${resolve(v.root ?? '.')}\``, { path: '--root' });
   }
-}
-
-/** One control exchange with the server, or undefined when none answers. */
-function control(socket: string, type: number, timeoutMs = 2000): Promise<Record<string, unknown> | undefined> {
-  if (unsafeDir(socket.replace(/\/[^/]*$/, ''))) return Promise.resolve(undefined);
-  return new Promise((done) => {
-    const s = connect(socket);
-    const reader = new FrameReader();
-    const timer = setTimeout(() => finish(undefined), timeoutMs);
-    const finish = (v: Record<string, unknown> | undefined) => {
-      clearTimeout(timer);
-      s.destroy();
-      done(v);
-    };
-    s.on('connect', () => s.write(frame(type, {})));
-    s.on('data', (c) => {
-      for (const f of reader.push(c)) if (f.type === FRAME.exit) finish(JSON.parse(f.body.toString()) as Record<string, unknown>);
-    });
-    s.on('error', () => finish(undefined));
-    s.on('close', () => finish(undefined));
-  });
 }
 
 function idleOf(v: { 'idle-s'?: string }): number {

@@ -6,7 +6,7 @@
  * way, only faster when served. `VKIT_DAEMON=0` never asks.
  */
 import { lstatSync, realpathSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FRAME, FrameReader, PROTOCOL, frame, type Request } from './frames.js';
 import { daemonPaths, unsafeDir } from './paths.js';
@@ -102,17 +102,37 @@ async function ask(socketPath: string, request: Request): Promise<number | undef
         else if (f.type === FRAME.refuse && !wrote) finish(undefined);
       }
     });
-    socket.on('error', () => {
-      // Nothing listens (a stale socket) or the server went away before saying anything: run here.
-      if (!wrote) return finish(undefined);
-      process.stderr.write('vkit: the resident build process went away before the command finished; run it again\n');
-      finish(4);
-    });
-    socket.on('close', () => {
+    // Ended without an exit frame. Nothing listened (a stale socket) or the server went away before
+    // saying anything: run here. After output, running again would print twice: fail instead.
+    const gone = () => {
       if (answered) return;
       if (!wrote) return finish(undefined);
       process.stderr.write('vkit: the resident build process went away before the command finished; run it again\n');
       finish(4);
+    };
+    socket.on('error', gone);
+    socket.on('close', gone);
+  });
+}
+
+/** One control exchange (ping, stop) with the server at `socketPath`: its answer, or undefined when none answers. */
+export async function control(socketPath: string, type: number, timeoutMs = 2000): Promise<Record<string, unknown> | undefined> {
+  if (unsafeDir(dirname(socketPath))) return undefined;
+  const { connect } = await import('node:net');
+  return new Promise((done) => {
+    const s = connect(socketPath);
+    const reader = new FrameReader();
+    const timer = setTimeout(() => finish(undefined), timeoutMs);
+    const finish = (v: Record<string, unknown> | undefined) => {
+      clearTimeout(timer);
+      s.destroy();
+      done(v);
+    };
+    s.on('connect', () => s.write(frame(type, {})));
+    s.on('data', (c) => {
+      for (const f of reader.push(c)) if (f.type === FRAME.exit) finish(JSON.parse(f.body.toString()) as Record<string, unknown>);
     });
+    s.on('error', () => finish(undefined));
+    s.on('close', () => finish(undefined));
   });
 }

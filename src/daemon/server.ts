@@ -1,23 +1,24 @@
 /**
- * The resident build process (started by `vkit daemon start`, entry `main.ts`): one per root, listening on a user-only unix
- * socket, running `build` and `gate` command lines for its clients one at a time through the very
- * same `runCli` a fresh process runs, with the client's arguments, environment, directory and
- * terminal. What it saves is node's start, module loading and a cold JIT; it keeps no evidence or
- * memo of its own, so every request re-reads the config, re-lists and re-stats the tree, re-loads the
- * file-state cache and re-verifies every receipt exactly as a fresh process would.
+ * The resident build process (started by `vkit daemon start`, entry `main.ts`): one per root,
+ * listening on a user-only unix socket, running `build` and `gate` command lines for its clients one
+ * at a time through the very same `runCli` a fresh process runs, with the client's arguments,
+ * environment, directory and terminal. What it saves is node's start, module loading and a cold JIT;
+ * it keeps no evidence or memo of its own, so every request re-reads the config, re-lists and
+ * re-stats the tree, re-loads the file-state cache and re-verifies every receipt exactly as a fresh
+ * process would.
  *
  * It declines (the client then runs the command itself) whatever it cannot serve as a twin of the
- * client: another node or vkit package, its own code changed on disk since it started (it then
- * exits), another root, another verb. A config that imports installed packages at run time would
- * leave their code cached in this process, so the server exits after serving one (see config/load.ts).
+ * client: another node, vkit package or NODE_OPTIONS, its own code changed on disk since it started
+ * (it then exits), another root, another verb. A config that leaves code in node's module cache
+ * (config/module-cache.ts) would keep that code here, so the server exits after serving one.
  */
 import { lstatSync, readdirSync, realpathSync, rmSync } from 'node:fs';
-import { connect, createServer, type Socket } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { runCli } from '../cli/main.js';
 import { withInterrupts, type Interrupt } from '../cli/interrupt.js';
 import { locksAbove, userCodeCached } from '../config/module-cache.js';
-import { PACKAGE_DIR, SERVED_VERBS, rootOf } from './client.js';
+import { PACKAGE_DIR, SERVED_VERBS, control, rootOf } from './client.js';
 import { FRAME, FrameReader, PROTOCOL, frame, type Request } from './frames.js';
 import { makePrivateDir, type DaemonPaths } from './paths.js';
 
@@ -144,7 +145,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
   };
 
   // Another server answering on this socket keeps it (two `daemon start`s raced): this one leaves.
-  if (await answers(paths.socket)) throw new Error(`a server already listens on ${paths.socket}`);
+  if (await control(paths.socket, FRAME.ping)) throw new Error(`a server already listens on ${paths.socket}`);
   rmSync(paths.socket, { force: true });
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);
@@ -166,17 +167,6 @@ function answer(socket: Socket, last: Buffer): Promise<void> {
     };
     socket.once('close', finish);
     socket.end(last, finish);
-  });
-}
-
-function answers(socketPath: string): Promise<boolean> {
-  return new Promise((done) => {
-    const s = connect(socketPath);
-    s.on('connect', () => {
-      s.destroy();
-      done(true);
-    });
-    s.on('error', () => done(false));
   });
 }
 

@@ -14,21 +14,26 @@ import { tempRepo } from '../_support/repo.js';
 
 const CHECKS = (ids: string[]) => `export const checks = ${JSON.stringify(ids.map((id) => ({ id, run: ['node', '-e', '0'], inputs: ['a.txt'] })))};\n`;
 
-test('reloading a config whose imported workspace package changed is refused, not served from the module cache', async () => {
-  const repo = tempRepo({
+/** A repo whose config takes its checks from package `name`, whose files live in `dir`. */
+const packageRepo = (dir: string, name: string) =>
+  tempRepo({
     '.gitignore': 'node_modules\n',
     'a.txt': 'a\n',
-    'packages/checks/package.json': JSON.stringify({ name: '@acme/checks', version: '1.0.0', type: 'module', main: 'index.js' }),
-    'packages/checks/index.js': CHECKS(['one']),
-    'vkit.config.ts': "import { defineConfig } from 'vkit';\nimport { checks } from '@acme/checks';\nexport default defineConfig({ checks });\n",
+    [`${dir}/package.json`]: JSON.stringify({ name, version: '1.0.0', type: 'module', main: 'index.js' }),
+    [`${dir}/index.js`]: CHECKS(['one']),
+    'vkit.config.ts': `import { defineConfig } from 'vkit';\nimport { checks } from '${name}';\nexport default defineConfig({ checks });\n`,
   });
+
+const checkIds = async (root: string) => (await loadConfig(root)).manifest.checks.map((c) => c.id);
+
+test('reloading a config whose imported workspace package changed is refused, not served from the module cache', async () => {
+  const repo = packageRepo('packages/checks', '@acme/checks');
   mkdirSync(join(repo.dir, 'node_modules', '@acme'), { recursive: true });
   symlinkSync(join('..', '..', 'packages', 'checks'), join(repo.dir, 'node_modules', '@acme', 'checks'));
   try {
-    const first = await loadConfig(repo.dir);
-    assert.deepEqual(first.manifest.checks.map((c) => c.id), ['one']);
+    assert.deepEqual(await checkIds(repo.dir), ['one']);
     // Unchanged code reloads fine (watch reloads on every cycle).
-    assert.deepEqual((await loadConfig(repo.dir)).manifest.checks.map((c) => c.id), ['one']);
+    assert.deepEqual(await checkIds(repo.dir), ['one']);
 
     repo.write('packages/checks/index.js', CHECKS(['one', 'two']));
     await assert.rejects(loadConfig(repo.dir), (error: unknown) => {
@@ -44,16 +49,10 @@ test('reloading a config whose imported workspace package changed is refused, no
 });
 
 test('an installed package edited in node_modules is refused on reload; an untouched one reloads', async () => {
-  const repo = tempRepo({
-    '.gitignore': 'node_modules\n',
-    'a.txt': 'a\n',
-    'node_modules/plain-checks/package.json': JSON.stringify({ name: 'plain-checks', version: '1.0.0', type: 'module', main: 'index.js' }),
-    'node_modules/plain-checks/index.js': CHECKS(['one']),
-    'vkit.config.ts': "import { defineConfig } from 'vkit';\nimport { checks } from 'plain-checks';\nexport default defineConfig({ checks });\n",
-  });
+  const repo = packageRepo('node_modules/plain-checks', 'plain-checks');
   try {
-    assert.deepEqual((await loadConfig(repo.dir)).manifest.checks.map((c) => c.id), ['one']);
-    assert.deepEqual((await loadConfig(repo.dir)).manifest.checks.map((c) => c.id), ['one']);
+    assert.deepEqual(await checkIds(repo.dir), ['one']);
+    assert.deepEqual(await checkIds(repo.dir), ['one']);
     repo.write('node_modules/plain-checks/index.js', CHECKS(['one', 'two']));
     await assert.rejects(loadConfig(repo.dir), /plain-checks\/index\.js changed/);
   } finally {
@@ -69,7 +68,7 @@ test('a config that loads modules esbuild cannot see (createRequire) is never re
     'vkit.config.ts': "import { createRequire } from 'node:module';\nimport { defineConfig } from 'vkit';\nconst load = createRequire(import.meta.url);\nexport default defineConfig({ checks: load('./checks.cjs') });\n",
   });
   try {
-    assert.deepEqual((await loadConfig(repo.dir)).manifest.checks.map((c) => c.id), ['one']);
+    assert.deepEqual(await checkIds(repo.dir), ['one']);
     // node's require cache would answer the old list even after checks.cjs gains a check.
     repo.write('checks.cjs', `module.exports = ${JSON.stringify(['one', 'two'].map((id) => ({ id, run: ['node', '-e', '0'], inputs: ['a.txt'] })))};\n`);
     await assert.rejects(loadConfig(repo.dir), (error: unknown) => error instanceof VkitError && error.code === 'ERR_CONFIG_RELOAD' && /cannot identify/.test(error.message));
