@@ -2,17 +2,23 @@
  * `npm run bench:acceptance`: a 500-library path-only Cargo workspace stack in a temp directory
  * (every library with its specification, package and decision in an acceptor store), timed when
  * checking the app's decision end to end (goal: median <= 1 s), and again after one library file
- * changed (the check must then fail, naming that library). Prints the figures.
+ * changed (the check must then fail, naming that library). Then a package of 3,000 claims that
+ * each draw one finding, timed through the real CLI (`vkit acceptance check`; goal: median <= 1 s):
+ * every finding looks up its line, so this is where a per-finding cost shows. Prints the figures.
+ * BENCH_LIBS, BENCH_CLAIMS and BENCH_RUNS change the sizes.
  */
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { checkDecisionFiles } from '../src/acceptance/decision.js';
 import type { DecisionContext, DecisionPaths } from '../src/acceptance/model.js';
 
 const N = Number(process.env.BENCH_LIBS ?? 500);
+const CLAIMS = Number(process.env.BENCH_CLAIMS ?? 3000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const m11 = (domain: string, bytes: string | Buffer) => `${domain}:sha-512:${createHash('sha512').update(`${domain}:`).update(bytes).digest('hex')}`;
 const sha512 = (b: string) => createHash('sha512').update(b).digest('hex');
@@ -207,7 +213,8 @@ async function time(paths: DecisionPaths, ctx: DecisionContext) {
   return { median: ms[Math.floor(ms.length / 2)]!, min: ms[0]!, max: ms.at(-1)!, last: last! };
 }
 
-try {
+/** The stack figures (skipped with BENCH_LIBS=0). */
+async function benchStack(): Promise<void> {
   const t0 = performance.now();
   const paths = generate();
   console.log(`generated ${N} libraries (+ app) in ${(performance.now() - t0).toFixed(0)} ms at ${dir}`);
@@ -223,6 +230,78 @@ try {
   const named = changed.last.findings.list.some((x) => x.level === 'ERROR' && x.message.includes(`library '${name(N >> 1)}'`));
   console.log(`check-decision after one library file changed: median ${changed.median.toFixed(0)} ms (min ${changed.min.toFixed(0)}, max ${changed.max.toFixed(0)}); status ${changed.last.status}, names ${name(N >> 1)}: ${named}`);
   if (changed.last.status === 'valid' || !named) process.exitCode = 1;
+}
+
+/**
+ * A package answering the weighted toy's specification with `count` claims, each citing a record
+ * that does not exist: exactly one WARN per claim, each carrying a line number.
+ */
+function manyFindingsPackage(count: number): string {
+  const claim = (i: number) => `
+[[claim]]
+id            = "C-${i}"
+clause        = "S-1"
+statement     = "claim ${i} of ${count}"
+status        = "evidenced"
+grade         = "probe"
+bounds        = "bounded: one generated case"
+clause_source = "spec-document"
+
+  [[claim.evidence]]
+  kind           = "unit-test"
+  family         = "dynamic"
+  epistemic_tier = "T3"
+  ref            = "case ${i}"
+  result         = "pass"
+  tool           = "bench"
+  record         = "evidence/missing-${i}.txt"
+`;
+  return `[format]
+id      = "acceptance/0.4"
+profile = "acceptance/verification"
+
+[subject]
+name   = "bench-many-findings"
+kind   = "other"
+root   = "subject"
+digest = "${m11('subject', '')}"
+
+[spec]
+path    = "acceptance-specification.toml"
+version = "WT-SPEC-0001@v1"
+${Array.from({ length: count }, (_, i) => claim(i)).join('')}`;
+}
+
+/** Median wall time of `vkit acceptance check` on that package, node startup included. */
+function benchManyFindings(): void {
+  const work = mkdtempSync(join(tmpdir(), 'vkit-bench-findings-'));
+  try {
+    const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+    mkdirSync(join(work, 'subject'));
+    writeFileSync(join(work, 'acceptance-specification.toml'), readFileSync(join(repo, 'examples', 'weighted-toy', 'acceptance-specification.toml')));
+    writeFileSync(join(work, 'acceptance.toml'), manyFindingsPackage(CLAIMS));
+    const ms: number[] = [];
+    let findings = 0;
+    for (let r = 0; r < RUNS; r++) {
+      const t0 = performance.now();
+      const out = spawnSync(process.execPath, [join(repo, 'bin', 'vkit.js'), 'acceptance', 'check', 'acceptance.toml', '--root', work, '--json'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+      ms.push(performance.now() - t0);
+      if (out.status !== 0 && out.status !== 1) throw new Error(`vkit acceptance check exited ${out.status}: ${out.stderr}`);
+      const file = JSON.parse(out.stdout).files[0] as { findings: { line?: number }[] };
+      findings = file.findings.filter((f) => f.line !== undefined).length;
+    }
+    ms.sort((a, b) => a - b);
+    const median = ms[Math.floor(ms.length / 2)]!;
+    console.log(`check, ${CLAIMS} claims with ${findings} located findings: median ${median.toFixed(0)} ms (min ${ms[0]!.toFixed(0)}, max ${ms.at(-1)!.toFixed(0)}, ${RUNS} runs); goal <= 1000 ms: ${median <= 1000 ? 'met' : 'NOT met'}`);
+    if (findings < CLAIMS) process.exitCode = 1;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+try {
+  if (N > 0) await benchStack();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
+if (CLAIMS > 0) benchManyFindings();

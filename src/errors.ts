@@ -41,13 +41,38 @@ export interface Issue {
   line?: number;
 }
 
-/** Bad user input: config, flags, documents. Exit 2. */
+/** Bad user input: config, flags, documents. Exit 2. Its issues are shown cut (`cutLongText`). */
 export class InvalidInputError extends VkitError {
   readonly issues: Issue[];
   constructor(code: string, issues: Issue[], hint?: string) {
-    super(code, EXIT.invalid, issues.map(formatIssue).join('\n'), { hint, where: issues[0] ? issueWhere(issues[0]) : undefined });
-    this.issues = issues;
+    const shown = issues.map((i) => ({ ...i, path: cutLongText(i.path), message: cutLongText(i.message) }));
+    super(code, EXIT.invalid, shown.map(formatIssue).join('\n'), { hint, where: shown[0] ? issueWhere(shown[0]) : undefined });
+    this.issues = shown;
   }
+}
+
+/** Most characters shown of one unbroken run (a value, a key) in an issue. */
+const RUN_LIMIT = 200;
+const LONG_RUN = new RegExp(`\\S{${RUN_LIMIT + 1},}`, 'g');
+/** Most characters shown of a whole message (a huge value may have spaces in it). */
+const TEXT_LIMIT = 1_000;
+
+/**
+ * User input can be any size; an error message about it must not be. Every issue, so every config
+ * error, passes through here: a run of more than 200 characters without white space keeps its first
+ * 200, then a text of more than 1,000 characters its first 1,000, each followed by how many were
+ * left out. Runs rather than whole messages are cut at 200 so that messages which are long for a
+ * reason (a list of ids, a parse error's excerpt) stay whole.
+ */
+function cutLongText(text: string): string {
+  return cutAt(text.replace(LONG_RUN, (run) => cutAt(run, RUN_LIMIT)), TEXT_LIMIT);
+}
+
+function cutAt(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  // Never split a surrogate pair: half a character is not a character.
+  const end = /[\uD800-\uDBFF]/.test(text[limit - 1]!) ? limit - 1 : limit;
+  return `${text.slice(0, end)}… (${text.length - end} more characters)`;
 }
 
 export function invalid(code: string, message: string, where: { file?: string; path?: string; line?: number } = {}, hint?: string): InvalidInputError {

@@ -5,12 +5,17 @@
  * whose claims are evidenced or partial but all fall short is `partial`; otherwise (only gap,
  * parked, blocked, ... claims) it is `deviation-declared` when the package declares a deviation
  * for it, else `gap`. A claim's floor is judged in a fixed order and only the first failed
- * reason is reported, so a reader fixes one thing at a time.
+ * reason is reported, so a reader fixes one thing at a time. A requirement whose floor holds
+ * keys vkit cannot evaluate is never `satisfied`: it is `indeterminate` instead.
  *
  * Chain requirements are not judged here: they are satisfied exactly when the stack check passes,
- * so the caller passes that result in (`opts.chain`); without it they are `missing`.
+ * so the caller passes that result in (`opts.chain`); without it they are `missing`, and an
+ * undecidable stack is `indeterminate`.
+ *
+ * This is the one coverage computation: the package check runs it (`overPackage` then refuses
+ * acceptance over a package that is not valid) and every verb prints what it returned.
  */
-import { tierAtLeast, type ClaimView, type CoverageResult, type CoverageStatus, type EvidenceView, type RequirementCoverage, type RequirementView, type SpecificationCheck, type StackReport } from './model.js';
+import { tierAtLeast, type ClaimView, type CoverageCount, type CoverageResult, type CoverageStatus, type EvidenceView, type PackageCheck, type RequirementCoverage, type RequirementView, type SpecificationCheck, type StackReport } from './model.js';
 import { INDEPENDENCE } from './specification.js';
 import { isTable, tables, type Doc, type Table } from './toml.js';
 
@@ -26,36 +31,60 @@ export interface CoverageOptions {
 
 type Floor = RequirementView['evidence'];
 type Independence = Floor['independence'];
+type Judged = Pick<RequirementCoverage, 'status' | 'basis' | 'failures'>;
 
 export function computeCoverage(spec: SpecificationCheck, claims: ClaimView[], pkg: Doc, opts: CoverageOptions = {}): CoverageResult {
   const deviations = new Set(tables(pkg.data, 'deviation').map((d) => d.requirement).filter((r): r is string => typeof r === 'string'));
   const rawClaims = Array.isArray(pkg.data.claim) ? (pkg.data.claim as unknown[]) : [];
-  const requirements = spec.requirements.map((req): RequirementCoverage => {
-    const base = { requirement: req.id, mandatory: req.mandatory };
-    if (req.kind === 'chain') return { ...base, ...chainStatus(req, opts.chain?.[req.id], deviations) };
-    if (req.kind === 'cross-cutting') return { ...base, ...crossCutting(req, claims, rawClaims, deviations) };
-    const answering = claims.filter((c) => c.clause === req.id);
-    if (answering.length === 0) return { ...base, status: 'missing', basis: [], failures: [] };
-    const basis: string[] = [];
-    const failures: RequirementCoverage['failures'] = [];
-    for (const claim of answering) {
-      const reason = floorFailure(claim, req.evidence, opts);
-      if (reason === undefined) basis.push(claim.id);
-      else failures.push({ claim: claim.id, reason });
-    }
-    let status: CoverageStatus;
-    if (basis.length) status = 'satisfied';
-    else if (answering.some((c) => c.status === 'evidenced' || c.status === 'partial')) status = 'partial';
-    else status = deviations.has(req.id) ? 'deviation-declared' : 'gap';
-    return { ...base, status, basis, failures };
-  });
-  const count = (mandatory: boolean) => {
+  const judge = (req: RequirementView): Judged => {
+    if (req.kind === 'chain') return chainStatus(opts.chain?.[req.id], deviations.has(req.id));
+    if (req.kind === 'cross-cutting') return crossCutting(req, claims, rawClaims, deviations);
+    return itemCoverage(req, claims, deviations, opts);
+  };
+  const requirements = spec.requirements.map((req): RequirementCoverage => ({ requirement: req.id, mandatory: req.mandatory, ...withUnevaluatedFloor(req, judge(req)) }));
+  const count = (mandatory: boolean): CoverageCount => {
     const rs = requirements.filter((r) => r.mandatory === mandatory);
-    return { met: rs.filter((r) => r.status === 'satisfied').length, total: rs.length };
+    const indeterminate = rs.filter((r) => r.status === 'indeterminate').length;
+    return { met: rs.filter((r) => r.status === 'satisfied').length, total: rs.length, ...(indeterminate ? { indeterminate } : {}) };
   };
   const mandatory = count(true);
   // No requirement at all is never acceptable: the specification is invalid then, and nothing was checked.
   return { requirements, mandatory, optional: count(false), acceptable: mandatory.total > 0 && mandatory.met === mandatory.total };
+}
+
+/** Coverage over a package that is not a valid answer to the specification is never acceptable, whatever the counts say. */
+export function overPackage(result: CoverageResult, status: PackageCheck['status']): CoverageResult {
+  return status === 'valid' ? result : { ...result, acceptable: false, blockedBy: `the package check is ${status}` };
+}
+
+function itemCoverage(req: RequirementView, claims: ClaimView[], deviations: Set<string>, opts: CoverageOptions): Judged {
+  const answering = claims.filter((c) => c.clause === req.id);
+  if (answering.length === 0) return { status: 'missing', basis: [], failures: [] };
+  const basis: string[] = [];
+  const failures: RequirementCoverage['failures'] = [];
+  for (const claim of answering) {
+    const reason = floorFailure(claim, req.evidence, opts);
+    if (reason === undefined) basis.push(claim.id);
+    else failures.push({ claim: claim.id, reason });
+  }
+  let status: CoverageStatus;
+  if (basis.length) status = 'satisfied';
+  else if (answering.some((c) => c.status === 'evidenced' || c.status === 'partial')) status = 'partial';
+  else status = deviations.has(req.id) ? 'deviation-declared' : 'gap';
+  return { status, basis, failures };
+}
+
+/**
+ * A floor with keys vkit cannot evaluate never computes satisfied: what the evaluated part would
+ * satisfy is `indeterminate` (its basis named in the reason, never as a basis a decision could
+ * rely on); any other status already fails on what was evaluated and stays, with the keys named.
+ */
+function withUnevaluatedFloor(req: RequirementView, judged: Judged): Judged {
+  if (!req.unevaluated.length) return judged;
+  const reason = `not evaluated: ${req.unevaluated.join(', ')} (this vkit cannot evaluate ${req.unevaluated.length === 1 ? 'it' : 'them'})`;
+  if (judged.status !== 'satisfied') return { ...judged, failures: [...judged.failures, { claim: '(floor)', reason }] };
+  const rest = judged.basis.length ? `${judged.basis.join(', ')} ${judged.basis.length === 1 ? 'meets' : 'meet'} the rest` : 'the rest is met';
+  return { status: 'indeterminate', basis: [], failures: [{ claim: '(floor)', reason: `${reason}; ${rest}` }, ...judged.failures] };
 }
 
 /**
@@ -100,8 +129,8 @@ export function floorFailure(claim: ClaimView, floor: Floor, opts: CoverageOptio
   return undefined;
 }
 
-/** The validator's first weight refusal reason, without its `WEIGHT REFUSED:` prefix. */
-const refusal = (claim: ClaimView) => (claim.weightRefusals[0] ?? 'not granted').replace(/^WEIGHT REFUSED:\s*/, '');
+/** The validator's first reason for not granting a requested weight (there is always one). */
+const refusal = (claim: ClaimView) => claim.weightRefusals[0]!;
 
 /** The records a floor relies on: the passing ones, plus the witness control record when a control is required. */
 function reliedOnRecords(claim: ClaimView, floor: Floor): EvidenceView[] {
@@ -123,7 +152,7 @@ function authorLevel(author: string | undefined, opts: CoverageOptions): Indepen
   return 'third-party';
 }
 
-function crossCutting(req: RequirementView, claims: ClaimView[], rawClaims: unknown[], deviations: Set<string>): Pick<RequirementCoverage, 'status' | 'basis' | 'failures'> {
+function crossCutting(req: RequirementView, claims: ClaimView[], rawClaims: unknown[], deviations: Set<string>): Judged {
   const over = req.over ?? [];
   const candidates = claims.filter((c) => c.status === 'evidenced' && (over === 'all' || (c.clause !== undefined && over.includes(c.clause))));
   const basis: string[] = [];
@@ -156,11 +185,12 @@ function demandFailure(claim: ClaimView, raw: Table, demands: RequirementView['d
   return undefined;
 }
 
-function chainStatus(req: RequirementView, stack: StackReport['status'] | undefined, deviations: Set<string>): Pick<RequirementCoverage, 'status' | 'basis' | 'failures'> {
+/** An undecidable stack stays indeterminate even under a declared deviation: nothing says it is unmet. */
+function chainStatus(stack: StackReport['status'] | undefined, declared: boolean): Judged {
   if (stack === 'pass') return { status: 'satisfied', basis: [], failures: [] };
-  const reason = stack === 'fail' ? 'the stack check fails' : stack === 'indeterminate' ? 'the stack check is indeterminate' : 'the stack was not checked';
-  const failures = [{ claim: '(stack)', reason }];
-  if (deviations.has(req.id)) return { status: 'deviation-declared', basis: [], failures };
+  if (stack === 'indeterminate') return { status: 'indeterminate', basis: [], failures: [{ claim: '(stack)', reason: 'the stack check is indeterminate' }] };
+  const failures = [{ claim: '(stack)', reason: stack === 'fail' ? 'the stack check fails' : 'the stack was not checked' }];
+  if (declared) return { status: 'deviation-declared', basis: [], failures };
   return { status: stack === 'fail' ? 'gap' : 'missing', basis: [], failures };
 }
 
@@ -171,6 +201,16 @@ export function renderCoverage(result: CoverageResult): string[] {
     lines.push(`${r.requirement}: ${r.status} [${r.mandatory ? 'mandatory' : 'optional'}] basis=[${r.basis.map((b) => `'${b}'`).join(', ')}]`);
     for (const f of r.failures) lines.push(`  ${f.claim}: ${f.reason}`);
   }
-  lines.push(`summary: mandatory ${result.mandatory.met}/${result.mandatory.total}, optional ${result.optional.met}/${result.optional.total}, acceptable=${result.acceptable}`);
+  return [...lines, ...summaryLines('summary', result)];
+}
+
+/**
+ * `<label>: mandatory 0/1 (1 indeterminate), optional 1/1, acceptable=false`, then why it is not
+ * acceptable when the counts alone do not say it. `coverage`, `check-package` and `render` print these.
+ */
+export function summaryLines(label: string, result: CoverageResult): string[] {
+  const count = (c: CoverageCount) => `${c.met}/${c.total}${c.indeterminate ? ` (${c.indeterminate} indeterminate)` : ''}`;
+  const lines = [`${label}: mandatory ${count(result.mandatory)}, optional ${count(result.optional)}, acceptable=${result.acceptable}`];
+  if (result.blockedBy) lines.push(`not acceptable: ${result.blockedBy} (see above)`);
   return lines;
 }

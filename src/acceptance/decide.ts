@@ -4,7 +4,9 @@
  *
  * The draft never claims more than the documents show: every run is `not-run` (nobody has re-run
  * anything yet), a requirement is `satisfied` only when coverage (or, for a chain requirement, the
- * stack check) says so, anything else is `unsatisfied`, the verdict comes from the verdict table,
+ * stack check) says so, anything else is `unsatisfied` (an `indeterminate` requirement too: what
+ * vkit cannot evaluate is never drafted satisfied; the decide verb refuses an indeterminate package
+ * before drafting), the verdict comes from the verdict table,
  * and the binds carry the current hashes. Under `re-execute-all` such a draft is refused by
  * check-decision until the consumer records a passing run per basis claim (said in a NOTE).
  */

@@ -10,6 +10,7 @@
  */
 import { m11Digest, parseM11, type M11Domain } from '../hash/index.js';
 import { isRfc3339, parseIsoDate } from './dates.js';
+import { digestsDiffer } from './digests.js';
 import { judgeEffect } from './effect.js';
 import type { DecisionCheck, DecisionContext, DecisionPaths, PackageCheck, RequirementCoverage, RequirementView } from './model.js';
 import { checkPackage } from './package.js';
@@ -38,7 +39,6 @@ export async function checkDecisionFiles(paths: DecisionPaths, ctx: DecisionCont
 const q = (v: unknown) => (v === undefined ? 'nothing' : typeof v === 'string' ? `'${v}'` : JSON.stringify(v));
 const nonEmpty = (v: unknown): v is string => typeof v === 'string' && v.trim().length > 0;
 const oneOf = (values: readonly string[]) => values.join(', ');
-const short = (digest: string) => (digest.length > 40 ? `${digest.slice(0, digest.indexOf(':sha-512:') + 9 + 16)}...` : digest);
 
 /** The worst of several runs on one claim: fail > error > not-run > pass. */
 const RUN_RANK: Record<string, number> = { pass: 0, 'not-run': 1, error: 2, fail: 3 };
@@ -206,13 +206,19 @@ export function judgeDecision(decisionDoc: Doc, specDoc: Doc, pkgDoc: Doc, pkg: 
 function mergeUnique(into: Findings, ...sources: Findings[]): void {
   const key = (x: Finding) => `${x.level}\u0000${x.file}\u0000${x.message}\u0000${x.line ?? ''}`;
   const seen = new Set<string>();
+  // A Set, not includes(): a specification may carry 100,000 unevaluable keys (quadratic otherwise).
+  const reasons = new Set(into.indeterminateReasons);
   for (const src of sources) {
     for (const x of src.list) {
       if (seen.has(key(x))) continue;
       seen.add(key(x));
       into.list.push(x);
     }
-    for (const r of src.indeterminateReasons) if (!into.indeterminateReasons.includes(r)) into.indeterminateReasons.push(r);
+    for (const r of src.indeterminateReasons) {
+      if (reasons.has(r)) continue;
+      reasons.add(r);
+      into.indeterminateReasons.push(r);
+    }
   }
 }
 
@@ -233,7 +239,7 @@ function bindHash(f: Findings, value: unknown, domain: M11Domain, doc: Doc, what
   }
   const now = m11Digest(domain, doc.bytes);
   if (now === value) return false;
-  f.error(`${STALE}: the ${what} ${doc.file} changed since the decision (bound ${short(value as string)}, presented ${short(now)})`, at);
+  f.error(`${STALE}: the ${what} ${doc.file} changed since the decision (bound and presented digests ${digestsDiffer(value as string, now)})`, at);
   return true;
 }
 
@@ -315,8 +321,8 @@ function judgeDisposition(f: Findings, x: DispositionInput): void {
     // A chain requirement records the stack result: coverage carries it per requirement (satisfied exactly when its stack check passes).
     const covered = cov !== undefined ? cov.status === 'satisfied' : req.kind === 'chain' && x.pkg.stack?.status === 'pass';
     const covText = req.kind === 'chain' ? `the stack check ${covered ? 'passes' : `does not pass (coverage ${cov?.status ?? 'none'})`}` : `coverage computes ${cov?.status ?? 'nothing'}`;
-    // An undecidable stack makes the whole decision indeterminate (exit 3), not invalid.
-    const undecided = req.kind === 'chain' && !covered && x.pkg.status === 'indeterminate';
+    // What coverage cannot decide (an undecidable stack, a floor vkit cannot evaluate) makes the whole decision indeterminate (exit 3), not invalid.
+    const undecided = cov?.status === 'indeterminate';
     if (status === 'satisfied') {
       if (!covered && !undecided) f.error(`disposition ${q(req.id)}: 'satisfied' but ${covText}: a disposition cannot claim more than the computed coverage`, [...at, 'status']);
       if (req.kind !== 'chain' && basis.length === 0 && covered) f.error(`disposition ${q(req.id)}: 'satisfied' needs a basis (the claims relied on)`, [...at, 'basis']);

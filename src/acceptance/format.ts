@@ -17,7 +17,7 @@ import type { ClaimView, EvidenceView, FormatOptions, FormatResult, SelfVerify, 
 import { insideRoot } from './paths.js';
 import { noteRead } from './reads.js';
 import { resolveProfile, type ResolvedProfile } from './profiles.js';
-import { Findings, type Verdict } from './report.js';
+import { Findings, type Finding, type Verdict } from './report.js';
 import { claimTier, FAMILY_CEILING, isTier, recordTier, REFERENCE_FAMILY, tierRank, weaker } from './tiers.js';
 import { isTable, parseDoc, str, table, tables, type Doc, type FieldPath, type Table } from './toml.js';
 import { FORMAT_ID, PROTOCOL_ID, refuseVersion03 } from './versions.js';
@@ -77,6 +77,8 @@ interface Ctx {
   profile?: ResolvedProfile;
   /** Manifest digests of the packages being validated (citation cycles). */
   stack: readonly string[];
+  /** --root with its symbolic links resolved, asked once per document rather than once per path. */
+  realRoot?: Promise<string>;
 }
 
 export async function validateFormat(doc: Doc, opts: FormatOptions): Promise<FormatResult> {
@@ -176,7 +178,7 @@ async function pathInRoot(ctx: Ctx, base: string, rel: unknown, label: string, p
     return undefined;
   }
   try {
-    const [real, realRoot] = await Promise.all([realpath(inside), realpath(root)]);
+    const [real, realRoot] = await Promise.all([realpath(inside), (ctx.realRoot ??= realpath(root))]);
     const back = relative(realRoot, real);
     if (back === '..' || back.startsWith('..' + sep) || isAbsolute(back)) {
       ctx.f.error(`${label} '${rel}' leads outside --root through a symbolic link`, path);
@@ -349,7 +351,7 @@ function checkCoverage(ctx: Ctx, count: number): void {
 
 async function checkClaim(ctx: Ctx, c: Table, i: number, seen: Set<string>): Promise<ClaimView> {
   const f = ctx.f;
-  const errorsBefore = f.errors;
+  const findingsBefore = f.list.length;
   const at = (...k: (string | number)[]): FieldPath => ['claim', i, ...k];
   const id = nonempty(c.id) ? c.id : undefined;
   const label = id ? `claim '${id}'` : `claim[${i}]`;
@@ -408,6 +410,7 @@ async function checkClaim(ctx: Ctx, c: Table, i: number, seen: Set<string>): Pro
   }
 
   const refusals = weightRefusals(c, evidence);
+  const ownErrors = f.list.slice(findingsBefore).filter((x) => x.level === 'ERROR');
   for (const reason of refusals) {
     const msg = `${label}: WEIGHT REFUSED: ${reason}`;
     if (ctx.opts.strictWeight) f.error(msg, at('weight'));
@@ -422,14 +425,21 @@ async function checkClaim(ctx: Ctx, c: Table, i: number, seen: Set<string>): Pro
     status: status ?? String(c.status),
     grade,
     weightRequested: weighted,
-    // A claim with any error of its own is never weighted, whatever the rules say.
-    weightGranted: weighted && refusals.length === 0 && f.errors === errorsBefore,
-    weightRefusals: refusals,
+    // A claim with any error of its own is never weighted, whatever the rules say; the reason names the error.
+    weightGranted: weighted && refusals.length === 0 && ownErrors.length === 0,
+    weightRefusals: weighted && ownErrors.length ? [...refusals, ownErrorReason(ownErrors, label)] : refusals,
     tier: claimTier(evidence),
     evidence,
     witnessed,
     selfVerify,
   };
+}
+
+/** `the claim has an error of its own (line 27): unknown key 'x' (...) (and 1 more)`, the message without the claim's label. */
+function ownErrorReason(errors: Finding[], label: string): string {
+  const first = errors[0]!;
+  const message = first.message.startsWith(label) ? first.message.slice(label.length).replace(/^:?\s*/, '') : first.message;
+  return `the claim has an error of its own${first.line ? ` (line ${first.line})` : ''}: ${message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`;
 }
 
 function checkSelfVerify(ctx: Ctx, c: Table, i: number, label: string): SelfVerify | undefined {

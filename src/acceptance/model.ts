@@ -42,7 +42,11 @@ export interface ClaimView {
   weightRequested: boolean;
   /** Requested and every weight rule holds. */
   weightGranted: boolean;
-  /** `WEIGHT REFUSED: ...` reasons (without the claim prefix). */
+  /**
+   * Why a requested weight is not granted: the `WEIGHT REFUSED: ...` reasons (without the claim
+   * prefix), then the claim's own first error when it has any (an error of its own refuses weight
+   * too). Never empty when weight is requested and not granted.
+   */
   weightRefusals: string[];
   /** Strongest passing record's tier, capped by the family ceiling; undefined without passing evidence. */
   tier?: Tier;
@@ -167,6 +171,11 @@ export interface RequirementView {
     /** Field -> required whole value. */
     fields_exact: Record<string, string>;
   };
+  /**
+   * What this vkit cannot evaluate of the requirement's floor (`evidence.coverage_min`,
+   * `[acceptance].assurance_class 'iec-61508/3'`): coverage never computes such a requirement satisfied.
+   */
+  unevaluated: string[];
 }
 
 export interface SpecificationCheck {
@@ -180,7 +189,15 @@ export interface SpecificationCheck {
   binding: boolean;
 }
 
-export type CoverageStatus = 'satisfied' | 'partial' | 'deviation-declared' | 'gap' | 'missing';
+/** `indeterminate`: nothing the claims show fails, but part of the floor cannot be evaluated (or the stack check cannot decide). */
+export type CoverageStatus = 'satisfied' | 'partial' | 'deviation-declared' | 'gap' | 'missing' | 'indeterminate';
+
+export interface CoverageCount {
+  met: number;
+  total: number;
+  /** Requirements whose coverage is indeterminate; present only when there are some. */
+  indeterminate?: number;
+}
 
 export interface RequirementCoverage {
   requirement: string;
@@ -194,9 +211,12 @@ export interface RequirementCoverage {
 
 export interface CoverageResult {
   requirements: RequirementCoverage[];
-  mandatory: { met: number; total: number };
-  optional: { met: number; total: number };
+  mandatory: CoverageCount;
+  optional: CoverageCount;
+  /** Every mandatory requirement satisfied, over a valid package. */
   acceptable: boolean;
+  /** Why the record is not acceptable whatever the counts say: `the package check is indeterminate`. */
+  blockedBy?: string;
 }
 
 export interface PackageCheck {

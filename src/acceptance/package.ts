@@ -8,7 +8,8 @@
  * stack check passes. Reads files (through the format, subject and stack checks), runs nothing.
  */
 import { m11Digest, parseM11 } from '../hash/index.js';
-import { computeCoverage } from './coverage.js';
+import { computeCoverage, overPackage } from './coverage.js';
+import { digestsDiffer } from './digests.js';
 import { validateFormat } from './format.js';
 import type { DecisionContext, PackageCheck, SpecificationCheck, StackReport } from './model.js';
 import { Findings } from './report.js';
@@ -26,7 +27,6 @@ const COMMIT = /^[0-9a-f]{40}$/;
 
 const q = (v: unknown) => (v === undefined ? 'nothing' : typeof v === 'string' ? `'${v}'` : JSON.stringify(v));
 const nonEmpty = (v: unknown): v is string => typeof v === 'string' && v.trim().length > 0;
-const abbrev = (digest: string) => (digest.length > 48 ? `${digest.slice(0, 48)}...` : digest);
 
 export async function checkPackage(pkg: Doc, spec: Doc, ctx: DecisionContext): Promise<PackageCheck> {
   refuseVersion03(pkg);
@@ -70,12 +70,12 @@ export async function checkPackage(pkg: Doc, spec: Doc, ctx: DecisionContext): P
   });
 
   // An unmet mandatory requirement must be declared, never left for the consumer to discover.
-  // Skipped where the evidence could not be judged (indeterminate): that status already blocks.
+  // Skipped where the evidence or the floor could not be judged (indeterminate): that status already blocks.
   const deviations = new Set(tables(pkg.data, 'deviation').map((d) => d.requirement));
   const undecided = format.verdict === 'INDETERMINATE';
   for (const r of coverage.requirements) {
     if (!r.mandatory || r.status === 'satisfied' || deviations.has(r.requirement)) continue;
-    if (undecided || chain[r.requirement] === 'indeterminate') continue;
+    if (undecided || r.status === 'indeterminate') continue;
     f.error(`requirement '${r.requirement}' is mandatory and coverage is '${r.status}', but no [[deviation]] names it`);
   }
 
@@ -84,7 +84,7 @@ export async function checkPackage(pkg: Doc, spec: Doc, ctx: DecisionContext): P
   findings.merge(format.findings);
   findings.merge(f);
   const status: PackageCheck['status'] = findings.errors > 0 ? 'invalid' : findings.indeterminateReasons.length > 0 ? 'indeterminate' : 'valid';
-  return { findings, format, spec: specCheck, coverage, ...(stack ? { stack } : {}), status };
+  return { findings, format, spec: specCheck, coverage: overPackage(coverage, status), ...(stack ? { stack } : {}), status };
 }
 
 /** `[specification] id, hash, requirements_total` against the presented specification's bytes. */
@@ -102,7 +102,7 @@ export function checkSpecificationBinding(pkg: Doc, spec: Doc, specCheck: Specif
   } else if (parseM11(b.hash)?.domain !== 'specification') {
     f.error(`[specification].hash must be 'specification:sha-512:<128 lowercase hex>', got ${q(b.hash)}`, ['specification', 'hash']);
   } else if (b.hash !== computed) {
-    f.error(`[specification].hash does not match ${spec.file}: recorded ${abbrev(b.hash as string)}, computed ${abbrev(computed)} (the specification changed since the package bound it; \`vkit acceptance digest --domain specification ${spec.file}\` prints the current hash)`, ['specification', 'hash']);
+    f.error(`[specification].hash does not match ${spec.file}: recorded and computed digests ${digestsDiffer(b.hash as string, computed)} (the specification changed since the package bound it; \`vkit acceptance digest --domain specification ${spec.file}\` prints the current hash)`, ['specification', 'hash']);
   }
   const total = specCheck.requirements.length;
   if (b.requirements_total !== total) f.error(`[specification].requirements_total ${q(b.requirements_total)} does not equal the specification's ${total} requirement${total === 1 ? '' : 's'}`, ['specification', 'requirements_total']);

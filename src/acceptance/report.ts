@@ -18,10 +18,16 @@ export interface Finding {
 
 export type Verdict = 'PASS' | 'FAIL' | 'INDETERMINATE' | 'PASS-PROSPECTIVE';
 
-/** Collects the findings about one document; `indeterminate` marks an unresolvable reference. */
+/**
+ * Collects the findings about one document; `indeterminate` marks an unresolvable reference.
+ * `list` only ever grows (callers may push onto it too): the counts tally the entries added since
+ * they were last asked for, as validators ask after every claim and a package may hold thousands.
+ */
 export class Findings {
   readonly list: Finding[] = [];
   indeterminateReasons: string[] = [];
+  private readonly tally: Record<Level, number> = { ERROR: 0, WARN: 0, NOTE: 0 };
+  private tallied = 0;
   constructor(
     readonly file: string,
     private readonly doc?: Doc,
@@ -44,14 +50,19 @@ export class Findings {
     this.add('WARN', `INDETERMINATE: ${message}`, path);
   }
   get errors(): number {
-    return this.list.filter((f) => f.level === 'ERROR').length;
+    return this.count('ERROR');
   }
   get warnings(): number {
-    return this.list.filter((f) => f.level === 'WARN').length;
+    return this.count('WARN');
   }
+  private count(level: Level): number {
+    for (; this.tallied < this.list.length; this.tallied++) this.tally[this.list[this.tallied]!.level]++;
+    return this.tally[level];
+  }
+  /** One push per entry: spreading a list of some 100,000 findings as arguments overflows the stack. */
   merge(other: Findings): void {
-    this.list.push(...other.list);
-    this.indeterminateReasons.push(...other.indeterminateReasons);
+    for (const finding of other.list) this.list.push(finding);
+    for (const reason of other.indeterminateReasons) this.indeterminateReasons.push(reason);
   }
 }
 
@@ -75,5 +86,7 @@ export function verdictExit(v: Verdict): 0 | 1 | 3 {
 export interface Outcome<J = unknown> {
   exitCode: number;
   lines: string[];
+  /** Lines for stderr beside the answer (a verdict a reader redirecting stdout must still see). */
+  stderr?: string[];
   json: J;
 }

@@ -69,6 +69,8 @@ export function checkSpecification(doc: Doc): SpecificationCheck {
   const binding = checkBinding(d, document, consumer, f);
   const acceptance = checkAcceptance(d, [consumer, producer], f);
   const requirements = checkRequirements(d, f);
+  // An assurance class sets floors for every requirement; with no class table none of them is evaluated in full.
+  if (acceptance?.assurance_class !== undefined) for (const r of requirements) r.unevaluated.push(`[acceptance].assurance_class ${q(acceptance.assurance_class)}`);
 
   return {
     findings: f,
@@ -209,6 +211,7 @@ function checkRequirements(d: Table, f: Findings): RequirementView[] {
       waivable: r.waivable === true,
       kind: kind as RequirementView['kind'],
       evidence: { weighted_required: true, control_required: false, freshness: 'any', independence: 'none', methods: [] },
+      unevaluated: [],
     };
     const forbidden = (keys: readonly string[], what: string) => {
       for (const k of keys) if (r[k] !== undefined) f.error(`${ctx}: ${what} requirement must not carry ${k === 'over' ? "'over'" : `[requirement.${k}]`}`, at(k));
@@ -216,7 +219,10 @@ function checkRequirements(d: Table, f: Findings): RequirementView[] {
     if (kind === 'item') {
       forbidden(['demands', 'over', 'chain'], 'an item');
       if (!isTable(r.evidence)) f.error(`${ctx}: an item requirement needs [requirement.evidence]`, at());
-      else view.evidence = checkFloor(r.evidence, ctx, at('evidence'), f);
+      else {
+        view.evidence = checkFloor(r.evidence, ctx, at('evidence'), f);
+        view.unevaluated = unevaluatedKeys(r.evidence, EVIDENCE_FIELDS, 'evidence', 'a floor', ctx, at('evidence'), f);
+      }
     } else if (kind === 'cross-cutting') {
       forbidden(['evidence', 'chain'], 'a cross-cutting');
       checkCrossCutting(r, view, ctx, at, ids, f);
@@ -240,10 +246,6 @@ function checkFloor(ev: Table, ctx: string, at: FieldPath, f: Findings): Require
   expect(f, (FRESHNESS as readonly unknown[]).includes(ev.freshness), `${ctx}: evidence.freshness must be one of ${oneOf(FRESHNESS)}, got ${q(ev.freshness)}`, p('freshness'));
   expect(f, (INDEPENDENCE as readonly unknown[]).includes(ev.independence), `${ctx}: evidence.independence must be one of ${oneOf(INDEPENDENCE)}, got ${q(ev.independence)}`, p('independence'));
   if (ev.methods !== undefined) expect(f, stringList(ev.methods) && ev.methods.length > 0, `${ctx}: evidence.methods must be a non-empty list of evidence kinds`, p('methods'));
-  for (const k of Object.keys(ev)) {
-    // A floor vkit cannot evaluate (coverage_min, build_inputs_required, profile floors, ...) is never skipped.
-    if (!EVIDENCE_FIELDS.includes(k)) f.indeterminate(`${ctx}: evidence.${k} is a floor this vkit cannot evaluate`, p(k));
-  }
   return {
     min_tier: isTier(ev.min_tier) ? ev.min_tier : undefined,
     weighted_required: ev.weighted_required !== false,
@@ -284,7 +286,7 @@ function checkCrossCutting(r: Table, view: RequirementView, ctx: string, at: (..
     }
     return v as Record<string, string>;
   };
-  for (const k of Object.keys(dm)) if (!DEMAND_FIELDS.includes(k)) f.indeterminate(`${ctx}: demands.${k} is a demand this vkit cannot evaluate`, p(k));
+  view.unevaluated = unevaluatedKeys(dm, DEMAND_FIELDS, 'demands', 'a demand', ctx, at('demands'), f);
   view.demands = {
     min_tier: isTier(dm.min_tier) ? dm.min_tier : undefined,
     weighted_required: dm.weighted_required === true,
@@ -292,6 +294,17 @@ function checkCrossCutting(r: Table, view: RequirementView, ctx: string, at: (..
     fields: strMap('fields'),
     fields_exact: strMap('fields_exact'),
   };
+}
+
+/**
+ * The keys of a floor (`evidence`) or demands table vkit cannot evaluate (coverage_min,
+ * build_inputs_required, profile floors, ...): never skipped, each makes the specification
+ * indeterminate and is returned (`evidence.coverage_min`) for the requirement to carry.
+ */
+function unevaluatedKeys(t: Table, known: readonly string[], section: 'evidence' | 'demands', what: string, ctx: string, at: FieldPath, f: Findings): string[] {
+  const keys = Object.keys(t).filter((k) => !known.includes(k));
+  for (const k of keys) f.indeterminate(`${ctx}: ${section}.${k} is ${what} this vkit cannot evaluate`, [...at, k]);
+  return keys.map((k) => `${section}.${k}`);
 }
 
 function checkChainFields(chain: unknown, ctx: string, at: FieldPath, f: Findings): void {

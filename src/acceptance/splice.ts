@@ -345,6 +345,41 @@ export function renameTable(text: string, from: string, to: string): string {
   return out;
 }
 
+/**
+ * Renames the key at `path` (a bare key written on its own line, `statement = ...`) to the bare
+ * key `to`, keeping its value, alignment and comment. Dotted or quoted spellings are left to a human.
+ */
+export function renameKey(text: string, path: FieldPath, to: string): string {
+  const scan = scanToml(text);
+  const key = findKey(scan, path);
+  const from = String(path.at(-1));
+  if (!key) throw new SpliceError(`no \`${from}\` key to rename`);
+  const line = scan.lines[key.line]!;
+  const m = /^[A-Za-z0-9_-]+$/.test(from) ? new RegExp(`^([ \\t]*)${from}(?=[ \\t]*=)`).exec(line) : null;
+  if (!m) throw new SpliceError(`\`${from}\` on line ${key.line + 1} is not a bare key on its own line`);
+  const start = scan.offsets[key.line]! + m[1]!.length;
+  // A shorter name is padded so an aligned `=` stays where it was.
+  const spaced = line[m[0].length] === ' ' || line[m[0].length] === '\t';
+  const name = spaced && to.length < from.length ? to.padEnd(from.length) : tomlKey(to);
+  return text.slice(0, start) + name + text.slice(start + from.length);
+}
+
+/**
+ * Inserts comment lines above 0-based lines of the text, each indented like the line it
+ * annotates (`-1`: at the top). Comments change no data, so callers may add them last.
+ */
+export function insertComments(text: string, above: ReadonlyMap<number, readonly string[]>): string {
+  const scan = scanToml(text);
+  let out = text;
+  for (const line of [...above.keys()].sort((a, b) => b - a)) {
+    const target = line >= 0 && line < scan.lines.length ? line : -1;
+    const indent = target < 0 ? '' : indentOf(scan.lines[target]!);
+    const comments = above.get(line)!.map((c) => `# ${c.replace(/[\r\n]+/g, ' ')}`);
+    out = insertLines(out, scan, target - 1, comments, indent);
+  }
+  return out;
+}
+
 /** One changed region of a line diff: 1-based line numbers in the old and new text. */
 export interface Hunk {
   oldLine: number;

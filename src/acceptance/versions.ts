@@ -1,7 +1,10 @@
 /**
- * 0.4.0 refuses 0.3 documents (exit 2) and names the migration verb. 0.3 is recognised by its
+ * 0.4.0 refuses 0.3 documents (exit 2) and says what to do instead. 0.3 is recognised by its
  * format id (`acceptance/0.3`, or `acceptance/0` as the 0.3.2 reference writes it), its protocol id (`acceptance-protocol/0`), a `contract` document
- * kind or a `[contract]` binding table.
+ * kind or a `[contract]` binding table. A 0.3 specification or package is converted with
+ * `vkit acceptance migrate`; a 0.3 decision cannot be (migrate refuses decisions: a decision is
+ * the consumer's judgement of exact bytes, and migrating changes the bytes it judged), so its
+ * refusal points at issuing a new decision instead.
  */
 import { invalid } from '../errors.js';
 import { str, table, type Doc } from './toml.js';
@@ -18,7 +21,14 @@ export function isVersion03(doc: Doc): boolean {
 }
 
 export function refuseVersion03(doc: Doc): void {
-  if (isVersion03(doc)) {
-    throw invalid('ERR_ACCEPTANCE_VERSION', `${doc.file} is an acceptance 0.3 document; this vkit checks 0.4.0 only`, { file: doc.file }, `Convert it with \`vkit acceptance migrate ${doc.file}\` (add --write to apply); decisions are never migrated: issue a new one.`);
+  if (!isVersion03(doc)) return;
+  if (str(table(doc.data, 'document'), 'kind') === 'decision') {
+    throw invalid(
+      'ERR_ACCEPTANCE_VERSION',
+      `${doc.file} is an acceptance 0.3 decision; this vkit checks 0.4.0 only`,
+      { file: doc.file },
+      'A 0.3 decision cannot be migrated (`vkit acceptance migrate` refuses decisions): migrate its specification and package with `vkit acceptance migrate`, then issue a new 0.4 decision with `vkit acceptance decide` against the migrated specification and package.',
+    );
   }
+  throw invalid('ERR_ACCEPTANCE_VERSION', `${doc.file} is an acceptance 0.3 document; this vkit checks 0.4.0 only`, { file: doc.file }, `Convert it with \`vkit acceptance migrate ${doc.file}\` (add --write to apply); decisions are never migrated: issue a new one.`);
 }

@@ -102,7 +102,7 @@ export function hashPath(absPath: string, hashMode: HashMode, cache: FileStateCa
     if (counter) counter.reused++;
     return { mode, sha256: reused, fingerprint };
   }
-  const sha256 = st.size > BigInt(CHUNK) ? largeDigest(absPath, hashMode) : digestOf(readFileSync(absPath), hashMode);
+  const sha256 = st.size > BigInt(CHUNK) ? streamDigest(absPath, hashMode) : digestOf(readFileSync(absPath), hashMode);
   if (counter) counter.hashed++;
   // Only remember a digest whose file did not move under us while it was read; the fingerprint
   // returned is the one from before the read, so a later comparison still sees the change.
@@ -116,27 +116,57 @@ function digestOf(bytes: Buffer, hashMode: HashMode): string {
 }
 
 /**
- * The digest `digestOf` would give, without reading a large file into a fresh allocation (which
- * costs about as much as hashing it). Raw mode, and text mode for a binary file (NUL in the first
- * 8,000 bytes), stream the raw bytes; a large text file still goes whole through `textDigest`, since
- * CRLF normalisation needs it.
+ * The digest `digestOf` would give, read through one reused buffer: a large file is never read into
+ * a fresh allocation (which costs about as much as hashing it, and fails past 2 GiB). Text mode
+ * normalises CRLF while streaming, unless the file is binary (NUL in the first 8,000 bytes). The
+ * CAS verifies blobs with it too (raw).
  */
-function largeDigest(absPath: string, hashMode: HashMode): string {
+export function streamDigest(absPath: string, hashMode: HashMode): string {
   chunk ??= Buffer.allocUnsafe(CHUNK);
   const fd = openSync(absPath, 'r');
   try {
     let n = fill(fd, chunk);
-    if (hashMode === 'text' && !isBinary(chunk.subarray(0, n))) return digestOf(readFileSync(absPath), hashMode);
     const hash = sha256Stream();
+    const update = hashMode === 'text' && !isBinary(chunk.subarray(0, n)) ? crlfToLf(hash.update) : hash.update;
     while (n > 0) {
-      hash.update(chunk.subarray(0, n));
+      update(chunk.subarray(0, n));
       n = fill(fd, chunk);
     }
+    update(new Uint8Array(0)); // a CR held back at the very end is a lone CR: written now
     return hash.digest();
   } finally {
     closeSync(fd);
   }
 }
+
+/**
+ * A sink that passes bytes on with every CRLF turned into LF, across chunk boundaries: a CR ending
+ * one chunk is held until the next chunk's first byte says whether it starts a CRLF. An empty chunk
+ * ends the stream (a held CR is then written as it is).
+ */
+function crlfToLf(sink: (bytes: Uint8Array) => void): (bytes: Buffer | Uint8Array) => void {
+  let heldCr = false;
+  return (bytes) => {
+    const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if (heldCr && buf[0] !== 0x0a) sink(CR);
+    heldCr = false;
+    let from = 0;
+    for (let cr = buf.indexOf(0x0d); cr !== -1; cr = buf.indexOf(0x0d, cr + 1)) {
+      if (cr === buf.length - 1) {
+        sink(buf.subarray(from, cr));
+        heldCr = true;
+        return;
+      }
+      if (buf[cr + 1] === 0x0a) {
+        sink(buf.subarray(from, cr));
+        from = cr + 1;
+      }
+    }
+    sink(buf.subarray(from));
+  };
+}
+
+const CR = Buffer.from('\r');
 
 /** Reads until the buffer is full or the file ends, so the first chunk always holds the first 8,000 bytes. */
 function fill(fd: number, buf: Buffer): number {

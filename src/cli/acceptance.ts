@@ -41,6 +41,7 @@ export function pairs(flag: string, values: string[] | undefined): Record<string
 }
 
 export function printOutcome(outcome: Outcome, json: boolean | undefined): number {
+  if (outcome.stderr?.length) process.stderr.write(outcome.stderr.join('\n') + '\n');
   if (json) printJson(outcome.json);
   else if (outcome.lines.length) process.stdout.write(outcome.lines.join('\n') + '\n');
   return outcome.exitCode;
@@ -185,12 +186,25 @@ record_hash forms become record:sha-512); one that does not match is reported, n
 Give a package together with its specification, or let migrate find the specification through the
 package's [spec] path (it is then migrated too). Text is spliced: comments and layout stay.
 
+An authority written "Name / role" becomes the party's name (the role fills that party's missing
+role), a deviation's statement becomes its reason, an absent control_required is written as 0.3's
+default (false). A retired bare sha-512: binding is refused, as 0.3.2 refuses it.
+
+Fields without a 0.4 meaning (band, semantics, [[filler]], extra [contract] keys, a gap claim without
+gap_reason, a party without role, ...) are never dropped or guessed: each is listed as
+NEEDS-ATTENTION <file>:<line> <field>: <what 0.4 wants>, and marked in the output with a
+"# TODO(vkit migrate)" comment above its line. Migrate then runs the 0.4 validators on the text it
+writes (check-spec; check-package against the specification the package binds) and prints each
+verdict (VALIDATE <file>: VALID|INVALID|INDETERMINATE); anything they still refuse is listed too.
+
 Without --write, prints the changed lines of each file and writes nothing. With --write, writes
-every file, or none when any file cannot be migrated. A file already at 0.4 is left unchanged.
+every file (items needing attention included, marked), or none when any file cannot be migrated
+safely (a hash it cannot verify). A file already at 0.4 is left unchanged.
 Decisions are never migrated (exit 2): the consumer must issue a new decision.
 
-Exit codes: 0 migrated, previewed or unchanged; 1 a file cannot be migrated safely (nothing
-written); 2 usage errors, a decision, or a document that cannot be read or parsed.
+Exit codes: 0 migrated (or previewed, or unchanged) with every output valid and nothing needing
+attention; 1 "migrated with N items needing attention", or a file cannot be migrated safely
+(nothing written); 2 usage errors, a decision, or a document that cannot be read or parsed.
 `,
   'acceptance run': `Usage: vkit acceptance run P [--claim ID]... --yes-run-commands [--timeout S] [--root DIR] [--json]
 
@@ -241,18 +255,22 @@ match; every claim's clause resolves; every item requirement has a claim; every 
 coverage does not find satisfied has a [[deviation]] {requirement, kind, reason}; the subject has one
 certified identity and the presented bytes are its bytes; required profiles are present; every chain
 requirement's stack check passes (--store maps acceptor names to stores, --tree says where a commit's
-bytes are). Prints the findings, the coverage and a verdict line.
+bytes are). Prints the findings, the coverage (the one computation every verb shows: acceptable
+only over a valid package) and a verdict line.
 
 Exit: 0 valid (whatever the coverage), 1 invalid, 2 unreadable or usage, 3 indeterminate.
 `,
   'acceptance coverage': `Usage: vkit acceptance coverage P --spec S [--store NAME=DIR ...] [--tree COMMIT=DIR ...] [--root DIR] [--json]
 
-Per requirement of S: satisfied | partial | deviation-declared | gap | missing, with the claims that
-meet the floor as basis and the first failed reason of every other answering claim. A claim meets a
+Per requirement of S: satisfied | partial | deviation-declared | gap | missing | indeterminate, with
+the claims that meet the floor as basis and the first failed reason of every other answering claim.
+A floor with keys this vkit cannot evaluate (or an [acceptance] assurance_class) is never
+satisfied: what would be is indeterminate, with \`(floor): not evaluated: <keys>\`. A claim meets a
 floor when, in order: status evidenced; weight granted if required; tier reaches min_tier; a passing
 record's kind is in methods; a control or watched-fail witness if control_required; freshness (every
 relied-on record captured at the subject commit) if delivered-revision; independence (each record's
-author against the parties). Ends with \`summary: mandatory a/b, optional c/d, acceptable=...\`.
+author against the parties). Ends with \`summary: mandatory a/b, optional c/d, acceptable=...\`
+(\`a/b (N indeterminate)\` when some are), then why it is not acceptable when the counts do not say it.
 
 Exit: 0 only when every mandatory requirement is satisfied and the package check is valid, else 1;
 2 unreadable or usage.
@@ -285,8 +303,15 @@ or on usage errors.
 Checks the specification S, the package P and (optionally) the decision D, then prints a Markdown
 view: the requirements with their floors, the claims answering each, the computed coverage, the
 decision's dispositions and conditions. For a stack, the relation table comes first and the stack
-lines last. Exit 0 for valid documents, 1 when one is invalid or the decision is stale (the view
-still prints and says so), 3 when indeterminate, 2 for unreadable documents or usage errors.
+lines last. A cross-cutting requirement's floor is what its [requirement.demands] demand over the
+requirements it names; floor keys this vkit cannot evaluate are listed (not evaluated: ...) and
+the requirement is indeterminate, never satisfied. When the documents are not valid, the verdict
+line and the first 10 findings that decide it ("(and N more)") open the view and go to stderr.
+Exit 0 for valid documents, 1 when one is invalid or the decision is stale (the view
+still prints and says so), 3 when indeterminate, 2 for unreadable documents, usage errors or 0.3
+documents (a 0.3 specification or package: convert it with vkit acceptance migrate; a 0.3
+decision cannot be migrated: issue a new one with vkit acceptance decide against the migrated
+specification and package).
 `,
   'acceptance check-decision': `Usage: vkit acceptance check-decision D --spec S --package P [--effect [--now YYYY-MM-DD] [--allow-conditions]]
                                      [--store NAME=DIR ...] [--tree COMMIT=DIR ...] [--root DIR] [--json]
@@ -307,10 +332,19 @@ decision is valid and not provisional; [validity] stale_after is present, no lat
 condition is due before now; the verdict is accepted (accepted-with-conditions only with
 --allow-conditions). Prints EFFECT-ELIGIBLE: ... or EFFECT-INELIGIBLE: <reasons>.
 
+--tree COMMIT=DIR says where a commit subject's bytes are read. When DIR's repository has the
+commit, every file under the subject root must equal the commit's blob. When it lacks the commit
+(or DIR is in no git repository), the decision is indeterminate, naming the commit and DIR, unless
+every file under the subject root in DIR is an input the documents name with a recorded digest
+(evidence inputs or build_inputs, record_hash, an inventory element's crate digest) that matches
+DIR's bytes; a NOTE then says so, with the number of files.
+
 Paths (D, S, P, store and tree directories) are relative to --root (default: cwd).
 Exit: 0 valid whatever the verdict, 1 invalid or stale, 3 indeterminate; with --effect 0 eligible,
-1 ineligible, 3 indeterminate; 2 for unreadable documents, 0.3 documents, usage errors or a
-malformed --now.
+1 ineligible, 3 indeterminate; 2 for unreadable documents, usage errors, a malformed --now, or
+0.3 documents (a 0.3 specification or package: convert it with vkit acceptance migrate; a 0.3
+decision cannot be migrated: issue a new one with vkit acceptance decide against the migrated
+specification and package).
 `,
   'acceptance decide': `Usage: vkit acceptance decide P --spec S --issuer NAME --out D [--role ROLE] [--id ID] [--force]
                               [--store NAME=DIR ...] [--tree COMMIT=DIR ...] [--root DIR] [--json]

@@ -56,13 +56,35 @@ export async function runCli(argv: string[]): Promise<number> {
   try {
     return await dispatch(argv);
   } catch (error) {
-    if (error instanceof VkitError) {
-      const json = argv.includes('--json');
-      if (json) process.stdout.write(JSON.stringify({ error: { code: error.code, message: error.message, where: error.where ?? null, hint: error.hint ?? null, issues: (error as { issues?: unknown }).issues ?? undefined } }, null, 2) + '\n');
-      process.stderr.write(`vkit: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ''}`);
-      return error.exitCode;
-    }
-    process.stderr.write(`vkit: internal error\n${(error as Error)?.stack ?? String(error)}\n`);
-    return EXIT.internal;
+    return reportError(error, argv.includes('--json'));
   }
+}
+
+/** Prints an error as the CLI reports it and returns its exit code: a `VkitError`'s own, else 4 with the stack. */
+function reportError(error: unknown, json: boolean): number {
+  if (error instanceof VkitError) {
+    if (json) process.stdout.write(JSON.stringify({ error: { code: error.code, message: error.message, where: error.where ?? null, hint: error.hint ?? null, issues: (error as { issues?: unknown }).issues ?? undefined } }, null, 2) + '\n');
+    process.stderr.write(`vkit: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ''}`);
+    return error.exitCode;
+  }
+  process.stderr.write(`vkit: internal error\n${(error as Error)?.stack ?? String(error)}\n`);
+  return EXIT.internal;
+}
+
+/**
+ * Guards a command-line process (bin/vkit.js calls it first). A reader that goes away early
+ * (`vkit build | head -1`) ends what vkit prints, never its answer: the exit code stays the
+ * command's, and no stack is printed. An error escaping outside `runCli` (a timer, an event handler)
+ * is reported as one inside it would be, with its own exit code (or 4), never node's default exit 1,
+ * which would read as REJECTED.
+ */
+export function guardProcess(argv: string[]): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+      // Nobody reads any more: later writes go nowhere, instead of failing one by one.
+      stream.write = (() => true) as typeof stream.write;
+    });
+  }
+  process.on('uncaughtException', (error) => process.exit(reportError(error, argv.includes('--json'))));
 }

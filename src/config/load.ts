@@ -1,17 +1,19 @@
 /**
  * Finding and loading the config: `vkit.config.ts` first, then `vkit.manifest.json`, at the root.
- * The TS file is loaded as vite loads its config: bundled by esbuild into a temp module beside it
- * (so relative imports and node_modules resolve as the user expects), imported, then deleted. Bare
- * `vkit` imports are pointed at the running vkit, so a config always gets the API it runs under.
+ * The TS file is bundled by esbuild into a temp module beside it (so relative imports and
+ * node_modules resolve as the user expects), evaluated in its own thread (isolate.ts: the main
+ * thread gets plain data only, and user rules are called there), then deleted. Bare `vkit`
+ * imports are pointed at the running vkit, so a config always gets the API it runs under.
  */
 import { existsSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Metafile } from 'esbuild';
 import * as v from 'valibot';
-import { invalid, InvalidInputError, type Issue } from '../errors.js';
+import { invalid, InvalidInputError, VkitError, type Issue } from '../errors.js';
 import { jsonId, sha256Id } from '../hash/index.js';
 import { parseJsonText } from '../models/json-text.js';
 import type { PlannedAction, Rule } from './rule.js';
@@ -19,6 +21,9 @@ import { fieldPath, UserConfigSchema } from './schema.js';
 import type { Manifest, UserConfig } from './types.js';
 import { validateManifest } from './validate.js';
 import { checkCachedModules, loadsDynamically } from './module-cache.js';
+import { hostedAttrs, hostedRule, type AttrsCheck } from './hosted-rule.js';
+import { startConfigThread, type ConfigThread, type IsolatedConfig, type RuleDescriptor } from './isolate.js';
+import { describeThrown, plainData, PlainDataError } from './plain.js';
 
 export const CONFIG_FILES = ['vkit.config.ts', 'vkit.manifest.json'] as const;
 
@@ -32,6 +37,8 @@ export interface LoadedConfig {
   rules: Map<string, Rule>;
   /** The config file and every local module it imports: what watch reloads on. */
   sources: string[];
+  /** Stops the config's thread when it hosts user rules (call when the config is replaced or done). */
+  close(): Promise<void>;
 }
 
 export function findConfig(root: string): string | undefined {
@@ -42,14 +49,29 @@ export function findConfig(root: string): string | undefined {
   return undefined;
 }
 
-export async function loadConfig(root: string): Promise<LoadedConfig> {
+export interface LoadOptions {
+  /**
+   * Import the config into this process instead of its own thread: only for job worker processes,
+   * whose user-rule actions need the rule's `execute` (a worker's failure ends its attempt BLOCKED).
+   */
+  inProcess?: boolean;
+}
+
+export async function loadConfig(root: string, opts: LoadOptions = {}): Promise<LoadedConfig> {
   const file = findConfig(root);
   if (!file) {
     throw invalid('ERR_CONFIG_NOT_FOUND', `No vkit.config.ts or vkit.manifest.json in ${root}`, {}, 'Run `vkit init` to create one, or pass --root.');
   }
   const shown = relative(process.cwd(), file) || file;
   if (file.endsWith('.json')) return loadManifestFile(file, shown);
-  return loadTsConfig(root, file, shown);
+  return loadTsConfig(root, file, shown, opts);
+}
+
+/** The config's data only (manifest, digest, sources): its rule thread, if any, is stopped at once. */
+export async function readConfig(root: string): Promise<LoadedConfig> {
+  const config = await loadConfig(root);
+  await config.close();
+  return config;
 }
 
 async function loadManifestFile(file: string, shown: string): Promise<LoadedConfig> {
@@ -74,10 +96,20 @@ async function loadManifestFile(file: string, shown: string): Promise<LoadedConf
   if (value.rules.length > 0) {
     throw invalid('ERR_CONFIG_INVALID', 'User rules need code: register them in vkit.config.ts with defineRule()', { file: shown, path: 'rules' });
   }
-  return { file, manifest: value, policyDigest: jsonId(value), rules: new Map(), sources: [file] };
+  return { file, manifest: value, policyDigest: jsonId(value), rules: new Map(), sources: [file], close: () => Promise.resolve() };
 }
 
-async function loadTsConfig(root: string, file: string, shown: string): Promise<LoadedConfig> {
+async function loadTsConfig(root: string, file: string, shown: string, opts: LoadOptions): Promise<LoadedConfig> {
+  const thread = opts.inProcess ? undefined : startConfigThread();
+  try {
+    return await bundleAndEvaluate(root, file, shown, opts, thread);
+  } catch (error) {
+    await thread?.abandon();
+    throw error;
+  }
+}
+
+async function bundleAndEvaluate(root: string, file: string, shown: string, opts: LoadOptions, thread: ConfigThread | undefined): Promise<LoadedConfig> {
   const { build } = await import('esbuild');
   const selfEntry = fileURLToPath(new URL('../index.js', import.meta.url));
   let bundled;
@@ -121,16 +153,27 @@ async function loadTsConfig(root: string, file: string, shown: string): Promise<
     dynamic: dynamic || (graph?.unresolved ?? 0) > 0,
   });
   const temp = join(dirname(file), `${basename(file)}.timestamp-${Date.now()}-${process.pid}-${Math.random().toString(16).slice(2, 8)}.mjs`);
+  // Removed however loading ends, an exit of this process included.
+  const removeTemp = () => rmSync(temp, { force: true });
+  process.once('exit', removeTemp);
   let exported: unknown;
+  let isolated: IsolatedConfig | undefined;
   try {
     await writeFile(temp, bundled.outputFiles[0]!.contents);
-    exported = (await import(pathToFileURL(temp).href)).default;
-    // `defineConfig(() => ...)`: the function is the config's code too; what it throws is the user's error.
-    if (typeof exported === 'function') exported = await (exported as () => unknown)();
+    if (thread) {
+      isolated = await thread.evaluate(temp, shown);
+      exported = isolated.exported;
+    } else {
+      exported = (await import(pathToFileURL(temp).href)).default;
+      // `defineConfig(() => ...)`: the function is the config's code too; what it throws is the user's error.
+      if (typeof exported === 'function') exported = await (exported as () => unknown)();
+    }
   } catch (error) {
-    throw invalid('ERR_CONFIG_THREW', `Loading the config threw: ${messageOf(error)}`, { file: shown }, 'Fix the error your config module raises.');
+    if (error instanceof VkitError) throw error;
+    throw invalid('ERR_CONFIG_THREW', `Loading the config threw: ${describeThrown(error)}`, { file: shown }, 'Fix the error your config module raises.');
   } finally {
-    await rm(temp, { force: true });
+    removeTemp();
+    process.off('exit', removeTemp);
   }
   let inputs = Object.keys(bundled.metafile!.inputs);
   // User rules are identified by the digest of the config's local module graph. A rule may live in
@@ -142,7 +185,12 @@ async function loadTsConfig(root: string, file: string, shown: string): Promise<
     .filter((p) => !p.split(/[\\/]/).includes('node_modules') && !p.startsWith('file:'))
     .map((p) => join(root, p))
     .sort();
-  return resolveUserConfig(exported, file, shown, sources);
+  try {
+    return await resolveUserConfig(exported, file, shown, sources, isolated);
+  } catch (error) {
+    await isolated?.close();
+    throw error;
+  }
 }
 
 /** Whether the bundle imports a package at run time (a bare specifier that is not a Node builtin or vkit). */
@@ -201,14 +249,23 @@ async function localModuleGraph(build: typeof import('esbuild').build, root: str
   } catch (error) {
     const first = (error as { errors?: Array<{ text: string; location?: { file: string; line: number } }> }).errors?.[0];
     const where = first?.location ? { file: relative(process.cwd(), join(root, first.location.file)), line: first.location.line } : { file: shown };
-    throw invalid('ERR_CONFIG_PARSE', `Cannot read the modules of a local package the config imports (a user rule's code must be identified): ${first?.text ?? messageOf(error)}`, where, 'Make the linked package bundleable by esbuild, or import the rule from a local module.');
+    throw invalid('ERR_CONFIG_PARSE', `Cannot read the modules of a local package the config imports (a user rule's code must be identified): ${first?.text ?? describeThrown(error)}`, where, 'Make the linked package bundleable by esbuild, or import the rule from a local module.');
   }
 }
 
-/** Turns what `defineConfig` received into the manifest, recording user rules by kind, version and source digest. */
-export async function resolveUserConfig(exported: unknown, file: string, shown: string, sources: string[]): Promise<LoadedConfig> {
+/**
+ * Turns what `defineConfig` received into the manifest, recording user rules by kind, version and
+ * source digest. From a config thread (`isolated`), rules arrive as descriptors and become
+ * `hostedRule`s calling into that thread; attrs are checked there by the rule's own schema.
+ */
+export async function resolveUserConfig(exported: unknown, file: string, shown: string, sources: string[], isolated?: IsolatedConfig): Promise<LoadedConfig> {
   if (typeof exported !== 'object' || exported === null) {
     throw invalid('ERR_CONFIG_INVALID', `Expected the config's default export to be an object from defineConfig(), got ${exported === null ? 'null' : typeof exported}`, { file: shown }, 'Write `export default defineConfig({ checks: [...] })`.');
+  }
+  const call = isolated?.call;
+  if (call && Array.isArray((exported as { rules?: unknown }).rules)) {
+    const rules = (exported as { rules: unknown[] }).rules.map((d) => (isDescriptor(d) ? hostedRule(d, call) : d));
+    exported = { ...exported, rules };
   }
   const parsed = v.safeParse(UserConfigSchema, exported);
   if (!parsed.success) {
@@ -233,18 +290,21 @@ export async function resolveUserConfig(exported: unknown, file: string, shown: 
   if (!value) throw new InvalidInputError('ERR_CONFIG_INVALID', issues);
   const attrIssues: Issue[] = [];
   value.actions.forEach((a, i) => {
-    const rule = rules.get(a.rule)!;
-    const res = v.safeParse(rule.attrs, a.attrs);
-    if (!res.success) attrIssues.push(...res.issues.map((x) => ({ file: shown, path: `actions[${i}].attrs${fieldPath(x.path) ? '.' + fieldPath(x.path) : ''}`, message: x.message })));
+    const res = call ? hostedAttrs(call, a.rule, a.attrs) : localAttrs(rules.get(a.rule)!, a.attrs);
+    if (!res.success) attrIssues.push(...res.issues.map((x) => ({ file: shown, path: `actions[${i}].attrs${x.path ? '.' + x.path : ''}`, message: x.message })));
     else a.attrs = res.output as Record<string, unknown>;
   });
   if (attrIssues.length) throw new InvalidInputError('ERR_CONFIG_INVALID', attrIssues);
-  return { file, manifest: value, policyDigest: jsonId(value), rules, sources };
+  return { file, manifest: value, policyDigest: jsonId(value), rules, sources, close: () => isolated?.close() ?? Promise.resolve() };
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+function localAttrs(rule: Rule, value: unknown): AttrsCheck {
+  const res = v.safeParse(rule.attrs, value);
+  return res.success ? { success: true, output: res.output } : { success: false, issues: res.issues.map((x) => ({ path: fieldPath(x.path), message: x.message })) };
 }
+
+const isDescriptor = (d: unknown): d is RuleDescriptor => typeof d === 'object' && d !== null && typeof (d as RuleDescriptor).kind === 'string' && typeof (d as RuleDescriptor).version === 'number' && typeof (d as RuleDescriptor).tool === 'boolean' && typeof (d as RuleDescriptor).judge === 'boolean';
+
 
 const JUDGED = new Set(['PASS', 'FAIL', 'BLOCKED', 'STALE']);
 
@@ -258,6 +318,7 @@ const JUDGED = new Set(['PASS', 'FAIL', 'BLOCKED', 'STALE']);
 function guardUserRule(rule: Rule, shown: string): Rule {
   const fail = (what: string, label: string | undefined, detail: string) =>
     invalid('ERR_RULE_INVALID', `Rule \`${rule.kind}\` ${what}${label ? ` for \`${label}\`` : ''}: ${detail}`, { file: shown }, 'Fix the rule registered in your config.');
+  const notData = (label: string, error: unknown) => fail('planned a definition that is not plain JSON data', label, `${describeThrown(error)}; plan() must return data only (it enters the action key)`);
   const guarded: Rule = {
     kind: rule.kind,
     version: rule.version,
@@ -268,16 +329,23 @@ function guardUserRule(rule: Rule, shown: string): Rule {
       try {
         planned = rule.plan(node, deps);
       } catch (error) {
-        throw fail('threw while planning', node.label, messageOf(error));
+        // A hosted rule's definition is copied in its thread, which says when it is not data.
+        if (error instanceof PlainDataError) throw notData(node.label, error);
+        throw fail('threw while planning', node.label, describeThrown(error));
       }
       const p = planned as Partial<PlannedAction> | null | undefined;
       if (typeof p !== 'object' || p === null || typeof p.definition !== 'object' || p.definition === null || Array.isArray(p.definition)) throw fail('planned nothing usable', node.label, 'plan() must return { definition: {...}, env: [...], execute }');
       if (!Array.isArray(p.env) || !p.env.every((n) => typeof n === 'string')) throw fail('planned nothing usable', node.label, 'plan() must return `env` as an array of variable names');
       if (typeof p.execute !== 'function') throw fail('planned nothing usable', node.label, 'plan() must return an `execute` function');
       try {
+        plainData(p.definition, 'definition');
+      } catch (error) {
+        throw notData(node.label, error);
+      }
+      try {
         jsonId(p.definition);
       } catch (error) {
-        throw fail('planned a definition with no JSON form', node.label, messageOf(error));
+        throw fail('planned a definition with no JSON form', node.label, describeThrown(error));
       }
       return planned;
     },
@@ -289,7 +357,7 @@ function guardUserRule(rule: Rule, shown: string): Rule {
       try {
         t = tool(attrs);
       } catch (error) {
-        throw fail('threw in tool()', undefined, messageOf(error));
+        throw fail('threw in tool()', undefined, describeThrown(error));
       }
       if (t !== undefined && (typeof t !== 'object' || t === null || typeof t.argv0 !== 'string' || t.argv0 === '' || typeof t.shell !== 'boolean')) throw fail('returned an unusable tool()', undefined, 'expected undefined or { argv0: string, shell: boolean }');
       return t;
@@ -302,7 +370,7 @@ function guardUserRule(rule: Rule, shown: string): Rule {
       try {
         judged = judge(result, today);
       } catch (error) {
-        return { status: 'BLOCKED', reason: `rule \`${rule.kind}\` judge() threw: ${messageOf(error)}` };
+        return { status: 'BLOCKED', reason: `rule \`${rule.kind}\` judge() threw: ${describeThrown(error)}` };
       }
       if (judged === undefined) return undefined;
       if (typeof judged !== 'object' || judged === null || !JUDGED.has(judged.status)) return { status: 'BLOCKED', reason: `rule \`${rule.kind}\` judge() answered ${JSON.stringify(judged?.status ?? judged)}, not PASS, FAIL, BLOCKED or STALE` };

@@ -25,7 +25,7 @@ export interface CapturedFile {
 }
 
 export interface CheckerIdentity {
-  /** What was asked for: argv[0], or the first word of a shell string. */
+  /** What was asked for: argv[0], or a shell string's certain first command (else the shell alone, said so). */
   tool: string;
   sha256: string;
   interpreter?: string;

@@ -127,7 +127,7 @@ export const UserConfigSchema = v.strictObject({
 });
 
 /** What the engine calls on a registered rule: `plan`, a synchronous valibot `attrs` schema, and `tool`/`judge` only as functions. */
-function isRuleShaped(r: unknown): boolean {
+export function isRuleShaped(r: unknown): boolean {
   if (typeof r !== 'object' || r === null) return false;
   const rule = r as { plan?: unknown; attrs?: { '~run'?: unknown; async?: unknown } | null; tool?: unknown; judge?: unknown };
   const schema = typeof rule.attrs === 'object' && rule.attrs !== null && typeof rule.attrs['~run'] === 'function' && rule.attrs.async !== true;

@@ -1,6 +1,7 @@
 /**
  * Pure validation: `validateManifest(data, file)` -> `{ value, issues }`. Schema problems come first,
- * then cross-references (unique ids, `after` targets, rule kinds). Reading files is `load.ts`'s job.
+ * then cross-references (unique ids, `after` targets, each listed once, rule kinds). Reading files
+ * is `load.ts`'s job.
  */
 import * as v from 'valibot';
 import type { Issue } from '../errors.js';
@@ -47,8 +48,11 @@ function crossCheck(m: Manifest): Omit<Issue, 'file'>[] {
   const checkIds = new Set(m.checks.map((c) => c.id));
   m.checks.forEach((c, i) =>
     c.after.forEach((dep, j) => {
-      if (dep === c.id) issues.push({ path: `checks[${i}].after[${j}]`, message: `Check \`${c.id}\` cannot run after itself` });
-      else if (!checkIds.has(dep)) issues.push({ path: `checks[${i}].after[${j}]`, message: `Expected the id of a declared check, got \`${dep}\`` });
+      const path = `checks[${i}].after[${j}]`;
+      const first = c.after.indexOf(dep);
+      if (first < j) issues.push(repeatedDependency(path, dep, first));
+      else if (dep === c.id) issues.push({ path, message: `Check \`${c.id}\` cannot run after itself` });
+      else if (!checkIds.has(dep)) issues.push({ path, message: `Expected the id of a declared check, got \`${dep}\`` });
     }),
   );
 
@@ -62,9 +66,19 @@ function crossCheck(m: Manifest): Omit<Issue, 'file'>[] {
   m.actions.forEach((a, i) => {
     if (!ruleKinds.has(a.rule)) issues.push({ path: `actions[${i}].rule`, message: `Expected the kind of a rule registered in \`rules\`, got \`${a.rule}\`` });
     a.after.forEach((dep, j) => {
-      if (!checkIds.has(dep) && !actionLabels.has(`${a.rule}:${dep}`))
-        issues.push({ path: `actions[${i}].after[${j}]`, message: `Expected the id of a declared check or action, got \`${dep}\`` });
+      const path = `actions[${i}].after[${j}]`;
+      const first = a.after.indexOf(dep);
+      if (first < j) issues.push(repeatedDependency(path, dep, first));
+      else if (!checkIds.has(dep) && !actionLabels.has(`${a.rule}:${dep}`)) issues.push({ path, message: `Expected the id of a declared check or action, got \`${dep}\`` });
     });
   });
   return issues;
+}
+
+/**
+ * An `after` entry naming a dependency already listed. Refused rather than read as a set: a repeated
+ * id is most often a typo for the one that was meant, and merging the two would hide that mistake.
+ */
+function repeatedDependency(path: string, dep: string, first: number): Omit<Issue, 'file'> {
+  return { path, message: `Duplicate: \`${dep}\` is already listed at after[${first}]; list each dependency once` };
 }

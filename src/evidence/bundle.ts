@@ -50,7 +50,13 @@ export function planExport(store: Store, runId: string, includeAssets: boolean, 
   if (!receipt) throw damaged(`receipt ${run.receipt} of run ${runId} is not a vkit.receipt/1`);
   const frozen = store.getJob(receipt.key);
   if (!frozen) throw damaged(`the frozen job ${receipt.key} of run ${runId} is not in this store`);
-  const jobBytes = Buffer.from(canonicalJson(JSON.parse(frozen.job)), 'utf8');
+  let job: unknown;
+  try {
+    job = JSON.parse(frozen.job);
+  } catch {
+    throw damaged(`the frozen job ${receipt.key} of run ${runId} is not JSON`);
+  }
+  const jobBytes = Buffer.from(canonicalJson(job), 'utf8');
   const receiptBytes = store.cas.read(run.receipt);
 
   const sources: TarSource[] = [

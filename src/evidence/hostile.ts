@@ -4,19 +4,28 @@
  * its content is read, and content goes only to numbered files inside a scratch directory the
  * caller owns, never to a path named by the bundle.
  *
- * Refused, naming the entry: absolute paths, `..` segments, names that are not plain relative
- * paths, anything but a regular file (symbolic and hard links, devices, FIFOs, directories),
- * duplicate names, a first entry that is not the manifest, entries the manifest does not list,
- * header sizes that disagree with the manifest, content whose digest disagrees with it, entries
- * the manifest lists but the bundle lacks, and more entries or bytes than the limits.
+ * Before the parser sees anything, every raw header is judged by its type flag: a bundle holds
+ * regular files (`0`) only. Refused so, naming the entry: links, devices, FIFOs, directories, pax
+ * and GNU long-name headers (which the parser would fold into the next entry), sparse files and
+ * unknown types (which it would skip unseen, where GNU tar extracts them), a header whose checksum
+ * does not match, and any byte after the end-of-archive marker.
+ *
+ * Then refused, naming the entry: absolute paths, `..` segments, names that are not plain relative
+ * paths, duplicate names, a first entry that is not the manifest, entries the manifest does not
+ * list, header sizes that disagree with the manifest, content whose digest disagrees with it,
+ * entries the manifest lists but the bundle lacks, and more entries or bytes than the limits.
+ *
+ * A refusal is given only once every file it started writing is closed, so the caller may remove
+ * the scratch directory at once.
  */
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { Parser, type ReadEntry } from 'tar';
 import { invalid } from '../errors.js';
 import { sha256Stream } from '../hash/index.js';
 import { MANIFEST_ENTRY, parseManifest, type BundleManifest } from './manifest.js';
 import { capsuleEntryNames, checkCapsules, type CapsuleLimits } from './capsule.js';
+import { walkHeaders, type RawHeader } from './tar.js';
 
 export interface BundleLimits {
   /** Most entries a bundle may hold, the manifest included. */
@@ -60,14 +69,45 @@ export function badName(name: string): string | undefined {
   return undefined;
 }
 
-const KIND: Record<string, string> = {
-  SymbolicLink: 'a symbolic link',
-  Link: 'a hard link',
-  CharacterDevice: 'a character device',
-  BlockDevice: 'a block device',
-  FIFO: 'a FIFO',
-  Directory: 'a directory',
+/** What each tar type flag but `0` (a regular file) makes an entry, for refusals. */
+const ENTRY_TYPES: Record<string, string> = {
+  '\0': 'a pre-POSIX entry',
+  '1': 'a hard link',
+  '2': 'a symbolic link',
+  '3': 'a character device',
+  '4': 'a block device',
+  '5': 'a directory',
+  '6': 'a FIFO',
+  '7': 'a contiguous file',
+  x: 'a pax extended header',
+  g: 'a pax global header',
+  X: 'an old extended header',
+  L: 'a GNU long name',
+  K: 'a GNU long link name',
+  N: 'an old GNU long name',
+  S: 'a GNU sparse file',
+  D: 'a GNU directory dump',
+  M: 'a GNU multi-volume continuation',
+  V: 'a tape volume header',
+  A: 'a Solaris ACL',
+  I: 'an inode-only entry',
 };
+
+/** Why a header does not start a regular file, judged from its raw type flag, or undefined when it does. */
+function typeProblem(h: RawHeader): string | undefined {
+  if (h.flag === '0' && h.type === 'File') return undefined;
+  const what = h.flag === '0' ? 'a directory (a name ending in `/`)' : (ENTRY_TYPES[h.flag] ?? 'an entry of an unknown type');
+  return `${what} (tar type \`${JSON.stringify(h.flag).slice(1, -1)}\`); a bundle holds regular files only`;
+}
+
+/** Resolves when `out` has closed, destroying it first if it is still open (or still opening). */
+function closed(out: WriteStream): Promise<void> {
+  if (out.closed) return Promise.resolve();
+  return new Promise((done) => {
+    out.once('close', () => done());
+    out.destroy();
+  });
+}
 
 /**
  * Reads and checks a bundle. Resolves only when every entry was checked and every listed entry was
@@ -94,21 +134,36 @@ export function readBundle(file: string, scratch: string, limits: BundleLimits =
     let capsuleNames = new Set<string>();
     const entries: ReadBundle['entries'] = new Map();
     const pending: Promise<void>[] = [];
+    const outs: WriteStream[] = [];
 
     const fail = (error: Error) => {
       if (failed) return;
       failed = true;
       input.destroy();
-      reject(error);
+      // A write stream still opening would create its file after the caller removed the scratch
+      // directory (ENOTEMPTY, replacing the refusal): answer only once every one has closed.
+      void Promise.all(outs.map(closed)).then(() => reject(error));
     };
     input.on('error', (error) => fail(invalid('ERR_BUNDLE_READ', `Cannot read the bundle: ${error.message}`, { file })));
-    // Strict mode turns every warning (bad checksum, truncated archive, not a tar) into an error.
+    // Raw headers first: the parser would skip or fold some types without a trace.
+    const headers = walkHeaders({
+      header(h) {
+        if (!h.wellFormed) throw refuse(last, 'the tar is malformed after this entry (a header checksum does not match)');
+        const problem = typeProblem(h);
+        if (problem) throw refuse(h.name, problem);
+        last = h.name;
+      },
+      afterEnd() {
+        throw refuse('(end of bundle)', 'non-zero bytes after the end-of-archive marker (another reader could find entries there); a bundle ends at the marker');
+      },
+    });
+    headers.on('error', fail);
+    // Strict mode turns every warning (truncated archive, not a tar) into an error.
     parser.on('error', (error: Error) => fail(refuse(last, `the tar is malformed after this entry (${error.message})`)));
 
     parser.on('entry', (entry: ReadEntry) => {
       if (failed) return void entry.resume();
       const name = entry.path;
-      last = name;
       const problem = check(entry, name);
       if (problem) {
         entry.resume();
@@ -159,6 +214,7 @@ export function readBundle(file: string, scratch: string, limits: BundleLimits =
       // Numbered by position: a name from the bundle never becomes a path.
       const dest = join(scratch, `entry-${String(count).padStart(6, '0')}`);
       const out = createWriteStream(dest, { flags: 'wx', mode: 0o600 });
+      outs.push(out);
       const hash = sha256Stream();
       entry.on('data', (c: Buffer) => hash.update(c));
       entry.pipe(out);
@@ -181,8 +237,7 @@ export function readBundle(file: string, scratch: string, limits: BundleLimits =
 
     const check = (entry: ReadEntry, name: string): string | undefined => {
       const bad = badName(name);
-      if (bad) return `${bad}`;
-      if (entry.type !== 'File' && entry.type !== 'OldFile') return `${KIND[entry.type] ?? `an entry of type ${entry.type}`}; a bundle holds regular files only`;
+      if (bad) return bad;
       if (seen.has(name)) return 'a duplicate name';
       count += 1;
       if (count > limits.entries) return `the bundle holds more than the limit of ${limits.entries} entries`;
@@ -206,6 +261,6 @@ export function readBundle(file: string, scratch: string, limits: BundleLimits =
         resolve({ manifest, manifestBytes, entries });
       });
     });
-    input.pipe(parser);
+    input.pipe(headers).pipe(parser);
   });
 }

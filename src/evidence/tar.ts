@@ -3,8 +3,13 @@
  * mode, owner, group and time, no directories, no extended headers. The same entries therefore
  * always give the same bytes, wherever and whenever they are written. Headers are encoded by the
  * `tar` package; content is streamed from files so large artifacts never sit in memory.
+ *
+ * Reading side: `walkHeaders` shows each raw header block of a tar stream as it passes, before any
+ * parser builds an entry from it (the `tar` package skips some types unseen and folds others into
+ * the next entry).
  */
 import { closeSync, createReadStream, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { Transform, type TransformCallback } from 'node:stream';
 import { Header } from 'tar';
 
 /** One entry to write: bytes in memory, or a file streamed in. */
@@ -57,4 +62,92 @@ export async function writeTar(out: string, entries: readonly TarSource[]): Prom
     rmSync(temp, { force: true });
     throw error;
   }
+}
+
+/** A header block as written, before any parser interprets it. */
+export interface RawHeader {
+  /** The type flag byte as written: `0` for a regular file. */
+  flag: string;
+  /** The name, with its ustar prefix. */
+  name: string;
+  /** The declared size of the body that follows. */
+  size: number;
+  /** The type the `tar` package reads (it takes an old-style `0` whose name ends in `/` for a directory). */
+  type: string;
+  /** Whether its checksum matches and its fields decode; the rest is meaningless when not. */
+  wellFormed: boolean;
+}
+
+const TYPE_FLAG = 156;
+
+function readHeader(block: Buffer): RawHeader {
+  const flag = String.fromCharCode(block[TYPE_FLAG]!);
+  try {
+    const h = new Header(block);
+    return { flag, name: h.path ?? '', size: h.size ?? 0, type: String(h.type), wellFormed: h.cksumValid === true };
+  } catch {
+    return { flag, name: '', size: 0, type: '', wellFormed: false };
+  }
+}
+
+/** What `walkHeaders` shows; a throw from either stops the stream with that error. */
+export interface HeaderInspector {
+  /** Each header block, before a byte of it is passed on. */
+  header(h: RawHeader): void;
+  /** A non-zero byte after the end-of-archive marker (a zero block where a header belongs). */
+  afterEnd(): void;
+}
+
+/**
+ * A pass-through stream that walks a tar's 512-byte blocks, body sizes taken from the headers it
+ * lets through, and shows every header to `inspect` before passing it on.
+ */
+export function walkHeaders(inspect: HeaderInspector): Transform {
+  let partial = Buffer.alloc(0); // a header block split across chunks
+  let body = 0; // body and padding bytes still to pass before the next header
+  let ended = false;
+  const walk = (chunk: Buffer, out: Transform) => {
+    let at = 0;
+    while (at < chunk.length) {
+      if (ended) {
+        if (chunk.subarray(at).some((b) => b !== 0)) inspect.afterEnd();
+        out.push(chunk.subarray(at));
+        return;
+      }
+      if (body > 0) {
+        const n = Math.min(body, chunk.length - at);
+        out.push(chunk.subarray(at, at + n));
+        body -= n;
+        at += n;
+        continue;
+      }
+      const piece = chunk.subarray(at, at + BLOCK - partial.length);
+      at += piece.length;
+      partial = Buffer.concat([partial, piece]);
+      if (partial.length < BLOCK) return;
+      const block = partial;
+      partial = Buffer.alloc(0);
+      if (block.every((b) => b === 0)) ended = true;
+      else {
+        const h = readHeader(block);
+        inspect.header(h);
+        body = Math.ceil(h.size / BLOCK) * BLOCK;
+      }
+      out.push(block);
+    }
+  };
+  return new Transform({
+    transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback) {
+      try {
+        walk(chunk, this);
+        done();
+      } catch (error) {
+        done(error as Error);
+      }
+    },
+    // A last partial block goes on too: the parser calls the archive truncated.
+    flush(done: TransformCallback) {
+      done(null, partial.length > 0 ? partial : undefined);
+    },
+  });
 }

@@ -17,7 +17,7 @@ import { parseReceipt } from '../store/receipt.js';
 import { currentOwner, ownerAlive } from '../store/liveness.js';
 import { newId, type RunRow, type Store } from '../store/store.js';
 import type { Job } from './job.js';
-import { checkCancellations, executeAttempt, type AttemptResult, type WorkerHooks } from './worker.js';
+import { checkCancellations, executeAttempt, failureOf, frozenJobOf, type AttemptResult, type WorkerHooks } from './worker.js';
 
 export interface JobServiceOptions {
   root: string;
@@ -52,6 +52,8 @@ export class JobService {
   private readonly finished = new Map<string, () => void>();
   private readonly mode: 'detached' | 'inline';
   private closed = false;
+  /** What stopped this service's workers (a damaged or locked store): every waiter ends with it. */
+  private failure: unknown;
   /** Most workers at once; the engine sets it from `--jobs`. */
   maxWorkers = availableParallelism();
 
@@ -77,9 +79,7 @@ export class JobService {
     const { store } = this.opts;
     const row = store.getRun(runId);
     if (!row) throw new Error(`no run ${runId}`);
-    const frozen = store.getJob(row.job);
-    if (!frozen) throw new Error(`run ${runId} has no frozen job`);
-    return this.submit(JSON.parse(frozen.job) as Job);
+    return this.submit(frozenJobOf(store, row).job);
   }
 
   /** Waits until the run ends, or `timeoutMs` passes (the worker then continues). */
@@ -88,6 +88,7 @@ export class JobService {
     let recovered = Date.now();
     let adopted = false;
     for (;;) {
+      if (this.failure) throw this.failure;
       // A lost worker never finishes its run: the recovery pass (stale heartbeat AND worker gone)
       // ends it interrupted, so a waiter is never stuck behind a dead process.
       if (Date.now() - recovered > RECOVER_EVERY_MS) {
@@ -190,21 +191,26 @@ export class JobService {
     return promise;
   }
 
-  /** An ended run as the engine reports it. Never a PASS without a completed attempt and a receipt. */
+  /**
+   * An ended run as the engine reports it. Never a PASS without a completed attempt and an intact
+   * receipt of this very run: the outcome is the receipt's, since an index row can be damaged
+   * (a byte of `outcome`, a `receipt` naming another run's receipt) and a receipt cannot.
+   */
   resultOf(row: RunRow): AttemptResult {
     const attempts = this.opts.store.attemptsOf(row.id);
     const last = attempts.at(-1);
     const read = row.receipt ? this.opts.store.readReceipt(row.receipt) : undefined;
-    const receipt = read?.state === 'intact' ? parseReceipt(read.receipt) : undefined;
+    const parsed = read?.state === 'intact' ? parseReceipt(read.receipt) : undefined;
+    const receipt = parsed?.run === row.id && parsed.key === row.key ? parsed : undefined;
     const complete = row.state === 'done' && last?.state === 'done' && receipt !== undefined;
-    const outcome = complete ? (row.outcome as AttemptResult['outcome']) : 'BLOCKED';
-    const reason = complete ? row.reason : (row.reason ?? 'interrupted');
+    const outcome = complete ? receipt.outcome : 'BLOCKED';
+    const reason = complete ? receipt.reason : (row.reason ?? 'interrupted');
     return { run: row.id, attempt: last?.id ?? '', receipt: row.receipt ?? '', outcome, reason, artifacts: receipt?.artifacts ?? [], cached: false, ms: receipt?.timings.ms ?? 0, assurance: receipt?.assurance, endedAt: receipt?.timings.ended_at ?? null, subject: receipt?.subject };
   }
 
   /** Makes sure someone will claim this queue's runs: inline here, or enough worker processes. */
   private dispatch(): void {
-    if (this.closed) return;
+    if (this.closed || this.failure) return;
     if (this.mode === 'inline') {
       void this.drainInline();
       return;
@@ -223,10 +229,10 @@ export class JobService {
       for (;;) {
         const claimed = this.opts.store.claimRun(this.queue, currentOwner());
         if (!claimed) return;
-        const frozen = this.opts.store.getJob(claimed.run.job)!;
         try {
-          await executeAttempt(JSON.parse(frozen.job) as Job, claimed.run.id, claimed.attempt, {
-            root: claimed.run.root ?? frozen.root,
+          const { job, root } = frozenJobOf(this.opts.store, claimed.run);
+          await executeAttempt(job, claimed.run.id, claimed.attempt, {
+            root,
             store: this.opts.store,
             rules: this.opts.rules,
             env: this.opts.env ?? process.env,
@@ -237,7 +243,8 @@ export class JobService {
           // the store under the still-running inline attempt: nothing of it can be recorded any more,
           // and its run has already ended interrupted.
           if (this.closed || !this.opts.store.db.open) return;
-          throw error;
+          this.fail(error);
+          return;
         }
         this.finished.get(claimed.run.id)?.();
       }
@@ -263,14 +270,28 @@ export class JobService {
       buffered += chunk;
       const lines = buffered.split('\n');
       buffered = lines.pop()!;
-      for (const id of lines) this.finished.get(id)?.();
+      for (const line of lines) {
+        const failure = failureOf(line);
+        if (failure) this.fail(failure);
+        else this.finished.get(line)?.();
+      }
     });
     child.on('exit', () => {
       this.workers.delete(child);
-      if (!this.closed && this.opts.store.queuedCount(this.queue) > 0) this.dispatch();
+      try {
+        if (!this.closed && this.opts.store.queuedCount(this.queue) > 0) this.dispatch();
+      } catch (error) {
+        this.fail(error); // an event handler: nobody else would see the store fail here
+      }
     });
     child.unref();
     (child.stdout as unknown as { unref?: () => void }).unref?.();
+  }
+
+  /** Ends every wait with `error` (what stopped the workers) and starts no more workers. */
+  private fail(error: unknown): void {
+    this.failure ??= error;
+    for (const wake of this.finished.values()) wake();
   }
 
   /** Lets this face go; detached workers finish their claimed runs and exit when the queue is empty. */

@@ -8,10 +8,10 @@ import { parseArgs } from 'node:util';
 import { builtinRules } from '../../rules/index.js';
 import { loadConfig } from '../config/load.js';
 import type { Rule } from '../config/rule.js';
+import { EXIT, VkitError } from '../errors.js';
 import { currentOwner } from '../store/liveness.js';
 import { Store } from '../store/store.js';
-import type { Job } from './job.js';
-import { checkCancellations, executeAttempt } from './worker.js';
+import { checkCancellations, executeAttempt, failureLine, frozenJobOf } from './worker.js';
 
 const IDLE_EXIT_MS = 1500;
 
@@ -34,16 +34,14 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 20));
       continue;
     }
-    const frozen = store.getJob(claimed.run.job)!;
-    const root = claimed.run.root ?? frozen.root;
-    const job = JSON.parse(frozen.job) as Job;
+    const { job, root } = frozenJobOf(store, claimed.run);
     const BUILTIN_RULES = await builtinRules();
     let rules: ReadonlyMap<string, Rule> = BUILTIN_RULES;
     if (job.rule.source) {
       // A user rule lives in the config's modules: reload them (the key check catches any change).
       let loading = rulesByRoot.get(root);
       if (!loading) {
-        loading = loadConfig(root).then((c) => {
+        loading = loadConfig(root, { inProcess: true }).then((c) => {
           // Only rules whose source is still the one the job was planned with; any other is "not registered".
           const same = [...c.rules].filter(([kind]) => c.manifest.rules.some((r) => r.kind === kind && r.source_sha256 === job.rule.source));
           return new Map([...BUILTIN_RULES, ...same]);
@@ -63,6 +61,7 @@ main().then(
   () => process.exit(0),
   (error: unknown) => {
     process.stderr.write(`vkit worker: ${(error as Error)?.stack ?? String(error)}\n`);
-    process.exit(4);
+    if (error instanceof VkitError) process.stdout.write(failureLine(error));
+    process.exit(error instanceof VkitError ? error.exitCode : EXIT.internal);
   },
 );

@@ -15,9 +15,12 @@ import { walkTree } from '../capture/walk.js';
 import { checkerIdentity } from '../checkers/identity.js';
 import { runProcess } from '../checkers/process.js';
 import type { ActionResult, CheckerIdentity, ExecuteIO, Rule } from '../config/rule.js';
+import { EXIT, VkitError } from '../errors.js';
 import { jsonId } from '../hash/index.js';
+import { logCapOf, putLog } from '../store/logs.js';
 import type { Receipt } from '../store/receipt.js';
-import type { Store } from '../store/store.js';
+import { damagedIndex } from '../store/sqlite.js';
+import type { RunRow, Store } from '../store/store.js';
 import { actionKey, envDigests, type Job } from './job.js';
 
 export interface WorkerContext {
@@ -62,13 +65,27 @@ export async function executeAttempt(job: Job, run: string, attempt: string, ctx
   const { store } = ctx;
   const cancel = new AbortController();
   const signals = ctx.signal ? AbortSignal.any([ctx.signal, cancel.signal]) : cancel.signal;
-  const poll = () => {
-    if (store.cancelRequested(attempt)) cancel.abort();
+  // The heartbeat and the cancel polls run from a timer and a signal handler: a store that fails
+  // under them (damaged, locked) stops the action and is thrown once it has stopped.
+  let storeFailure: unknown;
+  const guarded = (fn: () => void) => () => {
+    try {
+      fn();
+    } catch (error) {
+      storeFailure ??= error;
+      cancel.abort();
+    }
   };
-  const beat = setInterval(() => {
-    store.heartbeat(attempt);
-    poll();
-  }, HEARTBEAT_MS);
+  const poll = guarded(() => {
+    if (store.cancelRequested(attempt)) cancel.abort();
+  });
+  const beat = setInterval(
+    guarded(() => {
+      store.heartbeat(attempt);
+      poll();
+    }),
+    HEARTBEAT_MS,
+  );
   beat.unref();
   nudges.set(attempt, poll);
   ctx = { ...ctx, signal: signals };
@@ -85,12 +102,15 @@ export async function executeAttempt(job: Job, run: string, attempt: string, ctx
     // A dependency's outputs on disk must be the ones its result (in this job's key) names: a cache
     // hit does not rewrite them, so they may be another run's.
     const depOutputs = typeof before === 'string' ? undefined : dependencyOutputsMoved(ctx.root, job, store);
+    const logCap = logCapOf(ctx.env);
     if (!rule || rule.version !== job.rule.version) {
       result = blocked(`rule ${job.rule.kind}@${job.rule.version} is not registered in this vkit`);
     } else if (typeof before === 'string') {
       result = blocked(`inputs no longer match the job: ${before}`);
     } else if (depOutputs) {
       result = blocked(depOutputs);
+    } else if (typeof logCap === 'string') {
+      result = blocked(logCap);
     } else {
       // The tool is resolved again here, under this worker's PATH: a retry, an adopted run or a tool
       // replaced since planning must not run another tool under the frozen checker identity.
@@ -104,7 +124,7 @@ export async function executeAttempt(job: Job, run: string, attempt: string, ctx
       else if (ctx.signal?.aborted) result = blocked('cancelled');
       else {
         const temps: string[] = [];
-        result = await execute(planned.execute, io(ctx, planned.env, temps, attempt))
+        result = await execute(planned.execute, io(ctx, planned.env, temps, attempt, logCap))
           .catch((error: Error) => blocked(`action failed to run: ${error.message}`))
           .finally(() => temps.forEach((t) => rmSync(t, { force: true })));
       }
@@ -116,6 +136,7 @@ export async function executeAttempt(job: Job, run: string, attempt: string, ctx
     if (added) result = { ...result, outcome: 'BLOCKED', claim: 'unknown', reason: `inputs changed during the run: ${added}` };
     // A cancelled attempt ends interrupted (reason `cancelled`), whatever its action managed to report.
     poll(); // a cancel requested while the action ran (its process killed by the canceller) is a cancel, not a failure
+    if (storeFailure) throw storeFailure;
     const cancelled = ctx.signal?.aborted === true;
     if (cancelled) result = { ...result, outcome: 'BLOCKED', claim: 'unknown', reason: 'cancelled' };
     const ended = new Date();
@@ -159,12 +180,56 @@ export async function executeAttempt(job: Job, run: string, attempt: string, ctx
     const reason = finished ? (result.reason ?? null) : 'attempt was interrupted before it finished';
     return { run, attempt, receipt: receiptId, outcome, reason, artifacts: result.artifacts, cached: false, ms: receipt.timings.ms };
   } catch (error) {
-    store.finishAttempt(run, attempt, { state: 'interrupted', outcome: 'BLOCKED', reason: `internal error: ${(error as Error).message}` });
+    try {
+      store.finishAttempt(run, attempt, { state: 'interrupted', outcome: 'BLOCKED', reason: `internal error: ${(error as Error).message}` });
+    } catch {
+      // The store cannot record it (the error may be the store's own): recovery ends the attempt
+      // once its heartbeat is stale and this process is gone. The first error is the one to report.
+    }
     throw error;
   } finally {
     clearInterval(beat);
     nudges.delete(attempt);
   }
+}
+
+/**
+ * A detached worker prints the id of each run it ends on its stdout, and, when it stops on a
+ * `VkitError` (a damaged or locked store), one line `failed <json>` with that error, so the face
+ * waiting on its queue ends with it instead of starting worker after worker.
+ */
+const FAILED = 'failed ';
+
+export function failureLine(error: VkitError): string {
+  return `${FAILED}${JSON.stringify({ code: error.code, exit: error.exitCode, message: error.message, where: error.where, hint: error.hint })}\n`;
+}
+
+/** The error a `failureLine` carries, or undefined for any other line (a run id). */
+export function failureOf(line: string): VkitError | undefined {
+  if (!line.startsWith(FAILED)) return undefined;
+  let e: { code: string; exit: VkitError['exitCode']; message: string; where?: string; hint?: string };
+  try {
+    e = JSON.parse(line.slice(FAILED.length));
+  } catch {
+    return new VkitError('ERR_WORKER', EXIT.internal, `a worker stopped with an unreadable report: ${line}`);
+  }
+  return new VkitError(e.code, e.exit, e.message, { where: e.where, hint: e.hint });
+}
+
+/**
+ * The frozen job a run names, and the directory the run executes in. A job missing from the store
+ * or not parsing is a damaged store (exit 3), as for any other value vkit never writes.
+ */
+export function frozenJobOf(store: Store, run: RunRow): { job: Job; root: string } {
+  const frozen = store.getJob(run.job);
+  let job: Job | undefined;
+  try {
+    job = frozen ? (JSON.parse(frozen.job) as Job) : undefined;
+  } catch {
+    job = undefined;
+  }
+  if (!frozen || typeof job !== 'object' || job === null) throw damagedIndex(store.index, `run ${run.id} names the frozen job ${run.job}, which is ${frozen ? 'not JSON' : 'missing'}`);
+  return { job, root: run.root ?? frozen.root };
 }
 
 /** Cancel-flag checks of the attempts running in this process, for a nudge (SIGUSR2) to run at once. */
@@ -199,7 +264,12 @@ async function execute(fn: (io: ExecuteIO) => Promise<ActionResult>, io: Execute
   return result;
 }
 
-function io(ctx: WorkerContext, envNames: readonly string[], temps: string[], attempt: string): ExecuteIO {
+/**
+ * The I/O lent to an action. Its process logs (the temp files `runProcess` writes, listed in
+ * `temps`) are put capped at `logCap` bytes per stream; `putFile` then also answers `dropped_bytes`,
+ * which the rule's artifact entry carries into the receipt.
+ */
+function io(ctx: WorkerContext, envNames: readonly string[], temps: string[], attempt: string, logCap: number): ExecuteIO {
   const env: Record<string, string> = {};
   for (const name of ['PATH', 'HOME', ...envNames]) if (ctx.env[name] !== undefined) env[name] = ctx.env[name]!;
   const signal = ctx.signal ?? new AbortController().signal;
@@ -214,7 +284,7 @@ function io(ctx: WorkerContext, envNames: readonly string[], temps: string[], at
       temps.push(out, err);
       return runProcess({ ...req, onSpawn: (pgid) => ctx.store.setChildPgid(attempt, pgid) }, out, err);
     },
-    putFile: (path) => ctx.store.cas.putFile(path),
+    putFile: (path) => (temps.includes(path) ? putLog(ctx.store.cas, path, logCap) : ctx.store.cas.putFile(path)),
     putBytes: async (bytes) => ctx.store.cas.putBytes(bytes),
     listOutputs: async (globs) => listOutputs(ctx.root, globs),
     captureSelector: () => {

@@ -17,7 +17,7 @@ import { loadPackage, packageDigests } from '../formal/packages.js';
 import { policyProblems, policySliceDigest } from '../formal/policy.js';
 import { loadProfile, resolveChecker } from '../formal/profiles/index.js';
 import { requestLockIssues, validateFormalRequest, type FormalRequest } from '../formal/request.js';
-import { loadConfig } from '../config/load.js';
+import { readConfig } from '../config/load.js';
 import { attachTails } from './runs.js';
 import { openWorkspace, type OpenOptions } from './workspace.js';
 
@@ -38,7 +38,7 @@ export interface AcceptResult {
  */
 export async function policyAccept(open: OpenOptions, opts: { components?: string[]; env?: NodeJS.ProcessEnv; now?: () => Date } = {}): Promise<AcceptResult> {
   const root = resolve(open.root ?? process.cwd());
-  const config = await loadConfig(root);
+  const config = await readConfig(root);
   const declared = config.manifest.formal.components;
   for (const id of opts.components ?? []) if (!declared.some((c) => c.id === id)) throw invalid('ERR_USAGE', `Expected --component to name a declared formal component, got \`${id}\``, { path: '--component' });
   if (declared.length === 0) throw invalid('ERR_USAGE', 'No formal components are declared: nothing to accept', { path: 'formal.components' }, 'Declare formal.components in the config first.');

@@ -63,7 +63,8 @@ export function collectGarbage(store: Store, keepRuns: number): { runs_deleted: 
     // A running attempt may have put artifacts that no receipt names yet: blobs written (or reused,
     // which touches them) since the oldest running attempt started are left for the next gc.
     const oldestRunning = db.prepare<[], { started: string | null }>("SELECT MIN(started_ns) AS started FROM attempts WHERE state = 'running'").get()?.started;
-    const youngerThan = oldestRunning ? Number(BigInt(oldestRunning) / 1_000_000n) : Infinity;
+    // A damaged time reads as "now": gc then spares every blob (fail closed), never throws.
+    const youngerThan = oldestRunning ? (/^\d+$/.test(oldestRunning) ? Number(BigInt(oldestRunning) / 1_000_000n) : -Infinity) : Infinity;
     let deleted = 0;
     for (const rel of blobs) {
       const id = `sha256:${rel.replace('/', '')}`;

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { git, gitInfo, listGitFiles, lsTree, readBlobs } from '../capture/git.js';
 import { treeDigest, type TreeEntry } from '../capture/tree.js';
-import { CONFIG_FILES, loadConfig, type LoadedConfig } from '../config/load.js';
+import { CONFIG_FILES, readConfig, type LoadedConfig } from '../config/load.js';
 import { runEngine, type ActionReport, type BuildOptions } from '../engine/build.js';
 import { EXIT, invalid, InvalidInputError, VkitError } from '../errors.js';
 import { markProtectedCopy, type FormalSource } from '../formal/capture.js';
@@ -266,7 +266,7 @@ interface Authority {
 async function targetAuthority(dir: string, commit: string): Promise<Authority> {
   let config: LoadedConfig;
   try {
-    config = await loadConfig(dir);
+    config = await readConfig(dir);
   } catch (error) {
     if (error instanceof InvalidInputError && error.code === 'ERR_CONFIG_NOT_FOUND') {
       throw invalid('ERR_CONFIG_NOT_FOUND', `The target commit ${commit} has no vkit.config.ts or vkit.manifest.json: it declares no requirements`, { path: '--target' }, 'Pass the commit of the branch the candidate merges into.');

@@ -40,7 +40,7 @@ export function attachTails(store: Store, actions: ActionReport[]): void {
     const lines: string[] = [];
     for (const name of ['stdout', 'stderr']) {
       const art = receipt?.artifacts.find((x) => x.name === name);
-      if (art && store.cas.state(art.sha256, false) === 'intact') lines.push(...store.cas.read(art.sha256).toString('utf8').split('\n').filter((l) => l.length > 0));
+      if (art && store.cas.state(art.sha256, false) === 'intact') lines.push(...lastLines(store, art.sha256, TAIL_LINES));
     }
     a.tail = lines.slice(-TAIL_LINES);
   }
@@ -178,15 +178,74 @@ function logPage(store: Store, receipt: Receipt, page: number) {
       streams[name] = { state: 'missing or altered' };
       continue;
     }
-    const lines = store.cas.read(art.sha256).toString('utf8').split('\n');
-    if (lines.at(-1) === '') lines.pop();
-    const pages = Math.max(1, Math.ceil(lines.length / LOG_PAGE_LINES));
+    const { total, lines } = linesOf(store.cas.chunks(art.sha256), (page - 1) * LOG_PAGE_LINES, page * LOG_PAGE_LINES, LINE_BYTES_KEPT);
+    const pages = Math.max(1, Math.ceil(total / LOG_PAGE_LINES));
     // Bounded in lines and in characters: a line longer than LOG_LINE_CHARS is cut (the artifact keeps it whole).
     let cut = 0;
-    const shown = lines.slice((page - 1) * LOG_PAGE_LINES, page * LOG_PAGE_LINES).map((l) => (l.length > LOG_LINE_CHARS ? (cut++, `${l.slice(0, LOG_LINE_CHARS)}…`) : l));
-    streams[name] = { page, pages, total_lines: lines.length, lines: shown, lines_cut: cut };
+    const shown = lines.map((l) => (l.length > LOG_LINE_CHARS ? (cut++, `${l.slice(0, LOG_LINE_CHARS)}…`) : l));
+    streams[name] = { page, pages, total_lines: total, lines: shown, lines_cut: cut, ...(art.dropped_bytes ? { dropped_bytes: art.dropped_bytes } : {}) };
   }
   return streams;
+}
+
+/**
+ * Bytes kept of one line of a page: enough for LOG_LINE_CHARS UTF-16 units plus one (a unit takes at
+ * most 3 UTF-8 bytes), so a line cut here is still seen to be longer than LOG_LINE_CHARS.
+ */
+const LINE_BYTES_KEPT = 3 * LOG_LINE_CHARS + 4;
+/** How far from its end a failure tail is read: a log of any size costs this much. */
+const TAIL_BYTES = 64 * 1024;
+
+/**
+ * Lines `from` to `to` (0-based, end excluded) of a log read in chunks, each kept up to `keep`
+ * bytes, and the number of lines in the whole log (a last line without a newline counts), so a log
+ * of any size is paged in one chunk of memory.
+ */
+function linesOf(chunks: Iterable<Buffer>, from: number, to: number, keep: number): { total: number; lines: string[] } {
+  const lines: string[] = [];
+  let line: Buffer[] = [];
+  let kept = 0;
+  let open = false; // bytes seen since the last newline
+  let n = 0;
+  const take = (bytes: Buffer) => {
+    if (n < from || n >= to || kept >= keep) return;
+    const part = bytes.subarray(0, keep - kept);
+    line.push(Buffer.from(part)); // copied: the chunk is reused
+    kept += part.length;
+  };
+  const end = () => {
+    if (n >= from && n < to) {
+      lines.push(Buffer.concat(line).toString('utf8'));
+      line = [];
+      kept = 0;
+    }
+    open = false;
+    n++;
+  };
+  for (const chunk of chunks) {
+    let at = 0;
+    for (let nl = chunk.indexOf(0x0a); nl !== -1; nl = chunk.indexOf(0x0a, at)) {
+      take(chunk.subarray(at, nl));
+      end();
+      at = nl + 1;
+    }
+    if (at < chunk.length) {
+      take(chunk.subarray(at));
+      open = true;
+    }
+  }
+  if (open) end();
+  return { total: n, lines };
+}
+
+/** The last `count` non-empty lines of a log, read from its last TAIL_BYTES only. */
+function lastLines(store: Store, id: string, count: number): string[] {
+  // One byte more than the tail: when it is there, the tail starts inside the log.
+  const read = Buffer.concat(Array.from(store.cas.chunks(id, TAIL_BYTES + 1), (c) => Buffer.from(c)));
+  const lines = read.toString('utf8').split('\n');
+  // The first line may then be the end of a longer one: dropped when others follow.
+  if (read.length > TAIL_BYTES && lines.length > 1) lines.shift();
+  return lines.filter((l) => l.length > 0).slice(-count);
 }
 
 /** One page of the receipt's artifacts, each with its state in the CAS. */

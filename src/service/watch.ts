@@ -12,7 +12,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import { compileGlob, matchGlobs, type Glob } from '../capture/glob.js';
-import { CONFIG_FILES, loadConfig, type LoadedConfig } from '../config/load.js';
+import { CONFIG_FILES, readConfig, type LoadedConfig } from '../config/load.js';
 import { runEngine } from '../engine/build.js';
 import { compileGraph, type ActionGraph } from '../graph/compile.js';
 import { makeEvent, type EventSink } from '../engine/events.js';
@@ -111,7 +111,7 @@ export async function watch(open: OpenOptions, opts: WatchOptions): Promise<void
   const debounceMs = opts.debounceMs ?? 50;
   const ignoredDirs = [join(root, '.git'), storeDir, join(root, '.vkit')];
   // The first plan comes from the config alone, so the input directories are watched before the first build.
-  let plan: Plan = planFor(root, await loadConfig(root).catch(() => undefined), undefined);
+  let plan: Plan = planFor(root, await readConfig(root).catch(() => undefined), undefined);
   const pending = new Set<string>();
   let cycle = 0;
   let running: Promise<void> | undefined;
@@ -170,7 +170,7 @@ export async function watch(open: OpenOptions, opts: WatchOptions): Promise<void
     } catch (error) {
       if (!(error instanceof InvalidInputError)) throw error;
       // The config may load while the workspace does not (a glob matching no file yet): watch its globs then.
-      const config = await loadConfig(root).catch(() => undefined);
+      const config = await readConfig(root).catch(() => undefined);
       retarget(planFor(root, config, plan));
       const message = error.message;
       emit(makeEvent({ type: 'config.invalid', code: error.code, message }));

@@ -63,6 +63,7 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
     files = await listing;
   } catch (error) {
     store.close();
+    await config.close();
     throw error;
   }
   const shown = relative(process.cwd(), config.file) || config.file;
@@ -91,6 +92,7 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
     rules = new Map<string, Rule>([...(await builtinRules(kinds)), ...config.rules]);
   } catch (error) {
     store.close();
+    await config.close();
     throw error;
   }
   const env = opts.env ?? process.env;
@@ -98,6 +100,7 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
   return { root, config, graph, store, jobs, rules, files, env, close: () => {
       jobs.close();
       store.close();
+      void config.close();
     } };
 }
 

@@ -3,13 +3,16 @@
  * into place, so a reader never sees half a blob. Each blob's stat fingerprint is recorded when
  * written or last verified; an unchanged fingerprint counts as intact, anything else is re-hashed.
  */
-import { closeSync, createReadStream, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, utimesSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, utimesSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
-import { fingerprintOf, sameFingerprint, type Fingerprint } from '../capture/files.js';
+import { fingerprintOf, sameFingerprint, streamDigest, type Fingerprint } from '../capture/files.js';
 import { hexOf, sha256Id, sha256Stream, type Sha256Id } from '../hash/index.js';
 
 export type BlobState = 'intact' | 'missing' | 'altered';
+
+/** Larger blobs are verified by streaming before `readVerified` reads them whole. */
+const READ_WHOLE_UP_TO = 64 * 1024 * 1024;
 
 export class Cas {
   readonly dir: string;
@@ -56,16 +59,21 @@ export class Cas {
   }
 
   /** Copies a file into the CAS, hashing while streaming so large outputs never sit in memory. */
-  async putFile(src: string): Promise<{ sha256: string; size: number }> {
+  putFile(src: string): Promise<{ sha256: string; size: number }> {
+    return this.putStream(createReadStream(src));
+  }
+
+  /** Writes the bytes `chunks` yields as one blob, hashing while streaming. */
+  async putStream(chunks: AsyncIterable<Uint8Array>): Promise<{ sha256: string; size: number }> {
     const temp = this.tempPath();
     const hash = sha256Stream();
     const fd = openSync(temp, 'w');
     let size = 0;
     try {
-      for await (const chunk of createReadStream(src)) {
-        hash.update(chunk as Buffer);
-        writeSync(fd, chunk as Buffer);
-        size += (chunk as Buffer).length;
+      for await (const chunk of chunks) {
+        hash.update(chunk);
+        writeSync(fd, chunk);
+        size += chunk.length;
       }
       fsyncSync(fd);
     } finally {
@@ -109,6 +117,44 @@ export class Cas {
   }
 
   /**
+   * A blob's bytes when they are the ones its id names (receipts are read this way). A file larger
+   * than READ_WHOLE_UP_TO is hashed by streaming first and read only if intact, so a hostile huge
+   * file in place of a receipt is never loaded.
+   */
+  readVerified(id: string): { state: 'intact'; bytes: Buffer } | { state: Exclude<BlobState, 'intact'> } {
+    const path = this.pathOf(id);
+    try {
+      const st = lstatSync(path);
+      if (!st.isFile()) return { state: 'altered' };
+      if (st.size > READ_WHOLE_UP_TO && streamDigest(path, 'raw') !== id) return { state: 'altered' };
+      const bytes = readFileSync(path);
+      return sha256Id(bytes) === id ? { state: 'intact', bytes } : { state: 'altered' };
+    } catch {
+      return { state: 'missing' };
+    }
+  }
+
+  /**
+   * A blob's bytes in chunks of at most 1 MiB, or only its last `last` bytes: logs are read this
+   * way, so one of any size costs one chunk of memory. A chunk is valid until the next one is asked for.
+   */
+  *chunks(id: string, last = Infinity): Generator<Buffer> {
+    const fd = openSync(this.pathOf(id), 'r');
+    try {
+      const size = fstatSync(fd).size;
+      const buf = Buffer.allocUnsafe(1 << 20);
+      for (let at = Math.max(0, size - last); ; ) {
+        const n = readSync(fd, buf, 0, buf.length, at);
+        if (n === 0) return;
+        at += n;
+        yield buf.subarray(0, n);
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /**
    * Whether a blob is intact. With `deep`, or when the stat fingerprint differs from the recorded
    * one, the bytes are re-hashed; a matching re-hash refreshes the fingerprint.
    */
@@ -124,7 +170,7 @@ export class Cas {
     const now = fingerprintOf(st);
     const recorded = this.getFp.get(id);
     if (!deep && recorded && sameFingerprint(recorded, now)) return 'intact';
-    if (sha256Id(readFileSync(path)) !== id) {
+    if (streamDigest(path, 'raw') !== id) {
       // A blob found altered loses its recorded fingerprint, so later shallow checks (the next
       // build's hit check) re-hash it too instead of trusting a stat that was recorded as intact.
       this.delFp.run(id);

@@ -9,7 +9,13 @@ import { sha256Field } from '../config/schema.js';
 const Outcome = v.picklist(['PASS', 'FAIL', 'BLOCKED']);
 const Claim = v.picklist(['established', 'refuted', 'unknown']);
 
-export const ArtifactSchema = v.object({ name: v.string(), sha256: sha256Field, size: v.pipe(v.number(), v.integer(), v.minValue(0)) });
+export const ArtifactSchema = v.object({
+  name: v.string(),
+  sha256: sha256Field,
+  size: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  /** A process log kept capped (head and tail): how many bytes of the stream were dropped between them. */
+  dropped_bytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+});
 
 export const CheckerSchema = v.object({
   tool: v.string(),

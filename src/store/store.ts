@@ -1,17 +1,19 @@
 /**
  * The store: CAS blobs plus the SQLite index (runs, attempts, action cache, file states). Opening a
  * store runs the recovery pass, so what a killed process left behind becomes `interrupted` under
- * the liveness rule, and never a pass.
+ * the liveness rule, and never a pass. A damaged index is `ERR_STORE_DAMAGED` (exit 3) wherever it
+ * is met: SQLite's own errors through the guarded connection (sqlite.ts), and values vkit never
+ * writes (a time that is not a number, a pid that would signal a group) as rows are read here.
  */
 import { mkdirSync } from 'node:fs';
 import { join, sep } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { fingerprintKey, RACY_WINDOW_NS, reusable, type FileStateCache, type FileStateEntry, type Fingerprint, type HashMode } from '../capture/files.js';
-import { EXIT, VkitError } from '../errors.js';
-import { canonicalJson, sha256Id } from '../hash/index.js';
+import { canonicalJson, isSha256Id, sha256Id } from '../hash/index.js';
 import { Cas, type BlobState } from './cas.js';
 import { currentOwner, ownerAlive, type Owner } from './liveness.js';
 import { DDL, MIGRATIONS, USER_VERSION } from './schema.js';
+import { damagedIndex, openIndex } from './sqlite.js';
 
 export type RunState = 'queued' | 'running' | 'done' | 'interrupted';
 
@@ -55,6 +57,31 @@ export interface StoreOptions {
   alive?: (owner: Owner) => boolean;
 }
 
+const STATES: ReadonlySet<string> = new Set<RunState>(['queued', 'running', 'done', 'interrupted']);
+const DIGITS = /^[0-9]+$/;
+
+/**
+ * What in a run or attempt row vkit never writes, or undefined. A flipped byte in a value is not
+ * SQLite's to notice, and these values are parsed (times), compared (states) and signalled (pids:
+ * a damaged pid or process group of -1 would signal every process of the user).
+ */
+function damageIn(row: RunRow | AttemptRow): string | undefined {
+  if (!STATES.has(row.state)) return `state \`${row.state}\``;
+  const times = 'heartbeat_ns' in row ? [row.started_ns, row.heartbeat_ns, row.ended_ns] : [row.created_ns, row.ended_ns];
+  const time = times.find((t) => t !== null && !DIGITS.test(t));
+  if (time !== undefined) return `time \`${time}\``;
+  if ('pid' in row && !(Number.isInteger(row.pid) && row.pid > 0)) return `pid \`${row.pid}\``;
+  if ('child_pgid' in row && row.child_pgid !== null && !(Number.isInteger(row.child_pgid) && row.child_pgid > 1)) return `process group \`${row.child_pgid}\``;
+  return undefined;
+}
+
+/** What in a file-state entry vkit never writes (its times are parsed, its digest trusted), or undefined. */
+function fileStateDamage(entry: FileStateEntry): string | undefined {
+  const field = [entry.mtime_ns, entry.ctime_ns, entry.ino, entry.recorded_ns].find((t) => !DIGITS.test(t));
+  if (field !== undefined) return `\`${field}\` for a time or inode`;
+  return isSha256Id(entry.sha256) ? undefined : `digest \`${entry.sha256}\``;
+}
+
 /** A heartbeat older than this, with its worker gone, marks an attempt interrupted. */
 export const STALE_HEARTBEAT_NS = 10_000_000_000n;
 
@@ -69,6 +96,8 @@ export function newId(prefix: string, now: bigint): string {
 
 export class Store implements FileStateCache {
   readonly dir: string;
+  /** The SQLite index file, named in every damaged-store error. */
+  readonly index: string;
   readonly db: Database.Database;
   readonly cas: Cas;
   readonly now: () => bigint;
@@ -82,53 +111,49 @@ export class Store implements FileStateCache {
     this.now = opts.now ?? wallClockNs;
     this.alive = opts.alive ?? ownerAlive;
     mkdirSync(dir, { recursive: true });
-    const index = join(dir, 'index.sqlite');
-    this.db = new Database(index, { timeout: 10_000 });
+    // Every SQLite error on this connection is reported as a damaged (or busy) store, exit 3 (sqlite.ts).
+    this.index = join(dir, 'index.sqlite');
+    this.db = openIndex(this.index);
     try {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
       this.migrate();
+      this.cas = new Cas(dir, this.db);
+      const db = this.db;
+      this.stmts = {
+        fsGet: db.prepare<[string, string], FileStateEntry>('SELECT size, mtime_ns, ctime_ns, ino, sha256, recorded_ns FROM file_states WHERE path = ? AND mode = ?'),
+        // `clean`: recorded outside the racy window, computed by SQLite so a no-op parses no timestamps.
+        fsUnder: db.prepare<[string, string, string]>("SELECT path, mode, size || ':' || mtime_ns || ':' || ctime_ns || ':' || ino, sha256 FROM file_states WHERE path >= ? AND path < ? AND CAST(mtime_ns AS INTEGER) < CAST(recorded_ns AS INTEGER) - CAST(? AS INTEGER)"),
+        fsPut: db.prepare('INSERT OR REPLACE INTO file_states (path, mode, size, mtime_ns, ctime_ns, ino, sha256, recorded_ns) VALUES (@path, @mode, @size, @mtime_ns, @ctime_ns, @ino, @sha256, @recorded_ns)'),
+        cacheGet: db.prepare<[string], { receipt: string }>('SELECT receipt FROM action_cache WHERE key = ?'),
+        cachePut: db.prepare('INSERT OR REPLACE INTO action_cache (key, receipt, label, created_ns) VALUES (?, ?, ?, ?)'),
+        cacheDel: db.prepare('DELETE FROM action_cache WHERE key = ?'),
+        latestGet: db.prepare<[string], { receipt: string; key: string }>('SELECT receipt, key FROM latest WHERE label = ?'),
+        latestPut: db.prepare('INSERT OR REPLACE INTO latest (label, receipt, key) VALUES (?, ?, ?)'),
+        runInsert: db.prepare('INSERT INTO runs (id, job, queue, label, kind, key, state, created_ns, root) VALUES (@id, @job, @queue, @label, @kind, @key, @state, @created_ns, @root)'),
+        runGet: db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?'),
+        runEnd: db.prepare("UPDATE runs SET state = @state, outcome = @outcome, reason = @reason, receipt = @receipt, ended_ns = @ended_ns WHERE id = @id AND state = 'running'"),
+        runClaim: db.prepare("UPDATE runs SET state = 'running' WHERE id = ? AND state = 'queued'"),
+        attemptInsert: db.prepare('INSERT INTO attempts (id, run, state, host, pid, pid_start, heartbeat_ns, started_ns) VALUES (@id, @run, @state, @host, @pid, @pid_start, @heartbeat_ns, @started_ns)'),
+        attemptBeat: db.prepare("UPDATE attempts SET heartbeat_ns = ? WHERE id = ? AND state = 'running'"),
+        attemptEnd: db.prepare("UPDATE attempts SET state = @state, outcome = @outcome, reason = @reason, ended_ns = @ended_ns WHERE id = @id AND state = 'running'"),
+        attemptsOf: db.prepare<[string], AttemptRow>('SELECT * FROM attempts WHERE run = ? ORDER BY started_ns'),
+        running: db.prepare<[], AttemptRow>("SELECT * FROM attempts WHERE state = 'running'"),
+      };
+      this.recovered = this.recover();
     } catch (error) {
       this.db.close();
-      // A damaged index is damaged evidence (BLOCKED), not a vkit bug: say which file and how to recover.
-      const code = (error as { code?: unknown }).code;
-      if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
-        throw new VkitError('ERR_STORE_DAMAGED', EXIT.blocked, `the store index ${index} is damaged (${(error as Error).message}): no evidence in it can be trusted`, {
-          where: index,
-          hint: `Move ${index} aside (with its -wal and -shm files); the next build starts an empty index and reruns every check.`,
-          cause: error,
-        });
-      }
       throw error;
     }
-    this.cas = new Cas(dir, this.db);
-    const db = this.db;
-    this.stmts = {
-      fsGet: db.prepare<[string, string], FileStateEntry>('SELECT size, mtime_ns, ctime_ns, ino, sha256, recorded_ns FROM file_states WHERE path = ? AND mode = ?'),
-      // `clean`: recorded outside the racy window, computed by SQLite so a no-op parses no timestamps.
-      fsUnder: db.prepare<[string, string, string]>("SELECT path, mode, size || ':' || mtime_ns || ':' || ctime_ns || ':' || ino, sha256 FROM file_states WHERE path >= ? AND path < ? AND CAST(mtime_ns AS INTEGER) < CAST(recorded_ns AS INTEGER) - CAST(? AS INTEGER)"),
-      fsPut: db.prepare('INSERT OR REPLACE INTO file_states (path, mode, size, mtime_ns, ctime_ns, ino, sha256, recorded_ns) VALUES (@path, @mode, @size, @mtime_ns, @ctime_ns, @ino, @sha256, @recorded_ns)'),
-      cacheGet: db.prepare<[string], { receipt: string }>('SELECT receipt FROM action_cache WHERE key = ?'),
-      cachePut: db.prepare('INSERT OR REPLACE INTO action_cache (key, receipt, label, created_ns) VALUES (?, ?, ?, ?)'),
-      cacheDel: db.prepare('DELETE FROM action_cache WHERE key = ?'),
-      latestGet: db.prepare<[string], { receipt: string; key: string }>('SELECT receipt, key FROM latest WHERE label = ?'),
-      latestPut: db.prepare('INSERT OR REPLACE INTO latest (label, receipt, key) VALUES (?, ?, ?)'),
-      runInsert: db.prepare('INSERT INTO runs (id, job, queue, label, kind, key, state, created_ns, root) VALUES (@id, @job, @queue, @label, @kind, @key, @state, @created_ns, @root)'),
-      runGet: db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?'),
-      runEnd: db.prepare("UPDATE runs SET state = @state, outcome = @outcome, reason = @reason, receipt = @receipt, ended_ns = @ended_ns WHERE id = @id AND state = 'running'"),
-      runClaim: db.prepare("UPDATE runs SET state = 'running' WHERE id = ? AND state = 'queued'"),
-      attemptInsert: db.prepare('INSERT INTO attempts (id, run, state, host, pid, pid_start, heartbeat_ns, started_ns) VALUES (@id, @run, @state, @host, @pid, @pid_start, @heartbeat_ns, @started_ns)'),
-      attemptBeat: db.prepare("UPDATE attempts SET heartbeat_ns = ? WHERE id = ? AND state = 'running'"),
-      attemptEnd: db.prepare("UPDATE attempts SET state = @state, outcome = @outcome, reason = @reason, ended_ns = @ended_ns WHERE id = @id AND state = 'running'"),
-      attemptsOf: db.prepare<[string], AttemptRow>('SELECT * FROM attempts WHERE run = ? ORDER BY started_ns'),
-      running: db.prepare<[], AttemptRow>("SELECT * FROM attempts WHERE state = 'running'"),
-    };
-    this.recovered = this.recover();
   }
 
   /** Creates a new store's tables, or steps an older one forward, in one exclusive transaction. */
   private migrate(): void {
-    const current = () => this.db.pragma('user_version', { simple: true }) as number;
+    const current = () => {
+      const version = this.db.pragma('user_version', { simple: true }) as number;
+      if (version < 0) throw damagedIndex(this.index, `its user_version is ${version}, which vkit never writes`);
+      return version;
+    };
     if (current() >= USER_VERSION) return;
     this.db
       .transaction(() => {
@@ -151,7 +176,9 @@ export class Store implements FileStateCache {
   // File-state cache -------------------------------------------------------------------------
 
   get(absPath: string, mode: HashMode): FileStateEntry | undefined {
-    return this.stmts.fsGet.get(absPath, mode);
+    const entry = this.stmts.fsGet.get(absPath, mode);
+    if (entry) this.refuse(`the file state of ${absPath}`, fileStateDamage(entry));
+    return entry;
   }
 
   reuse(absPath: string, mode: HashMode, fp: Fingerprint): string | undefined {
@@ -184,7 +211,9 @@ export class Store implements FileStateCache {
       reuse: (absPath, mode, fp) => {
         if (!absPath.startsWith(lo)) return this.reuse(absPath, mode, fp);
         const r = loaded[mode].get(absPath);
-        return r && r[2] === fingerprintKey(fp) ? (r[3] as string) : undefined;
+        if (!r || r[2] !== fingerprintKey(fp)) return undefined;
+        if (!isSha256Id(r[3])) this.refuse(`the file state of ${absPath}`, `digest \`${String(r[3])}\``);
+        return r[3] as string;
       },
       put: (absPath, mode, entry) => {
         this.put(absPath, mode, entry);
@@ -217,15 +246,10 @@ export class Store implements FileStateCache {
    * not checked). Returns the state when it is not intact.
    */
   readReceipt(id: string): { state: 'intact'; receipt: Record<string, unknown> } | { state: Exclude<BlobState, 'intact'> } {
-    let bytes: Buffer;
+    const read = this.cas.readVerified(id);
+    if (read.state !== 'intact') return read;
     try {
-      bytes = this.cas.read(id);
-    } catch {
-      return { state: 'missing' };
-    }
-    if (sha256Id(bytes) !== id) return { state: 'altered' };
-    try {
-      return { state: 'intact', receipt: JSON.parse(bytes.toString('utf8')) };
+      return { state: 'intact', receipt: JSON.parse(read.bytes.toString('utf8')) };
     } catch {
       return { state: 'altered' };
     }
@@ -284,7 +308,7 @@ export class Store implements FileStateCache {
   claimRun(queue: string, owner: Owner = currentOwner()): { run: RunRow; attempt: string } | undefined {
     return this.db
       .transaction(() => {
-        const run = this.db.prepare<[string], RunRow>("SELECT * FROM runs WHERE queue = ? AND state = 'queued' ORDER BY created_ns, id LIMIT 1").get(queue);
+        const run = this.intact(this.db.prepare<[string], RunRow>("SELECT * FROM runs WHERE queue = ? AND state = 'queued' ORDER BY created_ns, id LIMIT 1").get(queue));
         if (!run) return undefined;
         const attempt = this.startAttempt(run.id, owner);
         return { run: { ...run, state: 'running' as const }, attempt };
@@ -319,7 +343,7 @@ export class Store implements FileStateCache {
   }
 
   runningAttempt(run: string): AttemptRow | undefined {
-    return this.db.prepare<[string], AttemptRow>("SELECT * FROM attempts WHERE run = ? AND state = 'running'").get(run);
+    return this.intact(this.db.prepare<[string], AttemptRow>("SELECT * FROM attempts WHERE run = ? AND state = 'running'").get(run));
   }
 
   /** How many runs of a queue wait for a worker. */
@@ -328,7 +352,7 @@ export class Store implements FileStateCache {
   }
 
   getRun(id: string): RunRow | undefined {
-    return this.stmts.runGet.get(id);
+    return this.intact(this.stmts.runGet.get(id));
   }
 
   startAttempt(run: string, owner: Owner = currentOwner()): string {
@@ -386,13 +410,28 @@ export class Store implements FileStateCache {
   }
 
   attemptsOf(run: string): AttemptRow[] {
-    return this.stmts.attemptsOf.all(run);
+    return this.stmts.attemptsOf.all(run).map((a) => this.intact(a));
   }
 
   listRuns(filter: { label?: string; limit?: number } = {}): RunRow[] {
     const limit = filter.limit ?? 50;
-    if (filter.label) return this.db.prepare<[string, number], RunRow>('SELECT * FROM runs WHERE label = ? ORDER BY created_ns DESC, id DESC LIMIT ?').all(filter.label, limit);
-    return this.db.prepare<[number], RunRow>('SELECT * FROM runs ORDER BY created_ns DESC, id DESC LIMIT ?').all(limit);
+    const rows = filter.label
+      ? this.db.prepare<[string, number], RunRow>('SELECT * FROM runs WHERE label = ? ORDER BY created_ns DESC, id DESC LIMIT ?').all(filter.label, limit)
+      : this.db.prepare<[number], RunRow>('SELECT * FROM runs ORDER BY created_ns DESC, id DESC LIMIT ?').all(limit);
+    return rows.map((r) => this.intact(r));
+  }
+
+  /** The row, when vkit could have written it; a damaged one is a damaged store. */
+  private intact<T extends RunRow | AttemptRow>(row: T): T;
+  private intact<T extends RunRow | AttemptRow>(row: T | undefined): T | undefined;
+  private intact<T extends RunRow | AttemptRow>(row: T | undefined): T | undefined {
+    if (row) this.refuse(row.id, damageIn(row));
+    return row;
+  }
+
+  /** Throws the damaged-store error when `damage` names a value in `what` that vkit never writes. */
+  private refuse(what: string, damage: string | undefined): void {
+    if (damage) throw damagedIndex(this.index, `${what} holds ${damage}, which vkit never writes`);
   }
 
   /**
@@ -402,7 +441,7 @@ export class Store implements FileStateCache {
   recover(): string[] {
     const now = this.now();
     const found: string[] = [];
-    for (const a of this.stmts.running.all()) {
+    for (const a of this.stmts.running.all().map((r) => this.intact(r))) {
       if (now - BigInt(a.heartbeat_ns) <= STALE_HEARTBEAT_NS) continue;
       if (this.alive({ host: a.host, pid: a.pid, pidStart: a.pid_start })) continue;
       if (this.finishAttempt(a.run, a.id, { state: 'interrupted', outcome: 'BLOCKED', reason: 'worker lost' })) found.push(a.id);

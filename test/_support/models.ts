@@ -83,17 +83,7 @@ export function step(from: string, action: string, input: string, to: string) {
   return { from, action, input, to };
 }
 
-/** A small deterministic PRNG (mulberry32). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { prng } from './random.js';
 
 /** A copy of `xs` in a random order. */
 export function shuffled<T>(xs: readonly T[], rand: () => number): T[] {

@@ -75,9 +75,9 @@ export interface CliResult {
   json<T = any>(): T;
 }
 
-/** Runs the built `vkit` binary synchronously. */
-export function vkit(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): CliResult {
-  const r = spawnSync(process.execPath, [VKIT_BIN, ...args], { cwd: opts.cwd, env: { ...process.env, NO_COLOR: '1', ...opts.env }, encoding: 'utf8' });
+/** Runs the built `vkit` binary synchronously; with `timeoutMs`, a hang is killed and reads as `code: null`. */
+export function vkit(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): CliResult {
+  const r = spawnSync(process.execPath, [VKIT_BIN, ...args], { cwd: opts.cwd, env: { ...process.env, NO_COLOR: '1', ...opts.env }, encoding: 'utf8', ...(opts.timeoutMs ? { timeout: opts.timeoutMs, killSignal: 'SIGKILL' as const } : {}) });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, json: () => JSON.parse(r.stdout) };
 }
 

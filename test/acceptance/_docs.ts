@@ -19,9 +19,12 @@
  *   passing run per claim, validity stale_after 2027-02-01 (issued 2026-09-01T10:00:00Z).
  *
  * Subject identity: the default commit is not in any test repository, so checks that verify the
- * subject need `--tree <commit>=<dir>` (vkit then notes that only recorded digests were checked);
- * `TREE_FLAG(dir)` builds that flag. For a real commit, commit your subject files under a
- * directory, then pass `{commit, subjectRoot}`.
+ * subject need `--tree <commit>=<dir>`; `TREE_FLAG(dir)` builds that flag. A DIR that cannot show
+ * the commit leaves the check indeterminate unless the documents pin every subject file with a
+ * recorded digest, so by default the subject is `slug/` (beside the documents, never around
+ * them), holding only `test/slug-test.js`, which every record names in its `inputs`: vkit then
+ * notes that each of those files was checked against its recorded digest. For a real commit,
+ * commit your subject files under a directory, then pass `{commit, subjectRoot}`.
  *
  * Keep this API stable: other suites (decisions) import it.
  */
@@ -45,9 +48,11 @@ export interface TrioOptions {
   /** The decision's `[validity] stale_after` date; null omits the table. */
   validUntil?: string | null;
   /**
-   * `[subject] root` (relative to --root). Default: none, so the subject is the package file's
-   * directory. With a real commit, point it at a directory holding only committed files (the
-   * documents themselves are written after the commit they name).
+   * `[subject] root` (relative to --root). Default: `slug`, the pinned subject (see above). null:
+   * no `root` key, so the subject is the package file's directory, documents included (nothing
+   * pins those, so with the fake commit the check is indeterminate). With a real commit, point it
+   * at a directory holding only committed files (the documents themselves are written after the
+   * commit they name).
    */
   subjectRoot?: string | null;
 }
@@ -59,6 +64,9 @@ export interface Trio {
   /** Other files the package names, by path relative to the trio's directory. */
   files: Record<string, string>;
 }
+
+/** The default subject root: every file under it is an `inputs` entry of every record. */
+export const PINNED_SUBJECT = 'slug';
 
 /** Where `writeTrio` puts the three documents (relative to the directory it is given). */
 export const TRIO_PATHS = { spec: 'acceptance-specification.toml', pkg: 'acceptance.toml', decision: 'acceptance-decision.toml' } as const;
@@ -158,6 +166,9 @@ clause_source = "consumer-statement"
 `;
 }
 
+/** Each record's `inputs`, for the pinned default subject: the one file under it. */
+const PINNED_INPUTS = `  inputs = [{ path = "test/slug-test.js", digest = "${m11('subject', TEST_SCRIPT)}" }]\n`;
+
 function claimText(id: string, clause: string, statement: string, command: string, record: string, recordBytes: string, o: Required<TrioOptions>): string {
   return `[[claim]]
 id = "${id}"
@@ -190,7 +201,7 @@ clause_source = "spec-document"
   record_hash = "${m11('record', recordBytes)}"
   captured_at_commit = "${o.commit}"
   author = "${o.producer}"
-`;
+${o.subjectRoot === PINNED_SUBJECT ? PINNED_INPUTS : ''}`;
 }
 
 export function packageText(o: Required<TrioOptions>, spec: string): string {
@@ -276,7 +287,7 @@ export function validTrio(opts: TrioOptions = {}): Trio {
     staleAfter: opts.staleAfter === undefined ? DEFAULTS.staleAfter : opts.staleAfter,
     decisionIssuedAt: opts.decisionIssuedAt ?? DEFAULTS.decisionIssuedAt,
     validUntil: opts.validUntil === undefined ? DEFAULTS.validUntil : opts.validUntil,
-    subjectRoot: opts.subjectRoot ?? null,
+    subjectRoot: opts.subjectRoot === undefined ? PINNED_SUBJECT : opts.subjectRoot,
   };
   const spec = specText(o);
   const pkg = packageText(o, spec);
@@ -286,7 +297,9 @@ export function validTrio(opts: TrioOptions = {}): Trio {
     decision: decisionText(o, spec, pkg),
     files: {
       'SPEC.md': '# slug\n\nslug(s) lowercases s and replaces each run of whitespace with `-`.\n',
+      // The script's text; also the pinned subject's one file (a caller's own subject copies it).
       'test/slug-test.js': TEST_SCRIPT,
+      ...(o.subjectRoot === PINNED_SUBJECT ? { [`${PINNED_SUBJECT}/test/slug-test.js`]: TEST_SCRIPT } : {}),
       'evidence/wt1-run.txt': RECORD_1,
       'evidence/wt2-run.txt': RECORD_2,
     },

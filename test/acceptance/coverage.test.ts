@@ -244,7 +244,7 @@ kind = "chain"
   max_elements = 500
 `;
 
-test('chain requirements take the stack result: pass satisfied, fail gap, unchecked missing, deviation declared', () => {
+test('chain requirements take the stack result: pass satisfied, fail gap, undecidable indeterminate, unchecked missing, deviation declared', () => {
   const specDoc = parseDoc(Buffer.from(CHAIN_SPEC), 'spec.toml');
   const spec = checkSpecification(specDoc);
   assert.equal(spec.findings.errors, 0, JSON.stringify(spec.findings.list));
@@ -254,11 +254,13 @@ test('chain requirements take the stack result: pass satisfied, fail gap, unchec
   assert.equal(computeCoverage(spec, [], pkg, { chain: { runtime: 'pass' } }).acceptable, true);
   assert.equal(status({ runtime: 'fail' }).status, 'gap');
   assert.deepEqual(status({ runtime: 'fail' }).failures, [{ claim: '(stack)', reason: 'the stack check fails' }]);
-  assert.equal(status({ runtime: 'indeterminate' }).status, 'missing');
+  assert.equal(status({ runtime: 'indeterminate' }).status, 'indeterminate');
   assert.equal(status().status, 'missing');
   assert.equal(computeCoverage(spec, [], pkg, {}).acceptable, false);
   const withDeviation = parseDoc(Buffer.from('[[deviation]]\nrequirement = "runtime"\nkind = "unmet"\nreason = "x"\n'), 'p.toml');
   assert.equal(status({ runtime: 'fail' }, withDeviation).status, 'deviation-declared');
+  // A declared deviation does not settle what the stack check cannot decide.
+  assert.equal(status({ runtime: 'indeterminate' }, withDeviation).status, 'indeterminate');
   assert.deepEqual(renderCoverage(computeCoverage(spec, [], pkg, { chain: { runtime: 'fail' } })), ['runtime: gap [mandatory] basis=[]', '  (stack): the stack check fails', 'summary: mandatory 0/1, optional 0/0, acceptable=false']);
 });
 

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { digestsDiffer } from '../../src/acceptance/digests.js';
 import { tempRepo, vkit, type CliResult } from '../_support/repo.js';
 import { DEFAULTS, edit, m11, rebind, TREE_FLAG, validTrio, writeTrio, type Trio } from './_docs.js';
 
@@ -177,7 +178,7 @@ test('a stale [specification] hash: one changed byte of the specification fails 
   assert.equal(r.code, 1, r.stdout);
   const recorded = m11('specification', trio.spec);
   const computed = m11('specification', spec);
-  assert.ok(r.stdout.includes(`ERROR ${PKG}: [specification].hash does not match ${SPEC}: recorded ${recorded.slice(0, 48)}..., computed ${computed.slice(0, 48)}... (the specification changed since the package bound it;`), r.stdout);
+  assert.ok(r.stdout.includes(`ERROR ${PKG}: [specification].hash does not match ${SPEC}: recorded and computed digests ${digestsDiffer(recorded, computed)} (the specification changed since the package bound it;`), r.stdout);
   assert.ok(r.stdout.includes(`(line ${lineOf(trio.pkg, 'hash = "specification:')})`), r.stdout);
   assert.equal(run({ ...trio, spec }, 'coverage').code, 1, 'coverage over a stale binding is never acceptable');
   // Rebinding (what the producer does after re-reading the specification) makes it valid again.

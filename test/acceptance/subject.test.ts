@@ -85,7 +85,7 @@ test('component subjects: each component recomputed from <root>/<name>, and the 
   }
 });
 
-test('commit subjects: --tree with the commit present compares every file; absent -> NOTE; no --tree needs the commit in --root', async () => {
+test('commit subjects: --tree with the commit present compares every file; absent and unpinned -> indeterminate; no --tree needs the commit in --root', async () => {
   const repo = tempRepo({ 'app/src/main.rs': 'fn main() {}\n', 'app/Cargo.toml': '[package]\n' });
   try {
     const commit = repo.commitAll();
@@ -97,7 +97,10 @@ test('commit subjects: --tree with the commit present compares every file; absen
     const diff = await findingsOf(repo.dir, subject(commit), { [commit.slice(0, 12)]: repo.dir });
     assert.deepEqual(diff, [`ERROR subject file \`app/src/extra.rs\` is not in commit ${commit.slice(0, 12)}`, `ERROR subject file \`app/src/main.rs\` differs from commit ${commit.slice(0, 12)}`]);
     const absent = 'a'.repeat(40);
-    assert.deepEqual(await findingsOf(repo.dir, subject(absent), { [absent]: repo.dir }), ['NOTE tree checkout: commit aaaaaaaaaaaa not present in this repository; recorded digests checked']);
+    // No recorded digest pins app/'s files, so nothing ties them to the absent commit (fail closed; tree-unverified.test.ts has the pinned case).
+    assert.deepEqual(await findingsOf(repo.dir, subject(absent), { [absent]: repo.dir }), [
+      'WARN INDETERMINATE: subject commit aaaaaaaaaaaa cannot be verified (it is not present in the repository of --tree `.`), and 3 of 3 files under the subject root `app` there have no recorded digest that matches: Cargo.toml, src/extra.rs, src/main.rs; pass --tree aaaaaaaaaaaa=DIR naming a checkout of that commit',
+    ]);
     const noTree = await findingsOf(repo.dir, subject(absent));
     assert.equal(noTree.length, 1);
     assert.match(noTree[0]!, /^ERROR subject commit aaaaaaaaaaaa is not in the git repository at --root/);

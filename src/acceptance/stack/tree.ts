@@ -3,10 +3,18 @@
  * are that commit's bytes. Digests are always computed over DIR's files; when DIR's repository
  * has the commit, every file under the subject root must also equal the commit's blob (same
  * path set, same bytes, compared by git blob id), and each difference names its file.
+ *
+ * When DIR cannot show the commit (its repository lacks it, or DIR is in no git repository),
+ * nothing ties DIR's bytes to the commit except the digests the documents record. Those pin
+ * the subject only when every file under the subject root in DIR has a recorded digest,
+ * recomputed over DIR's bytes, that matches: `pinnedByRecordedDigests` says which files do not.
  */
 import { createHash } from 'node:crypto';
+import { lstat } from 'node:fs/promises';
+import { posix, resolve } from 'node:path';
+import { m11Digest, type M11Domain } from '../../hash/index.js';
 import { gitBytes, git } from '../../capture/git.js';
-import { crateFiles, fileBytes } from './crate-digest.js';
+import { crateDigest, crateFiles, DigestError, fileBytes } from './crate-digest.js';
 
 const HEX = /^[0-9a-f]{7,64}$/;
 
@@ -19,13 +27,20 @@ export function treeFor(trees: Record<string, string>, commit: string): string |
   return undefined;
 }
 
-/** Whether the git repository holding `dir` has `commit` (false outside git). */
-export async function hasCommit(dir: string, commit: string): Promise<boolean> {
+/** Whether the git repository holding `dir` has `commit`, lacks it, or there is no such repository. */
+export type CommitPresence = 'present' | 'absent' | 'no-repository';
+
+export async function commitPresence(dir: string, commit: string): Promise<CommitPresence> {
+  try {
+    await git(dir, ['rev-parse', '--git-dir']);
+  } catch {
+    return 'no-repository';
+  }
   try {
     await git(dir, ['cat-file', '-e', `${commit}^{commit}`]);
-    return true;
+    return 'present';
   } catch {
-    return false;
+    return 'absent';
   }
 }
 
@@ -73,4 +88,73 @@ export async function compareWithCommit(subjectDir: string, commit: string): Pro
     if (!present.has(rel) && !(rel === 'target' || rel.startsWith('target/'))) diffs.push({ path: rel, problem: 'missing from the tree' });
   }
   return diffs.sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
+}
+
+/** A digest the documents record over one file, named relative to --root (`/`-separated). */
+export interface RecordedFile {
+  path: string;
+  domain: M11Domain;
+  digest: string;
+}
+
+/** A crate digest the documents record (an inventory element): it covers every file under `dir`. */
+export interface RecordedCrate {
+  dir: string;
+  digest: string;
+}
+
+export interface RecordedDigests {
+  files: RecordedFile[];
+  crates: RecordedCrate[];
+}
+
+export interface Pinning {
+  /** Files under the subject directory in the tree. */
+  total: number;
+  /** Those without a matching recorded digest (relative to the subject directory, sorted); `differs` when one was recorded but does not match. */
+  unpinned: { path: string; differs: boolean }[];
+}
+
+/** `path` is `dir` or below it (both relative to --root, `/`-separated; `.` is the root). */
+const within = (path: string, dir: string) => dir === '.' || path === dir || path.startsWith(`${dir}/`);
+
+/** The listed files that exist (git lists a tracked file deleted from the work tree; it is not part of the bytes). */
+async function presentFiles(dir: string): Promise<string[]> {
+  const listed = await crateFiles(dir);
+  const present = await Promise.all(listed.map((rel) => lstat(resolve(dir, rel)).then(() => true, () => false)));
+  return listed.filter((_, i) => present[i]);
+}
+
+/**
+ * Which files under `subjectDir` (relative to --root) in `tree` are not pinned by the documents: a
+ * file is pinned when at least one recorded digest covers it and every one that does, recomputed
+ * over the tree's bytes, matches (two records disagreeing about a file pin nothing). Throws
+ * DigestError when the subject directory cannot be listed or a file cannot be read.
+ */
+export async function pinnedByRecordedDigests(tree: string, subjectRoot: string, recorded: RecordedDigests): Promise<Pinning> {
+  const subjectDir = posix.normalize(subjectRoot).replace(/(.)\/$/, '$1');
+  const files = (await presentFiles(resolve(tree, subjectDir))).map((rel) => posix.join(subjectDir, rel));
+  const verdicts = new Map<string, boolean>();
+  const judge = (path: string, matches: boolean) => verdicts.set(path, (verdicts.get(path) ?? true) && matches);
+  for (const crate of recorded.crates) {
+    if (!within(crate.dir, subjectDir) && !within(subjectDir, crate.dir)) continue;
+    let digest;
+    try {
+      digest = await crateDigest(resolve(tree, crate.dir));
+    } catch (error) {
+      if (error instanceof DigestError) continue; // no such crate in the tree: it pins nothing
+      throw error;
+    }
+    for (const f of digest.files) judge(posix.join(crate.dir, f.path), digest.digest === crate.digest);
+  }
+  for (const file of recorded.files) {
+    if (!within(file.path, subjectDir)) continue;
+    const bytes = await fileBytes(tree, file.path);
+    if (bytes) judge(file.path, m11Digest(file.domain, bytes) === file.digest);
+  }
+  const unpinned = files
+    .filter((path) => verdicts.get(path) !== true)
+    .map((path) => ({ path: subjectDir === '.' ? path : path.slice(subjectDir.length + 1), differs: verdicts.get(path) === false }))
+    .sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
+  return { total: files.length, unpinned };
 }

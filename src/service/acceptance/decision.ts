@@ -51,6 +51,16 @@ export function effectDate(now: string | undefined): string {
   return now;
 }
 
+/** `DECISION STALE D: stale: renewed decision required (1 error, 0 warnings)`: check-decision's verdict line, render's headline. */
+export function decisionVerdictLine(check: DecisionCheck, file: string): string {
+  const counts = `${check.findings.errors} error${check.findings.errors === 1 ? '' : 's'}, ${check.findings.warnings} warning${check.findings.warnings === 1 ? '' : 's'}`;
+  const by = check.issuer ? ` by ${check.issuer.name} / ${check.issuer.role}` : '';
+  if (check.status === 'valid') return `DECISION VALID ${file}: verdict ${check.verdict}${by} at ${check.issued_at} (${counts})`;
+  if (check.status === 'stale') return `DECISION STALE ${file}: stale: renewed decision required (${counts})`;
+  if (check.status === 'indeterminate') return `DECISION INDETERMINATE ${file}: ${check.findings.indeterminateReasons.join('; ') || 'the documents at hand cannot decide it'} (${counts})`;
+  return `DECISION INVALID ${file} (${counts})`;
+}
+
 /**
  * Exit codes: 0 valid whatever the verdict, 1 invalid or stale, 3 indeterminate; with effect:
  * 0 eligible, 1 ineligible, 3 indeterminate. Unreadable documents throw (exit 2).
@@ -61,13 +71,7 @@ export async function checkDecision(req: CheckDecisionRequest): Promise<Outcome<
   const ctx: DecisionContext = { root: req.root, stores: req.stores, trees: req.trees, ...(effect ? { effect } : {}) };
   const check = await checkDecisionFiles({ spec: at(req.spec), package: at(req.package), decision: at(req.decision) }, ctx);
 
-  const lines = check.findings.list.map(findingLine);
-  const counts = `${check.findings.errors} error${check.findings.errors === 1 ? '' : 's'}, ${check.findings.warnings} warning${check.findings.warnings === 1 ? '' : 's'}`;
-  const by = check.issuer ? ` by ${check.issuer.name} / ${check.issuer.role}` : '';
-  if (check.status === 'valid') lines.push(`DECISION VALID ${req.decision}: verdict ${check.verdict}${by} at ${check.issued_at} (${counts})`);
-  else if (check.status === 'stale') lines.push(`DECISION STALE ${req.decision}: stale: renewed decision required (${counts})`);
-  else if (check.status === 'indeterminate') lines.push(`DECISION INDETERMINATE ${req.decision}: ${check.findings.indeterminateReasons.join('; ') || 'the documents at hand cannot decide it'} (${counts})`);
-  else lines.push(`DECISION INVALID ${req.decision} (${counts})`);
+  const lines = [...check.findings.list.map(findingLine), decisionVerdictLine(check, req.decision)];
   if (check.effect) lines.push(`${check.effect.eligible ? 'EFFECT-ELIGIBLE' : check.effect.indeterminate ? 'EFFECT-INDETERMINATE' : 'EFFECT-INELIGIBLE'}: ${check.effect.reason}`);
 
   const exitCode = check.effect
@@ -156,7 +160,8 @@ export async function decide(req: DecideRequest): Promise<Outcome<DecideJson>> {
     json: { schema: 'vkit.acceptance-decide/1', out: req.out, written: false, verdict: null, dispositions: [], notes: [], findings },
   });
   if (pkg.status === 'invalid') return refuse(1, 'the package is invalid, so no decision on it can be valid');
-  if (pkg.status === 'indeterminate') return refuse(3, 'the package check is indeterminate');
+  // Fail closed: a decision on an indeterminate package can never be valid, so no draft (not even one left unsatisfied) is written.
+  if (pkg.status === 'indeterminate') return refuse(3, `the package check is indeterminate (${pkg.findings.indeterminateReasons.join('; ')})`);
   const subject = table(pkgDoc.data, 'subject');
   if (subject?.dirty === true) return refuse(1, 'the subject is dirty (dirty = true): a dirty subject cannot be decided on');
   if (str(subject, 'commit') === undefined && str(subject, 'digest') === undefined) return refuse(1, 'the subject has no certified identity (commit or digest)');

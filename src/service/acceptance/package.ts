@@ -5,7 +5,8 @@
  *
  * Exit codes: check-spec and check-package 0 valid, 1 invalid, 3 indeterminate; coverage 0 only
  * when acceptable, which also needs the package check to be valid (coverage of a package that is
- * not a valid answer to the specification is never acceptable), else 1.
+ * not a valid answer to the specification is never acceptable), else 1. Both package verbs print
+ * the one coverage the package check computed.
  */
 import { isAbsolute, resolve } from 'node:path';
 import { renderCoverage } from '../../acceptance/coverage.js';
@@ -66,6 +67,11 @@ function statusOf(errors: number, indeterminate: number): Status {
   return errors > 0 ? 'invalid' : indeterminate > 0 ? 'indeterminate' : 'valid';
 }
 
+/** `INVALID acceptance.toml against spec.toml (2 errors, 1 warning)`: check-package's last line, render's headline. */
+export function packageVerdictLine(r: PackageCheck, pkgFile: string, specFile: string): string {
+  return verdictLine(r.status, `${pkgFile} against ${specFile}`, r.findings.errors, r.findings.warnings, '');
+}
+
 function verdictLine(status: Status, subject: string, errors: number, warnings: number, detail: string): string {
   const counts = errors || warnings ? ` (${plural(errors, 'error')}, ${plural(warnings, 'warning')})` : '';
   return `${status.toUpperCase()} ${subject}${counts}${detail ? `: ${detail}` : ''}`;
@@ -93,7 +99,7 @@ async function runPackage(pkgFile: string, specFile: string, req: PackageRequest
 export async function checkPackageFiles(pkgFile: string, specFile: string, req: PackageRequest): Promise<Outcome<PackageJson>> {
   const r = await runPackage(pkgFile, specFile, req);
   const f = r.findings;
-  const lines = [...f.list.map(findingLine), ...renderCoverage(r.coverage), verdictLine(r.status, `${pkgFile} against ${specFile}`, f.errors, f.warnings, '')];
+  const lines = [...f.list.map(findingLine), ...renderCoverage(r.coverage), packageVerdictLine(r, pkgFile, specFile)];
   return {
     exitCode: EXIT[r.status],
     lines,
@@ -103,10 +109,8 @@ export async function checkPackageFiles(pkgFile: string, specFile: string, req: 
 
 export async function coverageFiles(pkgFile: string, specFile: string, req: PackageRequest): Promise<Outcome<CoverageJson>> {
   const r = await runPackage(pkgFile, specFile, req);
-  const coverage: CoverageResult = { ...r.coverage, acceptable: r.coverage.acceptable && r.status === 'valid' };
   // Coverage shows the errors and warnings that make it untrustworthy; notes stay with check-package.
   const shown = r.findings.list.filter((x) => x.level !== 'NOTE');
-  const lines = [...shown.map(findingLine), ...renderCoverage(coverage)];
-  if (r.coverage.acceptable && !coverage.acceptable) lines.push(`not acceptable: the package check is ${r.status} (see above)`);
-  return { exitCode: coverage.acceptable ? 0 : 1, lines, json: { schema: 'vkit.acceptance-coverage/1', file: pkgFile, spec: specFile, status: r.status, coverage, findings: r.findings.list } };
+  const lines = [...shown.map(findingLine), ...renderCoverage(r.coverage)];
+  return { exitCode: r.coverage.acceptable ? 0 : 1, lines, json: { schema: 'vkit.acceptance-coverage/1', file: pkgFile, spec: specFile, status: r.status, coverage: r.coverage, findings: r.findings.list } };
 }

@@ -1,0 +1,145 @@
+/**
+ * Evaluates a bundled `vkit.config.ts` in a worker thread (config-thread.ts) and returns only plain
+ * data: the main thread never runs config code. A thread rather than a child process because it
+ * is a separate V8 isolate (the config's globals and prototypes are its own), `process.exit` in it
+ * ends only the thread, `resourceLimits` caps its heap, `terminate()` stops even a busy loop, what
+ * it prints comes as messages vkit writes to stderr, it starts in a fraction of a process's time, and the
+ * main thread can call into it synchronously, which user rules' `plan`, `tool` and `judge` need (the
+ * engine calls them synchronously; they run in the isolate that evaluated them). What a thread does
+ * not contain: native code and `process.kill`; checks of the same user are sandboxed elsewhere.
+ *
+ * Limits: `VKIT_CONFIG_TIMEOUT_S` (default 30) for loading and for each rule call,
+ * `VKIT_CONFIG_MEMORY_MB` (default 512) for the thread's heap. Every failure is a config error
+ * (exit 2) naming the config file.
+ */
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { pathToFileURL } from 'node:url';
+import { invalid, type VkitError } from '../errors.js';
+
+export interface RuleDescriptor {
+  kind: string;
+  version: number;
+  tool: boolean;
+  judge: boolean;
+}
+
+/** A synchronous call into the thread's rules: the answer, or an Error saying why there is none. */
+export type RuleCall = (op: 'attrs' | 'plan' | 'tool' | 'judge', kind: string, args: Record<string, unknown>) => { ok: true; value: unknown } | { ok: false; error: string };
+
+export interface IsolatedConfig {
+  /** The default export as plain data; `rules` entries are descriptors (null: not a rule). */
+  exported: unknown;
+  /** Present while the thread hosts user rules. */
+  call?: RuleCall;
+  /** Stops the thread (a no-op once stopped). */
+  close(): Promise<void>;
+}
+
+const THREAD = new URL('./config-thread.js', import.meta.url);
+
+function limit(name: string, fallback: number): number {
+  const n = Number(process.env[name]);
+  return Number.isFinite(n) && n > 0 ? n : fallback;
+}
+
+/** A config thread started ahead of the bundle (its start-up overlaps esbuild's work). */
+export interface ConfigThread {
+  evaluate(moduleFile: string, shown: string): Promise<IsolatedConfig>;
+  /** Stops a thread that will not be asked to evaluate (the bundle failed). */
+  abandon(): Promise<void>;
+}
+
+export function startConfigThread(): ConfigThread {
+  const memoryMb = limit('VKIT_CONFIG_MEMORY_MB', 512);
+  const flag = new SharedArrayBuffer(4);
+  const { port1, port2 } = new MessageChannel();
+  const worker = new Worker(THREAD, {
+    workerData: { port: port2, flag },
+    transferList: [port2],
+    // Captured and never read: the thread forwards what it prints as messages (config-thread.ts).
+    stdout: true,
+    stderr: true,
+    resourceLimits: { maxOldGenerationSizeMb: memoryMb },
+  });
+  // Until evaluate() listens, an error of the thread itself must not be an unhandled 'error' event.
+  const early = () => {};
+  worker.on('error', early);
+  return {
+    evaluate: (moduleFile, shown) => {
+      worker.off('error', early);
+      worker.postMessage({ module: pathToFileURL(moduleFile).href });
+      return evaluate(worker, port1, flag, memoryMb, shown);
+    },
+    abandon: async () => {
+      port1.close();
+      await worker.terminate();
+    },
+  };
+}
+
+async function evaluate(worker: Worker, port1: MessagePort, flag: SharedArrayBuffer, memoryMb: number, shown: string): Promise<IsolatedConfig> {
+  const timeoutMs = limit('VKIT_CONFIG_TIMEOUT_S', 30) * 1000;
+  const answered = new Int32Array(flag);
+  let stopped: string | undefined;
+  const fail = (what: string, fix = 'Fix the config so that loading it only computes and returns the config.'): VkitError => invalid('ERR_CONFIG_THREW', `Loading the config ${what}`, { file: shown }, fix);
+
+  const loaded = await new Promise<{ data: unknown } | { error: VkitError }>((resolve) => {
+    const timer = setTimeout(() => resolve({ error: fail(`did not finish within ${timeoutMs / 1000} s (an endless loop, or work that never ends)`, 'Make loading finish quickly, or raise VKIT_CONFIG_TIMEOUT_S.') }), timeoutMs);
+    const settle = (r: { data: unknown } | { error: VkitError }) => {
+      clearTimeout(timer);
+      resolve(r);
+    };
+    let exitCalled: number | undefined;
+    worker.on('message', (m: { type: string; data?: unknown; message?: string; code?: number; chunk?: string | Uint8Array }) => {
+      // The config's output never reaches stdout, which belongs to vkit's answer (`--json`).
+      if (m.type === 'out') process.stderr.write(m.chunk!);
+      else if (m.type === 'exit') exitCalled = m.code;
+      else settle(m.type === 'loaded' ? { data: m.data } : { error: fail(`threw: ${m.message}`, 'Fix the error your config module raises.') });
+    });
+    worker.on('error', (error: Error & { code?: string }) => {
+      stopped = `raised ${error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'out of memory' : `an uncaught error: ${error.message}`}`;
+      settle({ error: error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? fail(`used more than ${memoryMb} MB`, 'Reduce what the config computes, or raise VKIT_CONFIG_MEMORY_MB.') : fail(`raised an uncaught error or unhandled rejection: ${error.message}`, 'Handle every promise and timer error in your config.') });
+    });
+    worker.on('exit', (code) => {
+      stopped ??= `stopped (exit code ${code})`;
+      const what = exitCalled !== undefined || code !== 0 ? `called process.exit(${exitCalled ?? code})` : 'ended without an answer (a top-level await that never settles)';
+      settle({ error: fail(what, 'A config must not exit the process or leave promises unsettled.') });
+    });
+  });
+
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    port1.close();
+    await worker.terminate();
+  };
+  if ('error' in loaded) {
+    await close();
+    throw loaded.error;
+  }
+  const rules = (loaded.data as { rules?: unknown } | null)?.rules;
+  if (!Array.isArray(rules) || rules.length === 0) {
+    // Nothing left to host: timers and handles the config left die with the thread.
+    await close();
+    return { exported: loaded.data, close };
+  }
+  worker.unref();
+  port1.unref();
+  let next = 0;
+  const call: RuleCall = (op, kind, args) => {
+    if (closed || stopped) return { ok: false, error: `the config's rule host ${stopped ?? 'is closed'}` };
+    const id = ++next;
+    Atomics.store(answered, 0, 0);
+    port1.postMessage({ id, op, kind, ...args });
+    const waited = Atomics.wait(answered, 0, 0, timeoutMs);
+    const reply = receiveMessageOnPort(port1)?.message as ({ id: number } & ({ ok: true; value: unknown } | { ok: false; error: string })) | undefined;
+    if (!reply || reply.id !== id) {
+      stopped = waited === 'timed-out' ? `did not answer within ${timeoutMs / 1000} s` : 'stopped answering';
+      void close();
+      return { ok: false, error: `the config's rule host ${stopped}` };
+    }
+    return reply.ok ? { ok: true, value: reply.value } : { ok: false, error: reply.error };
+  };
+  return { exported: loaded.data, call, close };
+}
