@@ -13,13 +13,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { tempRepo, vkit, type TempRepo } from '../_support/repo.js';
+import { m11 } from './_docs.js';
 
 const sha512 = (...parts: (string | Buffer)[]) => {
   const h = createHash('sha512');
   for (const p of parts) h.update(p);
   return h.digest('hex');
 };
-const m11 = (domain: string, bytes: string | Buffer) => `${domain}:sha-512:${sha512(`${domain}:`, bytes)}`;
 
 const SLUG = `export const slug = (s) => s.trim().toLowerCase().replace(/\\s+/g, '-');\n`;
 const SUBJECT: Record<string, string> = { 'slug.js': SLUG };

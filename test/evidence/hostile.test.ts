@@ -10,33 +10,11 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { readBundle, type BundleLimits } from '../../src/evidence/hostile.js';
 import { InvalidInputError } from '../../src/errors.js';
-import { sha256Id } from '../../src/hash/index.js';
 import { cli } from '../_support/evidence.js';
 import { nodeCheck, tempRepo } from '../_support/repo.js';
-import { makeTar, type RawEntry } from './_tar.js';
+import { bundleManifest, makeTar, type RawEntry } from './_tar.js';
 
 const BODY = 'hello\n';
-const ZERO = `sha256:${'0'.repeat(64)}`;
-
-/** A schema-valid manifest listing `listed` (name -> body) with correct digests. */
-function manifest(listed: Record<string, string>): string {
-  return JSON.stringify({
-    schema: 'vkit.evidence/1',
-    run: 'run_x',
-    label: 'check:a',
-    kind: 'check',
-    job: { key: ZERO, sha256: ZERO },
-    receipt: { sha256: ZERO },
-    source: { capture: ZERO, files: 1 },
-    outcome: { outcome: 'PASS', claim: 'established', reason: null },
-    obligations: [],
-    checker: null,
-    artifacts: [],
-    entries: Object.entries(listed).map(([name, body]) => ({ name, sha256: sha256Id(body), size: Buffer.byteLength(body) })),
-    assets: { requested: false, capsules: [] },
-    integrity: 'x',
-  });
-}
 
 interface Case {
   what: string;
@@ -48,7 +26,7 @@ interface Case {
 }
 
 const listed = { 'job.json': BODY };
-const head: RawEntry = { name: 'manifest.json', body: manifest(listed) };
+const head: RawEntry = { name: 'manifest.json', body: bundleManifest(listed) };
 
 const CASES: Case[] = [
   { what: '`..` segment', entries: [head, { name: '../escaped', body: BODY }], names: '../escaped', says: /`\.\.` segment/ },
@@ -71,14 +49,14 @@ const CASES: Case[] = [
   { what: 'odd characters', entries: [head, { name: 'job.json\n', body: BODY }], names: 'job.json\n', says: /not a plain relative path/ },
   {
     what: 'more entries than the limit',
-    entries: [{ name: 'manifest.json', body: manifest({ 'a.bin': 'a', 'b.bin': 'b', 'c.bin': 'c' }) }, { name: 'a.bin', body: 'a' }, { name: 'b.bin', body: 'b' }, { name: 'c.bin', body: 'c' }],
+    entries: [{ name: 'manifest.json', body: bundleManifest({ 'a.bin': 'a', 'b.bin': 'b', 'c.bin': 'c' }) }, { name: 'a.bin', body: 'a' }, { name: 'b.bin', body: 'b' }, { name: 'c.bin', body: 'c' }],
     names: 'c.bin',
     says: /more than the limit of 3 entries/,
     limits: { entries: 3, bytes: 1 << 20 },
   },
   {
     what: 'more bytes than the limit',
-    entries: [{ name: 'manifest.json', body: manifest({ 'big.bin': 'x'.repeat(4000) }) }, { name: 'big.bin', body: 'x'.repeat(4000) }],
+    entries: [{ name: 'manifest.json', body: bundleManifest({ 'big.bin': 'x'.repeat(4000) }) }, { name: 'big.bin', body: 'x'.repeat(4000) }],
     names: 'big.bin',
     says: /more than the limit of 4096 content bytes/,
     limits: { entries: 10, bytes: 4096 },

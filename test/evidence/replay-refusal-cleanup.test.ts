@@ -11,37 +11,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { InvalidInputError } from '../../src/errors.js';
-import { sha256Id } from '../../src/hash/index.js';
 import { replayEvidence } from '../../src/service/evidence.js';
 import { openOpts } from '../_support/evidence.js';
 import { tempRepo } from '../_support/repo.js';
 import { prng as seeded } from '../_support/random.js';
-import { rawEntry } from './_raw-tar.js';
+import { bundleManifest, rawEntry } from './_tar.js';
 
-const ZERO = `sha256:${'0'.repeat(64)}`;
 const BUNDLES = 200;
 /** A digit inside the header's checksum field. */
 const CHECKSUM_DIGIT = 150;
-
-/** A schema-valid manifest listing `listed` (name -> body) with correct digests and sizes. */
-function manifest(listed: Record<string, string>): string {
-  return JSON.stringify({
-    schema: 'vkit.evidence/1',
-    run: 'run_x',
-    label: 'check:a',
-    kind: 'check',
-    job: { key: ZERO, sha256: ZERO },
-    receipt: { sha256: ZERO },
-    source: { capture: ZERO, files: 1 },
-    outcome: { outcome: 'PASS', claim: 'established', reason: null },
-    obligations: [],
-    checker: null,
-    artifacts: [],
-    entries: Object.entries(listed).map(([name, body]) => ({ name, sha256: sha256Id(body), size: Buffer.byteLength(body) })),
-    assets: { requested: false, capsules: [] },
-    integrity: 'x',
-  });
-}
 
 
 const FLAGS = ['Z', 'S', 'L', 'K', 'x', 'g', '1', '2', '3', '4', '5', '6', '7'];
@@ -54,7 +32,7 @@ function hostileBundle(seed: number): Buffer {
   const count = 10 + Math.floor(rnd() * 80);
   for (let i = 0; i < count; i++) bodies[`artifacts/e${String(i).padStart(4, '0')}`] = `entry ${seed}/${i}\n`.repeat(1 + Math.floor(rnd() * 4));
   const late = 'listed, comes last\n';
-  const entries = [rawEntry('manifest.json', '0', manifest({ ...bodies, 'late.bin': late })), ...Object.entries(bodies).map(([name, body]) => rawEntry(name, '0', body))];
+  const entries = [rawEntry('manifest.json', '0', bundleManifest({ ...bodies, 'late.bin': late })), ...Object.entries(bodies).map(([name, body]) => rawEntry(name, '0', body))];
   const hostile: Array<() => Buffer> = [
     () => rawEntry('../escaped', '0', late),
     () => rawEntry(`/tmp/vkit-absolute-escape-${seed}`, '0', late),

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { cli } from '../_support/evidence.js';
 import { nodeCheck, tempRepo, vkit, type TempRepo } from '../_support/repo.js';
-import { rawEntry } from './_raw-tar.js';
+import { rawEntry } from './_tar.js';
 
 const END_OF_ARCHIVE = 1024;
 
