@@ -20,11 +20,12 @@ export const checkRule = defineRule({
   plan(node) {
     const a = node.attrs;
     return {
-      definition: { id: a.id, run: a.run, cwd: a.cwd, timeout_s: a.timeout_s, expect: a.expect, outputs: a.outputs, env: a.env },
+      // The sandbox is part of the identity: evidence made without one never answers for a sandboxed check.
+      definition: { id: a.id, run: a.run, cwd: a.cwd, timeout_s: a.timeout_s, expect: a.expect, outputs: a.outputs, env: a.env, sandbox: a.sandbox ?? 'isolated' },
       env: a.env,
       async execute(io): Promise<ActionResult> {
         const argv = Array.isArray(a.run) ? a.run : ['/bin/sh', '-c', a.run];
-        const proc = await io.runProcess({ argv, cwd: join(io.root, a.cwd), env: io.env, timeoutMs: a.timeout_s * 1000, signal: io.signal });
+        const proc = await io.runProcess({ argv, cwd: join(io.root, a.cwd), env: io.env, timeoutMs: a.timeout_s * 1000, signal: io.signal, sandbox: a.sandbox ?? 'isolated', outputs: a.outputs });
         const stdout = await io.putFile(proc.stdoutPath);
         const stderr = await io.putFile(proc.stderrPath);
         const artifacts = [

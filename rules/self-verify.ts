@@ -45,7 +45,7 @@ export const selfVerifyRule = defineRule({
   plan(node) {
     const a = node.attrs;
     return {
-      definition: { id: a.id, package: a.package, claim: a.claim, cwd: a.cwd, command: a.command, expect: a.expect, expect_stream: a.expect_stream, timeout_ms: DEFAULT_TIMEOUT_MS, semantics: SELF_VERIFY_SEMANTICS },
+      definition: { id: a.id, package: a.package, claim: a.claim, cwd: a.cwd, command: a.command, expect: a.expect, expect_stream: a.expect_stream, timeout_ms: DEFAULT_TIMEOUT_MS, semantics: SELF_VERIFY_SEMANTICS, sandbox: 'isolated' },
       env: [],
       async execute(io): Promise<ActionResult> {
         const blocked = (reason: string, artifacts: ActionResult['artifacts'] = []): ActionResult => ({ outcome: 'BLOCKED', claim: 'unknown', reason: `${a.claim}: ${reason}`, artifacts, subject: { claim: a.claim } });
@@ -64,7 +64,8 @@ export const selfVerifyRule = defineRule({
         const refused = notRunnable(sv);
         if (refused) return blocked(`${refused.status}: ${refused.reason}`);
 
-        const proc = await io.runProcess({ argv: ['/bin/sh', '-c', shellScript(sv)], cwd: join(io.root, a.cwd), env: io.env, timeoutMs: DEFAULT_TIMEOUT_MS, signal: io.signal });
+        // A claim's command is a check like any other: sandboxed (`isolated`), which its key records.
+        const proc = await io.runProcess({ argv: ['/bin/sh', '-c', shellScript(sv)], cwd: join(io.root, a.cwd), env: io.env, timeoutMs: DEFAULT_TIMEOUT_MS, signal: io.signal, sandbox: 'isolated' });
         const artifacts: ActionResult['artifacts'] = [
           { name: 'stdout', ...(await io.putFile(proc.stdoutPath)) },
           { name: 'stderr', ...(await io.putFile(proc.stderrPath)) },

@@ -14,6 +14,8 @@ command -v gcc >/dev/null 2>&1 || need+=(gcc)
 [ -e /usr/include/stdio.h ] || need+=(libc6-dev)
 # The TUI smoke test drives a real terminal.
 command -v tmux >/dev/null 2>&1 || need+=(tmux)
+# Every check runs in a bubblewrap sandbox by default (src/checkers/sandbox.ts).
+command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 # Formal components run in restricted containers: podman serves the Docker API to dockerode, with
 # runc (crun fails on this cgroup layout); busybox-static gives tests a tiny image; debootstrap builds
 # the worker images offline; coq and ocaml-nox are the host copies of the Coq profile's tools.

@@ -279,6 +279,7 @@ export async function resolveUserConfig(exported: unknown, file: string, shown: 
   for (const rule of user.rules ?? []) rules.set(rule.kind, guardUserRule(rule, shown));
   const data = {
     schema_version: 3,
+    sandbox: parsed.output.sandbox,
     checks: parsed.output.checks,
     formal: parsed.output.formal,
     rules: (user.rules ?? []).map((r) => ({ kind: r.kind, version: r.version, source_sha256: sourceDigest })),

@@ -5,6 +5,9 @@
  */
 import type { GenericSchema } from 'valibot';
 
+/** How a check's process is confined: see `src/checkers/sandbox.ts` and the README's "Sandbox". */
+export type SandboxMode = 'isolated' | 'hermetic' | { none: string };
+
 /** What the engine hands a rule about one node. */
 export interface PlanNode<A = Record<string, unknown>> {
   /** `check:unit-tests`, `wordcount:readme`. */
@@ -73,6 +76,14 @@ export interface ProcessRequest {
   signal: AbortSignal;
   /** Told the process group id once the process runs (the worker records it so a canceller can reach it). */
   onSpawn?(pgid: number): void;
+  /**
+   * How the process is confined (README, "Sandbox"): `isolated` when omitted (store and `.git`
+   * read-only, private `/tmp`, own PID namespace), `hermetic` (only the captured inputs, the
+   * `outputs` directories and the tool), or `{ none: reason }`.
+   */
+  sandbox?: SandboxMode;
+  /** Output globs (root-relative) a hermetic process may write. */
+  outputs?: readonly string[];
 }
 
 export interface ProcessResult {

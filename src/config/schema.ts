@@ -23,6 +23,15 @@ const relativeDir = v.pipe(
   v.check((s) => !s.startsWith('/') && !s.split(/[\\/]/).includes('..'), 'Expected a path relative to the root that stays inside it'),
 );
 
+/** How a check runs (README, "Sandbox"): a reason is required to run one unsandboxed. */
+const sandbox = v.union(
+  [
+    v.picklist(['isolated', 'hermetic']),
+    v.strictObject({ none: v.pipe(v.string(), v.regex(/\S/, 'Expected the reason this check must run without a sandbox')) }),
+  ],
+  'Expected `isolated`, `hermetic` or `{ none: "<why this check cannot run sandboxed>" }`',
+);
+
 export const CheckSchema = v.strictObject({
   id,
   run: v.union(
@@ -36,6 +45,8 @@ export const CheckSchema = v.strictObject({
   timeout_s: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(86_400)), 600),
   env: v.optional(v.array(v.pipe(v.string(), v.regex(ENV_NAME, 'Expected an environment variable name'))), []),
   expect: v.optional(v.strictObject({ exit_code: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(255)), 0) }), { exit_code: 0 }),
+  /** Unset: the config's `sandbox`, else `isolated` (resolved by `validateManifest`). */
+  sandbox: v.optional(sandbox),
 });
 
 export const ComponentSchema = v.strictObject({
@@ -108,6 +119,8 @@ export const AcceptanceSchema = v.strictObject({
 export const ManifestSchema = v.strictObject({
   $schema: v.optional(v.string()),
   schema_version: v.optional(v.literal(3, 'Expected schema_version 3'), 3),
+  /** The sandbox of every check that does not name its own. */
+  sandbox: v.optional(sandbox),
   checks: v.optional(v.array(CheckSchema), []),
   formal: v.optional(v.strictObject({ components: v.optional(v.array(ComponentSchema), []) }), { components: [] }),
   rules: v.optional(v.array(RuleRecordSchema), []),
@@ -118,6 +131,7 @@ export const ManifestSchema = v.strictObject({
 
 /** What `defineConfig` accepts before the rules are turned into records. */
 export const UserConfigSchema = v.strictObject({
+  sandbox: v.optional(sandbox),
   checks: v.optional(v.array(CheckSchema), []),
   formal: v.optional(v.strictObject({ components: v.optional(v.array(ComponentSchema), []) }), { components: [] }),
   rules: v.optional(v.array(v.custom<object>(isRuleShaped, 'Expected a rule made with defineRule(): { kind, version, attrs (a valibot schema), plan }, with tool and judge functions when given')), []),

@@ -2,7 +2,7 @@
  * What users write (`UserConfig`) and what flows inward after defaults (`ResolvedConfig`, the
  * schema_version 3 manifest). Only resolved values reach the graph, the engine and the rules.
  */
-import type { Rule } from './rule.js';
+import type { Rule, SandboxMode } from './rule.js';
 
 /** A registered check: a command whose exit code is evidence about the declared inputs. */
 export interface CheckConfig {
@@ -24,6 +24,12 @@ export interface CheckConfig {
   env?: string[];
   /** What counts as PASS. @default { exit_code: 0 } */
   expect?: { exit_code?: number };
+  /**
+   * How the check runs (README, "Sandbox"): `isolated` (store and `.git` read-only, private `/tmp`,
+   * own PID namespace), `hermetic` (only its captured inputs, output directories and tool), or
+   * `{ none: "why" }` to run it unsandboxed. @default the config's `sandbox`, else "isolated"
+   */
+  sandbox?: SandboxMode;
 }
 
 /** A formal component, as the reference describes it (checked by the formal issue). */
@@ -111,6 +117,8 @@ export interface AcceptanceExpansion {
 }
 
 export interface UserConfig {
+  /** The sandbox of every check that does not name its own. @default "isolated" */
+  sandbox?: SandboxMode;
   checks?: CheckConfig[];
   formal?: { components?: ComponentConfig[] };
   /** User rules, made with `defineRule`. */
@@ -133,6 +141,7 @@ export interface ResolvedCheck {
   timeout_s: number;
   env: string[];
   expect: { exit_code: number };
+  sandbox: SandboxMode;
 }
 
 export interface ResolvedComponent extends Omit<ComponentConfig, 'required' | 'parameters'> {

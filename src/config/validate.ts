@@ -4,6 +4,7 @@
  * is `load.ts`'s job.
  */
 import * as v from 'valibot';
+import { compileGlob } from '../capture/glob.js';
 import type { Issue } from '../errors.js';
 import { fieldPath, ManifestSchema } from './schema.js';
 import type { Manifest } from './types.js';
@@ -15,8 +16,10 @@ export function validateManifest(data: unknown, file?: string): { value?: Manife
   if (!parsed.success) {
     return { issues: parsed.issues.map((i) => ({ file, path: fieldPath(i.path), message: describe(i) })) };
   }
-  const { $schema: _ignored, ...value } = parsed.output;
+  const { $schema: _ignored, sandbox, ...value } = parsed.output;
   const manifest = value as Manifest;
+  // The config-wide sandbox is a default: each check records its own (it is part of its identity).
+  for (const check of manifest.checks) check.sandbox ??= sandbox ?? 'isolated';
   const issues = crossCheck(manifest).map((i) => ({ ...i, file }));
   return issues.length ? { issues } : { value: manifest, issues };
 }
@@ -44,6 +47,16 @@ function crossCheck(m: Manifest): Omit<Issue, 'file'>[] {
   m.compare.forEach((c, i) => claim(`compare:${c.id}`, `compare[${i}].id`));
   // Labels an acceptance record expands into (`accept:<id>/<crate>`, `accept:<id>/run:<claim>`) hold a `/`, which no id can.
   m.acceptance.forEach((a, i) => claim(`accept:${a.id}`, `acceptance[${i}].id`));
+
+  // A hermetic check writes only inside its outputs' directories; the root itself cannot be one.
+  m.checks.forEach((c, i) =>
+    c.outputs.forEach((o, j) => {
+      const g = compileGlob(o);
+      if (c.sandbox === 'hermetic' && !g.negated && !(g.literal ? g.prefix.includes('/') : g.prefix !== '')) {
+        issues.push({ path: `checks[${i}].outputs[${j}]`, message: `A hermetic check writes its outputs in directories it declares; \`${o}\` is at the root. Put the outputs in a directory (\`out/${o}\`)` });
+      }
+    }),
+  );
 
   const checkIds = new Set(m.checks.map((c) => c.id));
   m.checks.forEach((c, i) =>

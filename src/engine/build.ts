@@ -226,6 +226,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
       checker,
       deps: depResults,
       policy: ctx.config.policyDigest,
+      env: [...planned.env].sort(),
     };
     emit(makeEvent({ type: 'action.queued', label, kind: node.kind, key }));
     const result = await queue.add(async () => {

@@ -36,6 +36,10 @@ export function verifyReceipt(store: Store, receiptId: string, deep: boolean, ke
   if (!receipt) return { state: 'tampered', reason: `evidence tampered: receipt ${short(receiptId)} is not a vkit.receipt/1` };
   if (key && receipt.key !== key) return { state: 'tampered', reason: `evidence tampered: receipt ${short(receiptId)} belongs to another action` };
   if (receipt.outcome === 'BLOCKED') return { state: 'miss' };
+  // Bytes that hash to their name prove only that someone wrote them: the run that claims them must
+  // have recorded them (a forged PASS copied from a real receipt fails here).
+  const broken = store.receiptChainBroken(receiptId, receipt);
+  if (broken) return { state: 'tampered', reason: `evidence tampered: receipt ${short(receiptId)} is not its run's own (${broken})` };
   for (const a of receipt.artifacts) {
     if (intact?.has(a.sha256)) continue;
     const state = store.cas.state(a.sha256, deep);
@@ -49,7 +53,7 @@ const OUTCOMES = new Set(['PASS', 'FAIL', 'BLOCKED']);
 const ID = /^sha256:[0-9a-f]{64}$/;
 
 function hitFields(r: Record<string, unknown>): Receipt | undefined {
-  if (r.schema !== 'vkit.receipt/1' || typeof r.key !== 'string' || typeof r.run !== 'string' || !OUTCOMES.has(r.outcome as string)) return undefined;
+  if (r.schema !== 'vkit.receipt/1' || typeof r.key !== 'string' || typeof r.run !== 'string' || typeof r.attempt !== 'string' || !OUTCOMES.has(r.outcome as string)) return undefined;
   if (!Array.isArray(r.artifacts) || !r.artifacts.every((a: { name?: unknown; sha256?: unknown }) => typeof a?.name === 'string' && ID.test(String(a.sha256)))) return undefined;
   return r as unknown as Receipt;
 }

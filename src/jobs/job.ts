@@ -30,6 +30,12 @@ export interface Job {
   deps: DepResult[];
   /** Whole-policy digest, recorded for provenance; not part of the key. */
   policy: string;
+  /**
+   * The environment variable names the job declares, sorted (their value digests are in the key):
+   * the only ones its worker is given. Jobs frozen by earlier vkits lack it (read as none: such a
+   * job's worker then refuses it as re-identified if it declared any).
+   */
+  env: string[];
 }
 
 export interface KeyMaterial {
@@ -56,3 +62,18 @@ export function envDigests(names: readonly string[], env: NodeJS.ProcessEnv): Re
 export function depResult(label: string, key: string, outcome: DepResult['outcome'], artifacts: Array<{ name: string; sha256: string }>): DepResult {
   return { label, key, outcome, artifacts: artifacts.map((a) => ({ name: a.name, sha256: a.sha256 })) };
 }
+
+/**
+ * The environment a worker process starts with: what vkit itself needs (PATH and HOME to find and
+ * run tools, the temp and cache directories, vkit's own `VKIT_*` settings) plus the variables its
+ * queue's jobs declare, and nothing else. A check can read its parent's environment through
+ * `/proc/$PPID/environ`, so an undeclared secret of the vkit command must never reach a worker.
+ */
+export function workerEnv(env: NodeJS.ProcessEnv, declared: readonly string[]): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) if (WORKER_NEEDS.has(name) || name.startsWith('VKIT_')) out[name] = value;
+  for (const name of declared) if (env[name] !== undefined) out[name] = env[name];
+  return out;
+}
+
+const WORKER_NEEDS = new Set(['PATH', 'HOME', 'TMPDIR', 'XDG_CACHE_HOME', 'XDG_RUNTIME_DIR']);

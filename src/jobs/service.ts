@@ -16,7 +16,8 @@ import { EXIT, VkitError } from '../errors.js';
 import { parseReceipt } from '../store/receipt.js';
 import { currentOwner, ownerAlive } from '../store/liveness.js';
 import { newId, type RunRow, type Store } from '../store/store.js';
-import type { Job } from './job.js';
+import { sha256Id } from '../hash/index.js';
+import { workerEnv, type Job } from './job.js';
 import { checkCancellations, executeAttempt, failureOf, frozenJobOf, type AttemptResult, type WorkerHooks } from './worker.js';
 
 export interface JobServiceOptions {
@@ -27,6 +28,8 @@ export interface JobServiceOptions {
   hooks?: WorkerHooks;
   /** `detached` (default) or `inline`; hooks force inline, as they cannot cross a process boundary. */
   workers?: 'detached' | 'inline';
+  /** Run every process sandboxed, whatever its rule asks (the protected gate). */
+  confine?: boolean;
   /** How long a waited-on run may sit queued on another face's queue before this face starts a worker for it (default 10 s). */
   adoptAfterMs?: number;
 }
@@ -45,8 +48,14 @@ const RECOVER_EVERY_MS = 1000;
 const ADOPT_AFTER_MS = 10_000;
 
 export class JobService {
-  /** This service's queue: workers it starts claim only its runs (they share its environment). */
+  /**
+   * This service's queue prefix. A job declaring environment variables goes on `<queue>.<digest of
+   * their names>`, whose workers are given exactly those variables (`workerEnv`): workers claim only
+   * runs they can identify, and never hold a variable no job of theirs declared.
+   */
   readonly queue: string;
+  /** Each queue of this service and the variable names its workers are given. */
+  private readonly queues = new Map<string, readonly string[]>();
   private readonly inflight = new Map<string, Promise<AttemptResult>>();
   private readonly workers = new Set<ChildProcess>();
   private readonly finished = new Map<string, () => void>();
@@ -59,6 +68,7 @@ export class JobService {
 
   constructor(private readonly opts: JobServiceOptions) {
     this.queue = newId('q', opts.store.now());
+    this.queues.set(this.queue, []);
     this.mode = opts.hooks ? 'inline' : (opts.workers ?? 'detached');
     // Attempts the store recovered when it opened may have left containers behind.
     void reapAttemptContainers(opts.store.recovered).catch(() => undefined);
@@ -69,7 +79,7 @@ export class JobService {
     const { store } = this.opts;
     store.putJob(job.key, job, this.opts.root);
     // The job (content-derived) may be shared with another checkout of the same store; the run executes here.
-    const run = store.createRun(job.key, job.label, job.rule.kind, job.key, this.queue, this.opts.root);
+    const run = store.createRun(job.key, job.label, job.rule.kind, job.key, this.queueFor(job.env ?? []), this.opts.root);
     this.dispatch();
     return { job: job.key, run };
   }
@@ -107,7 +117,7 @@ export class JobService {
       if (!adopted && row.state === 'queued' && row.queue && row.queue !== this.queue && this.mode === 'detached' && !this.closed) {
         const queuedMs = Number((this.opts.store.now() - BigInt(row.created_ns)) / 1_000_000n);
         if (queuedMs > (this.opts.adoptAfterMs ?? ADOPT_AFTER_MS)) {
-          this.startWorker(row.queue);
+          this.startWorker(row.queue, frozenJobOf(this.opts.store, row).job.env ?? []);
           adopted = true;
         }
       }
@@ -208,16 +218,28 @@ export class JobService {
     return { run: row.id, attempt: last?.id ?? '', receipt: row.receipt ?? '', outcome, reason, artifacts: receipt?.artifacts ?? [], cached: false, ms: receipt?.timings.ms ?? 0, assurance: receipt?.assurance, endedAt: receipt?.timings.ended_at ?? null, subject: receipt?.subject };
   }
 
-  /** Makes sure someone will claim this queue's runs: inline here, or enough worker processes. */
+  /** The queue of jobs declaring `names` (sorted). */
+  private queueFor(names: readonly string[]): string {
+    if (names.length === 0) return this.queue;
+    const queue = `${this.queue}.${sha256Id(names.join('\0')).slice(7, 19)}`;
+    this.queues.set(queue, names);
+    return queue;
+  }
+
+  /** Makes sure someone will claim this service's runs: inline here, or enough worker processes. */
   private dispatch(): void {
     if (this.closed || this.failure) return;
     if (this.mode === 'inline') {
       void this.drainInline();
       return;
     }
-    const queued = this.opts.store.queuedCount(this.queue);
-    const max = this.maxWorkers;
-    for (let i = this.workers.size; i < Math.min(max, this.workers.size + queued); i++) this.startWorker();
+    for (const queue of this.queues.keys()) {
+      const queued = this.opts.store.queuedCount(queue);
+      if (queued === 0) continue;
+      // As many new workers as queued runs, within the limit (a live worker may be busy with a run).
+      const room = this.maxWorkers - this.workers.size;
+      for (let i = 0; i < Math.min(room, queued); i++) this.startWorker(queue);
+    }
   }
 
   private draining = 0;
@@ -227,7 +249,7 @@ export class JobService {
     this.draining++;
     try {
       for (;;) {
-        const claimed = this.opts.store.claimRun(this.queue, currentOwner());
+        const claimed = [...this.queues.keys()].reduce<ReturnType<Store['claimRun']>>((got, q) => got ?? this.opts.store.claimRun(q, currentOwner()), undefined);
         if (!claimed) return;
         try {
           const { job, root } = frozenJobOf(this.opts.store, claimed.run);
@@ -237,6 +259,7 @@ export class JobService {
             rules: this.opts.rules,
             env: this.opts.env ?? process.env,
             hooks: this.opts.hooks,
+            confine: this.opts.confine,
           });
         } catch (error) {
           // An attempt recovered (interrupted) by another opener ends its waiter, which may then close
@@ -253,14 +276,15 @@ export class JobService {
     }
   }
 
-  private startWorker(queue = this.queue): void {
+  /** A detached worker for `queue`, given only the environment its jobs declare (`workerEnv`). */
+  private startWorker(queue: string, declared = this.queues.get(queue) ?? []): void {
     const logs = join(this.opts.store.dir, 'workers');
     mkdirSync(logs, { recursive: true });
     const log = openSync(join(logs, `${queue}.log`), 'a');
-    const child = spawn(process.execPath, [WORKER_MAIN, '--store', this.opts.store.dir, '--queue', queue], {
+    const child = spawn(process.execPath, [WORKER_MAIN, '--store', this.opts.store.dir, '--queue', queue, ...(this.opts.confine ? ['--confine'] : [])], {
       detached: true,
       stdio: ['ignore', 'pipe', log],
-      env: this.opts.env ?? process.env,
+      env: workerEnv(this.opts.env ?? process.env, declared),
     });
     closeSync(log);
     this.workers.add(child);
@@ -279,7 +303,7 @@ export class JobService {
     child.on('exit', () => {
       this.workers.delete(child);
       try {
-        if (!this.closed && this.opts.store.queuedCount(this.queue) > 0) this.dispatch();
+        if (!this.closed) this.dispatch();
       } catch (error) {
         this.fail(error); // an event handler: nobody else would see the store fail here
       }

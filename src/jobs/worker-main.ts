@@ -1,5 +1,6 @@
 /**
- * A detached worker process: `node worker-main.js --store DIR --queue Q`. Claims the queue's runs
+ * A detached worker process: `node worker-main.js --store DIR --queue Q [--confine]` (`--confine`:
+ * every process sandboxed, whatever its rule asks; the protected gate's workers). Claims the queue's runs
  * one at a time and executes them (re-planning each frozen job from the rule registry; user rules by
  * reloading the config that registered them), heartbeating, until the queue stays empty. SIGUSR2
  * makes it check its attempt's cancel flag at once; SIGTERM cancels what it runs and exits.
@@ -16,7 +17,7 @@ import { checkCancellations, executeAttempt, failureLine, frozenJobOf } from './
 const IDLE_EXIT_MS = 1500;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { store: { type: 'string' }, queue: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({ options: { store: { type: 'string' }, queue: { type: 'string' }, confine: { type: 'boolean' } }, strict: true });
   if (!values.store || !values.queue) throw new Error('usage: worker-main --store DIR --queue Q');
   const store = new Store(values.store);
   const owner = currentOwner();
@@ -50,7 +51,7 @@ async function main(): Promise<void> {
       }
       rules = await loading.catch(() => BUILTIN_RULES);
     }
-    await executeAttempt(job, claimed.run.id, claimed.attempt, { root, store, rules, env: process.env, signal: stop.signal });
+    await executeAttempt(job, claimed.run.id, claimed.attempt, { root, store, rules, env: process.env, signal: stop.signal, confine: values.confine });
     process.stdout.write(`${claimed.run.id}\n`);
     idleSince = Date.now();
   }

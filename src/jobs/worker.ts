@@ -4,7 +4,7 @@
  * inputs' stat fingerprints afterwards (invariant 3), and writes the receipt only after every
  * artifact is in the CAS (invariant 1). Only PASS and FAIL are cached (invariant 4).
  */
-import { lstatSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fingerprintOf, hashPath, sameFingerprint, type Fingerprint } from '../capture/files.js';
 import { isGitWorkTree, listGitFiles } from '../capture/git.js';
@@ -12,9 +12,10 @@ import { compileGlob } from '../capture/glob.js';
 import { listOutputs } from '../capture/outputs.js';
 import { selectPaths } from '../capture/selector.js';
 import { walkTree } from '../capture/walk.js';
-import { checkerIdentity } from '../checkers/identity.js';
-import { runProcess } from '../checkers/process.js';
-import type { ActionResult, CheckerIdentity, ExecuteIO, Rule } from '../config/rule.js';
+import { checkerIdentity, resolveExecutable } from '../checkers/identity.js';
+import { runProcess, STATUS_FD, type SandboxWrap } from '../checkers/process.js';
+import { bwrapArgs, ENV_PREFIX, findBwrap, gitDirsOf, outputDirs, toolPaths } from '../checkers/sandbox.js';
+import type { ActionResult, CheckerIdentity, ExecuteIO, ProcessRequest, Rule } from '../config/rule.js';
 import { EXIT, VkitError } from '../errors.js';
 import { jsonId } from '../hash/index.js';
 import { logCapOf, putLog } from '../store/logs.js';
@@ -32,6 +33,8 @@ export interface WorkerContext {
   signal?: AbortSignal;
   /** Fault-injection hooks for tests: called at named points of the attempt. */
   hooks?: WorkerHooks;
+  /** Every process sandboxed: a `{ none }` request runs `isolated` (the protected gate). */
+  confine?: boolean;
 }
 
 export interface WorkerHooks {
@@ -124,7 +127,7 @@ export async function executeAttempt(job: Job, run: string, attempt: string, ctx
       else if (ctx.signal?.aborted) result = blocked('cancelled');
       else {
         const temps: string[] = [];
-        result = await execute(planned.execute, io(ctx, planned.env, temps, attempt, logCap))
+        result = await execute(planned.execute, io(ctx, planned.env, temps, attempt, logCap, toolFile(rule, job, ctx), job))
           .catch((error: Error) => blocked(`action failed to run: ${error.message}`))
           .finally(() => temps.forEach((t) => rmSync(t, { force: true })));
       }
@@ -269,7 +272,7 @@ async function execute(fn: (io: ExecuteIO) => Promise<ActionResult>, io: Execute
  * `temps`) are put capped at `logCap` bytes per stream; `putFile` then also answers `dropped_bytes`,
  * which the rule's artifact entry carries into the receipt.
  */
-function io(ctx: WorkerContext, envNames: readonly string[], temps: string[], attempt: string, logCap: number): ExecuteIO {
+function io(ctx: WorkerContext, envNames: readonly string[], temps: string[], attempt: string, logCap: number, tool: string | undefined, job: Job): ExecuteIO {
   const env: Record<string, string> = {};
   for (const name of ['PATH', 'HOME', ...envNames]) if (ctx.env[name] !== undefined) env[name] = ctx.env[name]!;
   const signal = ctx.signal ?? new AbortController().signal;
@@ -278,11 +281,18 @@ function io(ctx: WorkerContext, envNames: readonly string[], temps: string[], at
     attempt,
     env,
     signal,
-    runProcess: (req) => {
+    runProcess: async (req) => {
       const out = ctx.store.cas.tempPath();
       const err = ctx.store.cas.tempPath();
       temps.push(out, err);
-      return runProcess({ ...req, onSpawn: (pgid) => ctx.store.setChildPgid(attempt, pgid) }, out, err);
+      const wrap = sandboxWrap(req, ctx, job, tool);
+      if (typeof wrap === 'string') {
+        // Nothing ran: empty logs, so the rule's artifacts (and the receipt) stay well-formed.
+        writeFileSync(out, '');
+        writeFileSync(err, '');
+        return { exitCode: null, signal: null, spawnError: wrap, stdoutPath: out, stderrPath: err, timedOut: false, cancelled: false, ms: 0 };
+      }
+      return runProcess({ ...req, onSpawn: (pgid) => ctx.store.setChildPgid(attempt, pgid) }, out, err, wrap);
     },
     putFile: (path) => (temps.includes(path) ? putLog(ctx.store.cas, path, logCap) : ctx.store.cas.putFile(path)),
     putBytes: async (bytes) => ctx.store.cas.putBytes(bytes),
@@ -291,6 +301,36 @@ function io(ctx: WorkerContext, envNames: readonly string[], temps: string[], at
       throw new Error('captures are evaluated by the engine, not inside a job');
     },
   };
+}
+
+/**
+ * The bubblewrap command line confining one process (`isolated` unless the request says otherwise),
+ * undefined for `{ none }`, or why it cannot be confined: then the process does not run at all.
+ */
+function sandboxWrap(req: ProcessRequest, ctx: WorkerContext, job: Job, tool: string | undefined): SandboxWrap | string | undefined {
+  const asked = req.sandbox ?? 'isolated';
+  const mode = typeof asked === 'object' && ctx.confine ? 'isolated' : asked;
+  if (typeof mode === 'object') return undefined;
+  const bwrap = findBwrap(ctx.env.PATH);
+  if (!bwrap) return `no sandbox: bubblewrap (\`bwrap\`) is not installed (Debian/Ubuntu: apt-get install bubblewrap; scripts/setup-system.sh installs it), or opt the check out with sandbox: { none: "<why>" }`;
+  const path = (ctx.env.PATH ?? '').split(':').filter((p) => p.startsWith('/'));
+  const keep = [...path, ...(mode === 'isolated' && ctx.env.HOME ? [ctx.env.HOME] : []), ...toolPaths(tool)];
+  const protect = [ctx.store.dir, ...gitDirsOf(ctx.root)];
+  const layout = { mode, root: ctx.root, cwd: req.cwd, protect, keep, inputs: job.capture.files.map((f) => f.path), outputs: req.outputs ?? [] };
+  // A hermetic check's output directories are bound from the work tree: they must exist there.
+  if (mode === 'hermetic') for (const dir of outputDirs(layout.outputs)) mkdirSync(join(ctx.root, dir), { recursive: true });
+  return { bwrap, args: bwrapArgs(layout, STATUS_FD), inside: ENV_PREFIX };
+}
+
+/** The executable file the job's rule runs (for a hermetic sandbox to show it), when it can be found. */
+function toolFile(rule: Rule, job: Job, ctx: WorkerContext): string | undefined {
+  const tool = rule.tool?.(job.attrs as never);
+  if (!tool) return undefined;
+  try {
+    return resolveExecutable(tool.argv0, join(ctx.root, String((job.attrs as { cwd?: unknown }).cwd ?? '.')), ctx.env.PATH);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

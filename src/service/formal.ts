@@ -147,7 +147,7 @@ export async function verifyFormalRequest(open: OpenOptions, req: FormalRequest,
     if (found?.state === 'hit' && found.receipt.outcome === 'PASS' && reuseProblem === undefined) {
       action = { label, kind: 'verify', key, status: 'cached', outcome: 'PASS', reason: found.receipt.reason, run: found.receipt.run, receipt: found.receiptId, ms: 0 };
     } else {
-      const job: Job = { schema: 'vkit.job/1', key, label, rule: { kind: rule.kind, version: rule.version }, id: component.id, attrs: attrs as unknown as Record<string, unknown>, capture: { digest: lockCapture.digest, files: lockCapture.files.map(({ path, mode, sha256 }) => ({ path, mode, sha256 })), hash: 'raw' }, deps: [], policy: ws.config.policyDigest };
+      const job: Job = { schema: 'vkit.job/1', key, label, rule: { kind: rule.kind, version: rule.version }, id: component.id, attrs: attrs as unknown as Record<string, unknown>, capture: { digest: lockCapture.digest, files: lockCapture.files.map(({ path, mode, sha256 }) => ({ path, mode, sha256 })), hash: 'raw' }, deps: [], policy: ws.config.policyDigest, env: [...planned.env].sort() };
       const r = await ws.jobs.run(job, opts.signal, opts.waitMs);
       const status = r.outcome === 'PASS' ? 'ran' : r.outcome === 'FAIL' ? 'failed' : 'blocked';
       action = { label, kind: 'verify', key, status, outcome: r.outcome, reason: r.reason, run: r.run, receipt: r.receipt, ms: Math.round(performance.now() - t0), ...(r.pending ? { pending: true } : {}) };

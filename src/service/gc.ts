@@ -1,6 +1,7 @@
 /**
  * `vkit store gc --keep-runs N`: keeps the N newest runs, every run still queued or running, and
- * every action-cache and latest entry, and deletes the runs, attempts and blobs nothing kept reaches.
+ * every action-cache and latest entry with the run that made it (a hit is checked against the run
+ * that recorded its receipt), and deletes the runs, attempts and blobs nothing kept reaches.
  * The decision and the deletions happen under the store's write lock, so a worker cannot end a run
  * (publish its receipt) halfway through; a worker ending a run checks its evidence under the same
  * lock (`Store.finishAttempt`), so it never publishes a receipt naming a blob gc deleted.
@@ -27,7 +28,7 @@ export function collectGarbage(store: Store, keepRuns: number): { runs_deleted: 
     const keep = new Set(
       db
         .prepare<[number], { id: string }>(
-          "SELECT id FROM runs WHERE id IN (SELECT id FROM runs ORDER BY created_ns DESC, id DESC LIMIT ?) OR state IN ('queued', 'running') OR id IN (SELECT run FROM attempts WHERE state = 'running')",
+          "SELECT id FROM runs WHERE id IN (SELECT id FROM runs ORDER BY created_ns DESC, id DESC LIMIT ?) OR state IN ('queued', 'running') OR id IN (SELECT run FROM attempts WHERE state = 'running') OR receipt IN (SELECT receipt FROM action_cache UNION SELECT receipt FROM latest)",
         )
         .all(keepRuns)
         .map((r) => r.id),

@@ -97,7 +97,7 @@ export async function protectedGate(open: OpenOptions, req: ProtectedRequest): P
 
     let ws: Workspace;
     try {
-      ws = await openWorkspace({ root: path, store, env: open.env, storeOptions: open.storeOptions, hooks: open.hooks });
+      ws = await openWorkspace({ root: path, store, env: open.env, storeOptions: open.storeOptions, hooks: open.hooks, confineChecks: true });
     } catch (error) {
       // The target's requirements name inputs the candidate does not have (a deleted test file):
       // the candidate cannot be judged, which is BLOCKED, not a bad request.

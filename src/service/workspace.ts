@@ -24,6 +24,11 @@ export interface OpenOptions {
   env?: NodeJS.ProcessEnv;
   storeOptions?: StoreOptions;
   hooks?: WorkerHooks;
+  /**
+   * Every check sandboxed, whatever the config says (`sandbox: { none }` becomes `isolated`): the
+   * protected gate's private store must be out of reach of the candidate's checks.
+   */
+  confineChecks?: boolean;
 }
 
 export interface Workspace {
@@ -57,6 +62,7 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
   const listing = info ? listGitFiles(root).then((f) => f.sort()) : Promise.resolve(walkTree(root));
   listing.catch(() => {}); // awaited below; a config error must not leave it unhandled
   const config = await loadConfig(root);
+  if (opts.confineChecks) for (const check of config.manifest.checks) if (typeof check.sandbox === 'object') check.sandbox = 'isolated';
   const store = new Store(opts.store ? resolve(opts.store) : info ? join(info.commonDir, 'vkit') : join(root, '.vkit'), opts.storeOptions);
   let files: string[];
   try {
@@ -96,7 +102,7 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
     throw error;
   }
   const env = opts.env ?? process.env;
-  const jobs = new JobService({ root, store, rules, env, hooks: opts.hooks });
+  const jobs = new JobService({ root, store, rules, env, hooks: opts.hooks, confine: opts.confineChecks });
   return { root, config, graph, store, jobs, rules, files, env, close: () => {
       jobs.close();
       store.close();

@@ -409,6 +409,21 @@ export class Store implements FileStateCache {
     return undefined;
   }
 
+  /**
+   * Why a receipt is not the one its run recorded, or undefined when it is: the run exists, ended
+   * `done` with this receipt under this key, and its attempt `attempt` ended `done`. Only a worker
+   * finishing its own attempt writes that chain, so a receipt put into the store by anything else (a
+   * check with write access to it, a copy from another store) names a run that records another one.
+   */
+  receiptChainBroken(receiptId: string, receipt: { run: string; attempt?: unknown; key: string }): string | undefined {
+    const run = this.stmts.runGet.get(receipt.run);
+    if (!run) return `its run ${receipt.run} is not in the store`;
+    if (run.receipt !== receiptId || run.key !== receipt.key || run.state !== 'done') return `run ${receipt.run} recorded another result`;
+    const attempt = this.stmts.attemptsOf.all(receipt.run).find((a) => a.id === receipt.attempt);
+    if (!attempt || attempt.state !== 'done') return `attempt ${String(receipt.attempt)} of run ${receipt.run} did not record it`;
+    return undefined;
+  }
+
   attemptsOf(run: string): AttemptRow[] {
     return this.stmts.attemptsOf.all(run).map((a) => this.intact(a));
   }

@@ -86,6 +86,12 @@ export function vkitAsync(args: string[], opts: { cwd?: string; env?: NodeJS.Pro
   return spawn(process.execPath, [VKIT_BIN, ...args], { cwd: opts.cwd, env: { ...process.env, NO_COLOR: '1', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
+/**
+ * The `sandbox` of a check a test watches from outside (its host pid, a marker file outside the work
+ * tree): the default sandbox hides both (own PID namespace, private /tmp), so such checks opt out.
+ */
+export const WATCHED_FROM_OUTSIDE = { none: 'the test watches this check from outside: host pids and files outside the work tree' };
+
 /** A node one-liner as an argv check command: portable and resolvable on PATH. */
 export function nodeCheck(code: string): string[] {
   return ['node', '-e', code];

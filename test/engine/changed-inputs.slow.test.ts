@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { build, gate } from '../../src/service/index.js';
 import { openOpts, sleep, waitFor } from '../_support/evidence.js';
-import { nodeCheck, tempRepo } from '../_support/repo.js';
+import { nodeCheck, tempRepo, WATCHED_FROM_OUTSIDE } from '../_support/repo.js';
 
 test('an input edited and restored by someone else while the check sleeps: BLOCKED, then rerun and PASS', async () => {
   const repo = tempRepo({ 'in.txt': 'original\n' });
@@ -26,6 +26,7 @@ test('an input edited and restored by someone else while the check sleeps: BLOCK
           ),
           inputs: ['in.txt'],
           env: ['VKIT_TEST_MARK'],
+          sandbox: WATCHED_FROM_OUTSIDE,
         },
       ],
     });

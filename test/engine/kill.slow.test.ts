@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { cli, openStoreOf, processGone, storeDir, waitFor } from '../_support/evidence.js';
-import { nodeCheck, tempRepo, vkitAsync, type TempRepo } from '../_support/repo.js';
+import { nodeCheck, tempRepo, vkitAsync, WATCHED_FROM_OUTSIDE, type TempRepo } from '../_support/repo.js';
 
 /** A check that records its pid and sleeps `ms` on its first attempt; later attempts pass at once. */
 function sleepyRepo(ms: number): { repo: TempRepo; mark: string; env: NodeJS.ProcessEnv; scratch: string } {
@@ -24,6 +24,7 @@ function sleepyRepo(ms: number): { repo: TempRepo; mark: string; env: NodeJS.Pro
         run: nodeCheck(`const fs = require('fs'); const m = process.env.VKIT_TEST_MARK; if (!fs.existsSync(m)) { fs.writeFileSync(m, String(process.pid)); setTimeout(() => {}, ${ms}); }`),
         inputs: ['a.txt'],
         env: ['VKIT_TEST_MARK'],
+        sandbox: WATCHED_FROM_OUTSIDE,
       },
     ],
   });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { build } from '../../src/service/index.js';
 import { cli, openOpts, openStoreOf, processGone, waitFor } from '../_support/evidence.js';
-import { nodeCheck, tempRepo } from '../_support/repo.js';
+import { nodeCheck, tempRepo, WATCHED_FROM_OUTSIDE } from '../_support/repo.js';
 
 test('timeout: BLOCKED, process group killed, not cached, rerun by the next build (exit 3)', async () => {
   const repo = tempRepo({ 'a.txt': 'a\n' });
@@ -28,6 +28,7 @@ test('timeout: BLOCKED, process group killed, not cached, rerun by the next buil
           inputs: ['a.txt'],
           timeout_s: 1,
           env: ['VKIT_TEST_PIDS'],
+          sandbox: WATCHED_FROM_OUTSIDE,
         },
       ],
     });

@@ -11,12 +11,12 @@ import { test } from 'node:test';
 import { openWorkspace, verify, waitRun } from '../../src/service/index.js';
 import { openOpts, processGone, waitFor } from '../_support/evidence.js';
 import { jobFor } from '../_support/jobs.js';
-import { nodeCheck, tempRepo, type TempRepo } from '../_support/repo.js';
+import { nodeCheck, tempRepo, WATCHED_FROM_OUTSIDE, type TempRepo } from '../_support/repo.js';
 
 function repoWith(checks: Array<{ id: string; code: string }>): TempRepo {
   const repo = tempRepo({ 'a.txt': 'a\n' });
   repo.age('a.txt');
-  repo.manifest({ checks: checks.map((c) => ({ id: c.id, run: nodeCheck(c.code), inputs: ['a.txt'], env: ['VKIT_TEST_DIR'] })) });
+  repo.manifest({ checks: checks.map((c) => ({ id: c.id, run: nodeCheck(c.code), inputs: ['a.txt'], env: ['VKIT_TEST_DIR'], sandbox: WATCHED_FROM_OUTSIDE })) });
   return repo;
 }
 

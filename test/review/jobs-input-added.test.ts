@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { build } from '../../src/service/index.js';
 import { openOpts, waitFor } from '../_support/evidence.js';
-import { tempRepo } from '../_support/repo.js';
+import { tempRepo, WATCHED_FROM_OUTSIDE } from '../_support/repo.js';
 
 test('a file added to the inputs during the run makes the attempt BLOCKED, never a PASS cached for the selection without it', async () => {
   const scratch = mkdtempSync(join(tmpdir(), 'vkit-added-'));
@@ -20,7 +20,7 @@ test('a file added to the inputs during the run makes the attempt BLOCKED, never
   const code = `const fs=require('fs');fs.writeFileSync(${JSON.stringify(marker)},'');const t0=Date.now();const i=setInterval(()=>{if(fs.existsSync('src/flag.txt'))process.exit(0);if(Date.now()-t0>5000)process.exit(1)},20);`;
   const repo = tempRepo({ 'src/a.txt': 'a\n' });
   repo.age('src/a.txt');
-  repo.manifest({ checks: [{ id: 'unit', run: ['node', '-e', code], inputs: ['src/**'] }] });
+  repo.manifest({ checks: [{ id: 'unit', run: ['node', '-e', code], inputs: ['src/**'], sandbox: WATCHED_FROM_OUTSIDE }] });
   try {
     const running = build(openOpts(repo));
     await waitFor(() => existsSync(marker), 10_000, 'the check to start');
