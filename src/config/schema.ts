@@ -36,6 +36,11 @@ export const CheckSchema = v.strictObject({
   timeout_s: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(86_400)), 600),
   env: v.optional(v.array(v.pipe(v.string(), v.regex(ENV_NAME, 'Expected an environment variable name'))), []),
   expect: v.optional(v.strictObject({ exit_code: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(255)), 0) }), { exit_code: 0 }),
+  /**
+   * `normalise` (the default, left absent in the manifest): the key sees text inputs with CRLF -> LF.
+   * `raw`: the key sees their raw bytes, for a check whose verdict depends on line endings.
+   */
+  line_endings: v.optional(v.picklist(['normalise', 'raw'], 'Expected `normalise` or `raw`')),
 });
 
 export const ComponentSchema = v.strictObject({

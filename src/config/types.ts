@@ -24,6 +24,12 @@ export interface CheckConfig {
   env?: string[];
   /** What counts as PASS. @default { exit_code: 0 } */
   expect?: { exit_code?: number };
+  /**
+   * How the key sees text inputs: `normalise` hashes them with CRLF -> LF (an input turning CRLF
+   * reuses the evidence), `raw` hashes their bytes (for a check whose verdict depends on line
+   * endings, such as a "no CRLF" lint). @default "normalise"
+   */
+  line_endings?: 'normalise' | 'raw';
 }
 
 /** A formal component, as the reference describes it (checked by the formal issue). */
@@ -133,6 +139,8 @@ export interface ResolvedCheck {
   timeout_s: number;
   env: string[];
   expect: { exit_code: number };
+  /** Absent means `normalise`, so manifests (and the policy digest) without it read as before. */
+  line_endings?: 'normalise' | 'raw';
 }
 
 export interface ResolvedComponent extends Omit<ComponentConfig, 'required' | 'parameters'> {

@@ -21,7 +21,7 @@ import { parseReceipt, type Receipt } from '../store/receipt.js';
 import type { Store } from '../store/store.js';
 import { lookupEvidence, short } from './evidence.js';
 import { makeEvent, type EventSink } from './events.js';
-import { explainChange } from './explain.js';
+import { explainChange, lineEndingsNote } from './explain.js';
 
 export interface EngineContext {
   root: string;
@@ -76,6 +76,8 @@ export interface ActionReport {
   tail?: string[];
   /** The wait ended before the run did: `run` is still going in its worker. */
   pending?: boolean;
+  /** What a reader of a cached result should know that does not change it (inputs differing in line endings only). */
+  notes?: string[];
 }
 
 export interface BuildReport {
@@ -177,7 +179,8 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
 
     let capture: SelectorCapture;
     const selectorHash = (graph.getNodeAttributes(node.capture!).attrs as { hash?: 'raw' }).hash;
-    // Raw captures (acceptance records, their libraries and claims, formal components) stand for whole
+    // Raw captures (acceptance records, their libraries and claims, formal components; checks with
+    // `line_endings: 'raw'`, whose config check refuses such a file already) stand for whole
     // trees whose identity a secret-looking file would change, yet vkit never hashes one: its presence
     // is refused at every evaluation, so one added after a PASS cannot hide behind a cached key.
     if (selectorHash === 'raw') {
@@ -210,15 +213,15 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     const planned = rule.plan({ label, id: node.id, attrs: node.attrs, capture, checker }, depResults);
     const key = actionKey({ rule: ruleId, capture: capture.digest, definition: planned.definition, env: envDigests(planned.env, ctx.env), checker: checker ?? null, deps: depResults });
 
-    const fromReceipt = (receiptId: string, r: Pick<Receipt, 'outcome' | 'reason' | 'run' | 'artifacts'> & { assurance?: Receipt['assurance']; ended_at?: string | null; subject?: Receipt['subject'] }, status: ActionStatus, ms: number, explain?: string[]): NodeResult => {
+    const fromReceipt = (receiptId: string, r: Pick<Receipt, 'outcome' | 'reason' | 'run' | 'artifacts'> & { assurance?: Receipt['assurance']; ended_at?: string | null; subject?: Receipt['subject'] }, status: ActionStatus, ms: number, explain?: string[], notes?: string[]): NodeResult => {
       // A judge may keep or worsen a receipt's outcome, never raise it to PASS (invariant 7): such an
       // answer is ignored and the receipt's own outcome stands.
       const asked = rule.judge?.({ outcome: r.outcome, reason: r.reason, subject: r.subject }, today);
       const judged = asked?.status === 'PASS' && r.outcome !== 'PASS' ? undefined : asked;
       const itemStatus: ItemStatus = judged?.status ?? (r.outcome === 'PASS' ? 'PASS' : r.outcome === 'FAIL' ? 'FAIL' : 'BLOCKED');
       const reason = judged?.reason ?? r.reason ?? (r.outcome === 'PASS' ? 'passed' : r.outcome.toLowerCase());
-      const action: ActionReport = { label, kind: node.kind, key, status, outcome: r.outcome, reason: r.reason, run: r.run, receipt: receiptId, ms, explain };
-      const gateItem = { ...item(itemStatus, reason, r.run, receiptId), ...(r.assurance ? { assurance: r.assurance } : {}), ended_at: r.ended_at ?? null };
+      const action: ActionReport = { label, kind: node.kind, key, status, outcome: r.outcome, reason: r.reason, run: r.run, receipt: receiptId, ms, explain, ...(notes ? { notes } : {}) };
+      const gateItem = { ...item(itemStatus, reason, r.run, receiptId), ...(r.assurance ? { assurance: r.assurance } : {}), ended_at: r.ended_at ?? null, ...(notes ? { notes } : {}) };
       return { item: gateItem, action, dep: depResult(label, key, r.outcome, r.artifacts) };
     };
 
@@ -233,8 +236,11 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
       if (outputsMoved) staleReason = `its outputs on disk are not the ones its evidence names: ${outputsMoved}`;
       else if (found.state === 'hit' && !(fresh && found.receipt.outcome !== 'PASS')) {
         const ms = 0;
-        if (runnable) emit(makeEvent({ type: 'action.cached', label, kind: node.kind, key, outcome: found.receipt.outcome as 'PASS' | 'FAIL', run: found.receipt.run, ms }));
-        const res = fromReceipt(found.receiptId, { ...found.receipt, ended_at: found.receipt.timings?.ended_at ?? null }, 'cached', ms);
+        // Same key over a normalising capture, yet the check may have read other bytes: say so.
+        const note = selectorHash === 'raw' ? undefined : lineEndingsNote(found.receipt.capture, capture.files);
+        const notes = note ? [note] : undefined;
+        if (runnable) emit(makeEvent({ type: 'action.cached', label, kind: node.kind, key, outcome: found.receipt.outcome as 'PASS' | 'FAIL', run: found.receipt.run, ms, ...(notes ? { notes } : {}) }));
+        const res = fromReceipt(found.receiptId, { ...found.receipt, ended_at: found.receipt.timings?.ended_at ?? null }, 'cached', ms, undefined, notes);
         return runnable ? res : { ...res, action: undefined };
       }
       if (found.state === 'tampered') {
