@@ -21,7 +21,7 @@ export async function initConfig(root: string): Promise<{ file: string }> {
   // that its globs could select is excluded by name, so the config says so instead of vkit refusing it.
   const git = await gitInfo(root);
   const files = git ? (await listGitFiles(root)).sort() : walkTree(root);
-  const ignored = git ? await listIgnored(root) : [];
+  const ignored = git ? await listIgnored(root, git.prefix) : [];
   for (const u of uncapturedPaths(check.inputs, files, ignored)) if (!check.inputs.includes(u.exclude)) check.inputs.push(u.exclude);
   const text = `import { defineConfig } from 'vkit';
 

@@ -57,7 +57,7 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
   const listing = info ? listGitFiles(root).then((f) => f.sort()) : Promise.resolve(walkTree(root));
   // What git ignores (a second process, also overlapping): a glob selecting it is a config error.
   // Without git nothing is ignored: the walk lists every file.
-  const ignoring = info ? listIgnored(root) : Promise.resolve([]);
+  const ignoring = info ? listIgnored(root, info.prefix) : Promise.resolve([]);
   listing.catch(() => {}); // awaited below; a config error must not leave it unhandled
   ignoring.catch(() => {});
   const config = await loadConfig(root);

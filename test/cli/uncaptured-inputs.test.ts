@@ -86,6 +86,26 @@ test('a glob that can reach into a git-ignored directory needs `!dir/**`; a glob
   }
 });
 
+test('with --root in a subdirectory of the repository, ignored paths are read relative to the root and only below it', () => {
+  const repo = tempRepo({ '.gitignore': 'node_modules/\n*.local.json\n', 'node_modules/dep/x.ts': 'x\n', 'app/src/a.ts': 'export {};\n', 'app/config/db.local.json': '{}\n', 'app/config/app.json': '{}\n' });
+  try {
+    const root = join(repo.dir, 'app');
+    const run = (inputs: string[]) => {
+      repo.write('app/vkit.manifest.json', JSON.stringify({ checks: [{ id: 'c', run: reads('src/a.ts'), inputs }] }));
+      return vkit(['build', '--root', root, '--store', join(repo.dir, '.git', 'vkit')], { cwd: root });
+    };
+    // The repository's top-level node_modules/ is not under this root: `**/*.ts` cannot reach it.
+    const ok = run(['**/*.ts']);
+    assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+    const bad = run(['**/*.ts', 'config/*']);
+    assert.equal(bad.code, 2, bad.stdout + bad.stderr);
+    assert.match(bad.stderr, /checks\[0\]\.inputs\[1\]: `config\/\*` selects what vkit will not capture.*`config\/db\.local\.json` \(git-ignored\)/);
+    assert.doesNotMatch(bad.stderr, /node_modules|app\//);
+  } finally {
+    repo.cleanup();
+  }
+});
+
 test('the list is capped per glob: five named, then how many more; each glob reports its own', () => {
   const files: Record<string, string> = { '.gitignore': '*.log\n', 'logs/keep.txt': 'k\n', 'other/keep.txt': 'k\n', 'other/x.log': 'x\n' };
   for (let i = 1; i <= 8; i++) files[`logs/run${i}.log`] = `${i}\n`;
