@@ -233,3 +233,13 @@ function expandBraces(body: string): string[] | undefined {
   }
   return out;
 }
+
+/**
+ * A glob matching exactly `path` (and so `!` + it excluding exactly that path): each `*`, `?`, `[`
+ * and `{` becomes a one-character class, a leading `!` is put behind `./` (which compiling drops);
+ * every other character already stands for itself.
+ */
+export function escapeGlob(path: string): string {
+  const escaped = path.replace(/[*?[{]/g, '[$&]');
+  return escaped.startsWith('!') ? `./${escaped}` : escaped;
+}

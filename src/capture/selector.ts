@@ -10,7 +10,7 @@ import { lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { isAbsolute, posix, relative, sep } from 'node:path';
 import type { Issue } from '../errors.js';
 import { hashPath, SpecialFileError, type FileStateCache, type Fingerprint, type HashCounter, type HashMode } from './files.js';
-import { compileGlob, coversBelow, matchGlobs, reachesBelow } from './glob.js';
+import { compileGlob, coversBelow, escapeGlob, matchGlobs, reachesBelow } from './glob.js';
 import { isSecretPath } from './secrets.js';
 import { treeDigest } from './tree.js';
 
@@ -153,16 +153,16 @@ function uncapturedByGlob(globs: readonly string[], sortedFiles: readonly string
     if (list) list.push(item);
     else out.set(j, [item]);
   };
-  for (const p of selection(globs, sortedFiles).all) if (isSecretPath(p)) add(globIndexOf(globs, p), { path: p, why: 'secret-looking: vkit never reads one', exclude: `!${p}` });
+  for (const p of selection(globs, sortedFiles).all) if (isSecretPath(p)) add(globIndexOf(globs, p), { path: p, why: 'secret-looking: vkit never reads one', exclude: `!${escapeGlob(p)}` });
   if (ignored.length) {
     const { files, dirs } = splitIgnored(ignored);
     const compiled = globs.map(compileGlob);
-    for (const p of matchGlobs(compiled, files)) add(globIndexOf(globs, p), { path: p, why: 'git-ignored', exclude: `!${p}` });
+    for (const p of matchGlobs(compiled, files)) add(globIndexOf(globs, p), { path: p, why: 'git-ignored', exclude: `!${escapeGlob(p)}` });
     const negated = compiled.filter((g) => g.negated);
     for (const dir of dirs) {
       if (negated.some((n) => coversBelow(n, dir))) continue;
       const j = compiled.findIndex((g) => !g.negated && reachesBelow(g, dir));
-      if (j >= 0) add(j, { path: `${dir}/`, why: 'git-ignored directory', exclude: `!${dir}/**` });
+      if (j >= 0) add(j, { path: `${dir}/`, why: 'git-ignored directory', exclude: `!${escapeGlob(dir)}/**` });
     }
   }
   for (const list of out.values()) list.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -190,7 +190,7 @@ export function captureSelector(root: string, globs: readonly string[], sortedFi
       hashed = hashPath(prefix + path, hashMode, cache, now, counter);
     } catch (error) {
       if (!(error instanceof SpecialFileError)) throw error;
-      refused.push({ path, kind: 'special', why: specialKind(prefix + path), exclude: path.endsWith('/') ? `!${path}**` : `!${path}` });
+      refused.push({ path, kind: 'special', why: specialKind(prefix + path), exclude: path.endsWith('/') ? `!${escapeGlob(path)}**` : `!${escapeGlob(path)}` });
       continue;
     }
     if (hashed) {
@@ -206,7 +206,7 @@ export function captureSelector(root: string, globs: readonly string[], sortedFi
     for (const path of links) {
       const target = linkTarget(root, prefix, path);
       if (target.inside !== undefined && held.has(target.inside)) continue;
-      refused.push({ path, kind: 'link', why: `a symbolic link to ${target.shown}, ${target.inside === undefined ? 'outside the root' : 'which these inputs do not capture'}`, exclude: `!${path}` });
+      refused.push({ path, kind: 'link', why: `a symbolic link to ${target.shown}, ${target.inside === undefined ? 'outside the root' : 'which these inputs do not capture'}`, exclude: `!${escapeGlob(path)}` });
     }
     refused.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }

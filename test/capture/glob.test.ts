@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { prng } from '../_support/random.js';
-import { compileGlob, coversBelow, matchGlobs, reachesBelow } from '../../src/capture/glob.js';
+import { compileGlob, coversBelow, escapeGlob, matchGlobs, reachesBelow } from '../../src/capture/glob.js';
 
 /** One row: does `pattern` match `path`? */
 function check(pattern: string, path: string, expected: boolean): void {
@@ -224,5 +224,15 @@ test('reachesBelow and coversBelow never miss a path: every match below a direct
     const dir = segs.slice(0, 1 + Math.floor(rand() * (segs.length - 1))).join('/');
     if (g.re.test(p)) assert.ok(reachesBelow(g, dir), `seed ${seed}: ${glob} matches ${p} but is said not to reach ${dir}/`);
     if (coversBelow(compileGlob(`!${glob}`), dir)) assert.ok(g.re.test(p), `seed ${seed}: !${glob} said to cover ${dir}/ but does not exclude ${p}`);
+  }
+});
+
+test('escapeGlob: the exclusion vkit suggests for a path matches exactly that path, glob characters and all', () => {
+  const paths = ['config/a[1].key', 'x/*.env', 'odd/{a,b}.pem', 'q?/r.txt', 'br]ace}/x', 'back\\slash', '!bang', 'a.b+c(d)|e^f$g'];
+  for (const p of paths) {
+    const g = compileGlob(escapeGlob(p));
+    assert.ok(g.re.test(p), `${escapeGlob(p)} must match ${p}`);
+    assert.deepEqual(matchGlobs([g], [...paths, 'config/a1.key', 'x/a.env', 'odd/a.pem', 'qz/r.txt'].sort()), [p], escapeGlob(p));
+    assert.deepEqual(matchGlobs([compileGlob('**'), compileGlob(`!${escapeGlob(p)}`)], [p]), [], `!${escapeGlob(p)} excludes it`);
   }
 });

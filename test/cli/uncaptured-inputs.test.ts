@@ -42,6 +42,19 @@ test('a glob selecting a secret-looking file is exit 2 naming it; `!path` exclud
   }
 });
 
+test('the exclusion suggested for a name holding glob characters excludes exactly that file', () => {
+  const repo = tempRepo({ 'config/app.json': '{}\n', 'config/a[1].key': 'k\n', 'config/a1.key.txt': 'not a key\n' });
+  try {
+    repo.manifest({ checks: [{ id: 'cfg', run: reads('config/app.json'), inputs: ['config/*'] }] });
+    assert.match(configError(repo), /`config\/a\[1\]\.key` \(secret-looking.*`!config\/a\[\[\]1\]\.key`/);
+    repo.manifest({ checks: [{ id: 'cfg', run: reads('config/app.json'), inputs: ['config/*', '!config/a[[]1].key'] }] });
+    const ok = cli(repo, ['build', '--json']);
+    assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+  } finally {
+    repo.cleanup();
+  }
+});
+
 test('a glob selecting a git-ignored file is exit 2 naming it; editing it can no longer leave a READY standing', () => {
   const repo = tempRepo({ '.gitignore': '*.local.json\n', 'config/app.json': '{}\n', 'config/db.local.json': '{"port": 1}\n' });
   try {
