@@ -2,7 +2,9 @@ import { defineConfig } from 'vkit';
 
 // vkit checking itself: the typecheck and the fast unit suite, required like any user's checks.
 // .ci/run runs this after the full suite (never from inside it).
-const sources = ['src/**/*.ts', 'rules/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/*.ts', 'scripts/*.js', 'bin/vkit.js', 'tsconfig.json', 'package.json', 'package-lock.json'];
+// `bench/.work/` (the benchmarks' generated workspaces) and the examples' `target/` directories are
+// git-ignored: vkit never captures them, so the globs that could reach them exclude them explicitly.
+const sources = ['src/**/*.ts', 'rules/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', '!bench/.work/**', 'scripts/*.ts', 'scripts/*.js', 'bin/vkit.js', 'tsconfig.json', 'package.json', 'package-lock.json'];
 
 export default defineConfig({
   checks: [
@@ -15,7 +17,7 @@ export default defineConfig({
       id: 'unit',
       // Compiles to dist/ first: the suite runs from compiled output.
       run: 'node node_modules/typescript/bin/tsc -p tsconfig.json && node scripts/run-tests.js --fast',
-      inputs: [...sources, 'examples/**/*', 'fixtures/**/*', 'schema/*.json'],
+      inputs: [...sources, 'examples/**/*', '!examples/**/target/**', 'fixtures/**/*', 'schema/*.json'],
       after: ['typecheck'],
       timeout_s: 1200,
       // The suite starts sandboxes (bubblewrap cannot nest) and containers through the podman socket

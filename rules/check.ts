@@ -21,7 +21,10 @@ export const checkRule = defineRule({
     const a = node.attrs;
     return {
       // The sandbox is part of the identity: evidence made without one never answers for a sandboxed check.
-      definition: { id: a.id, run: a.run, cwd: a.cwd, timeout_s: a.timeout_s, expect: a.expect, outputs: a.outputs, env: a.env, sandbox: a.sandbox ?? 'isolated' },
+      // `line_endings: 'raw'` enters the definition (the default adds nothing, so keys made before it
+      // existed stand): a raw and a normalising check over LF-only files capture the same digest, and
+      // must still be two jobs, each re-hashed by the worker its own way.
+      definition: { id: a.id, run: a.run, cwd: a.cwd, timeout_s: a.timeout_s, expect: a.expect, outputs: a.outputs, env: a.env, sandbox: a.sandbox ?? 'isolated', ...(a.line_endings === 'raw' ? { line_endings: 'raw' } : {}) },
       env: a.env,
       async execute(io): Promise<ActionResult> {
         const argv = Array.isArray(a.run) ? a.run : ['/bin/sh', '-c', a.run];

@@ -8,6 +8,16 @@ import { sha256Id, sha256Stream } from '../hash/index.js';
 
 export type HashMode = 'raw' | 'text';
 
+/**
+ * What a file-state entry's digest is, as the cache keys it. `raw`: the raw bytes. A text-mode hash
+ * is recorded as `text:same` when normalising changed nothing (the raw digest is the same), or as
+ * `text:crlf` beside a `raw` entry of the same fingerprint when it did: a text hash then yields the
+ * raw digest too (receipts record it beside the normalised one) without reading the file again, and
+ * an unchanged LF file still costs one lookup. Entries of the earlier `text` key made no such
+ * promise and are not read.
+ */
+export type CacheMode = 'raw' | 'text:same' | 'text:crlf';
+
 export interface Fingerprint {
   size: number;
   mtime_ns: string;
@@ -23,8 +33,8 @@ export interface FileStateEntry extends Fingerprint {
 /** The store implements this; captures only need reuse/put. */
 export interface FileStateCache {
   /** The recorded digest, when the entry's fingerprint equals `fp` and it was not racily clean when recorded. */
-  reuse(absPath: string, mode: HashMode, fp: Fingerprint): string | undefined;
-  put(absPath: string, mode: HashMode, entry: FileStateEntry): void;
+  reuse(absPath: string, mode: CacheMode, fp: Fingerprint): string | undefined;
+  put(absPath: string, mode: CacheMode, entry: FileStateEntry): void;
 }
 
 /** Whether a recorded entry still stands for the file: same fingerprint, and not racily clean. */
@@ -74,6 +84,8 @@ export interface HashedFile {
   mode: string;
   sha256: string;
   fingerprint: Fingerprint;
+  /** Text mode only, and only when it differs from `sha256` (CRLF was normalised): the raw bytes' digest. */
+  raw?: string;
 }
 
 export interface HashCounter {
@@ -97,22 +109,45 @@ export function hashPath(absPath: string, hashMode: HashMode, cache: FileStateCa
   const mode = modeOf(st);
   if (st.isSymbolicLink()) return { mode, sha256: sha256Id(readlinkSync(absPath)), fingerprint };
   if (!st.isFile()) throw new SpecialFileError(absPath);
-  const reused = cache?.reuse(absPath, hashMode, fingerprint);
+  const reused = reuse(cache, absPath, hashMode, fingerprint);
   if (reused) {
     if (counter) counter.reused++;
-    return { mode, sha256: reused, fingerprint };
+    return { mode, ...reused, fingerprint };
   }
-  const sha256 = st.size > BigInt(CHUNK) ? streamDigest(absPath, hashMode) : digestOf(readFileSync(absPath), hashMode);
+  const digests = st.size > BigInt(CHUNK) ? streamDigests(absPath, hashMode) : digestsOf(readFileSync(absPath), hashMode);
   if (counter) counter.hashed++;
   // Only remember a digest whose file did not move under us while it was read; the fingerprint
   // returned is the one from before the read, so a later comparison still sees the change.
   const after = lstatSync(absPath, { bigint: true });
-  if (sameFingerprint(fingerprint, fingerprintOf(after))) cache?.put(absPath, hashMode, { ...fingerprint, sha256, recorded_ns: String(now()) });
-  return { mode, sha256, fingerprint };
+  if (cache && sameFingerprint(fingerprint, fingerprintOf(after))) {
+    const recorded_ns = String(now());
+    // The raw entry first: a `text:crlf` entry is only ever read with its raw partner.
+    if (digests.raw) cache.put(absPath, 'raw', { ...fingerprint, sha256: digests.raw, recorded_ns });
+    cache.put(absPath, hashMode === 'raw' ? 'raw' : digests.raw ? 'text:crlf' : 'text:same', { ...fingerprint, sha256: digests.sha256, recorded_ns });
+  }
+  return { mode, ...digests, fingerprint };
 }
 
-function digestOf(bytes: Buffer, hashMode: HashMode): string {
-  return hashMode === 'text' ? textDigest(bytes) : sha256Id(bytes);
+/** The recorded digests for an unchanged fingerprint; a `text:crlf` entry without its raw partner is no answer. */
+function reuse(cache: FileStateCache | undefined, absPath: string, hashMode: HashMode, fp: Fingerprint): { sha256: string; raw?: string } | undefined {
+  if (!cache) return undefined;
+  if (hashMode === 'raw') {
+    const sha256 = cache.reuse(absPath, 'raw', fp);
+    return sha256 ? { sha256 } : undefined;
+  }
+  const same = cache.reuse(absPath, 'text:same', fp);
+  if (same) return { sha256: same };
+  const sha256 = cache.reuse(absPath, 'text:crlf', fp);
+  const raw = sha256 && cache.reuse(absPath, 'raw', fp);
+  return sha256 && raw ? { sha256, raw } : undefined;
+}
+
+/** The mode's digest of `bytes`, and in text mode the raw digest too when normalising changed the bytes. */
+function digestsOf(bytes: Buffer, hashMode: HashMode): { sha256: string; raw?: string } {
+  const raw = sha256Id(bytes);
+  if (hashMode === 'raw' || isBinary(bytes) || !bytes.includes(0x0d)) return { sha256: raw };
+  const sha256 = textDigest(bytes);
+  return sha256 === raw ? { sha256 } : { sha256, raw };
 }
 
 /**
@@ -122,18 +157,30 @@ function digestOf(bytes: Buffer, hashMode: HashMode): string {
  * CAS verifies blobs with it too (raw).
  */
 export function streamDigest(absPath: string, hashMode: HashMode): string {
+  return streamDigests(absPath, hashMode).sha256;
+}
+
+/**
+ * `streamDigest`, and in text mode the raw digest beside it when normalising changed the bytes: a
+ * text file's raw bytes are hashed in the same pass (binary files and raw mode hash once).
+ */
+function streamDigests(absPath: string, hashMode: HashMode): { sha256: string; raw?: string } {
   chunk ??= Buffer.allocUnsafe(CHUNK);
   const fd = openSync(absPath, 'r');
   try {
     let n = fill(fd, chunk);
     const hash = sha256Stream();
-    const update = hashMode === 'text' && !isBinary(chunk.subarray(0, n)) ? crlfToLf(hash.update) : hash.update;
+    const raw = hashMode === 'text' && !isBinary(chunk.subarray(0, n)) ? sha256Stream() : undefined;
+    const update = raw ? crlfToLf(hash.update) : hash.update;
     while (n > 0) {
       update(chunk.subarray(0, n));
+      raw?.update(chunk.subarray(0, n));
       n = fill(fd, chunk);
     }
     update(new Uint8Array(0)); // a CR held back at the very end is a lone CR: written now
-    return hash.digest();
+    const sha256 = hash.digest();
+    const rawDigest = raw?.digest();
+    return rawDigest && rawDigest !== sha256 ? { sha256, raw: rawDigest } : { sha256 };
   } finally {
     closeSync(fd);
   }

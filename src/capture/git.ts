@@ -15,11 +15,14 @@ export async function gitBytes(cwd: string, args: string[]): Promise<Buffer> {
   return stdout;
 }
 
-/** Whether `dir` is in a git work tree and, if so, its common git dir: one process for both answers. */
-export async function gitInfo(dir: string): Promise<{ commonDir: string } | undefined> {
+/**
+ * Whether `dir` is in a git work tree and, if so, its common git dir and its path below the work
+ * tree's top (`sub/dir/`, or empty at the top): one process for every answer.
+ */
+export async function gitInfo(dir: string): Promise<{ commonDir: string; prefix: string } | undefined> {
   try {
-    const [inside, common] = (await git(dir, ['rev-parse', '--is-inside-work-tree', '--path-format=absolute', '--git-common-dir'])).trim().split('\n');
-    return inside === 'true' && common ? { commonDir: common } : undefined;
+    const [inside, common, prefix = ''] = (await git(dir, ['rev-parse', '--is-inside-work-tree', '--path-format=absolute', '--git-common-dir', '--show-prefix'])).split('\n');
+    return inside === 'true' && common ? { commonDir: common, prefix } : undefined;
   } catch {
     return undefined;
   }
@@ -52,6 +55,26 @@ export async function listGitFiles(dir: string, under?: readonly string[]): Prom
   const limit = under && !under.includes('') ? ['--', ...new Set(under)] : [];
   const out = await git(dir, ['--literal-pathspecs', 'ls-files', '-z', '--cached', '--others', '--exclude-standard', ...limit]);
   return [...new Set(out.split('\0').filter(Boolean))];
+}
+
+/**
+ * Untracked paths git ignores under `dir`, relative to it: ignored files, and ignored directories
+ * once each with a trailing `/`, never listed inside (git does not walk an ignored `node_modules/`,
+ * so this stays about as cheap as the listing itself). `git status --ignored=matching` rather than
+ * `ls-files -o -i --directory`, which says nothing of ignored files inside a directory that is
+ * untracked but not ignored. `--no-optional-locks`: vkit never writes the index; submodules are not
+ * asked about (each would be a git process of its own).
+ */
+export async function listIgnored(dir: string, prefix?: string): Promise<string[]> {
+  // Porcelain paths are relative to the work tree's top whatever the directory: limited to `dir`
+  // (the `.` pathspec) and made relative to it, as `ls-files` paths are.
+  const [out, below] = await Promise.all([
+    git(dir, ['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--ignored=matching', '--untracked-files=normal', '--no-renames', '--ignore-submodules=all', '--', '.']),
+    prefix ?? git(dir, ['rev-parse', '--show-prefix']).then((p) => p.trim()),
+  ]);
+  const ignored: string[] = [];
+  for (const entry of out.split('\0')) if (entry.startsWith(`!! ${below}`) && entry.length > 3 + below.length) ignored.push(entry.slice(3 + below.length));
+  return ignored.sort();
 }
 
 /** One row of `git ls-tree -r`: a blob (file, executable, symlink) or a commit (submodule). */

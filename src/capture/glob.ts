@@ -125,3 +125,121 @@ export function matchGlobs(globs: readonly Glob[], sortedPaths: readonly string[
   // One positive glob walks the sorted paths in order: its hits are sorted already.
   return positive > 1 ? kept.sort() : kept;
 }
+
+/**
+ * Whether `g` (read as a positive glob) can match some path strictly below directory `dir` (no
+ * trailing slash), whatever the directory holds: the question for a git-ignored directory that is
+ * never listed, so never looked into. Answered on the glob's segments (after brace expansion), `**`
+ * standing for any number of them; a shape it cannot split into segments (a class holding `/`, more
+ * than 256 brace alternatives) answers yes, which can only ask for an exclusion that was not needed.
+ */
+export function reachesBelow(g: Glob, dir: string): boolean {
+  const below = `${dir}/`;
+  if (g.literal) return g.prefix.startsWith(below);
+  if (g.prefix.startsWith(below)) return true;
+  if (!below.startsWith(g.prefix)) return false;
+  const alternatives = expandBraces(bodyOf(g));
+  if (!alternatives) return true;
+  const dirs = dir.split('/');
+  return alternatives.some((alt) => {
+    const segs = alt.split('/');
+    if (segs.some((s) => /\[[^\]]*\//.test(s))) return true;
+    let states = closure(segs, new Set([0]));
+    for (const d of dirs) {
+      const next = new Set<number>();
+      for (const i of states) {
+        if (i >= segs.length) continue;
+        if (segs[i] === '**') next.add(i);
+        else if (segmentRe(segs[i]!).test(d)) next.add(i + 1);
+      }
+      states = closure(segs, next);
+      if (states.size === 0) return false;
+    }
+    return [...states].some((i) => i < segs.length);
+  });
+}
+
+/**
+ * Whether `g` (an exclusion, read without its `!`) matches every path below directory `dir`: `**`,
+ * or `X/**` where X matches `dir` or one of its ancestors. Narrower exclusions (`!dir/*.ts`) are not
+ * recognised: a directory vkit cannot look into is excluded whole or not at all.
+ */
+export function coversBelow(g: Glob, dir: string): boolean {
+  const body = bodyOf(g);
+  if (body === '**') return true;
+  if (!body.endsWith('/**')) return false;
+  const head = compileGlob(body.slice(0, -3));
+  const parts = dir.split('/');
+  for (let k = 1; k <= parts.length; k++) if (head.re.test(parts.slice(0, k).join('/'))) return true;
+  return false;
+}
+
+/** The pattern without its `!` and leading `./`, as `compile` reads it. */
+function bodyOf(g: Glob): string {
+  let body = g.negated ? g.source.slice(1) : g.source;
+  while (body.startsWith('./')) body = body.slice(2);
+  return body;
+}
+
+function closure(segs: readonly string[], states: Set<number>): Set<number> {
+  for (const i of states) if (segs[i] === '**') states.add(i + 1); // a Set visits what is added while iterating
+  return states;
+}
+
+const segmentRes = new Map<string, RegExp>();
+function segmentRe(seg: string): RegExp {
+  let re = segmentRes.get(seg);
+  if (!re) segmentRes.set(seg, (re = new RegExp(`^${translate(seg)}$`, 'su')));
+  return re;
+}
+
+/** Every brace alternative of a (valid) glob body, classes left whole; undefined past 256 of them. */
+function expandBraces(body: string): string[] | undefined {
+  let open = -1;
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (c === '[') {
+      const end = body.indexOf(']', i + 2);
+      if (end >= 0) i = end;
+    } else if (c === '{') {
+      open = i;
+      break;
+    }
+  }
+  if (open < 0) return [body];
+  // The matching `}` and the top-level commas between (translate's reading: nesting counts braces).
+  let depth = 0;
+  const commas: number[] = [];
+  let close = -1;
+  for (let i = open; i < body.length && close < 0; i++) {
+    const c = body[i];
+    if (c === '[') {
+      const end = body.indexOf(']', i + 2);
+      if (end >= 0) i = end;
+    } else if (c === '{') depth++;
+    else if (c === '}') {
+      if (--depth === 0) close = i;
+    } else if (c === ',' && depth === 1) commas.push(i);
+  }
+  if (close < 0) return undefined;
+  const head = body.slice(0, open);
+  const tail = body.slice(close + 1);
+  const bounds = [open, ...commas, close];
+  const out: string[] = [];
+  for (let k = 0; k + 1 < bounds.length; k++) {
+    const expanded = expandBraces(head + body.slice(bounds[k]! + 1, bounds[k + 1]) + tail);
+    if (!expanded || out.length + expanded.length > 256) return undefined;
+    out.push(...expanded);
+  }
+  return out;
+}
+
+/**
+ * A glob matching exactly `path` (and so `!` + it excluding exactly that path): each `*`, `?`, `[`
+ * and `{` becomes a one-character class, a leading `!` is put behind `./` (which compiling drops);
+ * every other character already stands for itself.
+ */
+export function escapeGlob(path: string): string {
+  const escaped = path.replace(/[*?[{]/g, '[$&]');
+  return escaped.startsWith('!') ? `./${escaped}` : escaped;
+}

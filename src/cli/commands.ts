@@ -60,7 +60,7 @@ const build: Command = async (args) => {
 };
 
 const gate: Command = async (args, version) => {
-  const v = parse(args, { deep: { type: 'boolean' }, format: { type: 'string' }, only: { type: 'string', multiple: true }, now: { type: 'string' }, protected: { type: 'boolean' }, target: { type: 'string' }, candidate: { type: 'string' }, 'working-tree': { type: 'boolean' }, reuse: { type: 'boolean' } });
+  const v = parse(args, { deep: { type: 'boolean' }, format: { type: 'string' }, only: { type: 'string', multiple: true }, now: { type: 'string' }, protected: { type: 'boolean' }, target: { type: 'string' }, candidate: { type: 'string' }, 'working-tree': { type: 'boolean' }, reuse: { type: 'boolean' }, explain: { type: 'boolean' } });
   if (v.protected) return (await import('./evidence.js')).protectedGateCommand(v, jobsOf(v), cancelOnSignal(), openOptions(v));
   for (const flag of ['target', 'candidate', 'working-tree', 'reuse'] as const) if (v[flag] !== undefined) throw invalid('ERR_USAGE', `--${flag} belongs to the protected gate: add --protected`, { path: `--${flag}` });
   const format = v.format ?? (v.json ? 'json' : 'text');
@@ -71,7 +71,7 @@ const gate: Command = async (args, version) => {
   if (format === 'json') json(report.gate);
   else if (format === 'sarif') json(toSarif(report.gate, version()));
   else if (format === 'junit') process.stdout.write(toJunit(report.gate));
-  else printGate(report.gate);
+  else printGate(report.gate, v.explain);
   return gateExitCode(report.gate.status);
 };
 

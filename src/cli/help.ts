@@ -62,10 +62,12 @@ receipt for each and prints the gate. Exits with the gate's code.
   --only ID      run only this check (and what it runs after); repeatable. The gate still covers every requirement.
   --force        rerun every selected action even when intact evidence exists
   --explain      for each action that ran, say which key fields changed since its last receipt
+                 (a reused result whose inputs differ from its evidence's in line endings only is
+                 noted whether or not --explain is given)
 
 ${COMMON}
 ${EXITS}`,
-  gate: `Usage: vkit gate [--deep] [--format text|json|sarif|junit] [--only ID]... [--now YYYY-MM-DD] [common flags]
+  gate: `Usage: vkit gate [--deep] [--explain] [--format text|json|sarif|junit] [--only ID]... [--now YYYY-MM-DD] [common flags]
        vkit gate --protected --target REV [--candidate REV | --working-tree] --store DIR [--reuse] [--json]
 
 Evaluates the gate from retained evidence without running anything.
@@ -81,6 +83,8 @@ under the same target authority only.
   --format F     text (default), json (same as --json), sarif or junit
   --only ID      show only these items; the status still covers every requirement
   --now DATE     judge date-dependent facts (acceptance decisions' expiry) as of this UTC date
+  --explain      also show passing items that carry notes (inputs that differ from their evidence's
+                 in line endings only; JSON has them as items[].notes)
 
 ${COMMON}
 ${EXITS}`,

@@ -49,7 +49,10 @@ export function printEvent(e: VkitEvent): void {
   if (e.type === 'config.invalid') process.stdout.write(configInvalidLine(e) + '\n');
   // A one-off build prints its gate and summary instead; only watch cycles carry a number.
   if (e.type === 'cycle.settled' && e.cycle !== undefined) process.stdout.write(cycleSettledLine({ ...e, cycle: e.cycle }) + '\n');
-  if (e.type === 'action.cached') process.stdout.write(actionLine({ status: 'cached', label: e.label, ms: e.ms, reason: null, outcome: e.outcome }) + '\n');
+  if (e.type === 'action.cached') {
+    process.stdout.write(actionLine({ status: 'cached', label: e.label, ms: e.ms, reason: null, outcome: e.outcome }) + '\n');
+    for (const line of e.notes ?? []) process.stdout.write(yellow(`        note: ${line}`) + '\n');
+  }
   if (e.type === 'action.finished') {
     process.stdout.write(actionLine(e) + '\n');
     for (const line of e.explain ?? []) process.stdout.write(dim(`        why: ${line}`) + '\n');
@@ -64,11 +67,13 @@ export function printTails(report: BuildReport): void {
   }
 }
 
-export function printGate(gate: Gate): void {
+/** The gate and its items that are not PASS, each with its notes; `explain` adds PASS items that carry notes. */
+export function printGate(gate: Gate, explain = false): void {
   process.stdout.write(`\ngate ${color(gate.status)}: ${gate.reason}\n`);
   for (const i of gate.items) {
-    if (i.status === 'PASS') continue;
+    if (i.status === 'PASS' && !(explain && i.notes?.length)) continue;
     process.stdout.write(`  ${color(i.status.padEnd(7))} ${i.id}${i.required ? '' : dim(' (not required)')}  ${dim(i.reason)}\n`);
+    for (const line of i.notes ?? []) process.stdout.write(yellow(`          note: ${line}`) + '\n');
   }
 }
 

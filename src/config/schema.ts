@@ -47,6 +47,11 @@ export const CheckSchema = v.strictObject({
   expect: v.optional(v.strictObject({ exit_code: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(255)), 0) }), { exit_code: 0 }),
   /** Unset: the config's `sandbox`, else `isolated` (resolved by `validateManifest`). */
   sandbox: v.optional(sandbox),
+  /**
+   * `normalise` (the default, left absent in the manifest): the key sees text inputs with CRLF -> LF.
+   * `raw`: the key sees their raw bytes, for a check whose verdict depends on line endings.
+   */
+  line_endings: v.optional(v.picklist(['normalise', 'raw'], 'Expected `normalise` or `raw`')),
 });
 
 export const ComponentSchema = v.strictObject({

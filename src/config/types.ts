@@ -30,6 +30,12 @@ export interface CheckConfig {
    * `{ none: "why" }` to run it unsandboxed. @default the config's `sandbox`, else "isolated"
    */
   sandbox?: SandboxMode;
+  /**
+   * How the key sees text inputs: `normalise` hashes them with CRLF -> LF (an input turning CRLF
+   * reuses the evidence), `raw` hashes their bytes (for a check whose verdict depends on line
+   * endings, such as a "no CRLF" lint). @default "normalise"
+   */
+  line_endings?: 'normalise' | 'raw';
 }
 
 /** A formal component, as the reference describes it (checked by the formal issue). */
@@ -142,6 +148,8 @@ export interface ResolvedCheck {
   env: string[];
   expect: { exit_code: number };
   sandbox: SandboxMode;
+  /** Absent means `normalise`, so manifests (and the policy digest) without it read as before. */
+  line_endings?: 'normalise' | 'raw';
 }
 
 export interface ResolvedComponent extends Omit<ComponentConfig, 'required' | 'parameters'> {

@@ -3,15 +3,16 @@
  * plan it through its rule, compute its key, reuse intact evidence or submit a job, and fold every
  * requirement into the gate. `vkit gate` is the same walk with nothing allowed to run.
  */
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import PQueue from 'p-queue';
 import { compileGlob, matchGlobs } from '../capture/glob.js';
 import { isSecretPath } from '../capture/secrets.js';
-import { captureSelector, UndecodablePathError, type SelectorCapture } from '../capture/selector.js';
-import { hashPath, SpecialFileError, type FileStateCache, type HashCounter } from '../capture/files.js';
+import { captureSelector, globIndexOf, INPUTS_HINT, uncapturedMessage, UndecodablePathError, type Refused, type SelectorCapture } from '../capture/selector.js';
+import { hashPath, type FileStateCache, type HashCounter } from '../capture/files.js';
 import { checkerIdentity, ToolNotFoundError } from '../checkers/identity.js';
 import type { CheckerIdentity, DepResult, Outcome, Rule } from '../config/rule.js';
 import type { LoadedConfig } from '../config/load.js';
+import { InvalidInputError, type Issue } from '../errors.js';
 import { evaluateGate, type Gate, type GateItem, type ItemStatus } from '../gate/evaluate.js';
 import type { ActionGraph, GraphNode } from '../graph/compile.js';
 import { actionKey, depResult, envDigests, type Job, type RuleIdentity } from '../jobs/job.js';
@@ -20,7 +21,7 @@ import { parseReceipt, type Receipt } from '../store/receipt.js';
 import type { Store } from '../store/store.js';
 import { lookupEvidence, short } from './evidence.js';
 import { makeEvent, type EventSink } from './events.js';
-import { explainChange } from './explain.js';
+import { explainChange, lineEndingsNote } from './explain.js';
 
 export interface EngineContext {
   root: string;
@@ -75,6 +76,8 @@ export interface ActionReport {
   tail?: string[];
   /** The wait ended before the run did: `run` is still going in its worker. */
   pending?: boolean;
+  /** What a reader of a cached result should know that does not change it (inputs differing in line endings only). */
+  notes?: string[];
 }
 
 export interface BuildReport {
@@ -110,6 +113,41 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
   const intactBlobs = new Set<string>();
   const today = opts.today ?? new Date().toISOString().slice(0, 10);
 
+  /** A node's selector capture now, or the undecodable name that stops it. */
+  const captureOf = (label: string): SelectorCapture | UndecodablePathError => {
+    const selector = graph.getNodeAttributes(graph.getNodeAttributes(label).capture!).attrs as { inputs: string[]; hash?: 'raw' };
+    try {
+      return captureSelector(ctx.root, selector.inputs, ctx.files, fileStates, ctx.store.now, counter, selector.hash);
+    } catch (error) {
+      if (error instanceof UndecodablePathError) return error;
+      throw error;
+    }
+  };
+  // Every node's inputs are captured before anything runs (on a no-op build this is the only
+  // capture: nothing is read twice), so that an input declared in the config that vkit cannot stand
+  // for (a link whose target the capture does not hold, a special file) is a config error before any
+  // work starts, like the listing's own checks in openWorkspace.
+  const early = new Map<string, SelectorCapture | UndecodablePathError>();
+  const issues: Issue[] = [];
+  const shown = relative(process.cwd(), ctx.config.file) || ctx.config.file;
+  for (const label of ctx.graph.order) {
+    const node = graph.getNodeAttributes(label);
+    if (node.kind === 'capture' || !node.capture) continue;
+    const taken = captureOf(label);
+    early.set(label, taken);
+    if (taken instanceof UndecodablePathError || !declaresInputs(node)) continue;
+    const inputs = (graph.getNodeAttributes(node.capture).attrs as { inputs: string[] }).inputs;
+    const byGlob = new Map<number, Refused[]>();
+    for (const r of taken.refused) {
+      const j = globIndexOf(inputs, r.path) ?? 0;
+      byGlob.set(j, [...(byGlob.get(j) ?? []), r]);
+    }
+    for (const [j, refused] of [...byGlob].sort((a, b) => a[0] - b[0])) issues.push({ file: shown, path: `${node.declaredAt}.inputs[${j}]`, message: uncapturedMessage(inputs[j]!, refused) });
+  }
+  if (issues.length) throw new InvalidInputError('ERR_CONFIG_INPUTS', issues, INPUTS_HINT);
+  /** Set when the first job is queued: from then on the tree may hold what vkit's own jobs wrote. */
+  let jobQueued = false;
+
   const nodeResult = (label: string): Promise<NodeResult> => {
     let p = results.get(label);
     if (!p) {
@@ -141,24 +179,22 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
 
     let capture: SelectorCapture;
     const selectorHash = (graph.getNodeAttributes(node.capture!).attrs as { hash?: 'raw' }).hash;
-    // Raw captures (acceptance records, their libraries and claims, formal components) stand for whole
+    // Raw captures (acceptance records, their libraries and claims, formal components; checks with
+    // `line_endings: 'raw'`, whose config check refuses such a file already) stand for whole
     // trees whose identity a secret-looking file would change, yet vkit never hashes one: its presence
     // is refused at every evaluation, so one added after a PASS cannot hide behind a cached key.
     if (selectorHash === 'raw') {
       const secret = secretInputs((graph.getNodeAttributes(node.capture!).attrs as { inputs: string[] }).inputs, ctx.files);
       if (secret) return blockedAction(`input \`${secret}\` is a secret-looking file: vkit never reads or hashes one, and this ${node.kind} result would depend on it; move it out of the inputs or ignore it in git`);
     }
-    try {
-      const selector = graph.getNodeAttributes(node.capture!).attrs as { inputs: string[]; hash?: 'raw' };
-      capture = captureSelector(ctx.root, selector.inputs, ctx.files, fileStates, ctx.store.now, counter, selector.hash);
-    } catch (error) {
-      if (error instanceof SpecialFileError) {
-        const path = error.path.replace(/\/$/, '');
-        return blockedAction(`input \`${path}\` is not a regular file or symlink (a submodule or nested repository cannot be captured: exclude it with \`!${path}/**\`)`);
-      }
-      if (error instanceof UndecodablePathError) return blockedAction(`input \`${JSON.stringify(error.path).slice(1, -1)}\` has a name that is not valid UTF-8 (shown with U+FFFD): vkit cannot read it to capture it; rename it`);
-      throw error;
-    }
+    // The capture taken before the walk stands while nothing vkit started can have written to the
+    // tree; once a job was queued, a node captures again (a dependency may have rewritten its inputs).
+    const taken = !jobQueued ? early.get(label) : undefined;
+    const captured = taken ?? captureOf(label);
+    if (captured instanceof UndecodablePathError) return blockedAction(`input \`${JSON.stringify(captured.path).slice(1, -1)}\` has a name that is not valid UTF-8 (shown with U+FFFD): vkit cannot read it to capture it; rename it`);
+    capture = captured;
+    const refusal = refusedReason(node, capture.refused);
+    if (refusal) return blockedAction(refusal);
     let checker: CheckerIdentity | undefined;
     const tool = rule.tool?.(node.attrs);
     if (tool) {
@@ -177,15 +213,15 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     const planned = rule.plan({ label, id: node.id, attrs: node.attrs, capture, checker }, depResults);
     const key = actionKey({ rule: ruleId, capture: capture.digest, definition: planned.definition, env: envDigests(planned.env, ctx.env), checker: checker ?? null, deps: depResults });
 
-    const fromReceipt = (receiptId: string, r: Pick<Receipt, 'outcome' | 'reason' | 'run' | 'artifacts'> & { assurance?: Receipt['assurance']; ended_at?: string | null; subject?: Receipt['subject'] }, status: ActionStatus, ms: number, explain?: string[]): NodeResult => {
+    const fromReceipt = (receiptId: string, r: Pick<Receipt, 'outcome' | 'reason' | 'run' | 'artifacts'> & { assurance?: Receipt['assurance']; ended_at?: string | null; subject?: Receipt['subject'] }, status: ActionStatus, ms: number, explain?: string[], notes?: string[]): NodeResult => {
       // A judge may keep or worsen a receipt's outcome, never raise it to PASS (invariant 7): such an
       // answer is ignored and the receipt's own outcome stands.
       const asked = rule.judge?.({ outcome: r.outcome, reason: r.reason, subject: r.subject }, today);
       const judged = asked?.status === 'PASS' && r.outcome !== 'PASS' ? undefined : asked;
       const itemStatus: ItemStatus = judged?.status ?? (r.outcome === 'PASS' ? 'PASS' : r.outcome === 'FAIL' ? 'FAIL' : 'BLOCKED');
       const reason = judged?.reason ?? r.reason ?? (r.outcome === 'PASS' ? 'passed' : r.outcome.toLowerCase());
-      const action: ActionReport = { label, kind: node.kind, key, status, outcome: r.outcome, reason: r.reason, run: r.run, receipt: receiptId, ms, explain };
-      const gateItem = { ...item(itemStatus, reason, r.run, receiptId), ...(r.assurance ? { assurance: r.assurance } : {}), ended_at: r.ended_at ?? null };
+      const action: ActionReport = { label, kind: node.kind, key, status, outcome: r.outcome, reason: r.reason, run: r.run, receipt: receiptId, ms, explain, ...(notes ? { notes } : {}) };
+      const gateItem = { ...item(itemStatus, reason, r.run, receiptId), ...(r.assurance ? { assurance: r.assurance } : {}), ended_at: r.ended_at ?? null, ...(notes ? { notes } : {}) };
       return { item: gateItem, action, dep: depResult(label, key, r.outcome, r.artifacts) };
     };
 
@@ -200,8 +236,11 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
       if (outputsMoved) staleReason = `its outputs on disk are not the ones its evidence names: ${outputsMoved}`;
       else if (found.state === 'hit' && !(fresh && found.receipt.outcome !== 'PASS')) {
         const ms = 0;
-        if (runnable) emit(makeEvent({ type: 'action.cached', label, kind: node.kind, key, outcome: found.receipt.outcome as 'PASS' | 'FAIL', run: found.receipt.run, ms }));
-        const res = fromReceipt(found.receiptId, { ...found.receipt, ended_at: found.receipt.timings?.ended_at ?? null }, 'cached', ms);
+        // Same key over a normalising capture, yet the check may have read other bytes: say so.
+        const note = selectorHash === 'raw' ? undefined : lineEndingsNote(found.receipt.capture, capture.files);
+        const notes = note ? [note] : undefined;
+        if (runnable) emit(makeEvent({ type: 'action.cached', label, kind: node.kind, key, outcome: found.receipt.outcome as 'PASS' | 'FAIL', run: found.receipt.run, ms, ...(notes ? { notes } : {}) }));
+        const res = fromReceipt(found.receiptId, { ...found.receipt, ended_at: found.receipt.timings?.ended_at ?? null }, 'cached', ms, undefined, notes);
         return runnable ? res : { ...res, action: undefined };
       }
       if (found.state === 'tampered') {
@@ -228,6 +267,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
       policy: ctx.config.policyDigest,
       env: [...planned.env].sort(),
     };
+    jobQueued = true;
     emit(makeEvent({ type: 'action.queued', label, kind: node.kind, key }));
     const result = await queue.add(async () => {
       emit(makeEvent({ type: 'action.started', label, kind: node.kind, key }));
@@ -252,6 +292,25 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
   const ms = Math.round(performance.now() - t0);
   emit(makeEvent({ type: 'cycle.settled', status: gate.status, ran, cached, ms, ...(opts.cycle === undefined ? {} : { cycle: opts.cycle }), gate }));
   return { schema: 'vkit.build/1', actions, gate, stats: { ran, cached, hashed: counter.hashed, reused_hashes: counter.reused, ms } };
+}
+
+/**
+ * Inputs a node's config entry declares (checks and user actions): what they select must be what
+ * their key covers, or be excluded explicitly. Comparisons name one plain file (a linked request is
+ * the compare rule's to refuse), acceptance items check their own reads, and formal components show
+ * their checker only the captured files (and refuse links themselves).
+ */
+function declaresInputs(node: GraphNode): boolean {
+  return node.declaredAt.startsWith('checks[') || node.declaredAt.startsWith('actions[');
+}
+
+/** Why a node cannot run on its capture, or undefined: special files always, unheld link targets where the config declares the inputs. */
+function refusedReason(node: GraphNode, refused: readonly Refused[]): string | undefined {
+  const special = refused.find((r) => r.kind === 'special');
+  if (special) return `input \`${special.path.replace(/\/$/, '')}\` is not a regular file or symlink (${special.why}): vkit cannot capture it; exclude it with \`${special.exclude}\``;
+  const link = declaresInputs(node) ? refused.find((r) => r.kind === 'link') : undefined;
+  if (link) return `input \`${link.path}\` is ${link.why}: the check could read bytes its key does not see; capture the target too, or exclude the link with \`${link.exclude}\``;
+  return undefined;
 }
 
 /** A file-state cache that reuses nothing and records what it hashes (`--deep`). */

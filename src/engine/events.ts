@@ -8,7 +8,7 @@ import { GateSchema } from '../gate/schema.js';
 export const EventSchema = v.variant('type', [
   v.object({ schema: v.literal('vkit.event/1'), type: v.literal('action.queued'), ts: v.string(), label: v.string(), kind: v.string(), key: v.string() }),
   v.object({ schema: v.literal('vkit.event/1'), type: v.literal('action.started'), ts: v.string(), label: v.string(), kind: v.string(), key: v.string() }),
-  v.object({ schema: v.literal('vkit.event/1'), type: v.literal('action.cached'), ts: v.string(), label: v.string(), kind: v.string(), key: v.string(), outcome: v.picklist(['PASS', 'FAIL']), run: v.nullable(v.string()), ms: v.number() }),
+  v.object({ schema: v.literal('vkit.event/1'), type: v.literal('action.cached'), ts: v.string(), label: v.string(), kind: v.string(), key: v.string(), outcome: v.picklist(['PASS', 'FAIL']), run: v.nullable(v.string()), ms: v.number(), notes: v.optional(v.array(v.string())) }),
   v.object({
     schema: v.literal('vkit.event/1'),
     type: v.literal('action.finished'),

@@ -57,3 +57,22 @@ export function explainChange(prev: Receipt | undefined, cur: Current, why?: str
 function short(id: string | undefined): string {
   return id ? id.replace(/^sha256:/, '').slice(0, 12) : '-';
 }
+
+/**
+ * On a hit over a text-mode capture: the note saying that the inputs' raw bytes are not the ones the
+ * evidence's check read, though their normalised identity is the same (so they differ in line
+ * endings only), or undefined. The receipt records the raw bytes (`raw_digest`, `raw_sha256`);
+ * receipts that predate it say nothing, and neither does this.
+ */
+export function lineEndingsNote(recorded: unknown, files: ReadonlyArray<{ path: string; sha256: string; raw?: string }>): string | undefined {
+  const capture = recorded as { raw_digest?: unknown; files?: unknown } | undefined;
+  if (typeof capture?.raw_digest !== 'string' || !Array.isArray(capture.files)) return undefined;
+  const before = capture.files as Array<{ path?: unknown; sha256?: unknown; raw_sha256?: unknown }>;
+  // Most inputs are LF on both sides: nothing to compare then.
+  if (!files.some((f) => f.raw) && !before.some((f) => typeof f?.raw_sha256 === 'string')) return undefined;
+  const rawBefore = new Map(before.map((f) => [f?.path, f?.raw_sha256 ?? f?.sha256]));
+  const differ = files.filter((f) => rawBefore.get(f.path) !== (f.raw ?? f.sha256)).map((f) => f.path);
+  if (differ.length === 0) return undefined;
+  const shown = differ.slice(0, 5).join(', ') + (differ.length > 5 ? ` and ${differ.length - 5} more` : '');
+  return `inputs differ only in line endings (${shown}); reused because the identity normalises CRLF; set line_endings: 'raw' if the check reads them`;
+}

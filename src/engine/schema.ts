@@ -15,6 +15,8 @@ export const ActionReportSchema = v.object({
   explain: v.optional(v.array(v.string())),
   tail: v.optional(v.array(v.string())),
   pending: v.optional(v.boolean()),
+  /** What a reader of a cached result should know that does not change it (inputs differing in line endings only). */
+  notes: v.optional(v.array(v.string())),
 });
 
 export const BuildSchema = v.object({

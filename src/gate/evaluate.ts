@@ -16,6 +16,8 @@ export interface GateItem {
   receipt?: string | null;
   assurance?: 'empirical' | 'finite_model' | 'kernel_proof' | 'trusted_engine';
   ended_at?: string | null;
+  /** What a reader should know that does not change the status (see the gate schema). */
+  notes?: string[];
 }
 
 export interface Gate {

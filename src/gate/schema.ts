@@ -12,6 +12,8 @@ export const GateItemSchema = v.object({
   assurance: v.optional(v.picklist(['empirical', 'finite_model', 'kernel_proof', 'trusted_engine'])),
   /** When the evidence's attempt ended (ISO time), for a "last run" age. */
   ended_at: v.optional(v.nullable(v.string())),
+  /** What a reader should know that does not change the status (inputs differing in line endings only from those the evidence's check read). */
+  notes: v.optional(v.array(v.string())),
 });
 
 export const GateSchema = v.object({

@@ -34,7 +34,7 @@ export function compileGraph(m: Manifest, file?: string): ActionGraph {
     graph.addNode(node.label, { ...node, capture });
     graph.addDirectedEdge(capture, node.label);
   };
-  m.checks.forEach((c, i) => addWithCapture({ label: `check:${c.id}`, kind: 'check', id: c.id, attrs: c as unknown as Record<string, unknown>, required: true, declaredAt: `checks[${i}]` }, c.inputs));
+  m.checks.forEach((c, i) => addWithCapture({ label: `check:${c.id}`, kind: 'check', id: c.id, attrs: c as unknown as Record<string, unknown>, required: true, declaredAt: `checks[${i}]` }, c.inputs, c.line_endings === 'raw' ? 'raw' : undefined));
   m.actions.forEach((a, i) => addWithCapture({ label: `${a.rule}:${a.id}`, kind: a.rule, id: a.id, attrs: a.attrs, required: true, declaredAt: `actions[${i}]` }, a.inputs));
   m.compare.forEach((c, i) => addWithCapture({ label: `compare:${c.id}`, kind: 'compare', id: c.id, attrs: c as unknown as Record<string, unknown>, required: true, declaredAt: `compare[${i}]` }, [c.request]));
   m.acceptance.forEach((a, i) => {

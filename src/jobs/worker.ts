@@ -11,6 +11,7 @@ import { isGitWorkTree, listGitFiles } from '../capture/git.js';
 import { compileGlob } from '../capture/glob.js';
 import { listOutputs } from '../capture/outputs.js';
 import { selectPaths } from '../capture/selector.js';
+import { recordedCapture } from '../capture/tree.js';
 import { walkTree } from '../capture/walk.js';
 import { checkerIdentity, resolveExecutable } from '../checkers/identity.js';
 import { runProcess, STATUS_FD, type SandboxWrap } from '../checkers/process.js';
@@ -101,7 +102,8 @@ export async function executeAttempt(job: Job, run: string, attempt: string, ctx
     let envNames: string[] = [];
     // The "before" fingerprints of invariant 3, taken here, just before the action starts; the
     // bytes must still be the frozen job's (a retry, or an edit since planning, may have moved them).
-    const before = snapshotInputs(ctx.root, job, store);
+    const rawDigests = new Map<string, string>();
+    const before = snapshotInputs(ctx.root, job, store, rawDigests);
     // A dependency's outputs on disk must be the ones its result (in this job's key) names: a cache
     // hit does not rewrite them, so they may be another run's.
     const depOutputs = typeof before === 'string' ? undefined : dependencyOutputsMoved(ctx.root, job, store);
@@ -155,7 +157,7 @@ export async function executeAttempt(job: Job, run: string, attempt: string, ctx
       policy_sha256: job.policy,
       definition_sha256: jsonId(definition),
       definition,
-      capture: { digest: job.capture.digest, files: job.capture.files.map(({ path, mode, sha256 }) => ({ path, mode, sha256 })) },
+      capture: recordedCapture(job.capture, typeof before === 'string' ? undefined : rawDigests),
       checker: job.checker ?? null,
       deps: job.deps,
       env: envNames,
@@ -335,9 +337,10 @@ function toolFile(rule: Rule, job: Job, ctx: WorkerContext): string | undefined 
 
 /**
  * Stats (and, through the file-state cache, hashes) every captured input before the action starts.
- * Returns the fingerprints, or a description of the inputs whose content is no longer the job's.
+ * Returns the fingerprints, or a description of the inputs whose content is no longer the job's;
+ * `raw` receives the raw digest of each text-mode input whose CRLF normalisation changed it.
  */
-function snapshotInputs(root: string, job: Job, store: Store): Map<string, Fingerprint> | string {
+function snapshotInputs(root: string, job: Job, store: Store, raw: Map<string, string>): Map<string, Fingerprint> | string {
   const fingerprints = new Map<string, Fingerprint>();
   const moved: string[] = [];
   for (const f of job.capture.files) {
@@ -349,7 +352,10 @@ function snapshotInputs(root: string, job: Job, store: Store): Map<string, Finge
     }
     if (!now) moved.push(`${f.path} (deleted)`);
     else if (now.sha256 !== f.sha256 || now.mode !== f.mode) moved.push(f.path);
-    else fingerprints.set(f.path, now.fingerprint);
+    else {
+      fingerprints.set(f.path, now.fingerprint);
+      if (now.raw) raw.set(f.path, now.raw); // the bytes the check will read, for the receipt
+    }
   }
   return moved.length ? summarise(moved) : fingerprints;
 }

@@ -184,7 +184,14 @@ export async function watch(open: OpenOptions, opts: WatchOptions): Promise<void
       // Stopped while opening: settle from retained evidence rather than start work that would be cancelled.
       const mode = opts.signal.aborted ? 'gate' : 'build';
       const again = rerun === 'all' ? { force: true } : rerun ? { fresh: [...rerun] } : {};
-      await runEngine({ root: r, config, graph, store, jobs, rules, files, env }, { mode, jobs: opts.jobs ?? 1, onEvent: sink, signal: opts.signal, cycle: n, explain: true, ...again });
+      try {
+        await runEngine({ root: r, config, graph, store, jobs, rules, files, env }, { mode, jobs: opts.jobs ?? 1, onEvent: sink, signal: opts.signal, cycle: n, explain: true, ...again });
+      } catch (error) {
+        // The engine's own input checks (a link or special file among the inputs) come before any work.
+        if (!(error instanceof InvalidInputError)) throw error;
+        emit(makeEvent({ type: 'config.invalid', code: error.code, message: error.message }));
+        emit(makeEvent({ type: 'cycle.settled', status: 'BLOCKED', ran: 0, cached: 0, ms: Math.round(performance.now() - t0), cycle: n, gate: blockedGate(error.message) }));
+      }
     } finally {
       ws.close();
     }

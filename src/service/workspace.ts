@@ -7,8 +7,8 @@ import { walkTree } from '../capture/walk.js';
 import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { builtinRules } from '../../rules/index.js';
-import { selectorIssues } from '../capture/selector.js';
-import { gitInfo, listGitFiles } from '../capture/git.js';
+import { INPUTS_HINT, selectorIssues } from '../capture/selector.js';
+import { gitInfo, listGitFiles, listIgnored } from '../capture/git.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
 import type { Rule } from '../config/rule.js';
 import { InvalidInputError, invalid, type Issue } from '../errors.js';
@@ -60,13 +60,19 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
   // Listing the tree (a git process) overlaps with loading the config and opening the store.
   const info = await gitInfo(root);
   const listing = info ? listGitFiles(root).then((f) => f.sort()) : Promise.resolve(walkTree(root));
+  // What git ignores (a second process, also overlapping): a glob selecting it is a config error.
+  // Without git nothing is ignored: the walk lists every file.
+  const ignoring = info ? listIgnored(root, info.prefix) : Promise.resolve([]);
   listing.catch(() => {}); // awaited below; a config error must not leave it unhandled
+  ignoring.catch(() => {});
   const config = await loadConfig(root);
   if (opts.confineChecks) for (const check of config.manifest.checks) if (typeof check.sandbox === 'object') check.sandbox = 'isolated';
   const store = new Store(opts.store ? resolve(opts.store) : info ? join(info.commonDir, 'vkit') : join(root, '.vkit'), opts.storeOptions);
   let files: string[];
+  let ignored: string[];
   try {
     files = await listing;
+    ignored = await ignoring;
   } catch (error) {
     store.close();
     await config.close();
@@ -77,8 +83,12 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
   const acceptance = config.manifest.acceptance.length ? { ...(await import('../acceptance/inputs.js')), ...(await import('../acceptance/graph.js')) } : undefined;
   const models = config.manifest.compare.length ? await import('../models/index.js') : undefined;
   const issues: Issue[] = [];
-  config.manifest.checks.forEach((c, i) => issues.push(...selectorIssues(c.inputs, files, `checks[${i}].inputs`, shown)));
-  config.manifest.actions.forEach((a, i) => issues.push(...selectorIssues(a.inputs, files, `actions[${i}].inputs`, shown)));
+  // Checks, actions and comparisons must not select what vkit will not capture (git-ignored or
+  // secret-looking files, ignored directories) unless they exclude it. Acceptance items are judged by
+  // their own rule instead: the accept action is BLOCKED on any file it reads outside its capture,
+  // and most of its inputs are derived, where no `!` could be written.
+  config.manifest.checks.forEach((c, i) => issues.push(...selectorIssues(c.inputs, files, `checks[${i}].inputs`, shown, ignored)));
+  config.manifest.actions.forEach((a, i) => issues.push(...selectorIssues(a.inputs, files, `actions[${i}].inputs`, shown, ignored)));
   config.manifest.acceptance.forEach((a, i) => {
     a.inputs ??= acceptance!.acceptanceInputs(root, a);
     issues.push(...selectorIssues(a.inputs, files, `acceptance[${i}].inputs`, shown));
@@ -86,13 +96,13 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
     for (const n of a.expansion.nodes) issues.push(...selectorIssues(n.inputs, files, `acceptance[${i}] (${n.label}) inputs`, shown));
   });
   config.manifest.compare.forEach((c, i) => {
-    const missing = selectorIssues([c.request], files, `compare[${i}].request`, shown);
+    const missing = selectorIssues([c.request], files, `compare[${i}].request`, shown, ignored);
     issues.push(...(missing.length ? missing : requestIssues(root, c.request, models!.requestTextIssues)));
   });
   let graph: ActionGraph;
   let rules: Map<string, Rule>;
   try {
-    if (issues.length) throw new InvalidInputError('ERR_CONFIG_INPUTS', issues, 'Fix the globs, or create the files they should match.');
+    if (issues.length) throw new InvalidInputError('ERR_CONFIG_INPUTS', issues, INPUTS_HINT);
     graph = compileGraph(config.manifest, shown);
     const kinds = new Set(graph.order.map((l) => graph.graph.getNodeAttributes(l).kind));
     rules = new Map<string, Rule>([...(await builtinRules(kinds)), ...config.rules]);

@@ -45,7 +45,16 @@ export const ReceiptSchema = v.object({
   policy_sha256: sha256Field,
   definition_sha256: sha256Field,
   definition: v.record(v.string(), v.unknown()),
-  capture: v.object({ digest: sha256Field, files: v.array(v.object({ path: v.string(), mode: v.string(), sha256: sha256Field })) }),
+  /**
+   * The captured inputs. A text-mode capture (CRLF -> LF) written by this vkit also records the raw
+   * bytes: `raw_digest`, the tree digest over raw bytes, and per file `raw_sha256` where it differs
+   * from `sha256`. Receipts without them (older ones, raw-mode captures) stay valid.
+   */
+  capture: v.object({
+    digest: sha256Field,
+    files: v.array(v.object({ path: v.string(), mode: v.string(), sha256: sha256Field, raw_sha256: v.optional(sha256Field) })),
+    raw_digest: v.optional(sha256Field),
+  }),
   checker: v.nullable(CheckerSchema),
   deps: v.array(DepResultSchema),
   env: v.array(v.string()),

@@ -8,7 +8,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import type Database from 'better-sqlite3';
-import { fingerprintKey, RACY_WINDOW_NS, reusable, type FileStateCache, type FileStateEntry, type Fingerprint, type HashMode } from '../capture/files.js';
+import { fingerprintKey, RACY_WINDOW_NS, reusable, type CacheMode, type FileStateCache, type FileStateEntry, type Fingerprint } from '../capture/files.js';
 import { canonicalJson, isSha256Id, sha256Id } from '../hash/index.js';
 import { Cas, type BlobState } from './cas.js';
 import { currentOwner, ownerAlive, type Owner } from './liveness.js';
@@ -123,7 +123,7 @@ export class Store implements FileStateCache {
       this.stmts = {
         fsGet: db.prepare<[string, string], FileStateEntry>('SELECT size, mtime_ns, ctime_ns, ino, sha256, recorded_ns FROM file_states WHERE path = ? AND mode = ?'),
         // `clean`: recorded outside the racy window, computed by SQLite so a no-op parses no timestamps.
-        fsUnder: db.prepare<[string, string, string]>("SELECT path, mode, size || ':' || mtime_ns || ':' || ctime_ns || ':' || ino, sha256 FROM file_states WHERE path >= ? AND path < ? AND CAST(mtime_ns AS INTEGER) < CAST(recorded_ns AS INTEGER) - CAST(? AS INTEGER)"),
+        fsUnder: db.prepare<[string, string, string]>("SELECT path, mode, size || ':' || mtime_ns || ':' || ctime_ns || ':' || ino, sha256 FROM file_states WHERE path >= ? AND path < ? AND mode <> 'text' AND CAST(mtime_ns AS INTEGER) < CAST(recorded_ns AS INTEGER) - CAST(? AS INTEGER)"),
         fsPut: db.prepare('INSERT OR REPLACE INTO file_states (path, mode, size, mtime_ns, ctime_ns, ino, sha256, recorded_ns) VALUES (@path, @mode, @size, @mtime_ns, @ctime_ns, @ino, @sha256, @recorded_ns)'),
         cacheGet: db.prepare<[string], { receipt: string }>('SELECT receipt FROM action_cache WHERE key = ?'),
         cachePut: db.prepare('INSERT OR REPLACE INTO action_cache (key, receipt, label, created_ns) VALUES (?, ?, ?, ?)'),
@@ -175,18 +175,18 @@ export class Store implements FileStateCache {
 
   // File-state cache -------------------------------------------------------------------------
 
-  get(absPath: string, mode: HashMode): FileStateEntry | undefined {
+  get(absPath: string, mode: CacheMode): FileStateEntry | undefined {
     const entry = this.stmts.fsGet.get(absPath, mode);
     if (entry) this.refuse(`the file state of ${absPath}`, fileStateDamage(entry));
     return entry;
   }
 
-  reuse(absPath: string, mode: HashMode, fp: Fingerprint): string | undefined {
+  reuse(absPath: string, mode: CacheMode, fp: Fingerprint): string | undefined {
     const entry = this.get(absPath, mode);
     return reusable(entry, fp) ? entry.sha256 : undefined;
   }
 
-  put(absPath: string, mode: HashMode, entry: FileStateEntry): void {
+  put(absPath: string, mode: CacheMode, entry: FileStateEntry): void {
     this.stmts.fsPut.run({ path: absPath, mode, ...entry });
   }
 
@@ -203,10 +203,10 @@ export class Store implements FileStateCache {
     // Raw rows (arrays) and entry objects made only on demand: loading tens of thousands of rows is
     // dominated by allocation otherwise.
     // Only entries that were not racily clean when recorded (SQLite compares the timestamps, so a
-    // no-op parses none), as raw rows [path, mode, fingerprint key, sha256] in one map per hash mode:
+    // no-op parses none), never the retired `text` key (see CacheMode), as raw rows [path, mode, fingerprint key, sha256] in one map per hash mode:
     // loading tens of thousands of rows is dominated by allocation otherwise.
-    const loaded: Record<HashMode, Map<string, unknown[]>> = { text: new Map(), raw: new Map() };
-    for (const r of this.stmts.fsUnder.raw(true).iterate(lo, hi, String(RACY_WINDOW_NS)) as Iterable<unknown[]>) loaded[r[1] as HashMode]?.set(r[0] as string, r);
+    const loaded: Record<CacheMode, Map<string, unknown[]>> = { 'text:same': new Map(), 'text:crlf': new Map(), raw: new Map() };
+    for (const r of this.stmts.fsUnder.raw(true).iterate(lo, hi, String(RACY_WINDOW_NS)) as Iterable<unknown[]>) loaded[r[1] as CacheMode]?.set(r[0] as string, r);
     return {
       reuse: (absPath, mode, fp) => {
         if (!absPath.startsWith(lo)) return this.reuse(absPath, mode, fp);

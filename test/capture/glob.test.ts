@@ -1,7 +1,8 @@
 /** The glob compiler behind `inputs` and `outputs`: matching, static prefixes, exclusions, ordering. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compileGlob, matchGlobs } from '../../src/capture/glob.js';
+import { prng } from '../_support/random.js';
+import { compileGlob, coversBelow, escapeGlob, matchGlobs, reachesBelow } from '../../src/capture/glob.js';
 
 /** One row: does `pattern` match `path`? */
 function check(pattern: string, path: string, expected: boolean): void {
@@ -161,4 +162,77 @@ test('matchGlobs over a large sorted list finds every match behind a static pref
   const got = matchGlobs([compileGlob('pkg17/src/*.ts'), compileGlob('pkg3*/src/f1.ts')], files);
   const expected = [...Array.from({ length: 40 }, (_, f) => `pkg17/src/f${f}.ts`), ...Array.from({ length: 10 }, (_, d) => `pkg3${d}/src/f1.ts`)].sort();
   assert.deepEqual(got, expected);
+});
+
+test('reachesBelow: whether a glob can match some path inside a directory vkit cannot list (a git-ignored one)', () => {
+  const rows: Array<[string, string, boolean]> = [
+    ['**/*.ts', 'node_modules', true],
+    ['**', 'a/b', true],
+    ['src/**/*.ts', 'node_modules', false],
+    ['src/**/*.ts', 'src/gen', true],
+    ['src/**/*.ts', 'src', true],
+    ['src/*.ts', 'src/gen', false], // `*` stays in one segment: nothing below src/gen
+    ['src/*/*.ts', 'src/gen', true],
+    ['src/*/*.ts', 'src/gen/deeper', false],
+    ['*.md', 'dist', false],
+    ['*', 'dist', false], // matches `dist` itself at most, never a path inside it
+    ['*/**', 'dist', true],
+    ['a/**/b/*.js', 'a/x/y', true], // `**` absorbs x/y, then b/*.js can still follow
+    ['{src/**/*.ts,*.md}', 'node_modules', false],
+    ['{src,node_modules}/**', 'node_modules', true],
+    ['src/{a,b/c}/*.ts', 'src/b', true],
+    ['src/{a,b/c}/*.ts', 'src/d', false],
+    ['node_modules/pkg/index.js', 'node_modules', true], // a literal inside it
+    ['node_modules', 'node_modules', false], // the directory's own name is no path inside it
+    ['[nN]ode_modules/**', 'node_modules', true],
+    ['.cache/**', 'node_modules', false],
+    ['**/.cache/*', 'a/.cache', true],
+    ['**/.cache/*', 'a/.cache/b', true], // `**` can absorb all three: a/.cache/b/.cache/x
+    ['x/.cache/*', 'x/.cache/b', false],
+  ];
+  for (const [glob, dir, expected] of rows) assert.equal(reachesBelow(compileGlob(glob), dir), expected, `${glob} into ${dir}/`);
+});
+
+test('coversBelow: an exclusion covers a directory only when it excludes every path inside it', () => {
+  const rows: Array<[string, string, boolean]> = [
+    ['!node_modules/**', 'node_modules', true],
+    ['!**/node_modules/**', 'node_modules', true],
+    ['!**/node_modules/**', 'a/b/node_modules', true],
+    ['!**', 'anything', true],
+    ['!src/**', 'src/gen', true], // an ancestor excluded whole
+    ['!node_modules/**/*.ts', 'node_modules', false], // narrower: not recognised
+    ['!node_modules', 'node_modules', false],
+    ['!node_modules/*', 'node_modules', false],
+    ['!dist/**', 'node_modules', false],
+    ['!{dist,node_modules}/**', 'node_modules', true],
+  ];
+  for (const [glob, dir, expected] of rows) assert.equal(coversBelow(compileGlob(glob), dir), expected, `${glob} over ${dir}/`);
+});
+
+test('reachesBelow and coversBelow never miss a path: every match below a directory is reached, every covered one excluded (seeded)', () => {
+  const seed = Number(process.env.VKIT_FUZZ_SEED ?? 20261201);
+  const rand = prng(seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+  const names = ['a', 'b', 'ab', '.x', 'node_modules', 'a.ts', 'b.md'];
+  const parts = ['a', 'b', '*', '**', '?', 'a*', '*.ts', '[ab]', '{a,b}', '{a/b,node_modules}', '.x', 'node_modules'];
+  const path = (n: number) => Array.from({ length: n }, () => pick(names)).join('/');
+  for (let i = 0; i < 3000; i++) {
+    const glob = Array.from({ length: 1 + Math.floor(rand() * 4) }, () => pick(parts)).join('/');
+    const g = compileGlob(glob);
+    const p = path(2 + Math.floor(rand() * 4));
+    const segs = p.split('/');
+    const dir = segs.slice(0, 1 + Math.floor(rand() * (segs.length - 1))).join('/');
+    if (g.re.test(p)) assert.ok(reachesBelow(g, dir), `seed ${seed}: ${glob} matches ${p} but is said not to reach ${dir}/`);
+    if (coversBelow(compileGlob(`!${glob}`), dir)) assert.ok(g.re.test(p), `seed ${seed}: !${glob} said to cover ${dir}/ but does not exclude ${p}`);
+  }
+});
+
+test('escapeGlob: the exclusion vkit suggests for a path matches exactly that path, glob characters and all', () => {
+  const paths = ['config/a[1].key', 'x/*.env', 'odd/{a,b}.pem', 'q?/r.txt', 'br]ace}/x', 'back\\slash', '!bang', 'a.b+c(d)|e^f$g'];
+  for (const p of paths) {
+    const g = compileGlob(escapeGlob(p));
+    assert.ok(g.re.test(p), `${escapeGlob(p)} must match ${p}`);
+    assert.deepEqual(matchGlobs([g], [...paths, 'config/a1.key', 'x/a.env', 'odd/a.pem', 'qz/r.txt'].sort()), [p], escapeGlob(p));
+    assert.deepEqual(matchGlobs([compileGlob('**'), compileGlob(`!${escapeGlob(p)}`)], [p]), [], `!${escapeGlob(p)} excludes it`);
+  }
 });
