@@ -15,6 +15,7 @@
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
 import { invalid, type VkitError } from '../errors.js';
+import { describeThrown, plainData } from './plain.js';
 
 export interface RuleDescriptor {
   kind: string;
@@ -89,12 +90,24 @@ async function evaluate(worker: Worker, port1: MessagePort, flag: SharedArrayBuf
       clearTimeout(timer);
       resolve(r);
     };
-    let exitCalled: number | undefined;
-    worker.on('message', (m: { type: string; data?: unknown; message?: string; code?: number; chunk?: string | Uint8Array }) => {
+    let exitCalled: string | undefined;
+    // Config code can post on this channel too (`parentPort` is its to import): every message is read
+    // as untrusted, and one the thread itself never sends is the config's error.
+    worker.on('message', (m: { type?: unknown; data?: unknown; message?: unknown; code?: unknown; chunk?: unknown } | null) => {
+      const type = typeof m === 'object' && m !== null ? m.type : undefined;
       // The config's output never reaches stdout, which belongs to vkit's answer (`--json`).
-      if (m.type === 'out') process.stderr.write(m.chunk!);
-      else if (m.type === 'exit') exitCalled = m.code;
-      else settle(m.type === 'loaded' ? { data: m.data } : { error: fail(`threw: ${m.message}`, 'Fix the error your config module raises.') });
+      if (type === 'out' && (typeof m!.chunk === 'string' || m!.chunk instanceof Uint8Array)) process.stderr.write(m!.chunk);
+      else if (type === 'exit' && (typeof m!.code === 'number' || typeof m!.code === 'string')) exitCalled = String(m!.code);
+      else if (type === 'threw' && typeof m!.message === 'string') settle({ error: fail(`threw: ${m!.message}`, 'Fix the error your config module raises.') });
+      else if (type === 'loaded') {
+        // The thread copies its answer as plain data, but a forged answer is only structured-clone data:
+        // it may hold cycles, Maps, Dates, lone surrogates. Copied again here, on this side.
+        try {
+          settle({ data: plainData(m!.data, '') });
+        } catch (error) {
+          settle({ error: fail(`gave an answer that is not plain data: ${describeThrown(error)}`) });
+        }
+      } else settle({ error: fail(`sent vkit a message its thread never sends (${describeThrown(m)})`, 'Do not post messages on vkit\'s config thread channel (worker_threads parentPort).') });
     });
     worker.on('error', (error: Error & { code?: string }) => {
       stopped = `raised ${error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'out of memory' : `an uncaught error: ${error.message}`}`;

@@ -15,7 +15,7 @@ import type { Metafile } from 'esbuild';
 import * as v from 'valibot';
 import { invalid, InvalidInputError, VkitError, type Issue } from '../errors.js';
 import { jsonId, sha256Id } from '../hash/index.js';
-import { parseJsonText } from '../models/json-text.js';
+import { parseJsonText, type ParsedJsonText } from '../models/json-text.js';
 import type { PlannedAction, Rule } from './rule.js';
 import { fieldPath, UserConfigSchema } from './schema.js';
 import type { Manifest, UserConfig } from './types.js';
@@ -75,7 +75,7 @@ export async function readConfig(root: string): Promise<LoadedConfig> {
 }
 
 async function loadManifestFile(file: string, shown: string): Promise<LoadedConfig> {
-  const text = await readFile(file, 'utf8');
+  const text = await readUtf8(file, shown);
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -84,13 +84,19 @@ async function loadManifestFile(file: string, shown: string): Promise<LoadedConf
   }
   // JSON.parse keeps the last of two equal member names: a second `checks` would silently replace the
   // list a reader sees first (dropping requirements). Any repeated key is refused, at its line.
-  const repeated = parseJsonText(text).source.duplicates();
+  const strict = parseJsonText(text);
+  const repeated = strict.source.duplicates();
   if (repeated.length) {
     throw new InvalidInputError(
       'ERR_CONFIG_INVALID',
       repeated.map((d) => ({ file: shown, path: d.path.replace(/^\$\.?/, ''), line: d.line, message: `Duplicate key \`${d.key}\`: JSON would keep only the last one; remove the other` })),
     );
   }
+  // What JSON.parse takes but the manifest's digest cannot hold: a lone surrogate (no UTF-8 form),
+  // nesting past 64 levels (the strict parser's limit, which also bounds every walk below), and a
+  // number past the largest double (JSON.parse reads it as Infinity).
+  const unfit = strict.issues.length ? strict.issues.map((i) => ({ file: shown, path: i.path.replace(/^\$\.?/, ''), line: i.line, message: i.message.replace(/^Invalid JSON at line \d+, column \d+: /, '') })) : infiniteNumbers(strict, text, shown);
+  if (unfit.length) throw new InvalidInputError('ERR_CONFIG_INVALID', unfit, 'Fix the value at that field.');
   const { value, issues } = validateManifest(data, shown);
   if (!value) throw new InvalidInputError('ERR_CONFIG_INVALID', withLines(issues, text));
   if (value.rules.length > 0) {
@@ -380,6 +386,39 @@ function guardUserRule(rule: Rule, shown: string): Rule {
     };
   }
   return Object.freeze(guarded);
+}
+
+/** Numbers JSON.parse reads as ±Infinity (`1e400`), at their field path and line. */
+function infiniteNumbers(parsed: ParsedJsonText, text: string, shown: string): Issue[] {
+  const issues: Issue[] = [];
+  const walk = (value: unknown, path: string, written?: string, line?: number) => {
+    if (typeof value === 'number' && !Number.isFinite(value)) issues.push({ file: shown, path, line, message: `Expected a number a double can hold, got \`${written ?? value}\`` });
+    else if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${path}[${i}]`));
+    else if (value && typeof value === 'object') {
+      const members = parsed.source.members(value) ?? [];
+      for (const m of members) if (!m.duplicate) walk((value as Record<string, unknown>)[m.key], path ? `${path}.${m.key}` : m.key, m.numberText, m.line);
+    }
+  };
+  walk(parsed.value, '');
+  return issues.map((i) => (i.line ? i : { ...i, line: withLines([i], text)[0]!.line }));
+}
+
+/**
+ * The manifest's text. Bytes that are not UTF-8 are refused (exit 2, naming the byte and its line):
+ * read leniently, each would become U+FFFD and the manifest would run something its bytes do not say.
+ * A leading byte-order mark stays in the text (JSON.parse then refuses it, as before).
+ */
+async function readUtf8(file: string, shown: string): Promise<string> {
+  const bytes = await readFile(file);
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    // Only on this error path: the acceptance reader's exact locator (its module loads a TOML parser).
+    const at = (await import('../acceptance/toml.js')).firstInvalidUtf8(bytes) ?? 0;
+    let line = 1;
+    for (let i = 0; i < at; i++) if (bytes[i] === 0x0a) line++;
+    throw invalid('ERR_CONFIG_PARSE', `The file is not valid UTF-8 at byte offset ${at} (0x${bytes[at]?.toString(16).padStart(2, '0') ?? '??'})`, { file: shown, line }, 'Save the manifest as UTF-8.');
+  }
 }
 
 function jsonErrorLine(text: string, error: Error): number | undefined {

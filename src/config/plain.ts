@@ -8,11 +8,12 @@
 export class PlainDataError extends Error {}
 
 const MAX_DEPTH = 100;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const MAX_MESSAGE = 500;
 
 /**
- * A deep copy holding only strings, finite numbers, booleans, null, arrays and plain objects
- * (undefined members are dropped, as JSON drops them). `path` names the value in messages.
+ * A deep copy holding only strings (without lone surrogates), finite numbers, booleans, null, arrays
+ * and plain objects (undefined members are dropped, as JSON drops them). `path` names the value in messages.
  */
 export function plainData(value: unknown, path: string): unknown {
   return copy(value, path, new Set());
@@ -23,6 +24,9 @@ function copy(value: unknown, path: string, ancestors: Set<object>): unknown {
   if (ancestors.size > MAX_DEPTH) throw new PlainDataError(`${at} is nested deeper than ${MAX_DEPTH} levels`);
   switch (typeof value) {
     case 'string':
+      // No UTF-8 form, so no canonical JSON either (the policy digest would refuse it later, as a crash).
+      if (LONE_SURROGATE.test(value)) throw new PlainDataError(`${at} holds a lone surrogate (${JSON.stringify(value.slice(0, 40))}), which no UTF-8 text can`);
+      return value;
     case 'boolean':
       return value;
     case 'number':
