@@ -4,7 +4,19 @@ import { defineConfig } from 'vkit';
 // .ci/run runs this after the full suite (never from inside it).
 // `bench/.work/` (the benchmarks' generated workspaces) and the examples' `target/` directories are
 // git-ignored: vkit never captures them, so the globs that could reach them exclude them explicitly.
-const sources = ['src/**/*.ts', 'rules/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', '!bench/.work/**', 'scripts/*.ts', 'scripts/*.js', 'bin/vkit.js', 'tsconfig.json', 'package.json', 'package-lock.json'];
+const sources = [
+  'src/**/*.{ts,tsx}',
+  'rules/**/*.ts',
+  'test/**/*.ts',
+  'bench/**/*.ts',
+  '!bench/.work/**',
+  'scripts/*.ts',
+  'scripts/*.js',
+  'bin/vkit.js',
+  'tsconfig.json',
+  'package.json',
+  'package-lock.json',
+];
 
 export default defineConfig({
   checks: [
@@ -12,6 +24,18 @@ export default defineConfig({
       id: 'typecheck',
       run: ['node', 'node_modules/typescript/bin/tsc', '-p', 'tsconfig.json', '--noEmit'],
       inputs: sources,
+    },
+    {
+      // Formatting, lint and import boundaries; the ignored-violations list is an input of the boundary check.
+      id: 'lint',
+      run: 'node node_modules/@biomejs/biome/bin/biome check . && node node_modules/dependency-cruiser/bin/dependency-cruise.mjs src rules bin --config .dependency-cruiser.cjs --ignore-known',
+      // Every file biome reads (what its config does not exclude) and what dependency-cruiser reads.
+      inputs: [
+        '**/*.{ts,tsx,js,mjs,cjs,json,jsonc}',
+        '!{dist,node_modules,schema,fixtures,examples,bench/.work}/**',
+        '!**/package-lock.json',
+        '.dependency-cruiser-known-violations.json',
+      ],
     },
     {
       id: 'unit',

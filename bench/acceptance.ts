@@ -20,9 +20,17 @@ import type { DecisionContext, DecisionPaths } from '../src/acceptance/model.js'
 const N = Number(process.env.BENCH_LIBS ?? 500);
 const CLAIMS = Number(process.env.BENCH_CLAIMS ?? 3000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
-const m11 = (domain: string, bytes: string | Buffer) => `${domain}:sha-512:${createHash('sha512').update(`${domain}:`).update(bytes).digest('hex')}`;
+const m11 = (domain: string, bytes: string | Buffer) =>
+  `${domain}:sha-512:${createHash('sha512').update(`${domain}:`).update(bytes).digest('hex')}`;
 const sha512 = (b: string) => createHash('sha512').update(b).digest('hex');
-const crateDigest = (files: Record<string, string>) => m11('subject', Object.keys(files).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))).map((p) => `${p}\0${sha512(files[p]!)}\n`).join(''));
+const crateDigest = (files: Record<string, string>) =>
+  m11(
+    'subject',
+    Object.keys(files)
+      .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))
+      .map((p) => `${p}\0${sha512(files[p]!)}\n`)
+      .join(''),
+  );
 
 const dir = mkdtempSync(join(tmpdir(), 'vkit-bench-acceptance-'));
 const write = (rel: string, text: string) => {
@@ -65,7 +73,9 @@ clause_source = "consumer-statement"
   control_required = false
   freshness = "any"
   independence = "none"
-${chain ? `
+${
+  chain
+    ? `
 [[requirement]]
 id = "stack"
 statement = "Every library is accepted."
@@ -85,10 +95,20 @@ kind = "chain"
   allow_conditions = false
   unaccepted = "refuse"
   max_elements = ${N}
-` : ''}`;
+`
+    : ''
+}`;
 }
 
-function pkg(crate: string, root: string, digest: string, specText: string, specId: string, record: string, inventory: string): string {
+function pkg(
+  crate: string,
+  root: string,
+  digest: string,
+  specText: string,
+  specId: string,
+  record: string,
+  inventory: string,
+): string {
   return `[format]
 id = "acceptance/0.4"
 profile = "acceptance/verification"
@@ -140,7 +160,15 @@ clause_source = "spec-document"
 ${inventory}`;
 }
 
-function decision(id: string, specId: string, specText: string, pkgText: string, subject: string, authority: string, chain: boolean): string {
+function decision(
+  id: string,
+  specId: string,
+  specText: string,
+  pkgText: string,
+  subject: string,
+  authority: string,
+  chain: boolean,
+): string {
   return `[document]
 protocol = "acceptance-protocol/0.4"
 kind = "decision"
@@ -172,9 +200,14 @@ function generate(): DecisionPaths {
   const lock = ['version = 4\n'];
   const record = 'test result: ok. 1 passed; 0 failed\n';
   const digests: string[] = [];
-  lock.push(`[[package]]\nname = "app"\nversion = "0.1.0"\ndependencies = [\n${Array.from({ length: N }, (_, i) => ` "${name(i)}",\n`).join('')}]\n`);
+  lock.push(
+    `[[package]]\nname = "app"\nversion = "0.1.0"\ndependencies = [\n${Array.from({ length: N }, (_, i) => ` "${name(i)}",\n`).join('')}]\n`,
+  );
   for (let i = 0; i < N; i++) {
-    const files = { 'Cargo.toml': `[package]\nname = "${name(i)}"\nversion = "0.1.0"\nedition = "2021"\n`, 'src/lib.rs': `pub fn v() -> u32 { ${i} }\n#[test]\nfn t() { assert_eq!(v(), ${i}); }\n` };
+    const files = {
+      'Cargo.toml': `[package]\nname = "${name(i)}"\nversion = "0.1.0"\nedition = "2021"\n`,
+      'src/lib.rs': `pub fn v() -> u32 { ${i} }\n#[test]\nfn t() { assert_eq!(v(), ${i}); }\n`,
+    };
     for (const [p, t] of Object.entries(files)) write(`crates/${name(i)}/${p}`, t);
     lock.push(`[[package]]\nname = "${name(i)}"\nversion = "0.1.0"\n`);
     const digest = crateDigest(files);
@@ -184,9 +217,15 @@ function generate(): DecisionPaths {
     write(`store/${name(i)}/acceptance-specification.toml`, s);
     write(`store/${name(i)}/acceptance-package.toml`, p);
     write(`store/${name(i)}/evidence.txt`, record);
-    write(`store/${name(i)}/acceptance-decision.toml`, decision(`DEC-${name(i)}`, `SPEC-${name(i)}`, s, p, digest, 'Bench Acceptor', false));
+    write(
+      `store/${name(i)}/acceptance-decision.toml`,
+      decision(`DEC-${name(i)}`, `SPEC-${name(i)}`, s, p, digest, 'Bench Acceptor', false),
+    );
   }
-  write('Cargo.lock', lock.sort((a, b) => (a.startsWith('version') ? -1 : b.startsWith('version') ? 1 : a < b ? -1 : 1)).join('\n'));
+  write(
+    'Cargo.lock',
+    lock.sort((a, b) => (a.startsWith('version') ? -1 : b.startsWith('version') ? 1 : a < b ? -1 : 1)).join('\n'),
+  );
   const appFiles = { 'Cargo.toml': '[package]\nname = "app"\nversion = "0.1.0"\n', 'src/main.rs': 'fn main() {}\n' };
   for (const [p, t] of Object.entries(appFiles)) write(`app/${p}`, t);
   const inventory = `\n[[inventory]]\nid = "inv-cargo"\nrelation = "runtime"\nsource = "Cargo.lock"\ncompleteness = "verified"\n${digests.map((d, i) => `\n  [[inventory.element]]\n  name = "${name(i)}"\n  version = "0.1.0"\n  source = "path+crates/${name(i)}"\n  digest = "${d}"\n  binding = "build-time-copy"\n`).join('')}`;
@@ -198,7 +237,11 @@ function generate(): DecisionPaths {
   write('docs/evidence.txt', record);
   write('docs/acceptance-decision.toml', decision('DEC-app', 'SPEC-app', s, p, appDigest, 'Bench App', true));
   const f = (n: string) => ({ abs: join(dir, 'docs', n), file: `docs/${n}` });
-  return { spec: f('acceptance-specification.toml'), package: f('acceptance-package.toml'), decision: f('acceptance-decision.toml') };
+  return {
+    spec: f('acceptance-specification.toml'),
+    package: f('acceptance-package.toml'),
+    decision: f('acceptance-decision.toml'),
+  };
 }
 
 async function time(paths: DecisionPaths, ctx: DecisionContext) {
@@ -220,15 +263,26 @@ async function benchStack(): Promise<void> {
   console.log(`generated ${N} libraries (+ app) in ${(performance.now() - t0).toFixed(0)} ms at ${dir}`);
   const ctx: DecisionContext = { root: dir, stores: { bench: join(dir, 'store') }, trees: {} };
   const whole = await time(paths, ctx);
-  console.log(`check-decision, whole stack: median ${whole.median.toFixed(0)} ms (min ${whole.min.toFixed(0)}, max ${whole.max.toFixed(0)}, ${RUNS} runs); status ${whole.last.status}, stack ${whole.last.stack?.status}, ${whole.last.stack?.elements.length} elements; goal <= 1000 ms: ${whole.median <= 1000 ? 'met' : 'NOT met'}`);
+  console.log(
+    `check-decision, whole stack: median ${whole.median.toFixed(0)} ms (min ${whole.min.toFixed(0)}, max ${whole.max.toFixed(0)}, ${RUNS} runs); status ${whole.last.status}, stack ${whole.last.stack?.status}, ${whole.last.stack?.elements.length} elements; goal <= 1000 ms: ${whole.median <= 1000 ? 'met' : 'NOT met'}`,
+  );
   if (whole.last.status !== 'valid' || whole.last.stack?.status !== 'pass') {
-    console.log(whole.last.findings.list.slice(0, 10).map((x) => `${x.level} ${x.file}: ${x.message}`).join('\n'));
+    console.log(
+      whole.last.findings.list
+        .slice(0, 10)
+        .map((x) => `${x.level} ${x.file}: ${x.message}`)
+        .join('\n'),
+    );
     process.exitCode = 1;
   }
   write(`crates/${name(N >> 1)}/src/lib.rs`, 'pub fn v() -> u32 { 0 }\n');
   const changed = await time(paths, ctx);
-  const named = changed.last.findings.list.some((x) => x.level === 'ERROR' && x.message.includes(`library '${name(N >> 1)}'`));
-  console.log(`check-decision after one library file changed: median ${changed.median.toFixed(0)} ms (min ${changed.min.toFixed(0)}, max ${changed.max.toFixed(0)}); status ${changed.last.status}, names ${name(N >> 1)}: ${named}`);
+  const named = changed.last.findings.list.some(
+    (x) => x.level === 'ERROR' && x.message.includes(`library '${name(N >> 1)}'`),
+  );
+  console.log(
+    `check-decision after one library file changed: median ${changed.median.toFixed(0)} ms (min ${changed.min.toFixed(0)}, max ${changed.max.toFixed(0)}); status ${changed.last.status}, names ${name(N >> 1)}: ${named}`,
+  );
   if (changed.last.status === 'valid' || !named) process.exitCode = 1;
 }
 
@@ -278,21 +332,31 @@ function benchManyFindings(): void {
   try {
     const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
     mkdirSync(join(work, 'subject'));
-    writeFileSync(join(work, 'acceptance-specification.toml'), readFileSync(join(repo, 'examples', 'weighted-toy', 'acceptance-specification.toml')));
+    writeFileSync(
+      join(work, 'acceptance-specification.toml'),
+      readFileSync(join(repo, 'examples', 'weighted-toy', 'acceptance-specification.toml')),
+    );
     writeFileSync(join(work, 'acceptance.toml'), manyFindingsPackage(CLAIMS));
     const ms: number[] = [];
     let findings = 0;
     for (let r = 0; r < RUNS; r++) {
       const t0 = performance.now();
-      const out = spawnSync(process.execPath, [join(repo, 'bin', 'vkit.js'), 'acceptance', 'check', 'acceptance.toml', '--root', work, '--json'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+      const out = spawnSync(
+        process.execPath,
+        [join(repo, 'bin', 'vkit.js'), 'acceptance', 'check', 'acceptance.toml', '--root', work, '--json'],
+        { encoding: 'utf8', maxBuffer: 1 << 28 },
+      );
       ms.push(performance.now() - t0);
-      if (out.status !== 0 && out.status !== 1) throw new Error(`vkit acceptance check exited ${out.status}: ${out.stderr}`);
+      if (out.status !== 0 && out.status !== 1)
+        throw new Error(`vkit acceptance check exited ${out.status}: ${out.stderr}`);
       const file = JSON.parse(out.stdout).files[0] as { findings: { line?: number }[] };
       findings = file.findings.filter((f) => f.line !== undefined).length;
     }
     ms.sort((a, b) => a - b);
     const median = ms[Math.floor(ms.length / 2)]!;
-    console.log(`check, ${CLAIMS} claims with ${findings} located findings: median ${median.toFixed(0)} ms (min ${ms[0]!.toFixed(0)}, max ${ms.at(-1)!.toFixed(0)}, ${RUNS} runs); goal <= 1000 ms: ${median <= 1000 ? 'met' : 'NOT met'}`);
+    console.log(
+      `check, ${CLAIMS} claims with ${findings} located findings: median ${median.toFixed(0)} ms (min ${ms[0]!.toFixed(0)}, max ${ms.at(-1)!.toFixed(0)}, ${RUNS} runs); goal <= 1000 ms: ${median <= 1000 ? 'met' : 'NOT met'}`,
+    );
     if (findings < CLAIMS) process.exitCode = 1;
   } finally {
     rmSync(work, { recursive: true, force: true });

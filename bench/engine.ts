@@ -79,7 +79,9 @@ function parseArgs(argv: string[]): Options {
     } else if (a === '--out') o.out = next()!;
     else if (a === '--quick' || a === '--keep') continue;
     else if (a === '--help' || a === '-h') {
-      process.stdout.write('usage: node dist/bench/engine.js [--quick] [--packages N] [--big N] [--capture-mib M] [--turbo-big auto|yes|no] [--turbo-budget-s S] [--keep] [--out FILE]\n');
+      process.stdout.write(
+        'usage: node dist/bench/engine.js [--quick] [--packages N] [--big N] [--capture-mib M] [--turbo-big auto|yes|no] [--turbo-budget-s S] [--keep] [--out FILE]\n',
+      );
       process.exit(0);
     } else throw new Error(`unknown flag \`${a}\``);
   }
@@ -101,16 +103,29 @@ interface Timed {
   r: SpawnSyncReturns<string>;
 }
 
-function timed(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Timed {
+function timed(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Timed {
   const t0 = performance.now();
-  const r = spawnSync(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, encoding: 'utf8', maxBuffer: 1 << 30, timeout: opts.timeoutMs });
+  const r = spawnSync(cmd, args, {
+    cwd: opts.cwd,
+    env: opts.env ?? process.env,
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+    timeout: opts.timeoutMs,
+  });
   const ms = performance.now() - t0;
   if (r.error) throw new Error(`${cmd} ${args.join(' ')}: ${r.error.message}`);
   return { ms, r };
 }
 
 function must(t: Timed, what: string): Timed {
-  if (t.r.status !== 0) throw new Error(`${what} exited ${t.r.status ?? t.r.signal}\n${t.r.stdout.slice(-2000)}\n${t.r.stderr.slice(-2000)}`);
+  if (t.r.status !== 0)
+    throw new Error(
+      `${what} exited ${t.r.status ?? t.r.signal}\n${t.r.stdout.slice(-2000)}\n${t.r.stderr.slice(-2000)}`,
+    );
   return t;
 }
 
@@ -120,10 +135,19 @@ function sleep(ms: number): void {
 
 // The generated workspace -------------------------------------------------------------------------
 
-const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.invalid', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.invalid' };
+const GIT_ENV = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 'bench',
+  GIT_AUTHOR_EMAIL: 'bench@example.invalid',
+  GIT_COMMITTER_NAME: 'bench',
+  GIT_COMMITTER_EMAIL: 'bench@example.invalid',
+};
 
 function git(cwd: string, args: string[]): void {
-  must(timed('git', ['-c', 'commit.gpgsign=false', '-c', 'core.autocrlf=false', ...args], { cwd, env: GIT_ENV }), `git ${args[0]}`);
+  must(
+    timed('git', ['-c', 'commit.gpgsign=false', '-c', 'core.autocrlf=false', ...args], { cwd, env: GIT_ENV }),
+    `git ${args[0]}`,
+  );
 }
 
 const CHECK_JS = `'use strict';
@@ -138,8 +162,9 @@ if (bytes === 0) process.exit(1);
 
 function fileBody(p: number, f: number): string {
   const lines: string[] = [`// package p${p}, file ${f}`];
-  for (let l = 0; l < 24; l++) lines.push(`export const v_${p}_${f}_${l} = ${(p * 7919 + f * 104729 + l * 31) % 1000003};`);
-  return lines.join('\n') + '\n';
+  for (let l = 0; l < 24; l++)
+    lines.push(`export const v_${p}_${f}_${l} = ${(p * 7919 + f * 104729 + l * 31) % 1000003};`);
+  return `${lines.join('\n')}\n`;
 }
 
 /**
@@ -154,15 +179,36 @@ function generateWorkspace(dir: string, n: number, npmVersion: string): void {
     const pkg = join(dir, 'packages', `p${p}`);
     mkdirSync(join(pkg, 'src'), { recursive: true });
     for (let f = 0; f < FILES_PER_PACKAGE; f++) writeFileSync(join(pkg, 'src', `f${f}.js`), fileBody(p, f));
-    writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: `p${p}`, version: '0.0.0', private: true, scripts: { check: `node ../../check.js p${p}` } }, null, 2) + '\n');
+    writeFileSync(
+      join(pkg, 'package.json'),
+      `${JSON.stringify(
+        { name: `p${p}`, version: '0.0.0', private: true, scripts: { check: `node ../../check.js p${p}` } },
+        null,
+        2,
+      )}\n`,
+    );
     checks.push({ id: `p${p}`, run: ['node', 'check.js', `p${p}`], inputs: [`packages/p${p}/src/**`] });
   }
   writeFileSync(join(dir, 'check.js'), CHECK_JS);
   // turbo resolves the workspace through the package manager; it needs `packageManager` (no lockfile
   // is needed when there are no dependencies) and then runs every task through `npm run`.
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'bench-root', private: true, packageManager: `npm@${npmVersion}`, workspaces: ['packages/*'] }, null, 2) + '\n');
-  writeFileSync(join(dir, 'turbo.json'), JSON.stringify({ $schema: 'https://turborepo.com/schema.json', tasks: { check: { inputs: ['src/**'], outputs: [] } } }, null, 2) + '\n');
-  writeFileSync(join(dir, 'vkit.manifest.json'), JSON.stringify({ checks }, null, 1) + '\n');
+  writeFileSync(
+    join(dir, 'package.json'),
+    `${JSON.stringify(
+      { name: 'bench-root', private: true, packageManager: `npm@${npmVersion}`, workspaces: ['packages/*'] },
+      null,
+      2,
+    )}\n`,
+  );
+  writeFileSync(
+    join(dir, 'turbo.json'),
+    `${JSON.stringify(
+      { $schema: 'https://turborepo.com/schema.json', tasks: { check: { inputs: ['src/**'], outputs: [] } } },
+      null,
+      2,
+    )}\n`,
+  );
+  writeFileSync(join(dir, 'vkit.manifest.json'), `${JSON.stringify({ checks }, null, 1)}\n`);
   writeFileSync(join(dir, '.gitignore'), '.turbo/\nnode_modules/\n.vkit-store/\n');
   git(dir, ['init', '-q', '-b', 'main']);
   git(dir, ['add', '-A']);
@@ -171,7 +217,14 @@ function generateWorkspace(dir: string, n: number, npmVersion: string): void {
 
 // The two tools ----------------------------------------------------------------------------------
 
-const TURBO_ENV: NodeJS.ProcessEnv = { ...process.env, TURBO_TELEMETRY_DISABLED: '1', TURBO_NO_UPDATE_NOTIFIER: '1', DO_NOT_TRACK: '1', NO_COLOR: '1', FORCE_COLOR: '0' };
+const TURBO_ENV: NodeJS.ProcessEnv = {
+  ...process.env,
+  TURBO_TELEMETRY_DISABLED: '1',
+  TURBO_NO_UPDATE_NOTIFIER: '1',
+  DO_NOT_TRACK: '1',
+  NO_COLOR: '1',
+  FORCE_COLOR: '0',
+};
 
 interface ToolRun {
   ms: number;
@@ -182,15 +235,32 @@ interface ToolRun {
 
 /** A `vkit build` in its own process (VKIT_DAEMON=0), or served by the root's resident build process. */
 function vkitBuild(ws: string, timeoutMs?: number, served = false): ToolRun {
-  const t = must(timed(NODE, [VKIT, 'build', '--root', ws, '--store', join(ws, '.vkit-store'), '--json'], { cwd: ws, timeoutMs, env: { ...process.env, VKIT_DAEMON: served ? '1' : '0' } }), 'vkit build');
-  const report = JSON.parse(t.r.stdout) as { gate: { status: string }; stats: { ran: number; cached: number; hashed: number } };
+  const t = must(
+    timed(NODE, [VKIT, 'build', '--root', ws, '--store', join(ws, '.vkit-store'), '--json'], {
+      cwd: ws,
+      timeoutMs,
+      env: { ...process.env, VKIT_DAEMON: served ? '1' : '0' },
+    }),
+    'vkit build',
+  );
+  const report = JSON.parse(t.r.stdout) as {
+    gate: { status: string };
+    stats: { ran: number; cached: number; hashed: number };
+  };
   if (report.gate.status !== 'READY') throw new Error(`vkit gate is ${report.gate.status}, expected READY`);
   return { ms: t.ms, ran: report.stats.ran, cached: report.stats.cached, hashed: report.stats.hashed };
 }
 
 function turboRun(ws: string, timeoutMs?: number): ToolRun {
   // --no-daemon is deprecated in 2.11 (the daemon is no longer used by `turbo run`), so it is not passed.
-  const t = must(timed(TURBO, ['run', 'check', '--cache-dir=.turbo/cache', '--output-logs=errors-only'], { cwd: ws, env: TURBO_ENV, timeoutMs }), 'turbo run');
+  const t = must(
+    timed(TURBO, ['run', 'check', '--cache-dir=.turbo/cache', '--output-logs=errors-only'], {
+      cwd: ws,
+      env: TURBO_ENV,
+      timeoutMs,
+    }),
+    'turbo run',
+  );
   const m = /Cached:\s+(\d+) cached, (\d+) total/.exec(t.r.stdout);
   if (!m) throw new Error(`cannot read turbo's summary:\n${t.r.stdout.slice(-2000)}`);
   const cached = Number(m[1]);
@@ -203,14 +273,18 @@ function turboRun(ws: string, timeoutMs?: number): ToolRun {
  * a real no-op also restores each hit); at the small N it is measured beside the real no-op.
  */
 function turboDryRun(ws: string, n: number): number {
-  const t = must(timed(TURBO, ['run', 'check', '--dry-run=json', '--cache-dir=.turbo/cache'], { cwd: ws, env: TURBO_ENV }), 'turbo --dry-run');
+  const t = must(
+    timed(TURBO, ['run', 'check', '--dry-run=json', '--cache-dir=.turbo/cache'], { cwd: ws, env: TURBO_ENV }),
+    'turbo --dry-run',
+  );
   const tasks = (JSON.parse(t.r.stdout) as { tasks: unknown[] }).tasks.length;
   if (tasks !== n) throw new Error(`turbo --dry-run planned ${tasks} tasks, expected ${n}`);
   return t.ms;
 }
 
 function expect(run: ToolRun, tool: string, what: string, ran: number, cached: number): void {
-  if (run.ran !== ran || run.cached !== cached) throw new Error(`${tool} ${what}: expected ${ran} ran / ${cached} cached, got ${run.ran} / ${run.cached}`);
+  if (run.ran !== ran || run.cached !== cached)
+    throw new Error(`${tool} ${what}: expected ${ran} ran / ${cached} cached, got ${run.ran} / ${run.cached}`);
 }
 
 // Measurements --------------------------------------------------------------------------------------
@@ -224,7 +298,12 @@ interface NoopResult {
 }
 
 function daemon(ws: string, verb: 'start' | 'stop' | 'status'): { served?: number } {
-  return JSON.parse(must(timed(NODE, [VKIT, 'daemon', verb, '--root', ws, '--json', ...(verb === 'start' ? ['--idle-s', '900'] : [])]), `vkit daemon ${verb}`).r.stdout) as { served?: number };
+  return JSON.parse(
+    must(
+      timed(NODE, [VKIT, 'daemon', verb, '--root', ws, '--json', ...(verb === 'start' ? ['--idle-s', '900'] : [])]),
+      `vkit daemon ${verb}`,
+    ).r.stdout,
+  ) as { served?: number };
 }
 
 function noops(ws: string, n: number, runs: number, withTurbo: boolean): NoopResult {
@@ -238,7 +317,11 @@ function noops(ws: string, n: number, runs: number, withTurbo: boolean): NoopRes
   const out: NoopResult = { vkit: [], served: [], turbo: [], vkitHashed: [] };
   for (let i = 0; i < runs; i++) {
     // Rotate which tool goes first so none always inherits the others' warm caches.
-    const order = [['vkit', 'served', 'turbo'], ['turbo', 'vkit', 'served'], ['served', 'turbo', 'vkit']][i % 3]!;
+    const order = [
+      ['vkit', 'served', 'turbo'],
+      ['turbo', 'vkit', 'served'],
+      ['served', 'turbo', 'vkit'],
+    ][i % 3]!;
     for (const tool of order) {
       if (tool === 'vkit' || tool === 'served') {
         const r = vkitBuild(ws, undefined, tool === 'served');
@@ -297,7 +380,7 @@ function edits(ws: string, n: number, count: number, checkRuns: number): EditRes
     const checkMs = checkOwnTime(ws, pkg, checkRuns);
     // New content every time, so neither tool can find the edited state in its cache.
     const file = join(ws, 'packages', pkg, 'src', 'f3.js');
-    writeFileSync(file, readFileSync(file, 'utf8') + `export const edit_${i}_${Date.now()} = ${i};\n`);
+    writeFileSync(file, `${readFileSync(file, 'utf8')}export const edit_${i}_${Date.now()} = ${i};\n`);
     let vkitMs = 0;
     let turboMs = 0;
     for (const tool of i % 2 === 0 ? ['vkit', 'turbo'] : ['turbo', 'vkit']) {
@@ -312,7 +395,9 @@ function edits(ws: string, n: number, count: number, checkRuns: number): EditRes
       }
     }
     out.push({ pkg, checkMs, vkitMs, turboMs, vkitOverhead: vkitMs - checkMs, turboOverhead: turboMs - checkMs });
-    log(`edit ${i + 1}/${count} (${pkg}): check ${round(checkMs)} ms, vkit ${round(vkitMs)} ms, turbo ${round(turboMs)} ms`);
+    log(
+      `edit ${i + 1}/${count} (${pkg}): check ${round(checkMs)} ms, vkit ${round(vkitMs)} ms, turbo ${round(turboMs)} ms`,
+    );
   }
   return out;
 }
@@ -343,7 +428,10 @@ function capture(mib: number, runs: number, keep: boolean): CaptureResult {
       randomFillSync(buf);
       writeFileSync(join(data, `f${String(i).padStart(4, '0')}.bin`), buf);
     }
-    writeFileSync(join(tree, 'vkit.manifest.json'), JSON.stringify({ checks: [{ id: 'capture', run: ['true'], inputs: ['data/**'] }] }) + '\n');
+    writeFileSync(
+      join(tree, 'vkit.manifest.json'),
+      `${JSON.stringify({ checks: [{ id: 'capture', run: ['true'], inputs: ['data/**'] }] })}\n`,
+    );
     const bytes = files * (CAPTURE_FILE_MIB << 20);
     // Warm the page cache for both sides alike.
     for (const f of readdirSync(data)) readFileSync(join(data, f));
@@ -351,7 +439,10 @@ function capture(mib: number, runs: number, keep: boolean): CaptureResult {
     const out: CaptureResult = { bytes, files, vkitMs: [], peerMs: [], peerSingleMs: 0, vkitHashed: 0 };
     for (let i = 0; i < runs; i++) {
       const store = join(dir, `store-${i}`);
-      const v = must(timed(NODE, [VKIT, 'build', '--root', tree, '--store', store, '--json'], { cwd: tree }), 'vkit capture build');
+      const v = must(
+        timed(NODE, [VKIT, 'build', '--root', tree, '--store', store, '--json'], { cwd: tree }),
+        'vkit capture build',
+      );
       const stats = (JSON.parse(v.r.stdout) as { stats: { ran: number; hashed: number } }).stats;
       if (stats.ran !== 1) throw new Error(`capture build ran ${stats.ran} actions, expected 1`);
       out.vkitHashed = stats.hashed;
@@ -360,7 +451,10 @@ function capture(mib: number, runs: number, keep: boolean): CaptureResult {
       out.peerMs.push(must(timed('sh', ['-c', peerCmd]), 'sha256sum').ms);
     }
     // For reference only: the literal `xargs -P2` without `-n` hands every file to one sha256sum.
-    out.peerSingleMs = must(timed('sh', ['-c', `find '${data}' -type f -print0 | xargs -0 -P2 sha256sum > /dev/null`]), 'sha256sum').ms;
+    out.peerSingleMs = must(
+      timed('sh', ['-c', `find '${data}' -type f -print0 | xargs -0 -P2 sha256sum > /dev/null`]),
+      'sha256sum',
+    ).ms;
     return out;
   } finally {
     if (!keep) rmSync(dir, { recursive: true, force: true });
@@ -392,27 +486,50 @@ interface Row {
   note?: string;
 }
 
-function row(metric: string, unit: string, vkit: number | null, peer: number | null, peerName: string, target?: { op: '<=' | '>='; x: number }, note?: string): Row {
+function row(
+  metric: string,
+  unit: string,
+  vkit: number | null,
+  peer: number | null,
+  peerName: string,
+  target?: { op: '<=' | '>='; x: number },
+  note?: string,
+): Row {
   const ratio = vkit !== null && peer !== null && peer !== 0 ? vkit / peer : null;
   const met = target && ratio !== null ? (target.op === '<=' ? ratio <= target.x : ratio >= target.x) : null;
   return { metric, unit, vkit, peer, peerName, ratio, target: target ? `${target.op} ${target.x}x` : '-', met, note };
 }
 
 function printTable(rows: Row[]): void {
-  const fmt = (x: number | null, unit: string) => (x === null ? 'n/a' : `${x >= 100 ? Math.round(x) : round(x, 1)} ${unit}`);
-  const cells = rows.map((r) => [r.metric, fmt(r.vkit, r.unit), r.peer === null ? 'n/a' : `${fmt(r.peer, r.unit)} (${r.peerName})`, r.ratio === null ? '-' : `${round(r.ratio, 2)}x`, r.target, r.met === null ? '-' : r.met ? 'met' : 'MISSED']);
+  const fmt = (x: number | null, unit: string) =>
+    x === null ? 'n/a' : `${x >= 100 ? Math.round(x) : round(x, 1)} ${unit}`;
+  const cells = rows.map((r) => [
+    r.metric,
+    fmt(r.vkit, r.unit),
+    r.peer === null ? 'n/a' : `${fmt(r.peer, r.unit)} (${r.peerName})`,
+    r.ratio === null ? '-' : `${round(r.ratio, 2)}x`,
+    r.target,
+    r.met === null ? '-' : r.met ? 'met' : 'MISSED',
+  ]);
   const head = ['metric', 'vkit', 'peer', 'ratio', 'target', 'met?'];
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: string[]) => c.map((s, i) => s.padEnd(widths[i]!)).join('  ');
-  process.stdout.write(`\n${line(head)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n${cells.map(line).join('\n')}\n`);
+  process.stdout.write(
+    `\n${line(head)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n${cells.map(line).join('\n')}\n`,
+  );
   for (const r of rows) if (r.note) process.stdout.write(`  * ${r.metric}: ${r.note}\n`);
   const missed = rows.filter((r) => r.met === false);
-  process.stdout.write(missed.length ? `\nMISSED ${missed.length} target(s): ${missed.map((r) => r.metric).join('; ')}\n` : '\nall targets met\n');
+  process.stdout.write(
+    missed.length
+      ? `\nMISSED ${missed.length} target(s): ${missed.map((r) => r.metric).join('; ')}\n`
+      : '\nall targets met\n',
+  );
 }
 
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
-  if (!existsSync(join(REPO, 'dist', 'src', 'cli', 'main.js'))) throw new Error('dist/ is missing: run `npx tsc -p tsconfig.json` first');
+  if (!existsSync(join(REPO, 'dist', 'src', 'cli', 'main.js')))
+    throw new Error('dist/ is missing: run `npx tsc -p tsconfig.json` first');
   if (!existsSync(TURBO)) throw new Error(`turbo is not installed at ${TURBO}: run \`npm ci\``);
   mkdirSync(o.work, { recursive: true });
   const npmVersion = must(timed('npm', ['--version']), 'npm --version').r.stdout.trim();
@@ -420,8 +537,13 @@ async function main(): Promise<void> {
   const vkitVersion = must(timed(NODE, [VKIT, '--version']), 'vkit --version').r.stdout.trim();
   const started = Date.now();
   const loadStart = loadavg();
-  if (loadStart[0]! > availableParallelism()) log(`warning: load average ${loadStart.map((x) => round(x, 2)).join(' ')} on ${availableParallelism()} cores: other work is running and will skew the timings`);
-  log(`${vkitVersion}, turbo ${turboVersion}, node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}); N = ${o.packages}, big = ${o.big}, capture ${o.captureMib} MiB${o.quick ? ' (quick)' : ''}`);
+  if (loadStart[0]! > availableParallelism())
+    log(
+      `warning: load average ${loadStart.map((x) => round(x, 2)).join(' ')} on ${availableParallelism()} cores: other work is running and will skew the timings`,
+    );
+  log(
+    `${vkitVersion}, turbo ${turboVersion}, node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}); N = ${o.packages}, big = ${o.big}, capture ${o.captureMib} MiB${o.quick ? ' (quick)' : ''}`,
+  );
 
   // 1. N packages: cold, no-op, one-file edits.
   const ws = join(o.work, `ws-${o.packages}`);
@@ -436,7 +558,9 @@ async function main(): Promise<void> {
   expect(coldVkit, 'vkit', 'cold', o.packages, 0);
   log(`vkit cold: ${round(coldVkit.ms / 1000, 2)} s`);
   const noop = noops(ws, o.packages, o.noopRuns, true);
-  log(`no-op medians: vkit ${round(median(noop.vkit))} ms, served by vkit daemon ${round(median(noop.served))} ms, turbo ${round(median(noop.turbo))} ms`);
+  log(
+    `no-op medians: vkit ${round(median(noop.vkit))} ms, served by vkit daemon ${round(median(noop.served))} ms, turbo ${round(median(noop.turbo))} ms`,
+  );
   const dryN: number[] = [];
   for (let i = 0; i < (o.quick ? 2 : 3); i++) dryN.push(turboDryRun(ws, o.packages));
   log(`turbo --dry-run at ${o.packages}: ${round(median(dryN))} ms`);
@@ -445,7 +569,16 @@ async function main(): Promise<void> {
   if (!o.keep) rmSync(ws, { recursive: true, force: true });
 
   // 2. Growth: no-op at the big N.
-  let big: { n: number; genS: number; coldVkitMs: number; noop: NoopResult; turboCold: ToolRun | null; turboSkipped: string | null; turboDryMs: number[]; npmRunMs: number } | null = null;
+  let big: {
+    n: number;
+    genS: number;
+    coldVkitMs: number;
+    noop: NoopResult;
+    turboCold: ToolRun | null;
+    turboSkipped: string | null;
+    turboDryMs: number[];
+    npmRunMs: number;
+  } | null = null;
   if (o.big > 0) {
     const wsBig = join(o.work, `ws-${o.big}`);
     t0 = performance.now();
@@ -456,7 +589,8 @@ async function main(): Promise<void> {
     const estTurboS = ((coldTurbo.ms / o.packages) * o.big) / 1000;
     let turboSkipped: string | null = null;
     if (o.turboBig === 'no') turboSkipped = 'skipped by --turbo-big no';
-    else if (o.turboBig === 'auto' && estTurboS > o.turboBudgetS) turboSkipped = `turbo's real no-op skipped: filling its cache needs a cold run of at least ~${Math.round(estTurboS)} s (scaled linearly from N = ${o.packages}; more in fact, since each task's \`npm run\` grows with the workspace), over the ${o.turboBudgetS} s budget (--turbo-big yes measures it)`;
+    else if (o.turboBig === 'auto' && estTurboS > o.turboBudgetS)
+      turboSkipped = `turbo's real no-op skipped: filling its cache needs a cold run of at least ~${Math.round(estTurboS)} s (scaled linearly from N = ${o.packages}; more in fact, since each task's \`npm run\` grows with the workspace), over the ${o.turboBudgetS} s budget (--turbo-big yes measures it)`;
     const coldVkitBig = vkitBuild(wsBig);
     expect(coldVkitBig, 'vkit', 'cold (big)', o.big, 0);
     log(`vkit cold at ${o.big}: ${round(coldVkitBig.ms / 1000, 1)} s`);
@@ -470,15 +604,28 @@ async function main(): Promise<void> {
     const dry: number[] = [];
     for (let i = 0; i < (o.quick ? 2 : 3); i++) dry.push(turboDryRun(wsBig, o.big));
     const npmRunBigMs = npmRunOwnTime(wsBig, 'p0', 1);
-    log(`no-op at ${o.big}: vkit ${round(median(bigNoop.vkit))} ms, served ${round(median(bigNoop.served))} ms${bigNoop.turbo.length ? `, turbo ${round(median(bigNoop.turbo))} ms` : ''}, turbo --dry-run ${round(median(dry))} ms; npm run check alone ${round(npmRunBigMs)} ms`);
-    big = { n: o.big, genS, coldVkitMs: coldVkitBig.ms, noop: bigNoop, turboCold, turboSkipped, turboDryMs: dry, npmRunMs: npmRunBigMs };
+    log(
+      `no-op at ${o.big}: vkit ${round(median(bigNoop.vkit))} ms, served ${round(median(bigNoop.served))} ms${bigNoop.turbo.length ? `, turbo ${round(median(bigNoop.turbo))} ms` : ''}, turbo --dry-run ${round(median(dry))} ms; npm run check alone ${round(npmRunBigMs)} ms`,
+    );
+    big = {
+      n: o.big,
+      genS,
+      coldVkitMs: coldVkitBig.ms,
+      noop: bigNoop,
+      turboCold,
+      turboSkipped,
+      turboDryMs: dry,
+      npmRunMs: npmRunBigMs,
+    };
     if (!o.keep) rmSync(wsBig, { recursive: true, force: true });
   }
 
   // 3. Cold capture throughput.
   const cap = capture(o.captureMib, o.captureRuns, o.keep);
   const mibs = (ms: number) => cap.bytes / (1 << 20) / (ms / 1000);
-  log(`capture ${cap.files} x ${CAPTURE_FILE_MIB} MiB: vkit ${round(mibs(median(cap.vkitMs)))} MiB/s, sha256sum -P2 ${round(mibs(median(cap.peerMs)))} MiB/s`);
+  log(
+    `capture ${cap.files} x ${CAPTURE_FILE_MIB} MiB: vkit ${round(mibs(median(cap.vkitMs)))} MiB/s, sha256sum -P2 ${round(mibs(median(cap.peerMs)))} MiB/s`,
+  );
 
   // 4. Startup.
   const st = startup(o.versionRuns);
@@ -486,26 +633,108 @@ async function main(): Promise<void> {
   const N = o.packages;
   const eo = (f: (e: EditResult) => number) => median(edited.map(f));
   const rows: Row[] = [
-    row(`cold build, N=${N}`, 's', coldVkit.ms / 1000, coldTurbo.ms / 1000, 'turbo', undefined, `vkit --jobs ${availableParallelism()} (its default), turbo --concurrency 10 (its default); turbo runs each task through \`npm run\``),
-    row(`no-op build, N=${N}, median of ${o.noopRuns}`, 'ms', median(noop.vkit), median(noop.turbo), 'turbo', { op: '<=', x: 0.5 }, `vkit re-hashed ${median(noop.vkitHashed)} files per no-op (median)`),
-    row(`  served by vkit daemon, N=${N}, median of ${o.noopRuns}`, 'ms', median(noop.served), median(noop.turbo), 'turbo', { op: '<=', x: 0.5 }, 'the same `vkit build`, answered by the root\'s resident build process (`vkit daemon start`)'),
-    row(`one-file edit overhead, N=${N}, median of ${o.edits}`, 'ms', eo((e) => e.vkitOverhead), eo((e) => e.turboOverhead), 'turbo', { op: '<=', x: 0.5 }, `wall time minus \`node check.js pK\` alone (median ${round(eo((e) => e.checkMs))} ms); \`npm run check\` alone, the wrapper turbo adds, is ${round(npmRunMs)} ms`),
+    row(
+      `cold build, N=${N}`,
+      's',
+      coldVkit.ms / 1000,
+      coldTurbo.ms / 1000,
+      'turbo',
+      undefined,
+      `vkit --jobs ${availableParallelism()} (its default), turbo --concurrency 10 (its default); turbo runs each task through \`npm run\``,
+    ),
+    row(
+      `no-op build, N=${N}, median of ${o.noopRuns}`,
+      'ms',
+      median(noop.vkit),
+      median(noop.turbo),
+      'turbo',
+      { op: '<=', x: 0.5 },
+      `vkit re-hashed ${median(noop.vkitHashed)} files per no-op (median)`,
+    ),
+    row(
+      `  served by vkit daemon, N=${N}, median of ${o.noopRuns}`,
+      'ms',
+      median(noop.served),
+      median(noop.turbo),
+      'turbo',
+      { op: '<=', x: 0.5 },
+      "the same `vkit build`, answered by the root's resident build process (`vkit daemon start`)",
+    ),
+    row(
+      `one-file edit overhead, N=${N}, median of ${o.edits}`,
+      'ms',
+      eo((e) => e.vkitOverhead),
+      eo((e) => e.turboOverhead),
+      'turbo',
+      { op: '<=', x: 0.5 },
+      `wall time minus \`node check.js pK\` alone (median ${round(eo((e) => e.checkMs))} ms); \`npm run check\` alone, the wrapper turbo adds, is ${round(npmRunMs)} ms`,
+    ),
   ];
   if (big) {
     const bv = median(big.noop.vkit);
     const bt = big.noop.turbo.length ? median(big.noop.turbo) : null;
     const bd = median(big.turboDryMs);
     const growth = `growth ${N} -> ${big.n}: vkit x${round(bv / median(noop.vkit), 1)}${bt !== null ? `, turbo x${round(bt / median(noop.turbo), 1)}` : ''}, turbo --dry-run x${round(bd / median(dryN), 1)}`;
-    if (bt !== null) rows.push(row(`no-op build, N=${big.n}, median of ${big.noop.vkit.length}`, 'ms', bv, bt, 'turbo', { op: '<=', x: 0.5 }, `${growth}; vkit cold build at ${big.n}: ${round(big.coldVkitMs / 1000, 1)} s`));
+    if (bt !== null)
+      rows.push(
+        row(
+          `no-op build, N=${big.n}, median of ${big.noop.vkit.length}`,
+          'ms',
+          bv,
+          bt,
+          'turbo',
+          { op: '<=', x: 0.5 },
+          `${growth}; vkit cold build at ${big.n}: ${round(big.coldVkitMs / 1000, 1)} s`,
+        ),
+      );
     else {
-      rows.push(row(`no-op build, N=${big.n}, median of ${big.noop.vkit.length}`, 'ms', bv, null, 'turbo', undefined, `${big.turboSkipped}; \`npm run check\` alone takes ${round(big.npmRunMs)} ms here; vkit cold build at ${big.n}: ${round(big.coldVkitMs / 1000, 1)} s`));
-      rows.push(row(`  vs turbo --dry-run, N=${big.n} (proxy)`, 'ms', bv, bd, 'turbo --dry-run', undefined, `turbo hashes and looks up every task without running any (a lower bound of its no-op; at N=${N} it took ${round(median(dryN))} ms against a real no-op of ${round(median(noop.turbo))} ms); ${growth}`));
+      rows.push(
+        row(
+          `no-op build, N=${big.n}, median of ${big.noop.vkit.length}`,
+          'ms',
+          bv,
+          null,
+          'turbo',
+          undefined,
+          `${big.turboSkipped}; \`npm run check\` alone takes ${round(big.npmRunMs)} ms here; vkit cold build at ${big.n}: ${round(big.coldVkitMs / 1000, 1)} s`,
+        ),
+      );
+      rows.push(
+        row(
+          `  vs turbo --dry-run, N=${big.n} (proxy)`,
+          'ms',
+          bv,
+          bd,
+          'turbo --dry-run',
+          undefined,
+          `turbo hashes and looks up every task without running any (a lower bound of its no-op; at N=${N} it took ${round(median(dryN))} ms against a real no-op of ${round(median(noop.turbo))} ms); ${growth}`,
+        ),
+      );
     }
-    rows.push(row(`  served by vkit daemon, N=${big.n}, median of ${big.noop.served.length}`, 'ms', median(big.noop.served), bt ?? bd, bt !== null ? 'turbo' : 'turbo --dry-run'));
+    rows.push(
+      row(
+        `  served by vkit daemon, N=${big.n}, median of ${big.noop.served.length}`,
+        'ms',
+        median(big.noop.served),
+        bt ?? bd,
+        bt !== null ? 'turbo' : 'turbo --dry-run',
+      ),
+    );
   }
   rows.push(
-    row(`cold capture, ${cap.files} x ${CAPTURE_FILE_MIB} MiB (page cache warm), median of ${o.captureRuns}`, 'MiB/s', mibs(median(cap.vkitMs)), mibs(median(cap.peerMs)), 'sha256sum -P2', { op: '>=', x: 0.9 }, `vkit: a whole \`vkit build\` (empty store, one check \`true\` over every file); peer: \`find | xargs -0 -P2 -n 8 sha256sum\` (without -n, xargs hands every file to one sha256sum: ${round(mibs(cap.peerSingleMs))} MiB/s)`),
-    row(`vkit --version, median of ${o.versionRuns}`, 'ms', median(st.vkit), median(st.node), 'node -e 0', { op: '<=', x: 1.2 }),
+    row(
+      `cold capture, ${cap.files} x ${CAPTURE_FILE_MIB} MiB (page cache warm), median of ${o.captureRuns}`,
+      'MiB/s',
+      mibs(median(cap.vkitMs)),
+      mibs(median(cap.peerMs)),
+      'sha256sum -P2',
+      { op: '>=', x: 0.9 },
+      `vkit: a whole \`vkit build\` (empty store, one check \`true\` over every file); peer: \`find | xargs -0 -P2 -n 8 sha256sum\` (without -n, xargs hands every file to one sha256sum: ${round(mibs(cap.peerSingleMs))} MiB/s)`,
+    ),
+    row(`vkit --version, median of ${o.versionRuns}`, 'ms', median(st.vkit), median(st.node), 'node -e 0', {
+      op: '<=',
+      x: 1.2,
+    }),
   );
   printTable(rows);
 
@@ -513,7 +742,14 @@ async function main(): Promise<void> {
     schema: 'vkit.bench.engine/1',
     date: new Date(started).toISOString(),
     seconds: round((Date.now() - started) / 1000),
-    machine: { cores: availableParallelism(), cpu: cpus()[0]?.model ?? null, node: process.version, npm: npmVersion, turbo: turboVersion, vkit: vkitVersion },
+    machine: {
+      cores: availableParallelism(),
+      cpu: cpus()[0]?.model ?? null,
+      node: process.version,
+      npm: npmVersion,
+      turbo: turboVersion,
+      vkit: vkitVersion,
+    },
     options: { ...o },
     loadavg: { start: loadStart, end: loadavg() },
     rows,
@@ -529,9 +765,11 @@ async function main(): Promise<void> {
     },
   };
   mkdirSync(join(o.out, '..'), { recursive: true });
-  writeFileSync(o.out, JSON.stringify(results, null, 2) + '\n');
+  writeFileSync(o.out, `${JSON.stringify(results, null, 2)}\n`);
   const l = results.loadavg;
-  process.stdout.write(`\nload average at start ${l.start.map((x) => round(x, 2)).join(' ')}, at end ${l.end.map((x) => round(x, 2)).join(' ')} (${availableParallelism()} cores)\nresults: ${o.out} (${results.seconds} s)\n`);
+  process.stdout.write(
+    `\nload average at start ${l.start.map((x) => round(x, 2)).join(' ')}, at end ${l.end.map((x) => round(x, 2)).join(' ')} (${availableParallelism()} cores)\nresults: ${o.out} (${results.seconds} s)\n`,
+  );
 }
 
 main().catch((error: unknown) => {

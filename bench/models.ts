@@ -17,7 +17,17 @@
  * categories, witnesses), and the text entry point (parse + validate + compare).
  */
 import { performance } from 'node:perf_hooks';
-import { compareModels, compareRequestText, explore, indexModel, MAX_EDGES, normaliseModel, validateRequest, type Budget, type Model } from '../src/models/index.js';
+import {
+  compareModels,
+  compareRequestText,
+  explore,
+  indexModel,
+  MAX_EDGES,
+  normaliseModel,
+  validateRequest,
+  type Budget,
+  type Model,
+} from '../src/models/index.js';
 
 const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 21;
 
@@ -32,7 +42,8 @@ function prng(seed: number): () => number {
   };
 }
 
-const names = (prefix: string, n: number) => Array.from({ length: n }, (_, k) => `${prefix}${String(k).padStart(4, '0')}`);
+const names = (prefix: string, n: number) =>
+  Array.from({ length: n }, (_, k) => `${prefix}${String(k).padStart(4, '0')}`);
 
 /** A random model whose states are all reachable and whose distinct steps number exactly `edges`. */
 function randomModel(seed: number, nS: number, nA: number, nI: number, edges: number, maxTargets = 8): Model {
@@ -46,12 +57,17 @@ function randomModel(seed: number, nS: number, nA: number, nI: number, edges: nu
   const rules: Model['rules'] = [];
   let count = 0;
   const add = (s: number, a: number, ins: number[], tgs: number[]) => {
-    rules.push({ source: S[s] as string, action: A[a] as string, inputs: ins.map((i) => I[i] as string), targets: tgs.map((t) => S[t] as string) });
+    rules.push({
+      source: S[s] as string,
+      action: A[a] as string,
+      inputs: ins.map((i) => I[i] as string),
+      targets: tgs.map((t) => S[t] as string),
+    });
     for (const i of ins) {
       const key = (s * nA + a) * nI + i;
       let set = steps.get(key);
       if (!set) steps.set(key, (set = new Set()));
-      for (const t of tgs) if (!set.has(t)) (set.add(t), count++);
+      for (const t of tgs) if (!set.has(t)) set.add(t), count++;
     }
   };
   for (let k = 0; k + 1 < nS; k++) add(k, 0, [0], [k + 1]);
@@ -142,8 +158,17 @@ const large = [randomModel(5, 1024, 4, 4, 32_768, 32), randomModel(6, 1024, 4, 4
 const wide = [randomModel(3, 256, 16, 16, 32_768), randomModel(4, 256, 16, 16, 32_768)] as const;
 // One more distinct step than the full budget: a fresh (s1023, a0003, i0003) target.
 const onePast = structuredClone(small[1]) as Model;
-const taken = new Set(onePast.rules.filter((r) => r.source === 's1023' && r.action === 'a0003' && r.inputs.includes('i0003')).flatMap((r) => r.targets));
-onePast.rules.push({ source: 's1023', action: 'a0003', inputs: ['i0003'], targets: [onePast.states.find((s) => !taken.has(s)) as string] });
+const taken = new Set(
+  onePast.rules
+    .filter((r) => r.source === 's1023' && r.action === 'a0003' && r.inputs.includes('i0003'))
+    .flatMap((r) => r.targets),
+);
+onePast.rules.push({
+  source: 's1023',
+  action: 'a0003',
+  inputs: ['i0003'],
+  targets: [onePast.states.find((s) => !taken.has(s)) as string],
+});
 
 const rows = [
   scenario('full budget, small rules', small[0], small[1], 32_768),
@@ -157,8 +182,32 @@ const rate = (n: number, ms: number) => {
   return r >= 1e6 ? `${(r / 1e6).toFixed(1)} M/s` : `${(r / 1e3).toFixed(0)} k/s`;
 };
 const table = [
-  ['scenario', 'rules/model', 'result', 'contexts', 'edges', 'explore ms', 'compare ms', 'from text ms', 'edges/s', 'contexts/s', 'edges/s (compare)'],
-  ...rows.map((r) => [r.scenario, String(r.rules), r.result, String(r.contexts), String(r.edges), r.coreMs.toFixed(1), r.compareMs.toFixed(1), r.textMs.toFixed(1), rate(r.edges, r.coreMs), rate(r.contexts, r.coreMs), rate(r.edges, r.compareMs)]),
+  [
+    'scenario',
+    'rules/model',
+    'result',
+    'contexts',
+    'edges',
+    'explore ms',
+    'compare ms',
+    'from text ms',
+    'edges/s',
+    'contexts/s',
+    'edges/s (compare)',
+  ],
+  ...rows.map((r) => [
+    r.scenario,
+    String(r.rules),
+    r.result,
+    String(r.contexts),
+    String(r.edges),
+    r.coreMs.toFixed(1),
+    r.compareMs.toFixed(1),
+    r.textMs.toFixed(1),
+    rate(r.edges, r.coreMs),
+    rate(r.contexts, r.coreMs),
+    rate(r.edges, r.compareMs),
+  ]),
 ];
 const widths = (table[0] as string[]).map((_, c) => Math.max(...table.map((row) => (row[c] as string).length)));
 console.log(`model comparison bench (node ${process.version}, median of ${runs} runs after warm-up)`);
@@ -169,5 +218,7 @@ console.log(
 );
 for (const r of rows.slice(0, 2)) {
   const met = r.edges === MAX_EDGES && r.coreMs <= 50;
-  console.log(`${r.scenario}: the full 65,536-edge budget explores in ${r.coreMs.toFixed(1)} ms (goal <= 50 ms: ${met ? 'met' : 'MISSED'}); the whole comparison takes ${r.compareMs.toFixed(1)} ms`);
+  console.log(
+    `${r.scenario}: the full 65,536-edge budget explores in ${r.coreMs.toFixed(1)} ms (goal <= 50 ms: ${met ? 'met' : 'MISSED'}); the whole comparison takes ${r.compareMs.toFixed(1)} ms`,
+  );
 }

@@ -61,7 +61,11 @@ async function measure(c: Case): Promise<number[]> {
   execFileSync('git', ['init', '-q', dir]);
   writeFileSync(join(dir, c.input), c.content(0));
   writeFileSync(join(dir, 'vkit.manifest.json'), JSON.stringify({ checks: [c.check] }, null, 2));
-  const child = spawn(process.execPath, [VKIT, 'watch', '--no-tui', '--jobs', '1', '--root', dir, '--store', join(dir, '.git', 'vkit')], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  const child = spawn(
+    process.execPath,
+    [VKIT, 'watch', '--no-tui', '--jobs', '1', '--root', dir, '--store', join(dir, '.git', 'vkit')],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } },
+  );
   const lines: string[] = [];
   let buf = '';
   let onLine: (() => void) | undefined;
@@ -80,7 +84,10 @@ async function measure(c: Case): Promise<number[]> {
   });
   const settled = (cycle: number) =>
     new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no settle for cycle ${cycle}:\n${lines.join('\n')}\n${stderr}`)), 30_000);
+      const timer = setTimeout(
+        () => reject(new Error(`no settle for cycle ${cycle}:\n${lines.join('\n')}\n${stderr}`)),
+        30_000,
+      );
       const check = () => {
         const i = lines.findIndex((l) => l.startsWith(`cycle ${cycle} settled:`));
         if (i < 0) return;
@@ -104,7 +111,8 @@ async function measure(c: Case): Promise<number[]> {
       const at = await settled(++cycle);
       const ms = performance.now() - t0;
       if (i < 0) continue;
-      if (!lines.slice(from, at).some((l) => c.expect.test(l))) throw new Error(`cycle ${cycle} did not show ${c.expect}:\n${lines.slice(from, at + 1).join('\n')}`);
+      if (!lines.slice(from, at).some((l) => c.expect.test(l)))
+        throw new Error(`cycle ${cycle} did not show ${c.expect}:\n${lines.slice(from, at + 1).join('\n')}`);
       times.push(ms);
     }
   } finally {
@@ -120,9 +128,19 @@ const results: Record<string, number> = {};
 for (const c of CASES) {
   const t = await measure(c);
   results[c.name] = median(t);
-  rows.push([c.name, String(t.length), median(t).toFixed(1), quantile(t, 0.95).toFixed(1), Math.min(...t).toFixed(1), Math.max(...t).toFixed(1)]);
+  rows.push([
+    c.name,
+    String(t.length),
+    median(t).toFixed(1),
+    quantile(t, 0.95).toFixed(1),
+    Math.min(...t).toFixed(1),
+    Math.max(...t).toFixed(1),
+  ]);
 }
 const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-for (const r of rows) process.stdout.write(r.map((s, i) => (i === 0 ? s.padEnd(widths[i]!) : s.padStart(widths[i]!))).join('  ') + '\n');
+for (const r of rows)
+  process.stdout.write(`${r.map((s, i) => (i === 0 ? s.padEnd(widths[i]!) : s.padStart(widths[i]!))).join('  ')}\n`);
 const cached = results[CASES[0]!.name]!;
-process.stdout.write(`\nfile write -> "cycle N settled" line (debounce 50 ms included); goal <= 100 ms median for a cached action: ${cached <= 100 ? 'met' : 'MISSED'} (${cached.toFixed(1)} ms)\n`);
+process.stdout.write(
+  `\nfile write -> "cycle N settled" line (debounce 50 ms included); goal <= 100 ms median for a cached action: ${cached <= 100 ? 'met' : 'MISSED'} (${cached.toFixed(1)} ms)\n`,
+);

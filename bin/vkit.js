@@ -5,5 +5,8 @@
 const argv = process.argv.slice(2);
 const cli = await import('../dist/src/cli/main.js');
 cli.guardProcess(argv);
-const served = argv[0] === 'build' || argv[0] === 'gate' ? await (await import('../dist/src/daemon/client.js')).viaDaemon(argv) : undefined;
+const served =
+  argv[0] === 'build' || argv[0] === 'gate'
+    ? await (await import('../dist/src/daemon/client.js')).viaDaemon(argv)
+    : undefined;
 process.exitCode = served ?? (await cli.runCli(argv));

@@ -24,18 +24,42 @@ export const checkRule = defineRule({
       // `line_endings: 'raw'` enters the definition (the default adds nothing, so keys made before it
       // existed stand): a raw and a normalising check over LF-only files capture the same digest, and
       // must still be two jobs, each re-hashed by the worker its own way.
-      definition: { id: a.id, run: a.run, cwd: a.cwd, timeout_s: a.timeout_s, expect: a.expect, outputs: a.outputs, env: a.env, sandbox: a.sandbox ?? 'isolated', ...(a.line_endings === 'raw' ? { line_endings: 'raw' } : {}) },
+      definition: {
+        id: a.id,
+        run: a.run,
+        cwd: a.cwd,
+        timeout_s: a.timeout_s,
+        expect: a.expect,
+        outputs: a.outputs,
+        env: a.env,
+        sandbox: a.sandbox ?? 'isolated',
+        ...(a.line_endings === 'raw' ? { line_endings: 'raw' } : {}),
+      },
       env: a.env,
       async execute(io): Promise<ActionResult> {
         const argv = Array.isArray(a.run) ? a.run : ['/bin/sh', '-c', a.run];
-        const proc = await io.runProcess({ argv, cwd: join(io.root, a.cwd), env: io.env, timeoutMs: a.timeout_s * 1000, signal: io.signal, sandbox: a.sandbox ?? 'isolated', outputs: a.outputs });
+        const proc = await io.runProcess({
+          argv,
+          cwd: join(io.root, a.cwd),
+          env: io.env,
+          timeoutMs: a.timeout_s * 1000,
+          signal: io.signal,
+          sandbox: a.sandbox ?? 'isolated',
+          outputs: a.outputs,
+        });
         const stdout = await io.putFile(proc.stdoutPath);
         const stderr = await io.putFile(proc.stderrPath);
         const artifacts = [
           { name: 'stdout', ...stdout },
           { name: 'stderr', ...stderr },
         ];
-        const blocked = (reason: string): ActionResult => ({ outcome: 'BLOCKED', reason, claim: 'unknown', artifacts, exitCode: proc.exitCode });
+        const blocked = (reason: string): ActionResult => ({
+          outcome: 'BLOCKED',
+          reason,
+          claim: 'unknown',
+          artifacts,
+          exitCode: proc.exitCode,
+        });
         if (proc.spawnError) return blocked(`cannot start \`${argv[0]}\`: ${proc.spawnError}`);
         if (proc.cancelled) return blocked('cancelled');
         if (proc.timedOut) return blocked(`timeout after ${a.timeout_s} s`);
@@ -43,7 +67,8 @@ export const checkRule = defineRule({
         if (!Array.isArray(a.run) && proc.exitCode === 127) return blocked('command not found (the shell exited 127)');
 
         const outputs = await io.listOutputs(a.outputs);
-        if (outputs.length > OUTPUT_LIMITS.entries) return blocked(`${outputs.length} outputs exceed the limit of ${OUTPUT_LIMITS.entries} entries`);
+        if (outputs.length > OUTPUT_LIMITS.entries)
+          return blocked(`${outputs.length} outputs exceed the limit of ${OUTPUT_LIMITS.entries} entries`);
         let total = 0;
         for (const path of outputs) {
           const put = await io.putFile(join(io.root, path));

@@ -28,22 +28,47 @@ export const compareRule = defineRule({
         const path = join(io.root, a.request);
         // The capture hashes a symlink as its target string, never the target's bytes: reading through
         // it would judge bytes the key does not cover.
-        if (lstatSync(path).isSymbolicLink()) return { outcome: 'BLOCKED', reason: `request \`${a.request}\` is a symlink: its target is not captured; point \`request\` at the file itself`, claim: 'unknown', artifacts: [] };
+        if (lstatSync(path).isSymbolicLink())
+          return {
+            outcome: 'BLOCKED',
+            reason: `request \`${a.request}\` is a symlink: its target is not captured; point \`request\` at the file itself`,
+            claim: 'unknown',
+            artifacts: [],
+          };
         const outcome = compareRequestText(readFileSync(path, 'utf8'));
         if (!outcome.ok) {
           const first = outcome.issues[0];
-          return { outcome: 'BLOCKED', reason: `request became invalid: ${first?.path ?? ''} ${first?.message ?? ''}`.trim(), claim: 'unknown', artifacts: [] };
+          return {
+            outcome: 'BLOCKED',
+            reason: `request became invalid: ${first?.path ?? ''} ${first?.message ?? ''}`.trim(),
+            claim: 'unknown',
+            artifacts: [],
+          };
         }
         const { report } = outcome;
-        const saved = await io.putBytes(JSON.stringify(report, null, 2) + '\n');
+        const saved = await io.putBytes(`${JSON.stringify(report, null, 2)}\n`);
         const artifacts = [{ name: 'report.json', ...saved }];
-        const subject = { before: report.models.before.sha256, after: report.models.after.sha256, result: report.result };
+        const subject = {
+          before: report.models.before.sha256,
+          after: report.models.after.sha256,
+          result: report.result,
+        };
         const base = { artifacts, assurance: 'finite_model' as const, subject };
         if (report.result === a.expect) return { ...base, outcome: 'PASS', claim: 'established' };
         if (report.result === 'equivalent' || report.result === 'different') {
-          return { ...base, outcome: 'FAIL', claim: 'refuted', reason: `models are ${report.result}, expected ${a.expect}` };
+          return {
+            ...base,
+            outcome: 'FAIL',
+            claim: 'refuted',
+            reason: `models are ${report.result}, expected ${a.expect}`,
+          };
         }
-        return { ...base, outcome: 'BLOCKED', claim: 'unknown', reason: `comparison ${report.result}: ${report.reason}` };
+        return {
+          ...base,
+          outcome: 'BLOCKED',
+          claim: 'unknown',
+          reason: `comparison ${report.result}: ${report.reason}`,
+        };
       },
     };
   },

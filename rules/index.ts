@@ -20,6 +20,7 @@ export const BUILTIN_KINDS: readonly string[] = Object.keys(LOADERS);
 export async function builtinRules(kinds: Iterable<string> = BUILTIN_KINDS): Promise<ReadonlyMap<string, Rule>> {
   const wanted = [...new Set(kinds)].filter((k) => Object.hasOwn(LOADERS, k));
   const rules = await Promise.all(wanted.map((k) => LOADERS[k]!()));
-  for (const [i, r] of rules.entries()) if (r.kind !== wanted[i]) throw new Error(`rule registered as \`${wanted[i]}\` has kind \`${r.kind}\``);
+  for (const [i, r] of rules.entries())
+    if (r.kind !== wanted[i]) throw new Error(`rule registered as \`${wanted[i]}\` has kind \`${r.kind}\``);
   return new Map(rules.map((r) => [r.kind, r]));
 }

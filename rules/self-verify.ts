@@ -14,7 +14,14 @@ import * as v from 'valibot';
 import { defineRule, type ActionResult } from '../src/config/rule.js';
 import { toolOf } from '../src/checkers/identity.js';
 import { subjectRootOf } from '../src/acceptance/inputs.js';
-import { DEFAULT_TIMEOUT_MS, judgeRun, notRunnable, readCapped, readSelfVerify, shellScript } from '../src/acceptance/selfverify.js';
+import {
+  DEFAULT_TIMEOUT_MS,
+  judgeRun,
+  notRunnable,
+  readCapped,
+  readSelfVerify,
+  shellScript,
+} from '../src/acceptance/selfverify.js';
 import { readDoc, str, tables } from '../src/acceptance/toml.js';
 
 /** Bumped whenever what a self-verify PASS means changes. */
@@ -45,10 +52,27 @@ export const selfVerifyRule = defineRule({
   plan(node) {
     const a = node.attrs;
     return {
-      definition: { id: a.id, package: a.package, claim: a.claim, cwd: a.cwd, command: a.command, expect: a.expect, expect_stream: a.expect_stream, timeout_ms: DEFAULT_TIMEOUT_MS, semantics: SELF_VERIFY_SEMANTICS, sandbox: 'isolated' },
+      definition: {
+        id: a.id,
+        package: a.package,
+        claim: a.claim,
+        cwd: a.cwd,
+        command: a.command,
+        expect: a.expect,
+        expect_stream: a.expect_stream,
+        timeout_ms: DEFAULT_TIMEOUT_MS,
+        semantics: SELF_VERIFY_SEMANTICS,
+        sandbox: 'isolated',
+      },
       env: [],
       async execute(io): Promise<ActionResult> {
-        const blocked = (reason: string, artifacts: ActionResult['artifacts'] = []): ActionResult => ({ outcome: 'BLOCKED', claim: 'unknown', reason: `${a.claim}: ${reason}`, artifacts, subject: { claim: a.claim } });
+        const blocked = (reason: string, artifacts: ActionResult['artifacts'] = []): ActionResult => ({
+          outcome: 'BLOCKED',
+          claim: 'unknown',
+          reason: `${a.claim}: ${reason}`,
+          artifacts,
+          subject: { claim: a.claim },
+        });
         // The captured package must still hold the recipe the key was computed over.
         let sv;
         try {
@@ -59,13 +83,22 @@ export const selfVerifyRule = defineRule({
         } catch (error) {
           return blocked(`NOT-RUN: ${(error as Error).message}`);
         }
-        if (!sv || sv.command !== a.command || sv.expect !== a.expect || sv.expect_stream !== a.expect_stream) return blocked('NOT-RUN: the claim\'s self_verify changed since the graph was compiled; rerun the build');
-        if (subjectRootOf(io.root, a) !== a.cwd) return blocked('NOT-RUN: the package\'s [subject] root changed since the graph was compiled; rerun the build');
+        if (!sv || sv.command !== a.command || sv.expect !== a.expect || sv.expect_stream !== a.expect_stream)
+          return blocked("NOT-RUN: the claim's self_verify changed since the graph was compiled; rerun the build");
+        if (subjectRootOf(io.root, a) !== a.cwd)
+          return blocked("NOT-RUN: the package's [subject] root changed since the graph was compiled; rerun the build");
         const refused = notRunnable(sv);
         if (refused) return blocked(`${refused.status}: ${refused.reason}`);
 
         // A claim's command is a check like any other: sandboxed (`isolated`), which its key records.
-        const proc = await io.runProcess({ argv: ['/bin/sh', '-c', shellScript(sv)], cwd: join(io.root, a.cwd), env: io.env, timeoutMs: DEFAULT_TIMEOUT_MS, signal: io.signal, sandbox: 'isolated' });
+        const proc = await io.runProcess({
+          argv: ['/bin/sh', '-c', shellScript(sv)],
+          cwd: join(io.root, a.cwd),
+          env: io.env,
+          timeoutMs: DEFAULT_TIMEOUT_MS,
+          signal: io.signal,
+          sandbox: 'isolated',
+        });
         const artifacts: ActionResult['artifacts'] = [
           { name: 'stdout', ...(await io.putFile(proc.stdoutPath)) },
           { name: 'stderr', ...(await io.putFile(proc.stderrPath)) },
@@ -76,13 +109,35 @@ export const selfVerifyRule = defineRule({
         if (proc.signal) return blocked(`killed by ${proc.signal}`, artifacts);
         if (proc.exitCode === 127) return blocked('command not found (the shell exited 127)', artifacts);
 
-        const judged = judgeRun(sv, { exitCode: proc.exitCode, signal: proc.signal, timedOut: false, stdout: await readCapped(proc.stdoutPath), stderr: await readCapped(proc.stderrPath) });
-        const run = { claim: a.claim, status: judged.status, exit_code: proc.exitCode, output_summary: judged.output_summary };
-        artifacts.push({ name: 'run.json', ...(await io.putBytes(JSON.stringify(run, null, 2) + '\n')) });
+        const judged = judgeRun(sv, {
+          exitCode: proc.exitCode,
+          signal: proc.signal,
+          timedOut: false,
+          stdout: await readCapped(proc.stdoutPath),
+          stderr: await readCapped(proc.stderrPath),
+        });
+        const run = {
+          claim: a.claim,
+          status: judged.status,
+          exit_code: proc.exitCode,
+          output_summary: judged.output_summary,
+        };
+        artifacts.push({ name: 'run.json', ...(await io.putBytes(`${JSON.stringify(run, null, 2)}\n`)) });
         const base = { artifacts, exitCode: proc.exitCode, subject: run, assurance: 'empirical' as const };
         if (judged.status === 'EXECUTED-PASS') return { ...base, outcome: 'PASS', claim: 'established' };
-        if (judged.status === 'EXECUTED-FAIL' || judged.status === 'EXPECT-MISMATCH') return { ...base, outcome: 'FAIL', claim: 'refuted', reason: `${a.claim} ${judged.status}: ${judged.output_summary}` };
-        return { ...base, outcome: 'BLOCKED', claim: 'unknown', reason: `${a.claim} ${judged.status}: ${judged.output_summary}` };
+        if (judged.status === 'EXECUTED-FAIL' || judged.status === 'EXPECT-MISMATCH')
+          return {
+            ...base,
+            outcome: 'FAIL',
+            claim: 'refuted',
+            reason: `${a.claim} ${judged.status}: ${judged.output_summary}`,
+          };
+        return {
+          ...base,
+          outcome: 'BLOCKED',
+          claim: 'unknown',
+          reason: `${a.claim} ${judged.status}: ${judged.output_summary}`,
+        };
       },
     };
   },

@@ -67,7 +67,14 @@ export const verifyRule = defineRule<VerifyAttrs>({
     const policy = policySliceDigest(component);
     const packageDigest = installedDigest(component);
     return {
-      definition: { id: component.id, profile: component.profile, policy_sha256: policy, package_sha256: packageDigest, candidate: candidate ?? { kind: 'working-tree' }, semantics: FORMAL_SEMANTICS },
+      definition: {
+        id: component.id,
+        profile: component.profile,
+        policy_sha256: policy,
+        package_sha256: packageDigest,
+        candidate: candidate ?? { kind: 'working-tree' },
+        semantics: FORMAL_SEMANTICS,
+      },
       env: [],
       execute: (io) => executeFormal(io, component, candidate, policy, packageDigest, node.capture.files),
     };
@@ -78,7 +85,14 @@ function blocked(reason: string, extra: Partial<ActionResult> = {}): ActionResul
   return { outcome: 'BLOCKED', claim: 'unknown', reason, artifacts: [], ...extra };
 }
 
-async function executeFormal(io: ExecuteIO, c: ResolvedComponent, candidate: CandidateSelection | undefined, policy: string, packageDigest: string | null, jobFiles: ReadonlyArray<{ path: string; mode: string; sha256: string }>): Promise<ActionResult> {
+async function executeFormal(
+  io: ExecuteIO,
+  c: ResolvedComponent,
+  candidate: CandidateSelection | undefined,
+  policy: string,
+  packageDigest: string | null,
+  jobFiles: ReadonlyArray<{ path: string; mode: string; sha256: string }>,
+): Promise<ActionResult> {
   // Host configuration (engine socket, image and archive locations) is read from the worker's own
   // environment, which it inherits from the submitter; it never enters the key (host paths do not
   // change what a formal job means).
@@ -89,7 +103,8 @@ async function executeFormal(io: ExecuteIO, c: ResolvedComponent, candidate: Can
   } catch (error) {
     return blocked(`vkit.lock.json is invalid: ${(error as Error).message}`);
   }
-  if (packageDigest === null) return blocked(`package ${c.package.id} ${c.package.version} is not installed (or broken) in this vkit`);
+  if (packageDigest === null)
+    return blocked(`package ${c.package.id} ${c.package.version} is not installed (or broken) in this vkit`);
   const lock = compareLock(lockEntry, { policy_sha256: policy, package_sha256: packageDigest, profile: c.profile });
   if (!lock.ok) return blocked(lock.reason);
   const profile = await loadProfile(c.profile);
@@ -115,12 +130,23 @@ async function executeFormal(io: ExecuteIO, c: ResolvedComponent, candidate: Can
   // The capture must be the job's: for the working tree, the engine's raw capture minus the lock;
   // for a commit, the digest the request was planned against.
   const expected = candidate ? candidate.digest : treeDigest(jobFiles.filter((f) => f.path !== LOCK_FILE));
-  if (capture.digest !== expected) return blocked(`the formal capture (${capture.files.length} files) differs from the job's capture: an input is secret-looking, a link or changed since planning`);
+  if (capture.digest !== expected)
+    return blocked(
+      `the formal capture (${capture.files.length} files) differs from the job's capture: an input is secret-looking, a link or changed since planning`,
+    );
 
   const resolved = await resolveChecker(profile, env);
   if (!resolved.ok) return blocked(`checker unavailable: ${resolved.missing.join('; ')}`);
-  const checker = compareLock(lockEntry, { policy_sha256: policy, package_sha256: packageDigest, profile: c.profile, checker_sha256: resolved.tree.digest });
-  if (!checker.ok) return blocked(`${checker.reason} (accepted ${lockEntry!.checker_sha256}, found ${resolved.tree.digest} in image ${resolved.plan.image})`);
+  const checker = compareLock(lockEntry, {
+    policy_sha256: policy,
+    package_sha256: packageDigest,
+    profile: c.profile,
+    checker_sha256: resolved.tree.digest,
+  });
+  if (!checker.ok)
+    return blocked(
+      `${checker.reason} (accepted ${lockEntry!.checker_sha256}, found ${resolved.tree.digest} in image ${resolved.plan.image})`,
+    );
 
   const temps: string[] = [];
   try {
@@ -132,7 +158,16 @@ async function executeFormal(io: ExecuteIO, c: ResolvedComponent, candidate: Can
     chmodSync(out, 0o777);
     let outcome: FormalOutcome;
     try {
-      outcome = await profile.run({ component: c, pkg, source: src, out, sandbox: resolved.sandbox, env, signal: io.signal, containerPrefix: containerPrefix(io.attempt) });
+      outcome = await profile.run({
+        component: c,
+        pkg,
+        source: src,
+        out,
+        sandbox: resolved.sandbox,
+        env,
+        signal: io.signal,
+        containerPrefix: containerPrefix(io.attempt),
+      });
     } catch (error) {
       return blocked(`profile ${profile.id} failed to run: ${(error as Error).message}`);
     }
@@ -149,9 +184,17 @@ async function executeFormal(io: ExecuteIO, c: ResolvedComponent, candidate: Can
         profile: profile.id,
         method: outcome.method,
       },
-      sections: { ...outcome.sections, inventory: { ...outcome.sections.inventory, image: resolved.plan.image, tool_tree: resolved.tree.digest, versions: { ...(resolved.tree.versions ?? {}), ...outcome.sections.inventory.versions } } },
+      sections: {
+        ...outcome.sections,
+        inventory: {
+          ...outcome.sections.inventory,
+          image: resolved.plan.image,
+          tool_tree: resolved.tree.digest,
+          versions: { ...(resolved.tree.versions ?? {}), ...outcome.sections.inventory.versions },
+        },
+      },
     };
-    const sectionsBlob = await io.putBytes(JSON.stringify(subjectBase, null, 2) + '\n');
+    const sectionsBlob = await io.putBytes(`${JSON.stringify(subjectBase, null, 2)}\n`);
     const artifacts: ActionResult['artifacts'] = [{ name: 'formal.json', ...sectionsBlob }];
     let retained: string[];
     try {
@@ -162,10 +205,17 @@ async function executeFormal(io: ExecuteIO, c: ResolvedComponent, candidate: Can
     }
     for (const rel of retained) artifacts.push({ name: `out/${rel}`, ...(await io.putFile(join(out, rel))) });
     const base = { artifacts, subject: subjectBase, assurance: outcome.assurance };
-    if (outcome.outcome === 'PASS' && outcome.claim === 'established') return { ...base, outcome: 'PASS', claim: 'established', reason: outcome.reason || undefined };
+    if (outcome.outcome === 'PASS' && outcome.claim === 'established')
+      return { ...base, outcome: 'PASS', claim: 'established', reason: outcome.reason || undefined };
     // A failed obligation leaves the claim unknown (the reference): anything but an established PASS is BLOCKED unless the profile refuted the claim.
-    if (outcome.outcome === 'FAIL' && outcome.claim === 'refuted') return { ...base, outcome: 'FAIL', claim: 'refuted', reason: outcome.reason };
-    return { ...base, outcome: 'BLOCKED', claim: 'unknown', reason: outcome.reason || 'the profile established nothing' };
+    if (outcome.outcome === 'FAIL' && outcome.claim === 'refuted')
+      return { ...base, outcome: 'FAIL', claim: 'refuted', reason: outcome.reason };
+    return {
+      ...base,
+      outcome: 'BLOCKED',
+      claim: 'unknown',
+      reason: outcome.reason || 'the profile established nothing',
+    };
   } finally {
     for (const t of temps) rmSync(t, { recursive: true, force: true });
   }

@@ -34,7 +34,10 @@ function repo(checks: Array<{ id: string; code: string }>): string {
   const dir = mkdtempSync(join(tmpdir(), 'vkit-qualify-'));
   execFileSync('git', ['init', '-q'], { cwd: dir });
   writeFileSync(join(dir, 'a.txt'), 'a\n');
-  writeFileSync(join(dir, 'vkit.manifest.json'), JSON.stringify({ checks: checks.map((c) => ({ id: c.id, run: ['node', '-e', c.code], inputs: ['a.txt'] })) }));
+  writeFileSync(
+    join(dir, 'vkit.manifest.json'),
+    JSON.stringify({ checks: checks.map((c) => ({ id: c.id, run: ['node', '-e', c.code], inputs: ['a.txt'] })) }),
+  );
   return dir;
 }
 
@@ -45,7 +48,16 @@ async function plannedJob(ws: Workspace, label: string): Promise<Job> {
   const original = jobs.run.bind(jobs);
   jobs.run = (j: Job) => {
     job = j;
-    return Promise.resolve({ run: '', attempt: '', receipt: '', outcome: 'BLOCKED' as const, reason: 'planned only', artifacts: [], cached: false, ms: 0 });
+    return Promise.resolve({
+      run: '',
+      attempt: '',
+      receipt: '',
+      outcome: 'BLOCKED' as const,
+      reason: 'planned only',
+      artifacts: [],
+      cached: false,
+      ms: 0,
+    });
   };
   try {
     await runEngine(engineFor(ws), { mode: 'build', only: [label], fresh: [label], jobs: 1 });
@@ -64,8 +76,16 @@ async function concurrentAttempts(): Promise<void> {
     const job = await plannedJob(a, 'check:same');
     const [ra, rb] = await Promise.all([a.jobs.run(job), b.jobs.run(job)]);
     const published = a.store.cacheGet(job.key);
-    const ok = ra.outcome === 'PASS' && rb.outcome === 'PASS' && ra.run !== rb.run && (published === ra.receipt || published === rb.receipt);
-    record('concurrent attempts of one job (two services)', `runs ${ra.run.slice(-6)}/${rb.run.slice(-6)} both ${ra.outcome}; cache names one of their receipts`, ok);
+    const ok =
+      ra.outcome === 'PASS' &&
+      rb.outcome === 'PASS' &&
+      ra.run !== rb.run &&
+      (published === ra.receipt || published === rb.receipt);
+    record(
+      'concurrent attempts of one job (two services)',
+      `runs ${ra.run.slice(-6)}/${rb.run.slice(-6)} both ${ra.outcome}; cache names one of their receipts`,
+      ok,
+    );
     a.close();
     b.close();
   } finally {
@@ -98,7 +118,13 @@ async function forcedRace(order: 'cancel-first' | 'complete-first'): Promise<voi
     const winner = row.state === 'done' ? 'completion' : row.reason === 'cancelled' ? 'cancellation' : `?${row.state}`;
     const expected = order === 'cancel-first' ? 'cancellation' : 'completion';
     const consistent = winner === 'completion' ? cached === row.receipt : cached === undefined;
-    record(`cancel vs completion, forced ${order}`, hookRan ? `${winner} won (${row.state} ${row.outcome}${row.reason ? ' ' + row.reason : ''})` : 'the forced order could not be produced', hookRan && winner === expected && consistent);
+    record(
+      `cancel vs completion, forced ${order}`,
+      hookRan
+        ? `${winner} won (${row.state} ${row.outcome}${row.reason ? ` ${row.reason}` : ''})`
+        : 'the forced order could not be produced',
+      hookRan && winner === expected && consistent,
+    );
     ws.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -123,15 +149,31 @@ async function randomRaces(): Promise<void> {
       const row = ws.store.getRun(run)!;
       const attempts = ws.store.attemptsOf(run);
       const published = ws.store.cacheGet(job.key);
-      if (row.state === 'done' && row.outcome === 'PASS' && attempts.every((a) => a.state === 'done') && published === row.receipt) completions++;
-      else if (row.state === 'interrupted' && row.reason === 'cancelled' && attempts.every((a) => a.state !== 'running' && a.state !== 'done') && published === publishedBefore) cancels++;
+      if (
+        row.state === 'done' &&
+        row.outcome === 'PASS' &&
+        attempts.every((a) => a.state === 'done') &&
+        published === row.receipt
+      )
+        completions++;
+      else if (
+        row.state === 'interrupted' &&
+        row.reason === 'cancelled' &&
+        attempts.every((a) => a.state !== 'running' && a.state !== 'done') &&
+        published === publishedBefore
+      )
+        cancels++;
       else bad++;
     }
     ws.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  record(`cancel vs completion, left to chance (${RANDOM_ROUNDS} rounds)`, `${completions} completions, ${cancels} cancellations, ${bad} inconsistent`, bad === 0);
+  record(
+    `cancel vs completion, left to chance (${RANDOM_ROUNDS} rounds)`,
+    `${completions} completions, ${cancels} cancellations, ${bad} inconsistent`,
+    bad === 0,
+  );
 }
 
 async function workerLoss(): Promise<void> {
@@ -150,7 +192,14 @@ async function workerLoss(): Promise<void> {
     if (attempt.child_pgid) process.kill(-attempt.child_pgid, 'SIGKILL');
     const before = ws.store.getRun(run)!.state;
     const { run: row } = await ws.jobs.wait(run, 20_000);
-    record('worker loss (SIGKILL mid-attempt)', `state ${before} while the heartbeat was fresh, then ${row.state} ${row.outcome} (${row.reason})`, before === 'running' && row.state === 'interrupted' && row.outcome === 'BLOCKED' && ws.store.cacheGet(job.key) === undefined);
+    record(
+      'worker loss (SIGKILL mid-attempt)',
+      `state ${before} while the heartbeat was fresh, then ${row.state} ${row.outcome} (${row.reason})`,
+      before === 'running' &&
+        row.state === 'interrupted' &&
+        row.outcome === 'BLOCKED' &&
+        ws.store.cacheGet(job.key) === undefined,
+    );
     ws.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -163,14 +212,19 @@ async function recoveryRespectsLiveWorkers(): Promise<void> {
     const ws = await openWorkspace({ root: dir });
     const job = await plannedJob(ws, 'check:live');
     const { run } = ws.jobs.submit(job);
-    for (let i = 0; i < 100 && ws.store.getRun(run)!.state !== 'running'; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && ws.store.getRun(run)!.state !== 'running'; i++)
+      await new Promise((r) => setTimeout(r, 20));
     // Another opener with its clock 11 s ahead: the heartbeat looks stale, but the worker is alive.
     const later = wallClockNs() + STALE_HEARTBEAT_NS + 1_000_000_000n;
     const other = new Store(ws.store.dir, { now: () => later });
     const recovered = other.recovered.length;
     other.close();
     const { run: row } = await ws.jobs.wait(run, 20_000);
-    record('recovery never interrupts a live worker', `recovered ${recovered}; the run ended ${row.state} ${row.outcome}`, recovered === 0 && row.state === 'done' && row.outcome === 'PASS');
+    record(
+      'recovery never interrupts a live worker',
+      `recovered ${recovered}; the run ended ${row.state} ${row.outcome}`,
+      recovered === 0 && row.state === 'done' && row.outcome === 'PASS',
+    );
     ws.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -185,7 +239,11 @@ async function retry(): Promise<void> {
     const first = await ws.jobs.run(job);
     const { run } = ws.jobs.retry(first.run);
     const { run: row } = await ws.jobs.wait(run, 20_000);
-    record('retry', `new run ${row.id !== first.run ? 'distinct' : 'SAME'}, same job ${row.job === job.key}, ${row.outcome}`, row.id !== first.run && row.job === job.key && row.outcome === 'PASS');
+    record(
+      'retry',
+      `new run ${row.id !== first.run ? 'distinct' : 'SAME'}, same job ${row.job === job.key}, ${row.outcome}`,
+      row.id !== first.run && row.job === job.key && row.outcome === 'PASS',
+    );
     ws.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -207,18 +265,32 @@ async function cliAndMcpOnOneStore(): Promise<void> {
     const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
     const client = async () => {
       const c = new Client({ name: 'qualify', version: '1' });
-      await c.connect(new StdioClientTransport({ command: process.execPath, args: [VKIT, 'mcp', '--root', dir], stderr: 'ignore' }));
+      await c.connect(
+        new StdioClientTransport({ command: process.execPath, args: [VKIT, 'mcp', '--root', dir], stderr: 'ignore' }),
+      );
       return c;
     };
     const [c1, c2] = await Promise.all([client(), client()]);
-    const cli = new Promise<number | null>((resolve) => spawn(process.execPath, [VKIT, 'build', '--root', dir], { stdio: 'ignore' }).on('exit', resolve));
-    const call = (c: InstanceType<typeof Client>, name: string, args: Record<string, unknown>) => c.callTool({ name, arguments: args }) as Promise<{ isError?: boolean; content: Array<{ text: string }> }>;
-    const [r1, r2, code] = await Promise.all([call(c1, 'build', { wait_s: 50 }), call(c2, 'verify', { check: 'y', wait_s: 50 }), cli]);
+    const cli = new Promise<number | null>((resolve) =>
+      spawn(process.execPath, [VKIT, 'build', '--root', dir], { stdio: 'ignore' }).on('exit', resolve),
+    );
+    const call = (c: InstanceType<typeof Client>, name: string, args: Record<string, unknown>) =>
+      c.callTool({ name, arguments: args }) as Promise<{ isError?: boolean; content: Array<{ text: string }> }>;
+    const [r1, r2, code] = await Promise.all([
+      call(c1, 'build', { wait_s: 50 }),
+      call(c2, 'verify', { check: 'y', wait_s: 50 }),
+      cli,
+    ]);
     const g = JSON.parse((await call(c1, 'gate', {})).content[0]!.text) as { status: string };
     await Promise.all([c1.close(), c2.close()]);
     // A tool error is shown with its own text, so a failing row says what went wrong.
-    const said = (r: { isError?: boolean; content: Array<{ text: string }> }) => (r.isError ? `error (${r.content[0]?.text.slice(0, 300)})` : 'ok');
-    record('a CLI build and two MCP servers on one store', `CLI exit ${code}, MCP build ${said(r1)}, MCP verify ${said(r2)}, gate ${g.status}`, code === 0 && !r1.isError && !r2.isError && g.status === 'READY');
+    const said = (r: { isError?: boolean; content: Array<{ text: string }> }) =>
+      r.isError ? `error (${r.content[0]?.text.slice(0, 300)})` : 'ok';
+    record(
+      'a CLI build and two MCP servers on one store',
+      `CLI exit ${code}, MCP build ${said(r1)}, MCP verify ${said(r2)}, gate ${g.status}`,
+      code === 0 && !r1.isError && !r2.isError && g.status === 'READY',
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -235,7 +307,8 @@ async function main(): Promise<void> {
   await cliAndMcpOnOneStore();
   const width = Math.max(...rows.map((r) => r.scenario.length));
   process.stdout.write(`\n${'scenario'.padEnd(width)}  result  observed\n${'-'.repeat(width)}  ------  --------\n`);
-  for (const r of rows) process.stdout.write(`${r.scenario.padEnd(width)}  ${r.ok ? 'ok    ' : 'FAIL  '}  ${r.observed}\n`);
+  for (const r of rows)
+    process.stdout.write(`${r.scenario.padEnd(width)}  ${r.ok ? 'ok    ' : 'FAIL  '}  ${r.observed}\n`);
   const failed = rows.filter((r) => !r.ok).length;
   process.stdout.write(`\n${failed === 0 ? 'all scenarios consistent' : `${failed} inconsistent scenario(s)`}\n`);
   process.exit(failed === 0 ? 0 : 1);

@@ -21,7 +21,9 @@ const selected = only.length ? files.filter((f) => only.some((o) => f.includes(o
 selected.sort();
 // With no files, `node --test` would fall back to its own discovery (helpers included): refuse instead.
 if (selected.length === 0) {
-  process.stderr.write(`run-tests: no compiled test file matches ${only.map((o) => `\`${o}\``).join(', ') || '(none found under dist/test)'}\n`);
+  process.stderr.write(
+    `run-tests: no compiled test file matches ${only.map((o) => `\`${o}\``).join(', ') || '(none found under dist/test)'}\n`,
+  );
   process.exit(2);
 }
 const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...selected], { stdio: 'inherit' });

@@ -21,7 +21,12 @@ export class VkitError extends Error {
   readonly where?: string;
   /** What the user can do next. */
   readonly hint?: string;
-  constructor(code: string, exitCode: ExitCode, message: string, opts: { where?: string; hint?: string; cause?: unknown } = {}) {
+  constructor(
+    code: string,
+    exitCode: ExitCode,
+    message: string,
+    opts: { where?: string; hint?: string; cause?: unknown } = {},
+  ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = new.target.name;
     this.code = code;
@@ -46,7 +51,10 @@ export class InvalidInputError extends VkitError {
   readonly issues: Issue[];
   constructor(code: string, issues: Issue[], hint?: string) {
     const shown = issues.map((i) => ({ ...i, path: cutLongText(i.path), message: cutLongText(i.message) }));
-    super(code, EXIT.invalid, shown.map(formatIssue).join('\n'), { hint, where: shown[0] ? issueWhere(shown[0]) : undefined });
+    super(code, EXIT.invalid, shown.map(formatIssue).join('\n'), {
+      hint,
+      where: shown[0] ? issueWhere(shown[0]) : undefined,
+    });
     this.issues = shown;
   }
 }
@@ -65,7 +73,10 @@ const TEXT_LIMIT = 1_000;
  * reason (a list of ids, a parse error's excerpt) stay whole.
  */
 function cutLongText(text: string): string {
-  return cutAt(text.replace(LONG_RUN, (run) => cutAt(run, RUN_LIMIT)), TEXT_LIMIT);
+  return cutAt(
+    text.replace(LONG_RUN, (run) => cutAt(run, RUN_LIMIT)),
+    TEXT_LIMIT,
+  );
 }
 
 function cutAt(text: string, limit: number): string {
@@ -75,7 +86,12 @@ function cutAt(text: string, limit: number): string {
   return `${text.slice(0, end)}… (${text.length - end} more characters)`;
 }
 
-export function invalid(code: string, message: string, where: { file?: string; path?: string; line?: number } = {}, hint?: string): InvalidInputError {
+export function invalid(
+  code: string,
+  message: string,
+  where: { file?: string; path?: string; line?: number } = {},
+  hint?: string,
+): InvalidInputError {
   return new InvalidInputError(code, [{ file: where.file, path: where.path ?? '', line: where.line, message }], hint);
 }
 

@@ -21,5 +21,5 @@ export const PUBLISHED: Record<string, GenericSchema> = {
 export function jsonSchemaText(schema: GenericSchema, name: string): string {
   // `ignore` keeps what JSON Schema can say; refinements it cannot (custom checks) are enforced by the code.
   const json = toJsonSchema(schema, { errorMode: 'ignore' });
-  return JSON.stringify({ ...json, $id: `https://vkit.dev/schema/${name}` }, null, 2) + '\n';
+  return `${JSON.stringify({ ...json, $id: `https://vkit.dev/schema/${name}` }, null, 2)}\n`;
 }

@@ -15,7 +15,19 @@
  * This is the one coverage computation: the package check runs it (`overPackage` then refuses
  * acceptance over a package that is not valid) and every verb prints what it returned.
  */
-import { tierAtLeast, type ClaimView, type CoverageCount, type CoverageResult, type CoverageStatus, type EvidenceView, type PackageCheck, type RequirementCoverage, type RequirementView, type SpecificationCheck, type StackReport } from './model.js';
+import {
+  tierAtLeast,
+  type ClaimView,
+  type CoverageCount,
+  type CoverageResult,
+  type CoverageStatus,
+  type EvidenceView,
+  type PackageCheck,
+  type RequirementCoverage,
+  type RequirementView,
+  type SpecificationCheck,
+  type StackReport,
+} from './model.js';
 import { INDEPENDENCE } from './specification.js';
 import { isTable, tables, type Doc, type Table } from './toml.js';
 
@@ -33,23 +45,47 @@ type Floor = RequirementView['evidence'];
 type Independence = Floor['independence'];
 type Judged = Pick<RequirementCoverage, 'status' | 'basis' | 'failures'>;
 
-export function computeCoverage(spec: SpecificationCheck, claims: ClaimView[], pkg: Doc, opts: CoverageOptions = {}): CoverageResult {
-  const deviations = new Set(tables(pkg.data, 'deviation').map((d) => d.requirement).filter((r): r is string => typeof r === 'string'));
+export function computeCoverage(
+  spec: SpecificationCheck,
+  claims: ClaimView[],
+  pkg: Doc,
+  opts: CoverageOptions = {},
+): CoverageResult {
+  const deviations = new Set(
+    tables(pkg.data, 'deviation')
+      .map((d) => d.requirement)
+      .filter((r): r is string => typeof r === 'string'),
+  );
   const rawClaims = Array.isArray(pkg.data.claim) ? (pkg.data.claim as unknown[]) : [];
   const judge = (req: RequirementView): Judged => {
     if (req.kind === 'chain') return chainStatus(opts.chain?.[req.id], deviations.has(req.id));
     if (req.kind === 'cross-cutting') return crossCutting(req, claims, rawClaims, deviations);
     return itemCoverage(req, claims, deviations, opts);
   };
-  const requirements = spec.requirements.map((req): RequirementCoverage => ({ requirement: req.id, mandatory: req.mandatory, ...withUnevaluatedFloor(req, judge(req)) }));
+  const requirements = spec.requirements.map(
+    (req): RequirementCoverage => ({
+      requirement: req.id,
+      mandatory: req.mandatory,
+      ...withUnevaluatedFloor(req, judge(req)),
+    }),
+  );
   const count = (mandatory: boolean): CoverageCount => {
     const rs = requirements.filter((r) => r.mandatory === mandatory);
     const indeterminate = rs.filter((r) => r.status === 'indeterminate').length;
-    return { met: rs.filter((r) => r.status === 'satisfied').length, total: rs.length, ...(indeterminate ? { indeterminate } : {}) };
+    return {
+      met: rs.filter((r) => r.status === 'satisfied').length,
+      total: rs.length,
+      ...(indeterminate ? { indeterminate } : {}),
+    };
   };
   const mandatory = count(true);
   // No requirement at all is never acceptable: the specification is invalid then, and nothing was checked.
-  return { requirements, mandatory, optional: count(false), acceptable: mandatory.total > 0 && mandatory.met === mandatory.total };
+  return {
+    requirements,
+    mandatory,
+    optional: count(false),
+    acceptable: mandatory.total > 0 && mandatory.met === mandatory.total,
+  };
 }
 
 /** Coverage over a package that is not a valid answer to the specification is never acceptable, whatever the counts say. */
@@ -57,7 +93,12 @@ export function overPackage(result: CoverageResult, status: PackageCheck['status
   return status === 'valid' ? result : { ...result, acceptable: false, blockedBy: `the package check is ${status}` };
 }
 
-function itemCoverage(req: RequirementView, claims: ClaimView[], deviations: Set<string>, opts: CoverageOptions): Judged {
+function itemCoverage(
+  req: RequirementView,
+  claims: ClaimView[],
+  deviations: Set<string>,
+  opts: CoverageOptions,
+): Judged {
   const answering = claims.filter((c) => c.clause === req.id);
   if (answering.length === 0) return { status: 'missing', basis: [], failures: [] };
   const basis: string[] = [];
@@ -83,8 +124,14 @@ function withUnevaluatedFloor(req: RequirementView, judged: Judged): Judged {
   if (!req.unevaluated.length) return judged;
   const reason = `not evaluated: ${req.unevaluated.join(', ')} (this vkit cannot evaluate ${req.unevaluated.length === 1 ? 'it' : 'them'})`;
   if (judged.status !== 'satisfied') return { ...judged, failures: [...judged.failures, { claim: '(floor)', reason }] };
-  const rest = judged.basis.length ? `${judged.basis.join(', ')} ${judged.basis.length === 1 ? 'meets' : 'meet'} the rest` : 'the rest is met';
-  return { status: 'indeterminate', basis: [], failures: [{ claim: '(floor)', reason: `${reason}; ${rest}` }, ...judged.failures] };
+  const rest = judged.basis.length
+    ? `${judged.basis.join(', ')} ${judged.basis.length === 1 ? 'meets' : 'meet'} the rest`
+    : 'the rest is met';
+  return {
+    status: 'indeterminate',
+    basis: [],
+    failures: [{ claim: '(floor)', reason: `${reason}; ${rest}` }, ...judged.failures],
+  };
 }
 
 /**
@@ -104,11 +151,14 @@ export function floorFailure(claim: ClaimView, floor: Floor, opts: CoverageOptio
   if (floor.methods.length && !passing.some((e) => e.kind !== undefined && floor.methods.includes(e.kind))) {
     return `no passing record's kind is in methods [${floor.methods.join(', ')}]`;
   }
-  if (floor.control_required && !claim.witnessed) return 'control required but there is no observed-red control or watched-fail witness';
-  if (floor.recipe_required && !claim.selfVerify) return 'recipe required but there is no [claim.self_verify] command and expect';
+  if (floor.control_required && !claim.witnessed)
+    return 'control required but there is no observed-red control or watched-fail witness';
+  if (floor.recipe_required && !claim.selfVerify)
+    return 'recipe required but there is no [claim.self_verify] command and expect';
   const reliedOn = reliedOnRecords(claim, floor);
   if (floor.freshness === 'delivered-revision') {
-    if (!opts.subjectCommit) return 'freshness delivered-revision but the subject has no commit to compare records with';
+    if (!opts.subjectCommit)
+      return 'freshness delivered-revision but the subject has no commit to compare records with';
     for (const e of reliedOn) {
       if (e.captured_at_commit !== opts.subjectCommit) {
         const at = e.captured_at_commit ? `was captured at '${e.captured_at_commit}'` : 'has no captured_at_commit';
@@ -117,7 +167,8 @@ export function floorFailure(claim: ClaimView, floor: Floor, opts: CoverageOptio
     }
   }
   if (floor.independence !== 'none') {
-    if (!opts.producer) return `independence ${floor.independence} cannot be judged: the specification names no producer`;
+    if (!opts.producer)
+      return `independence ${floor.independence} cannot be judged: the specification names no producer`;
     for (const e of reliedOn) {
       const level = authorLevel(e.author, opts);
       if (level === undefined) return `independence ${floor.independence} but evidence[${e.index}] names no author`;
@@ -146,15 +197,22 @@ function reliedOnRecords(claim: ClaimView, floor: Floor): EvidenceView[] {
  * (checking your own code).
  */
 function authorLevel(author: string | undefined, opts: CoverageOptions): Independence | undefined {
-  if (!author || !author.trim()) return undefined;
+  if (!author?.trim()) return undefined;
   if (author === opts.producer) return 'none';
   if (author === opts.consumer) return 'consumer-run';
   return 'third-party';
 }
 
-function crossCutting(req: RequirementView, claims: ClaimView[], rawClaims: unknown[], deviations: Set<string>): Judged {
+function crossCutting(
+  req: RequirementView,
+  claims: ClaimView[],
+  rawClaims: unknown[],
+  deviations: Set<string>,
+): Judged {
   const over = req.over ?? [];
-  const candidates = claims.filter((c) => c.status === 'evidenced' && (over === 'all' || (c.clause !== undefined && over.includes(c.clause))));
+  const candidates = claims.filter(
+    (c) => c.status === 'evidenced' && (over === 'all' || (c.clause !== undefined && over.includes(c.clause))),
+  );
   const basis: string[] = [];
   const failures: RequirementCoverage['failures'] = [];
   for (const c of candidates) {
@@ -165,22 +223,30 @@ function crossCutting(req: RequirementView, claims: ClaimView[], rawClaims: unkn
   }
   if (candidates.length && !failures.length) return { status: 'satisfied', basis, failures };
   // Never vacuously satisfied: with no evidenced claim in scope there is nothing the demands held for.
-  if (!candidates.length) failures.push({ claim: '(none)', reason: 'no evidenced claim answers a requirement in over' });
+  if (!candidates.length)
+    failures.push({ claim: '(none)', reason: 'no evidenced claim answers a requirement in over' });
   return { status: deviations.has(req.id) ? 'deviation-declared' : 'partial', basis, failures };
 }
 
 function demandFailure(claim: ClaimView, raw: Table, demands: RequirementView['demands']): string | undefined {
   if (!demands) return 'the requirement has no valid [requirement.demands]';
-  if (demands.min_tier && !(claim.tier && tierAtLeast(claim.tier, demands.min_tier))) return `tier ${claim.tier ?? 'none'} does not reach demanded min_tier ${demands.min_tier}`;
-  if (demands.weighted_required && !claim.weightGranted) return claim.weightRequested ? `weight demanded but refused: ${refusal(claim)}` : 'weight demanded but the claim is unweighted';
-  if (demands.control_required && !claim.witnessed) return 'control demanded but there is no observed-red control or watched-fail witness';
+  if (demands.min_tier && !(claim.tier && tierAtLeast(claim.tier, demands.min_tier)))
+    return `tier ${claim.tier ?? 'none'} does not reach demanded min_tier ${demands.min_tier}`;
+  if (demands.weighted_required && !claim.weightGranted)
+    return claim.weightRequested
+      ? `weight demanded but refused: ${refusal(claim)}`
+      : 'weight demanded but the claim is unweighted';
+  if (demands.control_required && !claim.witnessed)
+    return 'control demanded but there is no observed-red control or watched-fail witness';
   for (const [field, token] of Object.entries(demands.fields)) {
     const v = raw[field];
     const lead = typeof v === 'string' ? (v.trim().split(/\s+/)[0] ?? '').replace(/[:,;]+$/, '') : undefined;
-    if (lead !== token) return `field ${field} must start with '${token}', got ${typeof v === 'string' ? `'${v}'` : 'nothing'}`;
+    if (lead !== token)
+      return `field ${field} must start with '${token}', got ${typeof v === 'string' ? `'${v}'` : 'nothing'}`;
   }
   for (const [field, want] of Object.entries(demands.fields_exact)) {
-    if (raw[field] !== want) return `field ${field} must be exactly '${want}', got ${typeof raw[field] === 'string' ? `'${raw[field]}'` : 'nothing'}`;
+    if (raw[field] !== want)
+      return `field ${field} must be exactly '${want}', got ${typeof raw[field] === 'string' ? `'${raw[field]}'` : 'nothing'}`;
   }
   return undefined;
 }
@@ -188,8 +254,15 @@ function demandFailure(claim: ClaimView, raw: Table, demands: RequirementView['d
 /** An undecidable stack stays indeterminate even under a declared deviation: nothing says it is unmet. */
 function chainStatus(stack: StackReport['status'] | undefined, declared: boolean): Judged {
   if (stack === 'pass') return { status: 'satisfied', basis: [], failures: [] };
-  if (stack === 'indeterminate') return { status: 'indeterminate', basis: [], failures: [{ claim: '(stack)', reason: 'the stack check is indeterminate' }] };
-  const failures = [{ claim: '(stack)', reason: stack === 'fail' ? 'the stack check fails' : 'the stack was not checked' }];
+  if (stack === 'indeterminate')
+    return {
+      status: 'indeterminate',
+      basis: [],
+      failures: [{ claim: '(stack)', reason: 'the stack check is indeterminate' }],
+    };
+  const failures = [
+    { claim: '(stack)', reason: stack === 'fail' ? 'the stack check fails' : 'the stack was not checked' },
+  ];
   if (declared) return { status: 'deviation-declared', basis: [], failures };
   return { status: stack === 'fail' ? 'gap' : 'missing', basis: [], failures };
 }
@@ -198,7 +271,9 @@ function chainStatus(stack: StackReport['status'] | undefined, declared: boolean
 export function renderCoverage(result: CoverageResult): string[] {
   const lines: string[] = [];
   for (const r of result.requirements) {
-    lines.push(`${r.requirement}: ${r.status} [${r.mandatory ? 'mandatory' : 'optional'}] basis=[${r.basis.map((b) => `'${b}'`).join(', ')}]`);
+    lines.push(
+      `${r.requirement}: ${r.status} [${r.mandatory ? 'mandatory' : 'optional'}] basis=[${r.basis.map((b) => `'${b}'`).join(', ')}]`,
+    );
     for (const f of r.failures) lines.push(`  ${f.claim}: ${f.reason}`);
   }
   return [...lines, ...summaryLines('summary', result)];
@@ -209,8 +284,11 @@ export function renderCoverage(result: CoverageResult): string[] {
  * acceptable when the counts alone do not say it. `coverage`, `check-package` and `render` print these.
  */
 export function summaryLines(label: string, result: CoverageResult): string[] {
-  const count = (c: CoverageCount) => `${c.met}/${c.total}${c.indeterminate ? ` (${c.indeterminate} indeterminate)` : ''}`;
-  const lines = [`${label}: mandatory ${count(result.mandatory)}, optional ${count(result.optional)}, acceptable=${result.acceptable}`];
+  const count = (c: CoverageCount) =>
+    `${c.met}/${c.total}${c.indeterminate ? ` (${c.indeterminate} indeterminate)` : ''}`;
+  const lines = [
+    `${label}: mandatory ${count(result.mandatory)}, optional ${count(result.optional)}, acceptable=${result.acceptable}`,
+  ];
   if (result.blockedBy) lines.push(`not acceptable: ${result.blockedBy} (see above)`);
   return lines;
 }

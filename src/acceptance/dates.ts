@@ -45,6 +45,5 @@ export function addDays(date: IsoDate, days: number): IsoDate {
   return new Date(parseIsoDate(date)! + days * DAY_MS).toISOString().slice(0, 10);
 }
 
-
 /** `YYYY-MM-DD` that is a real calendar date. */
 export const isIsoDate = (value: unknown): value is string => parseIsoDate(value) !== undefined;

@@ -46,7 +46,10 @@ export function draftDecision(x: DraftInput): Draft {
   const spec = pkg.spec;
   const notes: string[] = [];
   const selfAccepted = x.producer !== undefined && x.producer === x.issuer.name;
-  if (selfAccepted) notes.push(`self-acceptance: the issuer '${x.issuer.name}' is also the producer; requirements demanding more independence than none are drafted unsatisfied`);
+  if (selfAccepted)
+    notes.push(
+      `self-acceptance: the issuer '${x.issuer.name}' is also the producer; requirements demanding more independence than none are drafted unsatisfied`,
+    );
   const coverage = new Map(pkg.coverage.requirements.map((c) => [c.requirement, c]));
   const claims = new Map(pkg.format.claims.map((c) => [c.id, c]));
 
@@ -68,19 +71,30 @@ export function draftDecision(x: DraftInput): Draft {
         why.push(`independence '${r.evidence.independence}' cannot be met by a self-acceptance`);
       }
     }
-    dispositions.push({ requirement: r.id, status: ok ? 'satisfied' : 'unsatisfied', basis: r.kind === 'chain' ? [] : (cov?.basis ?? []) });
+    dispositions.push({
+      requirement: r.id,
+      status: ok ? 'satisfied' : 'unsatisfied',
+      basis: r.kind === 'chain' ? [] : (cov?.basis ?? []),
+    });
     explain.set(r.id, why);
   }
   const mandatory = new Set(spec.requirements.filter((r) => r.mandatory).map((r) => r.id));
-  const verdict = tableVerdict(dispositions.filter((d) => mandatory.has(d.requirement)).map((d) => d.status), []).verdict!;
+  const verdict = tableVerdict(
+    dispositions.filter((d) => mandatory.has(d.requirement)).map((d) => d.status),
+    [],
+  ).verdict!;
 
   const mode = spec.consumerVerification ?? 'package-trusted';
   const runClaims = [...new Set(dispositions.flatMap((d) => d.basis))];
-  if (mode === 're-execute-all' && runClaims.length) notes.push(`draft: every run is not-run; under re-execute-all check-decision refuses a satisfied requirement until each basis claim has a passing [[verification.run]] with its observed output`);
+  if (mode === 're-execute-all' && runClaims.length)
+    notes.push(
+      `draft: every run is not-run; under re-execute-all check-decision refuses a satisfied requirement until each basis claim has a passing [[verification.run]] with its observed output`,
+    );
 
   const subject = table(x.pkgDoc.data, 'subject');
   const commit = str(subject, 'commit');
-  const subjectBind = commit !== undefined ? `{ commit = ${s(commit)} }` : `{ digest = ${s(str(subject, 'digest') ?? '')} }`;
+  const subjectBind =
+    commit !== undefined ? `{ commit = ${s(commit)} }` : `{ digest = ${s(str(subject, 'digest') ?? '')} }`;
   const specId = str(table(x.specDoc.data, 'document'), 'id') ?? '';
 
   const days = spec.staleAfter !== undefined ? durationDays(spec.staleAfter) : undefined;
@@ -89,7 +103,10 @@ export function draftDecision(x: DraftInput): Draft {
     days !== undefined
       ? `[validity]\nstale_after = ${s(addDays(issuedDate, days))}   # issued_at + the specification's stale_after ${spec.staleAfter}\n`
       : `# [validity]\n# stale_after = "YYYY-MM-DD"   # the specification sets no stale_after; without a date the decision can never have effect\n`;
-  if (days === undefined) notes.push('draft: no [validity] stale_after written (the specification sets no stale_after duration); check-decision --effect refuses a decision without one');
+  if (days === undefined)
+    notes.push(
+      'draft: no [validity] stale_after written (the specification sets no stale_after duration); check-decision --effect refuses a decision without one',
+    );
 
   const out: string[] = [];
   out.push(
@@ -120,12 +137,25 @@ export function draftDecision(x: DraftInput): Draft {
       out.push(`# claim ${id} has no self_verify command in the package: record the run you made yourself.`);
       continue;
     }
-    out.push('[[verification.run]]', `claim = ${s(id)}`, `command = ${s(command)}`, 'observed = ""', 'result = "not-run"', `at = ${s(x.issuedAt)}`);
+    out.push(
+      '[[verification.run]]',
+      `claim = ${s(id)}`,
+      `command = ${s(command)}`,
+      'observed = ""',
+      'result = "not-run"',
+      `at = ${s(x.issuedAt)}`,
+    );
   }
   for (const d of dispositions) {
-    out.push('', '[[disposition]]', `requirement = ${s(d.requirement)}`, `status = ${s(d.status)}`, `basis = ${list(d.basis)}`);
+    out.push(
+      '',
+      '[[disposition]]',
+      `requirement = ${s(d.requirement)}`,
+      `status = ${s(d.status)}`,
+      `basis = ${list(d.basis)}`,
+    );
     for (const line of explain.get(d.requirement) ?? []) out.push(`# ${line.replace(/[\r\n]+/g, ' ')}`);
   }
   out.push('', validity.trimEnd());
-  return { text: out.join('\n') + '\n', verdict, dispositions, notes };
+  return { text: `${out.join('\n')}\n`, verdict, dispositions, notes };
 }

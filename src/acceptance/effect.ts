@@ -20,11 +20,27 @@ import { str, table, tables, type Table } from './toml.js';
  * (stale_after < now; the day itself still passes); no condition lapsed (due < now); verdict
  * `accepted`, or `accepted-with-conditions` with `allowConditions`.
  */
-export function judgeEffect(decision: Table, spec: SpecificationCheck, opts: EffectOptions, status: DecisionCheck['status']): EffectJudgement {
-  if (status === 'indeterminate') return { eligible: false, indeterminate: true, reason: 'the decision cannot be checked from the documents at hand (indeterminate)' };
-  if (status !== 'valid') return { eligible: false, indeterminate: false, reason: status === 'stale' ? 'the decision is stale: renewed decision required' : 'the decision is not valid' };
+export function judgeEffect(
+  decision: Table,
+  spec: SpecificationCheck,
+  opts: EffectOptions,
+  status: DecisionCheck['status'],
+): EffectJudgement {
+  if (status === 'indeterminate')
+    return {
+      eligible: false,
+      indeterminate: true,
+      reason: 'the decision cannot be checked from the documents at hand (indeterminate)',
+    };
+  if (status !== 'valid')
+    return {
+      eligible: false,
+      indeterminate: false,
+      reason: status === 'stale' ? 'the decision is stale: renewed decision required' : 'the decision is not valid',
+    };
   const now = parseIsoDate(opts.now);
-  if (now === undefined) return { eligible: false, indeterminate: false, reason: `--now '${opts.now}' is not a YYYY-MM-DD date` };
+  if (now === undefined)
+    return { eligible: false, indeterminate: false, reason: `--now '${opts.now}' is not a YYYY-MM-DD date` };
   const reasons: string[] = [];
   const document = table(decision, 'document');
   if (document?.provisional === true) reasons.push('the decision is provisional, not final');
@@ -32,17 +48,23 @@ export function judgeEffect(decision: Table, spec: SpecificationCheck, opts: Eff
   const validity = table(decision, 'validity');
   const staleAfter = validity?.stale_after;
   const until = parseIsoDate(staleAfter);
-  if (staleAfter === undefined) reasons.push('no [validity] stale_after date: a decision without an expiry date cannot have effect');
+  if (staleAfter === undefined)
+    reasons.push('no [validity] stale_after date: a decision without an expiry date cannot have effect');
   else if (until === undefined) reasons.push(`[validity] stale_after '${String(staleAfter)}' is not a YYYY-MM-DD date`);
   else {
     if (spec.staleAfter !== undefined) {
       const days = durationDays(spec.staleAfter);
       const issued = utcDateOf(str(document, 'issued_at') ?? '');
-      if (days === undefined) reasons.push(`the specification's stale_after '${spec.staleAfter}' is not an ISO-8601 duration`);
-      else if (issued === undefined) reasons.push('the decision has no RFC 3339 issued_at to measure the specification\'s stale_after from');
+      if (days === undefined)
+        reasons.push(`the specification's stale_after '${spec.staleAfter}' is not an ISO-8601 duration`);
+      else if (issued === undefined)
+        reasons.push("the decision has no RFC 3339 issued_at to measure the specification's stale_after from");
       else {
         const cap = addDays(issued, days);
-        if (until > parseIsoDate(cap)!) reasons.push(`[validity] stale_after ${String(staleAfter)} is later than issued_at ${issued} + the specification's stale_after ${spec.staleAfter} (${cap})`);
+        if (until > parseIsoDate(cap)!)
+          reasons.push(
+            `[validity] stale_after ${String(staleAfter)} is later than issued_at ${issued} + the specification's stale_after ${spec.staleAfter} (${cap})`,
+          );
       }
     }
     if (until < now) reasons.push(`expired: [validity] stale_after ${String(staleAfter)} is before ${opts.now}`);
@@ -51,7 +73,8 @@ export function judgeEffect(decision: Table, spec: SpecificationCheck, opts: Eff
   for (const c of tables(decision, 'condition')) {
     const due = parseIsoDate(c.due);
     if (due === undefined) reasons.push(`condition '${str(c, 'id') ?? '?'}' has no YYYY-MM-DD due date`);
-    else if (due < now) reasons.push(`condition '${str(c, 'id') ?? '?'}' lapsed: due ${String(c.due)} is before ${opts.now}`);
+    else if (due < now)
+      reasons.push(`condition '${str(c, 'id') ?? '?'}' lapsed: due ${String(c.due)} is before ${opts.now}`);
   }
 
   const verdict = str(document, 'verdict');

@@ -29,12 +29,65 @@ import { CLAUSE_SOURCES, GRADES, validBounds, watchedFailProblems, weightRefusal
 const KEYS = {
   top: ['format', 'subject', 'spec', 'specification', 'coverage', 'claim', 'deviation', 'inventory'],
   format: ['id', 'profile', 'protocol', 'generated_at', 'generated_by'],
-  subject: ['name', 'kind', 'root', 'mode', 'commit', 'dirty', 'digest', 'components', 'read_at_commit', 'read_at_digest'],
+  subject: [
+    'name',
+    'kind',
+    'root',
+    'mode',
+    'commit',
+    'dirty',
+    'digest',
+    'components',
+    'read_at_commit',
+    'read_at_digest',
+  ],
   component: ['name', 'root', 'commit', 'dirty', 'digest'],
   spec: ['path', 'version', 'axis'],
-  claim: ['id', 'clause', 'item', 'statement', 'status', 'weight', 'grade', 'bounds', 'clause_source', 'supersedes', 'scope_ref', 'gap_reason', 'parked_reason', 'blocked_by', 'applicability_reason', 'captured_at_commit', 'self_verify', 'evidence'],
+  claim: [
+    'id',
+    'clause',
+    'item',
+    'statement',
+    'status',
+    'weight',
+    'grade',
+    'bounds',
+    'clause_source',
+    'supersedes',
+    'scope_ref',
+    'gap_reason',
+    'parked_reason',
+    'blocked_by',
+    'applicability_reason',
+    'captured_at_commit',
+    'self_verify',
+    'evidence',
+  ],
   self_verify: ['command', 'expect', 'expect_stream', 'positive_control', 'watched_fail'],
-  evidence: ['kind', 'family', 'method', 'ref', 'result', 'tool', 'record', 'record_hash', 'epistemic_tier', 'captured_at_commit', 'author', 'bounds', 'cases', 'generator', 'reviewer', 'inputs', 'build_inputs', 'toolchain', 'control', 'manifest', 'manifest_hash', 'claim'],
+  evidence: [
+    'kind',
+    'family',
+    'method',
+    'ref',
+    'result',
+    'tool',
+    'record',
+    'record_hash',
+    'epistemic_tier',
+    'captured_at_commit',
+    'author',
+    'bounds',
+    'cases',
+    'generator',
+    'reviewer',
+    'inputs',
+    'build_inputs',
+    'toolchain',
+    'control',
+    'manifest',
+    'manifest_hash',
+    'claim',
+  ],
   input: ['path', 'digest'],
   toolchain: ['name', 'version', 'digest', 'commit'],
   control: ['kind', 'expectation', 'observed', 'of_claim'],
@@ -45,7 +98,12 @@ const KEYS = {
 
 export const STATUSES = ['evidenced', 'partial', 'gap', 'parked', 'blocked', 'not-applicable'] as const;
 /** Statuses that say no check succeeded: no evidence, and the field that says why. */
-export const REASON_FIELD: Readonly<Record<string, string>> = { gap: 'gap_reason', parked: 'parked_reason', blocked: 'blocked_by', 'not-applicable': 'applicability_reason' };
+export const REASON_FIELD: Readonly<Record<string, string>> = {
+  gap: 'gap_reason',
+  parked: 'parked_reason',
+  blocked: 'blocked_by',
+  'not-applicable': 'applicability_reason',
+};
 /** Which grades each status may carry (a gap cannot be a proof). */
 const COHERENT: Readonly<Record<string, readonly string[]>> = {
   evidenced: ['contract', 'probe', 'test-only', 'mechanical', 'inspection-argued', 'ungraded'],
@@ -93,14 +151,23 @@ async function validateAt(doc: Doc, opts: FormatOptions, stack: readonly string[
   unknownKeys(ctx, d, [], KEYS.top, 'the document');
   tables(d, 'inventory').forEach((inv, i) => {
     unknownKeys(ctx, inv, ['inventory', i], KEYS.inventory, `[[inventory]] ${i}`);
-    tables(inv, 'element').forEach((el, j) => unknownKeys(ctx, el, ['inventory', i, 'element', j], KEYS.inventory_element, `[[inventory.element]] ${j} of [[inventory]] ${i}`));
+    tables(inv, 'element').forEach((el, j) =>
+      unknownKeys(
+        ctx,
+        el,
+        ['inventory', i, 'element', j],
+        KEYS.inventory_element,
+        `[[inventory.element]] ${j} of [[inventory]] ${i}`,
+      ),
+    );
   });
   checkFormat(ctx);
   const prospectiveMode = checkSubject(ctx);
   await checkSpec(ctx);
 
   const rawClaims = d.claim;
-  if (rawClaims !== undefined && !Array.isArray(rawClaims)) f.error('claim must be an array of [[claim]] tables', ['claim']);
+  if (rawClaims !== undefined && !Array.isArray(rawClaims))
+    f.error('claim must be an array of [[claim]] tables', ['claim']);
   const list = Array.isArray(rawClaims) ? rawClaims : [];
   const seen = new Set<string>();
   const claims: ClaimView[] = [];
@@ -113,7 +180,11 @@ async function validateAt(doc: Doc, opts: FormatOptions, stack: readonly string[
     claims.push(await checkClaim(ctx, c, i, seen));
   }
 
-  if (list.length === 0) f.error('no [[claim]] tables: a document must make at least one claim', rawClaims === undefined ? undefined : ['claim']);
+  if (list.length === 0)
+    f.error(
+      'no [[claim]] tables: a document must make at least one claim',
+      rawClaims === undefined ? undefined : ['claim'],
+    );
   checkCoverage(ctx, list.length);
   ctx.profile?.rules.check?.(doc, f);
 
@@ -135,7 +206,8 @@ async function validateAt(doc: Doc, opts: FormatOptions, stack: readonly string[
 
 function unknownKeys(ctx: Ctx, t: Table, path: FieldPath, allowed: readonly string[], where: string): void {
   for (const k of Object.keys(t)) {
-    if (!allowed.includes(k)) ctx.f.error(`${where}: unknown key '${k}' (allowed: ${allowed.join(', ')})`, [...path, k]);
+    if (!allowed.includes(k))
+      ctx.f.error(`${where}: unknown key '${k}' (allowed: ${allowed.join(', ')})`, [...path, k]);
   }
 }
 
@@ -165,7 +237,13 @@ function digestField(ctx: Ctx, value: unknown, domain: M11Domain, label: string,
  * or leaves --root. Symbolic links are followed for files that exist: a link out of the root
  * escapes it just the same.
  */
-async function pathInRoot(ctx: Ctx, base: string, rel: unknown, label: string, path: FieldPath): Promise<string | undefined> {
+async function pathInRoot(
+  ctx: Ctx,
+  base: string,
+  rel: unknown,
+  label: string,
+  path: FieldPath,
+): Promise<string | undefined> {
   if (!nonempty(rel)) {
     ctx.f.error(`${label} must be a nonempty relative path`, path);
     return undefined;
@@ -174,13 +252,16 @@ async function pathInRoot(ctx: Ctx, base: string, rel: unknown, label: string, p
   const abs = isAbsolute(rel) ? undefined : resolve(base, rel);
   const inside = abs === undefined ? undefined : insideRoot(root, relative(root, abs) || '.');
   if (!inside) {
-    ctx.f.error(`${label} '${rel}' is ${isAbsolute(rel) ? 'absolute' : 'outside --root'}: paths in a document stay inside the root`, path);
+    ctx.f.error(
+      `${label} '${rel}' is ${isAbsolute(rel) ? 'absolute' : 'outside --root'}: paths in a document stay inside the root`,
+      path,
+    );
     return undefined;
   }
   try {
     const [real, realRoot] = await Promise.all([realpath(inside), (ctx.realRoot ??= realpath(root))]);
     const back = relative(realRoot, real);
-    if (back === '..' || back.startsWith('..' + sep) || isAbsolute(back)) {
+    if (back === '..' || back.startsWith(`..${sep}`) || isAbsolute(back)) {
       ctx.f.error(`${label} '${rel}' leads outside --root through a symbolic link`, path);
       return undefined;
     }
@@ -220,8 +301,14 @@ function checkFormat(ctx: Ctx): void {
   }
   unknownKeys(ctx, fmt, ['format'], KEYS.format, '[format]');
   if (fmt.id !== FORMAT_ID) ctx.f.error(`[format].id must be "${FORMAT_ID}", got ${show(fmt.id)}`, ['format', 'id']);
-  if (fmt.protocol !== undefined && fmt.protocol !== PROTOCOL_ID) ctx.f.error(`[format].protocol must be "${PROTOCOL_ID}" when present, got ${show(fmt.protocol)}`, ['format', 'protocol']);
-  for (const k of ['generated_at', 'generated_by']) if (fmt[k] !== undefined && typeof fmt[k] !== 'string') ctx.f.error(`[format].${k} must be a string`, ['format', k]);
+  if (fmt.protocol !== undefined && fmt.protocol !== PROTOCOL_ID)
+    ctx.f.error(`[format].protocol must be "${PROTOCOL_ID}" when present, got ${show(fmt.protocol)}`, [
+      'format',
+      'protocol',
+    ]);
+  for (const k of ['generated_at', 'generated_by'])
+    if (fmt[k] !== undefined && typeof fmt[k] !== 'string')
+      ctx.f.error(`[format].${k} must be a string`, ['format', k]);
   const profile = resolveProfile(fmt.profile);
   if ('error' in profile) ctx.f.error(profile.error, ['format', 'profile']);
   else ctx.profile = profile;
@@ -238,7 +325,11 @@ function checkSubject(ctx: Ctx): boolean {
   const p = (k: string): FieldPath => ['subject', k];
   unknownKeys(ctx, s, ['subject'], KEYS.subject, '[subject]');
   if (!nonempty(s.name)) ctx.f.error('[subject].name must be a nonempty string', p('name'));
-  if (typeof s.kind !== 'string' || !TOKEN.test(s.kind)) ctx.f.error(`[subject].kind must be a kind token such as tool, doc, rust-crate, npm-package or other, got ${show(s.kind)}`, p('kind'));
+  if (typeof s.kind !== 'string' || !TOKEN.test(s.kind))
+    ctx.f.error(
+      `[subject].kind must be a kind token such as tool, doc, rust-crate, npm-package or other, got ${show(s.kind)}`,
+      p('kind'),
+    );
   if (s.root !== undefined) {
     const root = typeof s.root === 'string' && s.root.length > 0 ? insideRoot(ctx.opts.root, s.root) : undefined;
     if (!root) {
@@ -247,31 +338,60 @@ function checkSubject(ctx: Ctx): boolean {
     } else ctx.subjectRoot = root;
   }
   const mode = s.mode ?? 'retrospective';
-  if (mode !== 'retrospective' && mode !== 'prospective') ctx.f.error(`[subject].mode must be retrospective or prospective, got ${show(s.mode)}`, p('mode'));
+  if (mode !== 'retrospective' && mode !== 'prospective')
+    ctx.f.error(`[subject].mode must be retrospective or prospective, got ${show(s.mode)}`, p('mode'));
 
   if (mode === 'prospective') {
-    for (const k of ['commit', 'dirty', 'digest', 'components']) if (s[k] !== undefined) ctx.f.error(`[subject].${k}: a prospective subject carries no certified identity`, p(k));
+    for (const k of ['commit', 'dirty', 'digest', 'components'])
+      if (s[k] !== undefined) ctx.f.error(`[subject].${k}: a prospective subject carries no certified identity`, p(k));
     const reads = ['read_at_commit', 'read_at_digest'].filter((k) => s[k] !== undefined);
-    if (reads.length !== 1) ctx.f.error('a prospective [subject] needs exactly one of read_at_commit and read_at_digest (a value or "unpinned")', ['subject']);
-    if (s.read_at_commit !== undefined && s.read_at_commit !== 'unpinned' && !(typeof s.read_at_commit === 'string' && COMMIT.test(s.read_at_commit))) {
-      ctx.f.error(`[subject].read_at_commit must be 40 lowercase hex characters or "unpinned", got ${show(s.read_at_commit)}`, p('read_at_commit'));
+    if (reads.length !== 1)
+      ctx.f.error(
+        'a prospective [subject] needs exactly one of read_at_commit and read_at_digest (a value or "unpinned")',
+        ['subject'],
+      );
+    if (
+      s.read_at_commit !== undefined &&
+      s.read_at_commit !== 'unpinned' &&
+      !(typeof s.read_at_commit === 'string' && COMMIT.test(s.read_at_commit))
+    ) {
+      ctx.f.error(
+        `[subject].read_at_commit must be 40 lowercase hex characters or "unpinned", got ${show(s.read_at_commit)}`,
+        p('read_at_commit'),
+      );
     }
-    if (s.read_at_digest !== undefined && s.read_at_digest !== 'unpinned') digestField(ctx, s.read_at_digest, 'subject', '[subject].read_at_digest', p('read_at_digest'));
+    if (s.read_at_digest !== undefined && s.read_at_digest !== 'unpinned')
+      digestField(ctx, s.read_at_digest, 'subject', '[subject].read_at_digest', p('read_at_digest'));
     return true;
   }
 
-  for (const k of ['read_at_commit', 'read_at_digest']) if (s[k] !== undefined) ctx.f.error(`[subject].${k} belongs to a prospective subject (mode = "prospective")`, p(k));
-  const forms = [s.commit !== undefined && 'commit', s.components !== undefined ? 'components' : s.digest !== undefined && 'digest'].filter(Boolean);
-  if (forms.length === 0) ctx.f.error('[subject] needs exactly one certified identity: commit + dirty, digest = "subject:sha-512:...", or [[subject.components]] + aggregate digest', ['subject']);
-  else if (forms.length > 1) ctx.f.error(`[subject] carries more than one certified identity (${forms.join(' and ')}); keep exactly one`, ['subject']);
+  for (const k of ['read_at_commit', 'read_at_digest'])
+    if (s[k] !== undefined) ctx.f.error(`[subject].${k} belongs to a prospective subject (mode = "prospective")`, p(k));
+  const forms = [
+    s.commit !== undefined && 'commit',
+    s.components !== undefined ? 'components' : s.digest !== undefined && 'digest',
+  ].filter(Boolean);
+  if (forms.length === 0)
+    ctx.f.error(
+      '[subject] needs exactly one certified identity: commit + dirty, digest = "subject:sha-512:...", or [[subject.components]] + aggregate digest',
+      ['subject'],
+    );
+  else if (forms.length > 1)
+    ctx.f.error(`[subject] carries more than one certified identity (${forms.join(' and ')}); keep exactly one`, [
+      'subject',
+    ]);
   if (s.commit !== undefined) {
-    if (typeof s.commit !== 'string' || !COMMIT.test(s.commit)) ctx.f.error(`[subject].commit must be 40 lowercase hex characters, got ${show(s.commit)}`, p('commit'));
-    if (typeof s.dirty !== 'boolean') ctx.f.error(`[subject].dirty must be true or false beside commit, got ${show(s.dirty)}`, p('dirty'));
+    if (typeof s.commit !== 'string' || !COMMIT.test(s.commit))
+      ctx.f.error(`[subject].commit must be 40 lowercase hex characters, got ${show(s.commit)}`, p('commit'));
+    if (typeof s.dirty !== 'boolean')
+      ctx.f.error(`[subject].dirty must be true or false beside commit, got ${show(s.dirty)}`, p('dirty'));
   } else if (s.dirty !== undefined) ctx.f.error('[subject].dirty belongs beside commit', p('dirty'));
   if (s.components !== undefined) checkComponents(ctx, s);
   else if (s.digest !== undefined) {
     digestField(ctx, s.digest, 'subject', '[subject].digest', p('digest'));
-    ctx.f.note('[subject].digest is not recomputed by `check`; check-package and check-decision recompute it from the subject root');
+    ctx.f.note(
+      '[subject].digest is not recomputed by `check`; check-package and check-decision recompute it from the subject root',
+    );
   }
   return false;
 }
@@ -300,9 +420,11 @@ function checkComponents(ctx: Ctx, s: Table): void {
       return;
     }
     if (c.commit !== undefined) {
-      if (typeof c.commit !== 'string' || !COMMIT.test(c.commit)) ctx.f.error(`subject component '${name}': commit must be 40 lowercase hex characters`, at('commit'));
+      if (typeof c.commit !== 'string' || !COMMIT.test(c.commit))
+        ctx.f.error(`subject component '${name}': commit must be 40 lowercase hex characters`, at('commit'));
       else lines.push({ name, line: `${name}=git-revision:${c.commit}` });
-      if (c.dirty !== undefined && typeof c.dirty !== 'boolean') ctx.f.error(`subject component '${name}': dirty must be true or false`, at('dirty'));
+      if (c.dirty !== undefined && typeof c.dirty !== 'boolean')
+        ctx.f.error(`subject component '${name}': dirty must be true or false`, at('dirty'));
     } else {
       const d = digestField(ctx, c.digest, 'subject', `subject component '${name}' digest`, at('digest'));
       if (d) lines.push({ name, line: `${name}=content-digest:${d}` });
@@ -315,8 +437,15 @@ function checkComponents(ctx: Ctx, s: Table): void {
   const declared = digestField(ctx, s.digest, 'subject', '[subject].digest', ['subject', 'digest']);
   if (!declared || lines.length !== comps.length) return;
   const cmp = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
-  const listing = lines.sort((a, b) => cmp(a.name, b.name)).map((l) => l.line + '\n').join('');
-  if (m11Digest('subject', listing) !== declared) ctx.f.error('[subject].digest is not the digest of its components (one line per component, sorted by name, domain subject)', ['subject', 'digest']);
+  const listing = lines
+    .sort((a, b) => cmp(a.name, b.name))
+    .map((l) => `${l.line}\n`)
+    .join('');
+  if (m11Digest('subject', listing) !== declared)
+    ctx.f.error(
+      '[subject].digest is not the digest of its components (one line per component, sorted by name, domain subject)',
+      ['subject', 'digest'],
+    );
 }
 
 async function checkSpec(ctx: Ctx): Promise<void> {
@@ -327,9 +456,14 @@ async function checkSpec(ctx: Ctx): Promise<void> {
   }
   unknownKeys(ctx, spec, ['spec'], KEYS.spec, '[spec]');
   if (!nonempty(spec.version)) ctx.f.error('[spec].version must be a nonempty string', ['spec', 'version']);
-  if (spec.axis !== undefined && !nonempty(spec.axis)) ctx.f.error('[spec].axis must be a nonempty string when present', ['spec', 'axis']);
+  if (spec.axis !== undefined && !nonempty(spec.axis))
+    ctx.f.error('[spec].axis must be a nonempty string when present', ['spec', 'axis']);
   const abs = await pathInRoot(ctx, ctx.pkgDir, spec.path, '[spec].path', ['spec', 'path']);
-  if (abs && !(await bytesOf(abs))) ctx.f.indeterminate(`[spec].path '${spec.path as string}' cannot be read: the specification the claims answer is unresolvable`, ['spec', 'path']);
+  if (abs && !(await bytesOf(abs)))
+    ctx.f.indeterminate(
+      `[spec].path '${spec.path as string}' cannot be read: the specification the claims answer is unresolvable`,
+      ['spec', 'path'],
+    );
 }
 
 function checkCoverage(ctx: Ctx, count: number): void {
@@ -341,8 +475,13 @@ function checkCoverage(ctx: Ctx, count: number): void {
   }
   const total = cov.claims_total;
   if (total === undefined) return;
-  if (typeof total !== 'number' || !Number.isInteger(total) || total < 0) ctx.f.error(`[coverage].claims_total must be a whole number, got ${show(total)}`, ['coverage', 'claims_total']);
-  else if (total !== count) ctx.f.error(`[coverage].claims_total is ${total} but the document has ${count} [[claim]] table${count === 1 ? '' : 's'}`, ['coverage', 'claims_total']);
+  if (typeof total !== 'number' || !Number.isInteger(total) || total < 0)
+    ctx.f.error(`[coverage].claims_total must be a whole number, got ${show(total)}`, ['coverage', 'claims_total']);
+  else if (total !== count)
+    ctx.f.error(
+      `[coverage].claims_total is ${total} but the document has ${count} [[claim]] table${count === 1 ? '' : 's'}`,
+      ['coverage', 'claims_total'],
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -358,45 +497,79 @@ async function checkClaim(ctx: Ctx, c: Table, i: number, seen: Set<string>): Pro
   unknownKeys(ctx, c, ['claim', i], KEYS.claim, label);
 
   if (!id) f.error(`${label}: id must be a nonempty string`, at('id'));
-  else if (seen.has(id)) f.error(`${label}: duplicate claim id (ids are unique and never reused; a replacement takes a new id and supersedes)`, at('id'));
+  else if (seen.has(id))
+    f.error(
+      `${label}: duplicate claim id (ids are unique and never reused; a replacement takes a new id and supersedes)`,
+      at('id'),
+    );
   if (id) seen.add(id);
-  for (const k of ['clause', 'statement']) if (!nonempty(c[k])) f.error(`${label}: ${k} must be a nonempty string`, at(k));
-  for (const k of ['item', 'scope_ref']) if (c[k] !== undefined && !nonempty(c[k])) f.error(`${label}: ${k} must be a nonempty string when present`, at(k));
-  if (c.supersedes !== undefined && (!nonempty(c.supersedes) || c.supersedes === id)) f.error(`${label}: supersedes must name the id of the claim this one replaces`, at('supersedes'));
-  if (c.captured_at_commit !== undefined && !(typeof c.captured_at_commit === 'string' && COMMIT.test(c.captured_at_commit))) f.error(`${label}: captured_at_commit must be 40 lowercase hex characters`, at('captured_at_commit'));
+  for (const k of ['clause', 'statement'])
+    if (!nonempty(c[k])) f.error(`${label}: ${k} must be a nonempty string`, at(k));
+  for (const k of ['item', 'scope_ref'])
+    if (c[k] !== undefined && !nonempty(c[k])) f.error(`${label}: ${k} must be a nonempty string when present`, at(k));
+  if (c.supersedes !== undefined && (!nonempty(c.supersedes) || c.supersedes === id))
+    f.error(`${label}: supersedes must name the id of the claim this one replaces`, at('supersedes'));
+  if (
+    c.captured_at_commit !== undefined &&
+    !(typeof c.captured_at_commit === 'string' && COMMIT.test(c.captured_at_commit))
+  )
+    f.error(`${label}: captured_at_commit must be 40 lowercase hex characters`, at('captured_at_commit'));
 
-  const status = typeof c.status === 'string' && (STATUSES as readonly string[]).includes(c.status) ? c.status : undefined;
+  const status =
+    typeof c.status === 'string' && (STATUSES as readonly string[]).includes(c.status) ? c.status : undefined;
   if (!status) f.error(`${label}: status must be one of ${STATUSES.join(', ')}, got ${show(c.status)}`, at('status'));
   const weighted = c.weight === 'weighted';
-  if (c.weight !== undefined && c.weight !== 'weighted' && c.weight !== 'unweighted') f.error(`${label}: weight must be weighted or unweighted (absent means unweighted), got ${show(c.weight)}`, at('weight'));
+  if (c.weight !== undefined && c.weight !== 'weighted' && c.weight !== 'unweighted')
+    f.error(
+      `${label}: weight must be weighted or unweighted (absent means unweighted), got ${show(c.weight)}`,
+      at('weight'),
+    );
 
   const grade = typeof c.grade === 'string' && (GRADES as readonly string[]).includes(c.grade) ? c.grade : undefined;
-  if (c.grade !== undefined && !grade) f.error(`${label}: grade must be one of ${GRADES.join(', ')}, got ${show(c.grade)}`, at('grade'));
-  else if (c.grade === undefined && status !== 'not-applicable') f.error(`${label}: grade is required (one of ${GRADES.join(', ')})`, at());
+  if (c.grade !== undefined && !grade)
+    f.error(`${label}: grade must be one of ${GRADES.join(', ')}, got ${show(c.grade)}`, at('grade'));
+  else if (c.grade === undefined && status !== 'not-applicable')
+    f.error(`${label}: grade is required (one of ${GRADES.join(', ')})`, at());
   if (status && grade && !COHERENT[status]!.includes(grade)) {
     const msg = `${label}: status '${status}' does not cohere with grade '${grade}' (allowed at this status: ${COHERENT[status]!.join(', ')})`;
     if (weighted) f.error(msg, at('grade'));
     else f.warn(msg, at('grade'));
   }
-  if (c.bounds !== undefined && !validBounds(c.bounds)) f.error(`${label}: bounds must start with 'bounded' or 'unbounded' and then say what the limit was (e.g. 'bounded: 5 concrete input strings'), got ${show(c.bounds)}`, at('bounds'));
+  if (c.bounds !== undefined && !validBounds(c.bounds))
+    f.error(
+      `${label}: bounds must start with 'bounded' or 'unbounded' and then say what the limit was (e.g. 'bounded: 5 concrete input strings'), got ${show(c.bounds)}`,
+      at('bounds'),
+    );
   if (c.clause_source !== undefined) {
-    if (typeof c.clause_source !== 'string' || !(CLAUSE_SOURCES as readonly string[]).includes(c.clause_source)) f.error(`${label}: clause_source must be one of ${CLAUSE_SOURCES.join(', ')}, got ${show(c.clause_source)}`, at('clause_source'));
-    else if (c.clause_source === 'test-name') f.warn(`${label}: clause_source 'test-name': the clause and its evidence are the same artifact, so the test can never fail the requirement`, at('clause_source'));
+    if (typeof c.clause_source !== 'string' || !(CLAUSE_SOURCES as readonly string[]).includes(c.clause_source))
+      f.error(
+        `${label}: clause_source must be one of ${CLAUSE_SOURCES.join(', ')}, got ${show(c.clause_source)}`,
+        at('clause_source'),
+      );
+    else if (c.clause_source === 'test-name')
+      f.warn(
+        `${label}: clause_source 'test-name': the clause and its evidence are the same artifact, so the test can never fail the requirement`,
+        at('clause_source'),
+      );
   }
 
   // Evidence and reasons by status.
   const rawEvidence = c.evidence;
-  if (rawEvidence !== undefined && !Array.isArray(rawEvidence)) f.error(`${label}: evidence must be an array of [[claim.evidence]] tables`, at('evidence'));
+  if (rawEvidence !== undefined && !Array.isArray(rawEvidence))
+    f.error(`${label}: evidence must be an array of [[claim.evidence]] tables`, at('evidence'));
   const evList = Array.isArray(rawEvidence) ? rawEvidence : [];
   if (status === 'evidenced' || status === 'partial') {
-    if (evList.length === 0) f.error(`${label}: status '${status}' needs at least one [[claim.evidence]] record`, at('status'));
+    if (evList.length === 0)
+      f.error(`${label}: status '${status}' needs at least one [[claim.evidence]] record`, at('status'));
   } else if (status) {
     if (evList.length > 0) f.error(`${label}: status '${status}' must have no evidence records`, at('evidence'));
     const reason = REASON_FIELD[status]!;
     if (!nonempty(c[reason])) f.error(`${label}: status '${status}' needs a nonempty ${reason}`, at('status'));
   }
-  for (const [st, field] of Object.entries(REASON_FIELD)) if (c[field] !== undefined && status !== st) f.error(`${label}: ${field} belongs to status '${st}'`, at(field));
-  if (status === 'not-applicable' && weighted) f.error(`${label}: a not-applicable claim cannot ask for weight`, at('weight'));
+  for (const [st, field] of Object.entries(REASON_FIELD))
+    if (c[field] !== undefined && status !== st) f.error(`${label}: ${field} belongs to status '${st}'`, at(field));
+  if (status === 'not-applicable' && weighted)
+    f.error(`${label}: a not-applicable claim cannot ask for weight`, at('weight'));
 
   const selfVerify = checkSelfVerify(ctx, c, i, label);
   const evidence: EvidenceView[] = [];
@@ -417,7 +590,8 @@ async function checkClaim(ctx: Ctx, c: Table, i: number, seen: Set<string>): Pro
     else f.warn(msg, at('weight'));
   }
   const sv = table(c, 'self_verify');
-  const witnessed = (sv !== undefined && watchedFailProblems(sv).length === 0) || evidence.some((e) => e.witnessControl);
+  const witnessed =
+    (sv !== undefined && watchedFailProblems(sv).length === 0) || evidence.some((e) => e.witnessControl);
   return {
     index: i,
     id: id ?? `claim[${i}]`,
@@ -438,7 +612,9 @@ async function checkClaim(ctx: Ctx, c: Table, i: number, seen: Set<string>): Pro
 /** `the claim has an error of its own (line 27): unknown key 'x' (...) (and 1 more)`, the message without the claim's label. */
 function ownErrorReason(errors: Finding[], label: string): string {
   const first = errors[0]!;
-  const message = first.message.startsWith(label) ? first.message.slice(label.length).replace(/^:?\s*/, '') : first.message;
+  const message = first.message.startsWith(label)
+    ? first.message.slice(label.length).replace(/^:?\s*/, '')
+    : first.message;
   return `the claim has an error of its own${first.line ? ` (line ${first.line})` : ''}: ${message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`;
 }
 
@@ -451,27 +627,50 @@ function checkSelfVerify(ctx: Ctx, c: Table, i: number, label: string): SelfVeri
     return undefined;
   }
   unknownKeys(ctx, raw, at(), KEYS.self_verify, `${label} self_verify`);
-  for (const k of ['command', 'expect', 'expect_stream', 'positive_control']) if (raw[k] !== undefined && typeof raw[k] !== 'string') ctx.f.error(`${label}: self_verify.${k} must be a string`, at(k));
+  for (const k of ['command', 'expect', 'expect_stream', 'positive_control'])
+    if (raw[k] !== undefined && typeof raw[k] !== 'string')
+      ctx.f.error(`${label}: self_verify.${k} must be a string`, at(k));
   const command = str(raw, 'command');
   const expect = str(raw, 'expect');
-  if (command !== undefined && !command.trim()) ctx.f.error(`${label}: self_verify.command must be nonempty`, at('command'));
-  if (command?.trim() && !expect) ctx.f.error(`${label}: self_verify.command needs self_verify.expect: the output that means pass`, at('expect'));
-  if (expect !== undefined && command === undefined) ctx.f.error(`${label}: self_verify.expect without a command`, at('expect'));
+  if (command !== undefined && !command.trim())
+    ctx.f.error(`${label}: self_verify.command must be nonempty`, at('command'));
+  if (command?.trim() && !expect)
+    ctx.f.error(`${label}: self_verify.command needs self_verify.expect: the output that means pass`, at('expect'));
+  if (expect !== undefined && command === undefined)
+    ctx.f.error(`${label}: self_verify.expect without a command`, at('expect'));
   const stream = raw.expect_stream ?? 'stdout';
-  if (!STREAMS.includes(stream as string)) ctx.f.error(`${label}: self_verify.expect_stream must be one of ${STREAMS.join(', ')} (default stdout), got ${show(raw.expect_stream)}`, at('expect_stream'));
-  if (raw.positive_control !== undefined && !nonempty(raw.positive_control)) ctx.f.error(`${label}: self_verify.positive_control must be nonempty when present`, at('positive_control'));
+  if (!STREAMS.includes(stream as string))
+    ctx.f.error(
+      `${label}: self_verify.expect_stream must be one of ${STREAMS.join(', ')} (default stdout), got ${show(raw.expect_stream)}`,
+      at('expect_stream'),
+    );
+  if (raw.positive_control !== undefined && !nonempty(raw.positive_control))
+    ctx.f.error(`${label}: self_verify.positive_control must be nonempty when present`, at('positive_control'));
   if (raw.watched_fail !== undefined) {
-    for (const p of watchedFailProblems(raw)) ctx.f.error(`${label}: ${p.message}`, p.key ? at('watched_fail', p.key) : at('watched_fail'));
+    for (const p of watchedFailProblems(raw))
+      ctx.f.error(`${label}: ${p.message}`, p.key ? at('watched_fail', p.key) : at('watched_fail'));
   }
   if (!command?.trim() || !expect) return undefined;
-  return { command, expect, expect_stream: STREAMS.includes(stream as string) ? (stream as SelfVerify['expect_stream']) : 'stdout', ...(nonempty(raw.positive_control) ? { positive_control: raw.positive_control } : {}) };
+  return {
+    command,
+    expect,
+    expect_stream: STREAMS.includes(stream as string) ? (stream as SelfVerify['expect_stream']) : 'stdout',
+    ...(nonempty(raw.positive_control) ? { positive_control: raw.positive_control } : {}),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
 // [[claim.evidence]]
 // ---------------------------------------------------------------------------------------------
 
-async function checkEvidence(ctx: Ctx, e: Table, i: number, j: number, claimId: string | undefined, claimLabel: string): Promise<EvidenceView> {
+async function checkEvidence(
+  ctx: Ctx,
+  e: Table,
+  i: number,
+  j: number,
+  claimId: string | undefined,
+  claimLabel: string,
+): Promise<EvidenceView> {
   const f = ctx.f;
   const label = `${claimLabel} evidence[${j}]`;
   const at = (...k: (string | number)[]): FieldPath => ['claim', i, 'evidence', j, ...k];
@@ -479,34 +678,61 @@ async function checkEvidence(ctx: Ctx, e: Table, i: number, j: number, claimId: 
   const family = str(e, 'family');
   const reference = family === REFERENCE_FAMILY;
 
-  const required = reference ? ['kind', 'family', 'manifest', 'manifest_hash', 'claim'] : ['kind', 'family', 'ref', 'tool', 'record'];
+  const required = reference
+    ? ['kind', 'family', 'manifest', 'manifest_hash', 'claim']
+    : ['kind', 'family', 'ref', 'tool', 'record'];
   for (const k of required) if (!nonempty(e[k])) f.error(`${label}: ${k} must be a nonempty string`, at(k));
-  for (const k of ['method', 'ref', 'tool', 'author', 'generator', 'reviewer']) if (e[k] !== undefined && !nonempty(e[k])) f.error(`${label}: ${k} must be a nonempty string when present`, at(k));
+  for (const k of ['method', 'ref', 'tool', 'author', 'generator', 'reviewer'])
+    if (e[k] !== undefined && !nonempty(e[k])) f.error(`${label}: ${k} must be a nonempty string when present`, at(k));
   const result = str(e, 'result');
-  if (!result || !RESULTS.includes(result)) f.error(`${label}: result must be one of ${RESULTS.join(', ')}, got ${show(e.result)}`, at('result'));
+  if (!result || !RESULTS.includes(result))
+    f.error(`${label}: result must be one of ${RESULTS.join(', ')}, got ${show(e.result)}`, at('result'));
 
   let ceiling: Tier | undefined;
   if (family !== undefined && !reference) {
     ceiling = FAMILY_CEILING[family];
-    if (!ceiling) f.error(`${label}: unknown family '${family}' (one of ${[...Object.keys(FAMILY_CEILING), REFERENCE_FAMILY].join(', ')})`, at('family'));
+    if (!ceiling)
+      f.error(
+        `${label}: unknown family '${family}' (one of ${[...Object.keys(FAMILY_CEILING), REFERENCE_FAMILY].join(', ')})`,
+        at('family'),
+      );
   }
   const kind = str(e, 'kind');
   if (kind && family && ctx.profile) {
     const expected = ctx.profile.rules.kinds[kind];
-    if (expected === undefined) f.warn(`${label}: kind '${kind}' is not in the ${ctx.profile.rules.meaning} profile's registry; it is judged by its declared family '${family}'`, at('kind'));
-    else if (expected !== family) f.error(`${label}: kind '${kind}' belongs to family '${expected}', not '${family}'`, at('family'));
+    if (expected === undefined)
+      f.warn(
+        `${label}: kind '${kind}' is not in the ${ctx.profile.rules.meaning} profile's registry; it is judged by its declared family '${family}'`,
+        at('kind'),
+      );
+    else if (expected !== family)
+      f.error(`${label}: kind '${kind}' belongs to family '${expected}', not '${family}'`, at('family'));
   }
   let declared: Tier | undefined;
   if (e.epistemic_tier !== undefined) {
-    if (!isTier(e.epistemic_tier)) f.error(`${label}: epistemic_tier must be one of T1, T2, T3, T4, T5, got ${show(e.epistemic_tier)}`, at('epistemic_tier'));
+    if (!isTier(e.epistemic_tier))
+      f.error(
+        `${label}: epistemic_tier must be one of T1, T2, T3, T4, T5, got ${show(e.epistemic_tier)}`,
+        at('epistemic_tier'),
+      );
     else {
       declared = e.epistemic_tier;
-      if (ceiling && tierRank(declared) < tierRank(ceiling)) f.error(`${label}: epistemic_tier ${declared} is above the ceiling ${ceiling} of family '${family}'`, at('epistemic_tier'));
+      if (ceiling && tierRank(declared) < tierRank(ceiling))
+        f.error(
+          `${label}: epistemic_tier ${declared} is above the ceiling ${ceiling} of family '${family}'`,
+          at('epistemic_tier'),
+        );
     }
   }
-  if (e.captured_at_commit !== undefined && !(typeof e.captured_at_commit === 'string' && COMMIT.test(e.captured_at_commit))) f.error(`${label}: captured_at_commit must be 40 lowercase hex characters`, at('captured_at_commit'));
-  if (e.cases !== undefined && !(typeof e.cases === 'number' && Number.isInteger(e.cases) && e.cases >= 0)) f.error(`${label}: cases must be a whole number`, at('cases'));
-  if (e.bounds !== undefined && !validBounds(e.bounds)) f.error(`${label}: bounds must start with 'bounded' or 'unbounded' and then say what the limit was`, at('bounds'));
+  if (
+    e.captured_at_commit !== undefined &&
+    !(typeof e.captured_at_commit === 'string' && COMMIT.test(e.captured_at_commit))
+  )
+    f.error(`${label}: captured_at_commit must be 40 lowercase hex characters`, at('captured_at_commit'));
+  if (e.cases !== undefined && !(typeof e.cases === 'number' && Number.isInteger(e.cases) && e.cases >= 0))
+    f.error(`${label}: cases must be a whole number`, at('cases'));
+  if (e.bounds !== undefined && !validBounds(e.bounds))
+    f.error(`${label}: bounds must start with 'bounded' or 'unbounded' and then say what the limit was`, at('bounds'));
 
   await checkRecord(ctx, e, label, at);
   await checkInputs(ctx, e, 'inputs', 'subject', label, at);
@@ -533,9 +759,17 @@ async function checkEvidence(ctx: Ctx, e: Table, i: number, j: number, claimId: 
 }
 
 /** `record` (relative to the package's directory) and its optional `record_hash`, recomputed. */
-async function checkRecord(ctx: Ctx, e: Table, label: string, at: (...k: (string | number)[]) => FieldPath): Promise<void> {
+async function checkRecord(
+  ctx: Ctx,
+  e: Table,
+  label: string,
+  at: (...k: (string | number)[]) => FieldPath,
+): Promise<void> {
   if (e.record === undefined) return; // required-field message already given where it applies
-  const declared = e.record_hash === undefined ? undefined : digestField(ctx, e.record_hash, 'record', `${label}: record_hash`, at('record_hash'));
+  const declared =
+    e.record_hash === undefined
+      ? undefined
+      : digestField(ctx, e.record_hash, 'record', `${label}: record_hash`, at('record_hash'));
   const abs = await pathInRoot(ctx, ctx.pkgDir, e.record, `${label}: record`, at('record'));
   if (!abs) return;
   const bytes = await bytesOf(abs);
@@ -543,7 +777,11 @@ async function checkRecord(ctx: Ctx, e: Table, label: string, at: (...k: (string
     missing(ctx, `${label}: record '${e.record as string}' does not exist or cannot be read`, at('record'));
     return;
   }
-  if (declared && m11Digest('record', bytes) !== declared) ctx.f.error(`${label}: record '${e.record as string}' does not match its record_hash (the record changed after it was cited)`, at('record_hash'));
+  if (declared && m11Digest('record', bytes) !== declared)
+    ctx.f.error(
+      `${label}: record '${e.record as string}' does not match its record_hash (the record changed after it was cited)`,
+      at('record_hash'),
+    );
 }
 
 /**
@@ -551,7 +789,14 @@ async function checkRecord(ctx: Ctx, e: Table, label: string, at: (...k: (string
  * write them) and `build_inputs` (domain `artifact`): paths relative to the subject root, digests
  * recomputed over the presented bytes.
  */
-async function checkInputs(ctx: Ctx, e: Table, key: 'inputs' | 'build_inputs', domain: M11Domain, label: string, at: (...k: (string | number)[]) => FieldPath): Promise<void> {
+async function checkInputs(
+  ctx: Ctx,
+  e: Table,
+  key: 'inputs' | 'build_inputs',
+  domain: M11Domain,
+  label: string,
+  at: (...k: (string | number)[]) => FieldPath,
+): Promise<void> {
   const list = e[key];
   if (list === undefined) return;
   if (!Array.isArray(list) || !list.every(isTable)) {
@@ -568,10 +813,18 @@ async function checkInputs(ctx: Ctx, e: Table, key: 'inputs' | 'build_inputs', d
     if (!abs) continue;
     const bytes = await bytesOf(abs);
     if (!bytes) {
-      missing(ctx, `${where}: '${item.path as string}' does not exist under the subject root or cannot be read`, at(key, k, 'path'));
+      missing(
+        ctx,
+        `${where}: '${item.path as string}' does not exist under the subject root or cannot be read`,
+        at(key, k, 'path'),
+      );
       continue;
     }
-    if (declared && m11Digest(domain, bytes) !== declared) ctx.f.error(`${where}: '${item.path as string}' does not match its digest (the file changed after the evidence was captured)`, at(key, k, 'digest'));
+    if (declared && m11Digest(domain, bytes) !== declared)
+      ctx.f.error(
+        `${where}: '${item.path as string}' does not match its digest (the file changed after the evidence was captured)`,
+        at(key, k, 'digest'),
+      );
   }
 }
 
@@ -586,15 +839,27 @@ function checkToolchain(ctx: Ctx, e: Table, label: string, at: (...k: (string | 
     const where = `${label}: toolchain[${k}]`;
     unknownKeys(ctx, t, at('toolchain', k), KEYS.toolchain, where);
     if (!nonempty(t.name)) ctx.f.error(`${where}.name must be a nonempty string`, at('toolchain', k, 'name'));
-    if (t.version !== undefined && !nonempty(t.version)) ctx.f.error(`${where}.version must be a nonempty string when present`, at('toolchain', k, 'version'));
-    if (t.commit !== undefined && !(typeof t.commit === 'string' && COMMIT.test(t.commit))) ctx.f.error(`${where}.commit must be 40 lowercase hex characters`, at('toolchain', k, 'commit'));
+    if (t.version !== undefined && !nonempty(t.version))
+      ctx.f.error(`${where}.version must be a nonempty string when present`, at('toolchain', k, 'version'));
+    if (t.commit !== undefined && !(typeof t.commit === 'string' && COMMIT.test(t.commit)))
+      ctx.f.error(`${where}.commit must be 40 lowercase hex characters`, at('toolchain', k, 'commit'));
     if (t.digest !== undefined) digestField(ctx, t.digest, 'artifact', `${where}.digest`, at('toolchain', k, 'digest'));
-    if (t.digest === undefined && t.commit === undefined) ctx.f.error(`${where} needs a digest (artifact:sha-512:...) or a commit: a name alone does not identify a build`, at('toolchain', k));
+    if (t.digest === undefined && t.commit === undefined)
+      ctx.f.error(
+        `${where} needs a digest (artifact:sha-512:...) or a commit: a name alone does not identify a build`,
+        at('toolchain', k),
+      );
   });
 }
 
 /** A control attests only the claim it names; an observed-red mutation/ablation is a witness. */
-function checkControl(ctx: Ctx, e: Table, claimId: string | undefined, label: string, at: (...k: (string | number)[]) => FieldPath): { present: boolean; witness: boolean } {
+function checkControl(
+  ctx: Ctx,
+  e: Table,
+  claimId: string | undefined,
+  label: string,
+  at: (...k: (string | number)[]) => FieldPath,
+): { present: boolean; witness: boolean } {
   const c = e.control;
   if (c === undefined) return { present: false, witness: false };
   if (!isTable(c)) {
@@ -603,12 +868,30 @@ function checkControl(ctx: Ctx, e: Table, claimId: string | undefined, label: st
   }
   unknownKeys(ctx, c, at('control'), KEYS.control, `${label} control`);
   const before = ctx.f.errors;
-  if (typeof c.kind !== 'string' || !CONTROL_KINDS.includes(c.kind)) ctx.f.error(`${label}: control.kind must be one of ${CONTROL_KINDS.join(', ')}, got ${show(c.kind)}`, at('control', 'kind'));
-  if (typeof c.expectation !== 'string' || !CONTROL_EXPECTATIONS.includes(c.expectation)) ctx.f.error(`${label}: control.expectation must be one of ${CONTROL_EXPECTATIONS.join(', ')}, got ${show(c.expectation)}`, at('control', 'expectation'));
-  if (!nonempty(c.observed)) ctx.f.error(`${label}: control.observed must be a nonempty string`, at('control', 'observed'));
+  if (typeof c.kind !== 'string' || !CONTROL_KINDS.includes(c.kind))
+    ctx.f.error(
+      `${label}: control.kind must be one of ${CONTROL_KINDS.join(', ')}, got ${show(c.kind)}`,
+      at('control', 'kind'),
+    );
+  if (typeof c.expectation !== 'string' || !CONTROL_EXPECTATIONS.includes(c.expectation))
+    ctx.f.error(
+      `${label}: control.expectation must be one of ${CONTROL_EXPECTATIONS.join(', ')}, got ${show(c.expectation)}`,
+      at('control', 'expectation'),
+    );
+  if (!nonempty(c.observed))
+    ctx.f.error(`${label}: control.observed must be a nonempty string`, at('control', 'observed'));
   if (!nonempty(c.of_claim)) ctx.f.error(`${label}: control.of_claim must name this claim`, at('control', 'of_claim'));
-  else if (claimId !== undefined && c.of_claim !== claimId) ctx.f.error(`${label}: control.of_claim '${c.of_claim}' does not name this claim '${claimId}': a control attests only the claim it names`, at('control', 'of_claim'));
-  const witness = ctx.f.errors === before && (c.kind === 'mutation' || c.kind === 'ablation') && c.expectation === 'red' && c.observed === 'red' && c.of_claim === claimId;
+  else if (claimId !== undefined && c.of_claim !== claimId)
+    ctx.f.error(
+      `${label}: control.of_claim '${c.of_claim}' does not name this claim '${claimId}': a control attests only the claim it names`,
+      at('control', 'of_claim'),
+    );
+  const witness =
+    ctx.f.errors === before &&
+    (c.kind === 'mutation' || c.kind === 'ablation') &&
+    c.expectation === 'red' &&
+    c.observed === 'red' &&
+    c.of_claim === claimId;
   return { present: true, witness };
 }
 
@@ -617,8 +900,14 @@ function checkControl(ctx: Ctx, e: Table, claimId: string | undefined, label: st
  * the cited package must be readable (else INDETERMINATE), match `manifest_hash`, validate, and
  * hold the claim evidenced. Its tier is the cited claim's tier.
  */
-async function checkReference(ctx: Ctx, e: Table, label: string, at: (...k: (string | number)[]) => FieldPath): Promise<Tier | undefined> {
-  if (e.kind !== 'acceptance-claim') ctx.f.error(`${label}: family 'reference' is for kind 'acceptance-claim' records`, at('kind'));
+async function checkReference(
+  ctx: Ctx,
+  e: Table,
+  label: string,
+  at: (...k: (string | number)[]) => FieldPath,
+): Promise<Tier | undefined> {
+  if (e.kind !== 'acceptance-claim')
+    ctx.f.error(`${label}: family 'reference' is for kind 'acceptance-claim' records`, at('kind'));
   const declared = digestField(ctx, e.manifest_hash, 'manifest', `${label}: manifest_hash`, at('manifest_hash'));
   const abs = await pathInRoot(ctx, ctx.pkgDir, e.manifest, `${label}: manifest`, at('manifest'));
   if (!abs || !declared || !nonempty(e.claim)) return undefined;
@@ -629,7 +918,10 @@ async function checkReference(ctx: Ctx, e: Table, label: string, at: (...k: (str
   }
   const digest = m11Digest('manifest', bytes);
   if (digest !== declared) {
-    ctx.f.error(`${label}: cited package '${e.manifest as string}' does not match its manifest_hash`, at('manifest_hash'));
+    ctx.f.error(
+      `${label}: cited package '${e.manifest as string}' does not match its manifest_hash`,
+      at('manifest_hash'),
+    );
     return undefined;
   }
   if (ctx.stack.includes(digest)) {
@@ -645,7 +937,10 @@ async function checkReference(ctx: Ctx, e: Table, label: string, at: (...k: (str
     cited = await validateAt(parseDoc(bytes, e.manifest as string, abs), ctx.opts, [...ctx.stack, digest]);
   } catch (error) {
     if (error instanceof InvalidInputError) {
-      ctx.f.error(`${label}: cited package '${e.manifest as string}' cannot be read as an acceptance 0.4 package: ${error.message}`, at('manifest'));
+      ctx.f.error(
+        `${label}: cited package '${e.manifest as string}' cannot be read as an acceptance 0.4 package: ${error.message}`,
+        at('manifest'),
+      );
       return undefined;
     }
     throw error;
@@ -660,7 +955,10 @@ async function checkReference(ctx: Ctx, e: Table, label: string, at: (...k: (str
   }
   const claim = cited.claims.find((c) => c.id === e.claim);
   if (!claim || (claim.status !== 'evidenced' && claim.status !== 'partial')) {
-    ctx.f.error(`${label}: cited claim '${e.claim}' is not an evidenced claim of '${e.manifest as string}'`, at('claim'));
+    ctx.f.error(
+      `${label}: cited claim '${e.claim}' is not an evidenced claim of '${e.manifest as string}'`,
+      at('claim'),
+    );
     return undefined;
   }
   if (!claim.tier) ctx.f.error(`${label}: cited claim '${e.claim}' has no passing record`, at('claim'));

@@ -24,7 +24,14 @@ import { join, posix, relative, sep } from 'node:path';
 import { parse } from 'smol-toml';
 import type { AcceptanceExpansion, AcceptanceNode, ResolvedAcceptance } from '../config/types.js';
 import { subjectRootOf, targetOf } from './inputs.js';
-import { closure, isForeign, readWorkspace, resolveDependency, type LockPackage, type Workspace } from './stack/cargo.js';
+import {
+  closure,
+  isForeign,
+  readWorkspace,
+  resolveDependency,
+  type LockPackage,
+  type Workspace,
+} from './stack/cargo.js';
 import { findWorkspace, fsReaders } from './stack/chain.js';
 import { safeCrateName, STORE_FILES } from './stack/stores.js';
 import { isTable, str, table, tables, type Table } from './toml.js';
@@ -45,7 +52,8 @@ function indexTree(files: readonly string[]): Tree {
   return { files: new Set(files), dirs };
 }
 
-const joinRel = (base: string, rel: string) => posix.normalize(base === '.' || base === '' ? rel || '.' : rel ? `${base}/${rel}` : base);
+const joinRel = (base: string, rel: string) =>
+  posix.normalize(base === '.' || base === '' ? rel || '.' : rel ? `${base}/${rel}` : base);
 const under = (dir: string) => (dir === '.' || dir === '' ? '**' : `${dir}/**`);
 const outside = (rel: string) => rel === '..' || rel.startsWith('../') || posix.isAbsolute(rel);
 
@@ -58,7 +66,11 @@ function readToml(abs: string): Table | undefined {
   }
 }
 
-export function expandAcceptance(projectRoot: string, item: ResolvedAcceptance, files: readonly string[]): AcceptanceExpansion {
+export function expandAcceptance(
+  projectRoot: string,
+  item: ResolvedAcceptance,
+  files: readonly string[],
+): AcceptanceExpansion {
   const tree = indexTree(files);
   const libraries = libraryNodes(projectRoot, item, tree);
   const runs = item.run_commands ? runNodes(projectRoot, item, tree) : [];
@@ -70,8 +82,10 @@ function chainOf(spec: Table | undefined): { acceptors: string[]; allowCondition
   for (const r of tables(spec, 'requirement')) {
     const chain = table(r, 'chain');
     if (str(r, 'kind') !== 'chain' || !chain) continue;
-    const acceptors = Array.isArray(chain['acceptors']) ? chain['acceptors'].filter((a): a is string => typeof a === 'string') : [];
-    return { acceptors, allowConditions: chain['allow_conditions'] === true };
+    const acceptors = Array.isArray(chain.acceptors)
+      ? chain.acceptors.filter((a): a is string => typeof a === 'string')
+      : [];
+    return { acceptors, allowConditions: chain.allow_conditions === true };
   }
   return undefined;
 }
@@ -79,7 +93,9 @@ function chainOf(spec: Table | undefined): { acceptors: string[]; allowCondition
 /** Inventory elements the package declares outside the checked boundary: no acceptance is asked of them. */
 export function boundaryNames(pkg: Table | undefined): Set<string> {
   const names = new Set<string>();
-  for (const inv of tables(pkg, 'inventory')) for (const el of tables(inv, 'element')) if (el['boundary'] !== undefined && str(el, 'name')) names.add(str(el, 'name')!);
+  for (const inv of tables(pkg, 'inventory'))
+    for (const el of tables(inv, 'element'))
+      if (el.boundary !== undefined && str(el, 'name')) names.add(str(el, 'name')!);
   return names;
 }
 
@@ -89,7 +105,11 @@ interface Library {
   store: string;
 }
 
-function libraryNodes(projectRoot: string, item: ResolvedAcceptance, tree: Tree): { nodes: AcceptanceNode[]; appAfter: string[] } {
+function libraryNodes(
+  projectRoot: string,
+  item: ResolvedAcceptance,
+  tree: Tree,
+): { nodes: AcceptanceNode[]; appAfter: string[] } {
   const none = { nodes: [], appAfter: [] };
   const stores = Object.fromEntries(Object.entries(item.acceptors).map(([name, dir]) => [name, posix.normalize(dir)]));
   const chain = chainOf(readToml(join(projectRoot, item.spec)));
@@ -123,7 +143,8 @@ function libraryNodes(projectRoot: string, item: ResolvedAcceptance, tree: Tree)
     return c ? joinRel(ws, c.dir) : undefined;
   };
   // On disk, not only listed: git lists a deleted file that is still in the index.
-  const hasDocs = (dir: string) => Object.values(STORE_FILES).every((f) => tree.files.has(`${dir}/${f}`) && existsSync(join(projectRoot, dir, f)));
+  const hasDocs = (dir: string) =>
+    Object.values(STORE_FILES).every((f) => tree.files.has(`${dir}/${f}`) && existsSync(join(projectRoot, dir, f)));
   const boundary = boundaryNames(pkg);
 
   const libs = new Map<string, Library>();
@@ -157,7 +178,17 @@ function libraryNodes(projectRoot: string, item: ResolvedAcceptance, tree: Tree)
 
   const nodes: AcceptanceNode[] = [];
   for (const [name, lib] of libs) {
-    const inputs = libraryInputs(projectRoot, ws, name, lib, [lib.pkg, ...closure(workspace.lock, lib.pkg).elements.map((e) => e.pkg)], crateDir, Object.values(stores), tree, item.tree);
+    const inputs = libraryInputs(
+      projectRoot,
+      ws,
+      name,
+      lib,
+      [lib.pkg, ...closure(workspace.lock, lib.pkg).elements.map((e) => e.pkg)],
+      crateDir,
+      Object.values(stores),
+      tree,
+      item.tree,
+    );
     if (!inputs) continue;
     const id = `${item.id}/${name}`;
     const docs = `${lib.store}/${name}`;
@@ -174,12 +205,24 @@ function libraryNodes(projectRoot: string, item: ResolvedAcceptance, tree: Tree)
       run_commands: false,
       inputs: inputs.globs,
     };
-    nodes.push({ label: label(name), kind: 'accept', id, attrs, inputs: inputs.globs, after: below(lib.pkg).map(label) });
+    nodes.push({
+      label: label(name),
+      kind: 'accept',
+      id,
+      attrs,
+      inputs: inputs.globs,
+      after: below(lib.pkg).map(label),
+    });
   }
   // A library without a node (no documents, or not capturable) adds no edge; the record's own check still checks it.
   const built = new Set(nodes.map((n) => n.label));
   for (const n of nodes) n.after = n.after.filter((l) => built.has(l));
-  return { nodes, appAfter: below(app).map(label).filter((l) => built.has(l)) };
+  return {
+    nodes,
+    appAfter: below(app)
+      .map(label)
+      .filter((l) => built.has(l)),
+  };
 }
 
 /**
@@ -215,7 +258,7 @@ function libraryInputs(
       const pkgRel = `${docs}/${STORE_FILES.package}`;
       const pkg = readToml(join(projectRoot, pkgRel));
       const subject = table(pkg, 'subject');
-      if (typeof subject?.['commit'] === 'string') commitSubject = true;
+      if (typeof subject?.commit === 'string') commitSubject = true;
       const root = str(subject, 'root');
       const subjectRoot = root !== undefined ? joinRel(ws, root) : docs;
       if (outside(subjectRoot)) return undefined;
@@ -241,7 +284,10 @@ function libraryInputs(
   if (tree.files.has(joinRel(ws, 'Cargo.toml'))) globs.push(manifests);
   // Build output never belongs to a crate's identity: the crate digest leaves out the top-level
   // `target/` of each crate only, so a nested `src/target/` it digests is captured too.
-  return { globs: [...globs, ...[...crateRoots].map((d) => `!${targetOf(d)}`)], tree: commitSubject && itemTree !== undefined };
+  return {
+    globs: [...globs, ...[...crateRoots].map((d) => `!${targetOf(d)}`)],
+    tree: commitSubject && itemTree !== undefined,
+  };
 }
 
 /** Files a package names beyond its subject: `[spec] path`, evidence records and cited packages, evidence inputs. */
@@ -252,12 +298,13 @@ function citedFiles(pkg: Table | undefined, pkgDir: string, subjectRoot: string)
     const rel = joinRel(base, p);
     if (!outside(rel)) out.push(rel);
   };
-  add(pkgDir, table(pkg, 'spec')?.['path']);
+  add(pkgDir, table(pkg, 'spec')?.path);
   for (const claim of tables(pkg, 'claim'))
     for (const ev of tables(claim, 'evidence')) {
-      add(pkgDir, ev['record']);
-      add(pkgDir, ev['manifest']);
-      for (const key of ['inputs', 'build_inputs']) for (const i of Array.isArray(ev[key]) ? ev[key].filter(isTable) : []) add(subjectRoot, i['path']);
+      add(pkgDir, ev.record);
+      add(pkgDir, ev.manifest);
+      for (const key of ['inputs', 'build_inputs'])
+        for (const i of Array.isArray(ev[key]) ? ev[key].filter(isTable) : []) add(subjectRoot, i.path);
     }
   return out;
 }
@@ -276,10 +323,25 @@ function runNodes(projectRoot: string, item: ResolvedAcceptance, tree: Tree): Ac
     const sv = table(claim, 'self_verify');
     if (!claimId || seen.has(claimId) || !sv) continue;
     seen.add(claimId);
-    const stream = sv['expect_stream'] ?? 'stdout';
-    if (typeof sv['command'] !== 'string' || typeof sv['expect'] !== 'string' || typeof stream !== 'string' || !STREAMS.includes(stream)) continue;
+    const stream = sv.expect_stream ?? 'stdout';
+    if (
+      typeof sv.command !== 'string' ||
+      typeof sv.expect !== 'string' ||
+      typeof stream !== 'string' ||
+      !STREAMS.includes(stream)
+    )
+      continue;
     const id = `${item.id}/run:${claimId}`;
-    const attrs = { id, root: item.root, package: item.package, claim: claimId, cwd, command: sv['command'], expect: sv['expect'], expect_stream: stream };
+    const attrs = {
+      id,
+      root: item.root,
+      package: item.package,
+      claim: claimId,
+      cwd,
+      command: sv.command,
+      expect: sv.expect,
+      expect_stream: stream,
+    };
     nodes.push({ label: `accept:${id}`, kind: 'self-verify', id, attrs, inputs, after: [] });
   }
   return nodes;

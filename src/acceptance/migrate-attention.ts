@@ -31,8 +31,9 @@ export const TODO = 'TODO(vkit migrate)';
 
 /** 0.3 keys that mean nothing in 0.4, wherever they appear. */
 const RETIRED_KEYS: Readonly<Record<string, string>> = {
-  band: '0.4 has no bands (A0-A4): a claim\'s strength is its tier and weight; remove `band`',
-  semantics: '0.4 has no `semantics`: the profile ([format] profile, [acceptance] profiles_required) says what is meant; remove it',
+  band: "0.4 has no bands (A0-A4): a claim's strength is its tier and weight; remove `band`",
+  semantics:
+    '0.4 has no `semantics`: the profile ([format] profile, [acceptance] profiles_required) says what is meant; remove it',
   illustrative: '0.4 has no `illustrative` marker: a document either binds or is not presented; remove it',
 };
 
@@ -46,7 +47,11 @@ export function retiredFields(doc: Doc, kind: 'specification' | 'package'): Atte
   const contract = doc.data.contract;
   if (kind === 'package' && isTable(contract)) {
     for (const k of Object.keys(contract)) {
-      if (!BINDING_KEYS.includes(k)) add(['contract', k], `0.4 [specification] binds only ${BINDING_KEYS.join(', ')} (its hash fixes the specification's bytes); \`${k}\` has no 0.4 meaning: remove it`);
+      if (!BINDING_KEYS.includes(k))
+        add(
+          ['contract', k],
+          `0.4 [specification] binds only ${BINDING_KEYS.join(', ')} (its hash fixes the specification's bytes); \`${k}\` has no 0.4 meaning: remove it`,
+        );
     }
   }
   for (const { path, key } of keysNamed(doc.data, Object.keys(RETIRED_KEYS))) {
@@ -54,13 +59,25 @@ export function retiredFields(doc: Doc, kind: 'specification' | 'package'): Atte
     add(path, RETIRED_KEYS[key]!);
   }
   if (kind === 'package') {
-    if (doc.data.filler !== undefined) add(['filler'], '0.4 has no [[filler]]: the producer is the specification\'s [parties].producer; remove the table');
+    if (doc.data.filler !== undefined)
+      add(
+        ['filler'],
+        "0.4 has no [[filler]]: the producer is the specification's [parties].producer; remove the table",
+      );
     tables(doc.data, 'deviation').forEach((d, i) => {
-      if (d.waiver_requested !== undefined) add(['deviation', i, 'waiver_requested'], '0.4 deviations carry requirement, kind, reason (and statement, cause, impact, remedy); a waiver is the consumer\'s to grant in the decision\'s disposition: remove it');
+      if (d.waiver_requested !== undefined)
+        add(
+          ['deviation', i, 'waiver_requested'],
+          "0.4 deviations carry requirement, kind, reason (and statement, cause, impact, remedy); a waiver is the consumer's to grant in the decision's disposition: remove it",
+        );
     });
     tables(doc.data, 'claim').forEach((c, i) => {
       const field = typeof c.status === 'string' ? REASON_FIELD[c.status] : undefined;
-      if (field !== undefined && (typeof c[field] !== 'string' || c[field].trim() === '')) add(['claim', i, 'status'], `0.4 needs \`${field}\` on a '${c.status}' claim (0.3 did not): say why nothing checks it yet`);
+      if (field !== undefined && (typeof c[field] !== 'string' || c[field].trim() === ''))
+        add(
+          ['claim', i, 'status'],
+          `0.4 needs \`${field}\` on a '${c.status}' claim (0.3 did not): say why nothing checks it yet`,
+        );
     });
   }
   return out;
@@ -87,8 +104,15 @@ function keysNamed(data: Table, names: readonly string[]): { path: FieldPath; ke
  * The validators' errors (and undecidable findings) on a migrated document that no attention item
  * already covers. `summaries` are the verb's own "see above" lines, which repeat other findings.
  */
-export function validatorAttention(file: string, findings: readonly Finding[], known: readonly Attention[], summaries: (f: Finding) => boolean = () => false): Attention[] {
-  const covered = new Set(known.filter((a) => a.file === file).flatMap((a) => [pathText(a.path), pathText(renamedPath(a.path))]));
+export function validatorAttention(
+  file: string,
+  findings: readonly Finding[],
+  known: readonly Attention[],
+  summaries: (f: Finding) => boolean = () => false,
+): Attention[] {
+  const covered = new Set(
+    known.filter((a) => a.file === file).flatMap((a) => [pathText(a.path), pathText(renamedPath(a.path))]),
+  );
   const seen = new Set<string>();
   const out: Attention[] = [];
   for (const f of findings) {
@@ -98,7 +122,11 @@ export function validatorAttention(file: string, findings: readonly Finding[], k
     const key = `${f.path ?? ''}\u0000${f.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push({ file, path: f.path === undefined ? [] : parsePathText(f.path), wants: `the 0.4 validator says: ${f.message}` });
+    out.push({
+      file,
+      path: f.path === undefined ? [] : parsePathText(f.path),
+      wants: `the 0.4 validator says: ${f.message}`,
+    });
   }
   return out;
 }
@@ -111,7 +139,8 @@ function parsePathText(text: string): FieldPath {
 }
 
 /** The `[contract]` table is `[specification]` in the migrated text. */
-const renamedPath = (path: FieldPath): FieldPath => (path[0] === 'contract' ? ['specification', ...path.slice(1)] : path);
+const renamedPath = (path: FieldPath): FieldPath =>
+  path[0] === 'contract' ? ['specification', ...path.slice(1)] : path;
 
 /**
  * Places every item in the migrated text and writes a TODO comment above each field's line (items
@@ -133,10 +162,19 @@ export function markAttention(doc: Doc, items: readonly Attention[]): { text: st
   }
   const text = insertComments(doc.text, above);
   const after = parseDoc(Buffer.from(text, 'utf8'), doc.file, doc.abs).data;
-  if (!isDeepStrictEqual(after, doc.data)) throw new VkitError('ERR_ACCEPTANCE_MIGRATE', 4, `internal: marking ${doc.file} for attention changed its data; nothing written`);
+  if (!isDeepStrictEqual(after, doc.data))
+    throw new VkitError(
+      'ERR_ACCEPTANCE_MIGRATE',
+      4,
+      `internal: marking ${doc.file} for attention changed its data; nothing written`,
+    );
   // A field's line moves down by the comments written at or above it.
   const shift = (line: number) => [...above].reduce((n, [at, c]) => n + (at < line ? c.length : 0), 0);
-  const placed = located.map(({ item, line }) => ({ ...item, field: pathText(item.path) || '(document)', line: line > 0 ? line + shift(line) : 1 }));
+  const placed = located.map(({ item, line }) => ({
+    ...item,
+    field: pathText(item.path) || '(document)',
+    line: line > 0 ? line + shift(line) : 1,
+  }));
   placed.sort((a, b) => a.line - b.line);
   return { text, placed };
 }

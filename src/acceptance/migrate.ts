@@ -40,7 +40,13 @@ export function classify(doc: Doc): DocKind {
   if (kind === 'decision') return 'decision';
   if (kind === 'contract' || kind === 'specification') return 'specification';
   if (kind !== undefined) return 'other';
-  if (table(doc.data, 'format') || table(doc.data, 'contract') || table(doc.data, 'specification') || Array.isArray(doc.data.claim)) return 'package';
+  if (
+    table(doc.data, 'format') ||
+    table(doc.data, 'contract') ||
+    table(doc.data, 'specification') ||
+    Array.isArray(doc.data.claim)
+  )
+    return 'package';
   return 'other';
 }
 
@@ -76,7 +82,8 @@ function setString(tablePath: FieldPath, key: string, value: string, describe: s
   };
 }
 
-const at = (data: Table, path: FieldPath): unknown => path.reduce<unknown>((t, p) => (t as Record<string | number, unknown>)[p], data);
+const at = (data: Table, path: FieldPath): unknown =>
+  path.reduce<unknown>((t, p) => (t as Record<string | number, unknown>)[p], data);
 
 function applyEdits(doc: Doc, edits: Edit[]): { text: string; changes: string[] } {
   let text = doc.text;
@@ -91,7 +98,12 @@ function applyEdits(doc: Doc, edits: Edit[]): { text: string; changes: string[] 
     throw error;
   }
   const after = parseDoc(Buffer.from(text, 'utf8'), doc.file, doc.abs).data;
-  if (!isDeepStrictEqual(after, expected)) throw new VkitError('ERR_ACCEPTANCE_MIGRATE', 4, `internal: migrating ${doc.file} changed more than intended; nothing written`);
+  if (!isDeepStrictEqual(after, expected))
+    throw new VkitError(
+      'ERR_ACCEPTANCE_MIGRATE',
+      4,
+      `internal: migrating ${doc.file} changed more than intended; nothing written`,
+    );
   return { text, changes: edits.map((e) => e.describe) };
 }
 
@@ -116,8 +128,24 @@ export function migrateSpecification(doc: Doc): Migrated {
   const attention: Attention[] = [];
   const document = table(doc.data, 'document');
   const edits: Edit[] = [];
-  if (str(document, 'kind') !== 'specification') edits.push(setString(['document'], 'kind', 'specification', `[document] kind ${JSON.stringify(document?.kind)} -> "specification"`));
-  if (str(document, 'protocol') !== PROTOCOL_ID) edits.push(setString(['document'], 'protocol', PROTOCOL_ID, `[document] protocol ${JSON.stringify(document?.protocol ?? null)} -> "${PROTOCOL_ID}"`));
+  if (str(document, 'kind') !== 'specification')
+    edits.push(
+      setString(
+        ['document'],
+        'kind',
+        'specification',
+        `[document] kind ${JSON.stringify(document?.kind)} -> "specification"`,
+      ),
+    );
+  if (str(document, 'protocol') !== PROTOCOL_ID)
+    edits.push(
+      setString(
+        ['document'],
+        'protocol',
+        PROTOCOL_ID,
+        `[document] protocol ${JSON.stringify(document?.protocol ?? null)} -> "${PROTOCOL_ID}"`,
+      ),
+    );
   edits.push(...partyEdits(doc, attention), ...floorDefaultEdits(doc, attention));
   reportUnmigratableHashes(doc, findings, new Set());
   attention.push(...retiredFields(doc, 'specification'));
@@ -149,23 +177,54 @@ function partyEdits(doc: Doc, attention: Attention[]): Edit[] {
     const hasRole = isTable(p) && typeof p.role === 'string' && p.role.trim() !== '';
     const fromAuthority = authorityParty === role ? split![2]! : undefined;
     if (hasRole) {
-      if (fromAuthority !== undefined && fromAuthority !== p.role) attention.push({ file: doc.file, path: ['acceptance', 'authority'], wants: `0.4 names the deciding party by name only; the authority says role '${fromAuthority}' but [parties].${role} says '${String(p.role)}': decide which is right, then write authority = "${name}"` });
+      if (fromAuthority !== undefined && fromAuthority !== p.role)
+        attention.push({
+          file: doc.file,
+          path: ['acceptance', 'authority'],
+          wants: `0.4 names the deciding party by name only; the authority says role '${fromAuthority}' but [parties].${role} says '${String(p.role)}': decide which is right, then write authority = "${name}"`,
+        });
       continue;
     }
     if (fromAuthority === undefined) {
-      attention.push({ file: doc.file, path: ['parties', role], wants: `0.4 wants [parties].${role} = { name, role }: add the ${role}'s role (0.3 did not require one)` });
+      attention.push({
+        file: doc.file,
+        path: ['parties', role],
+        wants: `0.4 wants [parties].${role} = { name, role }: add the ${role}'s role (0.3 did not require one)`,
+      });
       continue;
     }
     const edit = partyRoleEdit(doc, role, name, fromAuthority);
     if (edit) {
-      const accepted = tryEdit(doc, edit, ['parties', role], `0.4 wants [parties].${role} = { name, role }: add role = "${fromAuthority}"`, attention);
+      const accepted = tryEdit(
+        doc,
+        edit,
+        ['parties', role],
+        `0.4 wants [parties].${role} = { name, role }: add role = "${fromAuthority}"`,
+        attention,
+      );
       if (accepted) edits.push(accepted);
-    } else attention.push({ file: doc.file, path: ['parties', role], wants: `0.4 wants [parties].${role} = { name, role }: add role = "${fromAuthority}" (the authority's role)` });
+    } else
+      attention.push({
+        file: doc.file,
+        path: ['parties', role],
+        wants: `0.4 wants [parties].${role} = { name, role }: add role = "${fromAuthority}" (the authority's role)`,
+      });
   }
   if (split && authorityParty !== undefined && !attention.some((a) => a.path.join('.') === 'acceptance.authority')) {
-    edits.push(setString(['acceptance'], 'authority', split[1]!, `[acceptance] authority "${authority}" -> "${split[1]}" (0.4 names the party; its role is in [parties].${authorityParty})`));
+    edits.push(
+      setString(
+        ['acceptance'],
+        'authority',
+        split[1]!,
+        `[acceptance] authority "${authority}" -> "${split[1]}" (0.4 names the party; its role is in [parties].${authorityParty})`,
+      ),
+    );
   } else if (split && authorityParty === undefined) {
-    attention.push({ file: doc.file, path: ['acceptance', 'authority'], wants: `0.4 wants the authority to be a party's name; "${split[1]}" (from "${authority}") names no party` });
+    attention.push({
+      file: doc.file,
+      path: ['acceptance', 'authority'],
+      wants: `0.4 wants the authority to be a party's name; "${split[1]}" (from "${authority}") names no party`,
+    });
   }
   return edits;
 }
@@ -182,7 +241,12 @@ function partyRoleEdit(doc: Doc, role: string, name: string, value: string): Edi
     const parties = data.parties as Table;
     parties[role] = typeof p === 'string' ? { name, role: value } : { ...(parties[role] as Table), role: value };
   };
-  if (typeof p === 'string') return { apply: (text) => setValue(text, ['parties'], role, `{ name = ${tomlString(name)}, role = ${tomlString(value)} }`), expect, describe };
+  if (typeof p === 'string')
+    return {
+      apply: (text) => setValue(text, ['parties'], role, `{ name = ${tomlString(name)}, role = ${tomlString(value)} }`),
+      expect,
+      describe,
+    };
   // An inline table keeps what it says: `, role = "..."` goes before its closing brace.
   const inline = /^(\{[\s\S]*?)\s*\}$/.exec(doc.text.slice(key.valueStart, key.valueEnd));
   if (!inline) return undefined;
@@ -208,7 +272,13 @@ function floorDefaultEdits(doc: Doc, attention: Attention[]): Edit[] {
       },
       describe: `requirement '${String(r.id)}' evidence.control_required = false (0.3's documented default, written out: 0.4 requires it)`,
     };
-    const accepted = tryEdit(doc, edit, [...path, 'control_required'], '0.4 requires evidence.control_required: write `control_required = false` (0.3\'s default) or true', attention);
+    const accepted = tryEdit(
+      doc,
+      edit,
+      [...path, 'control_required'],
+      "0.4 requires evidence.control_required: write `control_required = false` (0.3's default) or true",
+      attention,
+    );
     if (accepted) edits.push(accepted);
   });
   return edits;
@@ -248,7 +318,8 @@ const BARE_BINDING = /^sha-512:/;
 /** The construction a legacy record hash used, verified against the bytes; undefined when none matches. */
 export function legacyRecordMatch(value: string, bytes: Buffer): 'bare' | 'evidence-record' | undefined {
   const typed = /^evidence-record:sha-512:(.+)$/.exec(value);
-  if (typed) return HEX.test(typed[1]!) && typed[1] === sha512('evidence-record:', bytes) ? 'evidence-record' : undefined;
+  if (typed)
+    return HEX.test(typed[1]!) && typed[1] === sha512('evidence-record:', bytes) ? 'evidence-record' : undefined;
   const bare = /^sha-512:(.+)$/.exec(value);
   if (!bare || !HEX.test(bare[1]!)) return undefined;
   if (bare[1] === sha512(bytes)) return 'bare';
@@ -266,9 +337,16 @@ export function migratePackage(doc: Doc, ctx: PackageContext): Migrated {
   const handled = new Set<string>();
   const format = table(doc.data, 'format');
   const formatId = str(format, 'id');
-  if (formatId !== undefined && OLD_FORMAT_IDS.includes(formatId)) edits.push(setString(['format'], 'id', FORMAT_ID, `[format] id "${formatId}" -> "${FORMAT_ID}"`));
-  if (str(format, 'protocol') === OLD_PROTOCOL) edits.push(setString(['format'], 'protocol', PROTOCOL_ID, `[format] protocol "${OLD_PROTOCOL}" -> "${PROTOCOL_ID}"`));
-  if (str(table(doc.data, 'document'), 'protocol') === OLD_PROTOCOL) edits.push(setString(['document'], 'protocol', PROTOCOL_ID, `[document] protocol "${OLD_PROTOCOL}" -> "${PROTOCOL_ID}"`));
+  if (formatId !== undefined && OLD_FORMAT_IDS.includes(formatId))
+    edits.push(setString(['format'], 'id', FORMAT_ID, `[format] id "${formatId}" -> "${FORMAT_ID}"`));
+  if (str(format, 'protocol') === OLD_PROTOCOL)
+    edits.push(
+      setString(['format'], 'protocol', PROTOCOL_ID, `[format] protocol "${OLD_PROTOCOL}" -> "${PROTOCOL_ID}"`),
+    );
+  if (str(table(doc.data, 'document'), 'protocol') === OLD_PROTOCOL)
+    edits.push(
+      setString(['document'], 'protocol', PROTOCOL_ID, `[document] protocol "${OLD_PROTOCOL}" -> "${PROTOCOL_ID}"`),
+    );
   edits.push(...deviationEdits(doc, attention));
 
   // Legacy record hashes, each verified against the record's bytes before it is re-expressed.
@@ -281,16 +359,29 @@ export function migratePackage(doc: Doc, ctx: PackageContext): Migrated {
       const record = str(ev, 'record');
       const found = record === undefined ? [] : ctx.record(record);
       if (found.length === 0) {
-        findings.error(`claim '${claim.id}': legacy record_hash ${short(value)} cannot be re-expressed: record ${record === undefined ? 'is not named' : `\`${record}\` cannot be read`}`, path);
+        findings.error(
+          `claim '${claim.id}': legacy record_hash ${short(value)} cannot be re-expressed: record ${record === undefined ? 'is not named' : `\`${record}\` cannot be read`}`,
+          path,
+        );
         return;
       }
       const bytes = found.find((b) => legacyRecordMatch(value, b)) ?? found[0]!;
       const how = legacyRecordMatch(value, bytes);
       if (!how) {
-        findings.error(`claim '${claim.id}': legacy record_hash does not match \`${record}\` under either legacy construction; not re-expressed (the record changed since it was hashed)`, path);
+        findings.error(
+          `claim '${claim.id}': legacy record_hash does not match \`${record}\` under either legacy construction; not re-expressed (the record changed since it was hashed)`,
+          path,
+        );
         return;
       }
-      edits.push(setString(['claim', ci, 'evidence', ei], 'record_hash', m11Digest('record', bytes), `claim '${claim.id}' evidence[${ei}] record_hash: legacy ${how} wire verified over ${record} -> record:sha-512`));
+      edits.push(
+        setString(
+          ['claim', ci, 'evidence', ei],
+          'record_hash',
+          m11Digest('record', bytes),
+          `claim '${claim.id}' evidence[${ei}] record_hash: legacy ${how} wire verified over ${record} -> record:sha-512`,
+        ),
+      );
     });
   });
 
@@ -300,13 +391,22 @@ export function migratePackage(doc: Doc, ctx: PackageContext): Migrated {
   if (doc.data.contract !== undefined && !contract) findings.error('`contract` must be a table', ['contract']);
   if (contract) {
     handled.add('contract.hash');
-    if (doc.data.specification !== undefined) findings.error('both [contract] and [specification] are present; remove one by hand', ['specification']);
-    else if (!findTable(scanToml(doc.text), ['contract'])) findings.error('[contract] is not written as a table header; edit it by hand', ['contract']);
+    if (doc.data.specification !== undefined)
+      findings.error('both [contract] and [specification] are present; remove one by hand', ['specification']);
+    else if (!findTable(scanToml(doc.text), ['contract']))
+      findings.error('[contract] is not written as a table header; edit it by hand', ['contract']);
     else {
       const bound = bindSpecification(doc, contract, ctx, findings);
       if (bound) {
         boundTo = bound.file;
-        edits.push(setString(['contract'], 'hash', bound.hash, `[specification] hash: ${bound.hash.slice(0, 40)}… (domain specification over the migrated ${bound.file})`));
+        edits.push(
+          setString(
+            ['contract'],
+            'hash',
+            bound.hash,
+            `[specification] hash: ${bound.hash.slice(0, 40)}… (domain specification over the migrated ${bound.file})`,
+          ),
+        );
         edits.push({
           apply: (text) => renameTable(text, 'contract', 'specification'),
           expect: (data) => {
@@ -341,53 +441,92 @@ function deviationEdits(doc: Doc, attention: Attention[]): Edit[] {
       },
       describe: `deviation[${i}] statement -> reason (0.4's name for what is not met)`,
     };
-    const accepted = tryEdit(doc, edit, path, '0.4 wants the deviation\'s text as `reason`: rename `statement` to `reason`', attention);
+    const accepted = tryEdit(
+      doc,
+      edit,
+      path,
+      "0.4 wants the deviation's text as `reason`: rename `statement` to `reason`",
+      attention,
+    );
     if (accepted) edits.push(accepted);
   });
   return edits;
 }
 
-function bindSpecification(doc: Doc, contract: Table, ctx: PackageContext, findings: Findings): { hash: string; file: string; describe: string } | undefined {
+function bindSpecification(
+  doc: Doc,
+  contract: Table,
+  ctx: PackageContext,
+  findings: Findings,
+): { hash: string; file: string; describe: string } | undefined {
   const hash = contract.hash;
   if (typeof hash !== 'string') {
     findings.error('[contract] hash is missing or not a string: nothing to rebind', ['contract', 'hash']);
     return undefined;
   }
   if (BARE_BINDING.test(hash)) {
-    findings.error('[contract] hash uses the retired bare `sha-512:` form, which 0.3.2 already refuses: migrate does not rebind it (a bare digest does not say what it was computed over); check the package against its specification by hand, then bind it with `vkit acceptance digest --domain specification SPEC`', ['contract', 'hash']);
+    findings.error(
+      '[contract] hash uses the retired bare `sha-512:` form, which 0.3.2 already refuses: migrate does not rebind it (a bare digest does not say what it was computed over); check the package against its specification by hand, then bind it with `vkit acceptance digest --domain specification SPEC`',
+      ['contract', 'hash'],
+    );
     return undefined;
   }
   const match = ctx.specs.find((s) => contractHashMatches(hash, s.oldBytes));
   if (!match) {
     const sameId = ctx.specs.find((s) => s.id !== undefined && s.id === contract.id);
     if (sameId?.newText === undefined && sameId) {
-      findings.error(`the package's specification ${sameId.file} is already 0.4: the [contract] hash binds its 0.3 bytes, which are gone, so the binding cannot be verified; migrate the 0.3 specification and the package together`, ['contract', 'hash']);
+      findings.error(
+        `the package's specification ${sameId.file} is already 0.4: the [contract] hash binds its 0.3 bytes, which are gone, so the binding cannot be verified; migrate the 0.3 specification and the package together`,
+        ['contract', 'hash'],
+      );
     } else if (sameId) {
-      findings.error(`[contract] hash does not match ${sameId.file} (id ${JSON.stringify(contract.id)}): the package was bound to other bytes; not rebound`, ['contract', 'hash']);
+      findings.error(
+        `[contract] hash does not match ${sameId.file} (id ${JSON.stringify(contract.id)}): the package was bound to other bytes; not rebound`,
+        ['contract', 'hash'],
+      );
     } else {
-      findings.error(`the package's specification was not found: give it with the package (\`vkit acceptance migrate SPEC ${doc.file}\`) or name it in [spec] path`, ['contract', 'hash']);
+      findings.error(
+        `the package's specification was not found: give it with the package (\`vkit acceptance migrate SPEC ${doc.file}\`) or name it in [spec] path`,
+        ['contract', 'hash'],
+      );
     }
     return undefined;
   }
   if (match.newText === undefined) {
-    findings.error(`the package's specification ${match.file} is already 0.4; migrate the 0.3 specification and the package together`, ['contract', 'hash']);
+    findings.error(
+      `the package's specification ${match.file} is already 0.4; migrate the 0.3 specification and the package together`,
+      ['contract', 'hash'],
+    );
     return undefined;
   }
   if (contract.id !== undefined && contract.id !== match.id) {
-    findings.error(`[contract] id ${JSON.stringify(contract.id)} differs from ${match.file}'s [document] id ${JSON.stringify(match.id)}`, ['contract', 'id']);
+    findings.error(
+      `[contract] id ${JSON.stringify(contract.id)} differs from ${match.file}'s [document] id ${JSON.stringify(match.id)}`,
+      ['contract', 'id'],
+    );
     return undefined;
   }
-  return { hash: m11Digest('specification', Buffer.from(match.newText, 'utf8')), file: match.file, describe: `old binding verified against ${match.file}` };
+  return {
+    hash: m11Digest('specification', Buffer.from(match.newText, 'utf8')),
+    file: match.file,
+    describe: `old binding verified against ${match.file}`,
+  };
 }
 
-const short = (v: string) => (v.length > 40 ? v.slice(0, 40) + '…' : v);
+const short = (v: string) => (v.length > 40 ? `${v.slice(0, 40)}…` : v);
 
 /** Values in 0.3-only hash forms that no rule above re-expresses: reported, never guessed. */
 function reportUnmigratableHashes(doc: Doc, findings: Findings, handled: Set<string>): void {
   const walk = (v: unknown, path: (string | number)[]) => {
     if (typeof v === 'string') {
-      if (/^(?:contract:|evidence-record:|bundle-root:|claim:)?sha-512:[0-9a-fA-F]+$/.test(v) && !handled.has(path.join('.'))) {
-        findings.error(`${short(v)} at ${path.join('.')} is a 0.3 hash form migrate cannot re-express (its domain or bytes are unknown); fix it by hand with \`vkit acceptance digest\``, path);
+      if (
+        /^(?:contract:|evidence-record:|bundle-root:|claim:)?sha-512:[0-9a-fA-F]+$/.test(v) &&
+        !handled.has(path.join('.'))
+      ) {
+        findings.error(
+          `${short(v)} at ${path.join('.')} is a 0.3 hash form migrate cannot re-express (its domain or bytes are unknown); fix it by hand with \`vkit acceptance digest\``,
+          path,
+        );
       }
     } else if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...path, i]));
     else if (isTable(v)) for (const [k, x] of Object.entries(v)) walk(x, [...path, k]);

@@ -34,10 +34,19 @@ export async function checkPackage(pkg: Doc, spec: Doc, ctx: DecisionContext): P
   const format = await validateFormat(pkg, { root: ctx.root });
   const f = new Findings(pkg.file, pkg);
 
-  if (format.verdict === 'FAIL') f.error(`the format validator fails (${format.findings.errors} error${format.findings.errors === 1 ? '' : 's'} above)`);
-  if (specCheck.findings.errors > 0) f.error(`the specification ${spec.file} is invalid (${specCheck.findings.errors} error${specCheck.findings.errors === 1 ? '' : 's'} above)`);
+  if (format.verdict === 'FAIL')
+    f.error(
+      `the format validator fails (${format.findings.errors} error${format.findings.errors === 1 ? '' : 's'} above)`,
+    );
+  if (specCheck.findings.errors > 0)
+    f.error(
+      `the specification ${spec.file} is invalid (${specCheck.findings.errors} error${specCheck.findings.errors === 1 ? '' : 's'} above)`,
+    );
   const why = notBindingReason(spec);
-  if (why !== undefined) f.error(`the specification ${spec.file} is not binding (${why}): a package binds only a binding specification`, ['specification']);
+  if (why !== undefined)
+    f.error(`the specification ${spec.file} is not binding (${why}): a package binds only a binding specification`, [
+      'specification',
+    ]);
   checkSpecificationBinding(pkg, spec, specCheck, f);
   checkClaims(pkg, specCheck, f);
   checkDeviations(pkg, specCheck, f);
@@ -56,7 +65,8 @@ export async function checkPackage(pkg: Doc, spec: Doc, ctx: DecisionContext): P
     chain[req.id] = report.status;
     stack ??= report;
     if (report.status === 'fail') f.error(`requirement '${req.id}': the stack check fails`, ['inventory']);
-    else if (report.status === 'indeterminate') f.indeterminate(`requirement '${req.id}': the stack check is indeterminate`, ['inventory']);
+    else if (report.status === 'indeterminate')
+      f.indeterminate(`requirement '${req.id}': the stack check is indeterminate`, ['inventory']);
   }
 
   const names = parties(spec);
@@ -83,29 +93,57 @@ export async function checkPackage(pkg: Doc, spec: Doc, ctx: DecisionContext): P
   findings.merge(specCheck.findings);
   findings.merge(format.findings);
   findings.merge(f);
-  const status: PackageCheck['status'] = findings.errors > 0 ? 'invalid' : findings.indeterminateReasons.length > 0 ? 'indeterminate' : 'valid';
-  return { findings, format, spec: specCheck, coverage: overPackage(coverage, status), ...(stack ? { stack } : {}), status };
+  const status: PackageCheck['status'] =
+    findings.errors > 0 ? 'invalid' : findings.indeterminateReasons.length > 0 ? 'indeterminate' : 'valid';
+  return {
+    findings,
+    format,
+    spec: specCheck,
+    coverage: overPackage(coverage, status),
+    ...(stack ? { stack } : {}),
+    status,
+  };
 }
 
 /** `[specification] id, hash, requirements_total` against the presented specification's bytes. */
 export function checkSpecificationBinding(pkg: Doc, spec: Doc, specCheck: SpecificationCheck, f: Findings): void {
   const b = pkg.data.specification;
   if (!isTable(b)) {
-    f.error('[specification] {id, hash, requirements_total} is missing: a package binds the specification it answers', b === undefined ? undefined : ['specification']);
+    f.error(
+      '[specification] {id, hash, requirements_total} is missing: a package binds the specification it answers',
+      b === undefined ? undefined : ['specification'],
+    );
     return;
   }
   const specId = str(table(spec.data, 'document'), 'id');
-  if (b.id !== specId) f.error(`[specification].id ${q(b.id)} does not match the specification's [document].id ${q(specId)}`, ['specification', 'id']);
+  if (b.id !== specId)
+    f.error(`[specification].id ${q(b.id)} does not match the specification's [document].id ${q(specId)}`, [
+      'specification',
+      'id',
+    ]);
   const computed = m11Digest('specification', spec.bytes);
   if (typeof b.hash === 'string' && BARE.test(b.hash)) {
-    f.error(`[specification].hash uses the retired bare form 'sha-512:<hex>'; write 'specification:sha-512:<128 hex>'`, ['specification', 'hash']);
+    f.error(
+      `[specification].hash uses the retired bare form 'sha-512:<hex>'; write 'specification:sha-512:<128 hex>'`,
+      ['specification', 'hash'],
+    );
   } else if (parseM11(b.hash)?.domain !== 'specification') {
-    f.error(`[specification].hash must be 'specification:sha-512:<128 lowercase hex>', got ${q(b.hash)}`, ['specification', 'hash']);
+    f.error(`[specification].hash must be 'specification:sha-512:<128 lowercase hex>', got ${q(b.hash)}`, [
+      'specification',
+      'hash',
+    ]);
   } else if (b.hash !== computed) {
-    f.error(`[specification].hash does not match ${spec.file}: recorded and computed digests ${digestsDiffer(b.hash as string, computed)} (the specification changed since the package bound it; \`vkit acceptance digest --domain specification ${spec.file}\` prints the current hash)`, ['specification', 'hash']);
+    f.error(
+      `[specification].hash does not match ${spec.file}: recorded and computed digests ${digestsDiffer(b.hash as string, computed)} (the specification changed since the package bound it; \`vkit acceptance digest --domain specification ${spec.file}\` prints the current hash)`,
+      ['specification', 'hash'],
+    );
   }
   const total = specCheck.requirements.length;
-  if (b.requirements_total !== total) f.error(`[specification].requirements_total ${q(b.requirements_total)} does not equal the specification's ${total} requirement${total === 1 ? '' : 's'}`, ['specification', 'requirements_total']);
+  if (b.requirements_total !== total)
+    f.error(
+      `[specification].requirements_total ${q(b.requirements_total)} does not equal the specification's ${total} requirement${total === 1 ? '' : 's'}`,
+      ['specification', 'requirements_total'],
+    );
 }
 
 /** Every claim's clause names a requirement; every item requirement has at least one claim. */
@@ -118,11 +156,19 @@ function checkClaims(pkg: Doc, specCheck: SpecificationCheck, f: Findings): void
     if (!isTable(c)) return; // the format validator reports it
     const label = nonEmpty(c.id) ? `claim '${c.id}'` : `claim[${i}]`;
     if (c.clause === undefined) return; // a claim outside the specification answers nothing: harmless
-    if (typeof c.clause !== 'string' || !ids.has(c.clause)) f.error(`${label}: clause ${q(c.clause)} is not a requirement of specification ${q(specId)}`, ['claim', i, 'clause']);
+    if (typeof c.clause !== 'string' || !ids.has(c.clause))
+      f.error(`${label}: clause ${q(c.clause)} is not a requirement of specification ${q(specId)}`, [
+        'claim',
+        i,
+        'clause',
+      ]);
     else answered.add(c.clause);
   });
   for (const r of specCheck.requirements) {
-    if (r.kind === 'item' && !answered.has(r.id)) f.error(`requirement '${r.id}': no [[claim]] answers it; every item requirement needs at least one claim (a gap claim when nothing checks it yet)`);
+    if (r.kind === 'item' && !answered.has(r.id))
+      f.error(
+        `requirement '${r.id}': no [[claim]] answers it; every item requirement needs at least one claim (a gap claim when nothing checks it yet)`,
+      );
   }
 }
 
@@ -141,9 +187,13 @@ function checkDeviations(pkg: Doc, specCheck: SpecificationCheck, f: Findings): 
       return;
     }
     const label = `deviation[${i}]${nonEmpty(d.requirement) ? ` (requirement '${d.requirement}')` : ''}`;
-    for (const k of Object.keys(d)) if (!DEVIATION_KEYS.includes(k)) f.error(`${label}: unknown key '${k}' (allowed: ${DEVIATION_KEYS.join(', ')})`, at(k));
-    if (!(typeof d.requirement === 'string' && ids.has(d.requirement))) f.error(`${label}: requirement ${q(d.requirement)} is not a requirement of the specification`, at('requirement'));
-    if (!(DEVIATION_KINDS as readonly unknown[]).includes(d.kind)) f.error(`${label}: kind must be one of ${DEVIATION_KINDS.join(', ')}, got ${q(d.kind)}`, at('kind'));
+    for (const k of Object.keys(d))
+      if (!DEVIATION_KEYS.includes(k))
+        f.error(`${label}: unknown key '${k}' (allowed: ${DEVIATION_KEYS.join(', ')})`, at(k));
+    if (!(typeof d.requirement === 'string' && ids.has(d.requirement)))
+      f.error(`${label}: requirement ${q(d.requirement)} is not a requirement of the specification`, at('requirement'));
+    if (!(DEVIATION_KINDS as readonly unknown[]).includes(d.kind))
+      f.error(`${label}: kind must be one of ${DEVIATION_KINDS.join(', ')}, got ${q(d.kind)}`, at('kind'));
     if (!nonEmpty(d.reason)) f.error(`${label}: reason must be a non-empty string`, at('reason'));
   });
 }
@@ -155,8 +205,12 @@ function checkIdentity(pkg: Doc, f: Findings): void {
   const components = Array.isArray(s.components) && s.components.length > 0;
   const identities = (typeof s.commit === 'string' ? 1 : 0) + (components || typeof s.digest === 'string' ? 1 : 0);
   if (identities !== 1) {
-    const what = identities === 0 ? (s.mode === 'prospective' ? 'none (mode = "prospective")' : 'none') : 'more than one';
-    f.error(`[subject] must carry exactly one certified identity (commit + dirty, digest, or components + digest) to answer a specification; it carries ${what}`, ['subject']);
+    const what =
+      identities === 0 ? (s.mode === 'prospective' ? 'none (mode = "prospective")' : 'none') : 'more than one';
+    f.error(
+      `[subject] must carry exactly one certified identity (commit + dirty, digest, or components + digest) to answer a specification; it carries ${what}`,
+      ['subject'],
+    );
   }
 }
 
@@ -166,6 +220,7 @@ function checkProfiles(pkg: Doc, spec: Doc, f: Findings): void {
   if (!Array.isArray(required)) return; // the specification check reports it
   const own = str(table(pkg.data, 'format'), 'profile');
   for (const p of required) {
-    if (typeof p === 'string' && p !== own) f.error(`required profile '${p}' is not the package's [format].profile (${q(own)})`, ['format', 'profile']);
+    if (typeof p === 'string' && p !== own)
+      f.error(`required profile '${p}' is not the package's [format].profile (${q(own)})`, ['format', 'profile']);
   }
 }

@@ -6,7 +6,7 @@ export function insideRoot(root: string, rel: string): string | undefined {
   if (isAbsolute(rel) || rel.includes('\0')) return undefined;
   const abs = resolve(root, rel);
   const back = relative(root, abs);
-  if (back === '' ) return abs;
-  if (back.startsWith('..' + sep) || back === '..' || isAbsolute(back)) return undefined;
+  if (back === '') return abs;
+  if (back.startsWith(`..${sep}`) || back === '..' || isAbsolute(back)) return undefined;
   return abs;
 }

@@ -71,10 +71,14 @@ export function resolveProfile(value: unknown): ResolvedProfile | { error: strin
     .map((p) => p.bindingHelp)
     .join('; ');
   if (value === undefined) return { error: `[format].profile is required (one of: ${known})` };
-  if (typeof value !== 'string' || !PROFILE_ID.test(value)) return { error: `[format].profile must be a profile id such as 'acceptance/verification', got ${JSON.stringify(value)}` };
+  if (typeof value !== 'string' || !PROFILE_ID.test(value))
+    return {
+      error: `[format].profile must be a profile id such as 'acceptance/verification', got ${JSON.stringify(value)}`,
+    };
   const [, meaning, ...binding] = value.split('/');
   const rules = PROFILES[meaning!];
   if (!rules) return { error: `[format].profile '${value}' is not a profile this vkit implements (known: ${known})` };
-  if (!rules.binding(binding)) return { error: `[format].profile '${value}' has an unknown suffix (allowed: ${rules.bindingHelp})` };
+  if (!rules.binding(binding))
+    return { error: `[format].profile '${value}' has an unknown suffix (allowed: ${rules.bindingHelp})` };
   return { id: value, rules, binding };
 }

@@ -33,7 +33,12 @@ export class Findings {
     private readonly doc?: Doc,
   ) {}
   private add(level: Level, message: string, path?: FieldPath): void {
-    this.list.push({ level, file: this.file, message, ...(path ? { path: pathText(path), line: this.doc?.line(path) } : {}) });
+    this.list.push({
+      level,
+      file: this.file,
+      message,
+      ...(path ? { path: pathText(path), line: this.doc?.line(path) } : {}),
+    });
   }
   error(message: string, path?: FieldPath): void {
     this.add('ERROR', message, path);

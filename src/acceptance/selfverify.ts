@@ -64,17 +64,21 @@ export function selfFulfilling(sv: Pick<SelfVerify, 'command' | 'expect'>): bool
 }
 
 /** Why a recipe must not run at all, or undefined when it may. */
-export function notRunnable(sv: SelfVerify | undefined): { status: 'NOT-RUN' | 'SELF-FULFILLING-SUSPECT'; reason: string } | undefined {
+export function notRunnable(
+  sv: SelfVerify | undefined,
+): { status: 'NOT-RUN' | 'SELF-FULFILLING-SUSPECT'; reason: string } | undefined {
   if (!sv) return { status: 'NOT-RUN', reason: 'no [claim.self_verify] command' };
   if (sv.command.trim() === '') return { status: 'NOT-RUN', reason: 'empty self_verify command' };
-  if (collapse(sv.expect) === '') return { status: 'NOT-RUN', reason: 'empty `expect`: every output contains it, so it proves nothing' };
-  if (selfFulfilling(sv)) return { status: 'SELF-FULFILLING-SUSPECT', reason: 'the expected text appears in the command itself; not run' };
+  if (collapse(sv.expect) === '')
+    return { status: 'NOT-RUN', reason: 'empty `expect`: every output contains it, so it proves nothing' };
+  if (selfFulfilling(sv))
+    return { status: 'SELF-FULFILLING-SUSPECT', reason: 'the expected text appears in the command itself; not run' };
   return undefined;
 }
 
 const FAILING = /(fail|error|assert|not ok|panic|exception|expected|mismatch|✖|✗)/i;
 const MAX_SUMMARY = 200;
-const clip = (s: string) => (s.length > MAX_SUMMARY ? s.slice(0, MAX_SUMMARY - 1) + '…' : s);
+const clip = (s: string) => (s.length > MAX_SUMMARY ? `${s.slice(0, MAX_SUMMARY - 1)}…` : s);
 
 /** The stream `expect` is looked for in (CRLF -> LF). */
 export function chosenStream(sv: SelfVerify, stdout: string, stderr: string): string {
@@ -83,17 +87,39 @@ export function chosenStream(sv: SelfVerify, stdout: string, stderr: string): st
 }
 
 /** Pure judgement of a finished process. */
-export function judgeRun(sv: SelfVerify, r: { exitCode: number | null; signal: string | null; timedOut: boolean; spawnError?: string; stdout: string; stderr: string }): { status: RunStatus; output_summary: string } {
-  const lines = (s: string) => lf(s).split('\n').map((l) => l.trim()).filter(Boolean);
+export function judgeRun(
+  sv: SelfVerify,
+  r: {
+    exitCode: number | null;
+    signal: string | null;
+    timedOut: boolean;
+    spawnError?: string;
+    stdout: string;
+    stderr: string;
+  },
+): { status: RunStatus; output_summary: string } {
+  const lines = (s: string) =>
+    lf(s)
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
   const all = [...lines(r.stdout), ...lines(r.stderr)];
   const failing = () => clip(all.find((l) => FAILING.test(l)) ?? all.at(-1) ?? 'no output');
   if (r.spawnError) return { status: 'EXECUTED-FAIL', output_summary: clip(`could not start: ${r.spawnError}`) };
-  if (r.timedOut) return { status: 'EXECUTED-FAIL', output_summary: 'timed out (killed); last line: ' + failing() };
-  if (r.exitCode === null) return { status: 'EXECUTED-FAIL', output_summary: clip(`killed by ${r.signal ?? 'a signal'}; last line: ${failing()}`) };
+  if (r.timedOut) return { status: 'EXECUTED-FAIL', output_summary: `timed out (killed); last line: ${failing()}` };
+  if (r.exitCode === null)
+    return {
+      status: 'EXECUTED-FAIL',
+      output_summary: clip(`killed by ${r.signal ?? 'a signal'}; last line: ${failing()}`),
+    };
   const stream = chosenStream(sv, r.stdout, r.stderr);
   const expect = lf(sv.expect);
   if (r.exitCode !== 0) return { status: 'EXECUTED-FAIL', output_summary: clip(`${failing()} (exit ${r.exitCode})`) };
-  if (!stream.includes(expect)) return { status: 'EXPECT-MISMATCH', output_summary: clip(`${failing()} (exit 0, expected text absent from ${sv.expect_stream})`) };
+  if (!stream.includes(expect))
+    return {
+      status: 'EXPECT-MISMATCH',
+      output_summary: clip(`${failing()} (exit 0, expected text absent from ${sv.expect_stream})`),
+    };
   const hit = stream.split('\n').find((l) => l.includes(expect.split('\n')[0]!)) ?? expect;
   return { status: 'EXECUTED-PASS', output_summary: clip(hit.trim()) };
 }
@@ -116,24 +142,63 @@ export function shellScript(sv: SelfVerify): string {
 }
 
 /** Runs the recipe in `cwd` (the subject root) unless it must not run; never throws for a failing command. */
-export async function runSelfVerify(sv: SelfVerify | undefined, cwd: string, opts: RunOptions = {}): Promise<SelfVerifyRun> {
+export async function runSelfVerify(
+  sv: SelfVerify | undefined,
+  cwd: string,
+  opts: RunOptions = {},
+): Promise<SelfVerifyRun> {
   const refused = notRunnable(sv);
-  if (refused || !sv) return { status: refused!.status, exit_code: null, output_summary: refused!.reason, stdout: '', stderr: '', duration_ms: 0, timed_out: false, signal: null };
+  if (refused || !sv)
+    return {
+      status: refused!.status,
+      exit_code: null,
+      output_summary: refused!.reason,
+      stdout: '',
+      stderr: '',
+      duration_ms: 0,
+      timed_out: false,
+      signal: null,
+    };
   const dir = await mkdtemp(join(tmpdir(), 'vkit-selfverify-'));
   try {
     const script = shellScript(sv);
     // NODE_TEST_CONTEXT leaks from a `node --test` parent and makes a claim's own `node --test` run
     // nothing and exit 0: it never belongs to the command's environment.
-    const env = Object.fromEntries(Object.entries(opts.env ?? process.env).filter((e): e is [string, string] => typeof e[1] === 'string' && e[0] !== 'NODE_TEST_CONTEXT'));
+    const env = Object.fromEntries(
+      Object.entries(opts.env ?? process.env).filter(
+        (e): e is [string, string] => typeof e[1] === 'string' && e[0] !== 'NODE_TEST_CONTEXT',
+      ),
+    );
     const result = await runProcess(
-      { argv: ['sh', '-c', script], cwd, env, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, signal: opts.signal ?? new AbortController().signal },
+      {
+        argv: ['sh', '-c', script],
+        cwd,
+        env,
+        timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        signal: opts.signal ?? new AbortController().signal,
+      },
       join(dir, 'stdout'),
       join(dir, 'stderr'),
     );
     const stdout = await readCapped(result.stdoutPath);
     const stderr = await readCapped(result.stderrPath);
-    const judged = judgeRun(sv, { exitCode: result.exitCode, signal: result.signal, timedOut: result.timedOut || result.cancelled, spawnError: result.spawnError, stdout, stderr });
-    return { ...judged, exit_code: result.exitCode, stdout, stderr, duration_ms: Math.round(result.ms), timed_out: result.timedOut, signal: result.signal };
+    const judged = judgeRun(sv, {
+      exitCode: result.exitCode,
+      signal: result.signal,
+      timedOut: result.timedOut || result.cancelled,
+      spawnError: result.spawnError,
+      stdout,
+      stderr,
+    });
+    return {
+      ...judged,
+      exit_code: result.exitCode,
+      stdout,
+      stderr,
+      duration_ms: Math.round(result.ms),
+      timed_out: result.timedOut,
+      signal: result.signal,
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -150,14 +215,27 @@ export function readSelfVerify(doc: Doc, claimIndex: number): SelfVerify | undef
   const claim = tables(doc.data, 'claim')[claimIndex];
   const base = ['claim', claimIndex, 'self_verify'] as const;
   if (!claim || claim.self_verify === undefined) return undefined;
-  const bad = (field: string, message: string) => invalid('ERR_ACCEPTANCE_SELF_VERIFY', message, { file: doc.file, path: `claim[${claimIndex}].self_verify${field ? '.' + field : ''}`, line: doc.line(field ? [...base, field] : [...base]) });
+  const bad = (field: string, message: string) =>
+    invalid('ERR_ACCEPTANCE_SELF_VERIFY', message, {
+      file: doc.file,
+      path: `claim[${claimIndex}].self_verify${field ? `.${field}` : ''}`,
+      line: doc.line(field ? [...base, field] : [...base]),
+    });
   if (!isTable(claim.self_verify)) throw bad('', 'self_verify must be a table');
   const sv = table(claim, 'self_verify')!;
   if (sv.command === undefined) return undefined;
   if (typeof sv.command !== 'string') throw bad('command', 'command must be a string');
-  if (typeof sv.expect !== 'string') throw bad('expect', 'expect is required with command and must be a string (the output that means pass)');
+  if (typeof sv.expect !== 'string')
+    throw bad('expect', 'expect is required with command and must be a string (the output that means pass)');
   const stream = sv.expect_stream ?? 'stdout';
-  if (!STREAMS.includes(stream as (typeof STREAMS)[number])) throw bad('expect_stream', `expect_stream must be one of ${STREAMS.join(', ')}, got ${JSON.stringify(stream)}`);
-  if (sv.positive_control !== undefined && typeof sv.positive_control !== 'string') throw bad('positive_control', 'positive_control must be a string');
-  return { command: sv.command, expect: sv.expect, expect_stream: stream as SelfVerify['expect_stream'], ...(typeof sv.positive_control === 'string' ? { positive_control: sv.positive_control } : {}) };
+  if (!STREAMS.includes(stream as (typeof STREAMS)[number]))
+    throw bad('expect_stream', `expect_stream must be one of ${STREAMS.join(', ')}, got ${JSON.stringify(stream)}`);
+  if (sv.positive_control !== undefined && typeof sv.positive_control !== 'string')
+    throw bad('positive_control', 'positive_control must be a string');
+  return {
+    command: sv.command,
+    expect: sv.expect,
+    expect_stream: stream as SelfVerify['expect_stream'],
+    ...(typeof sv.positive_control === 'string' ? { positive_control: sv.positive_control } : {}),
+  };
 }

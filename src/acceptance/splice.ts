@@ -47,7 +47,8 @@ export interface Scan {
 }
 
 const same = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
-const startsWith = (a: readonly string[], prefix: readonly string[]) => prefix.length <= a.length && prefix.every((x, i) => x === a[i]);
+const startsWith = (a: readonly string[], prefix: readonly string[]) =>
+  prefix.length <= a.length && prefix.every((x, i) => x === a[i]);
 const norm = (path: FieldPath) => path.map(String);
 
 export function scanToml(text: string): Scan {
@@ -156,7 +157,11 @@ function readKey(text: string, i: number): { parts: string[]; end: number } {
     const c = text[i];
     if (c === '"') {
       const end = endBasic(text, i);
-      parts.push(JSON.parse(text.slice(i, end).replace(/\\U([0-9a-fA-F]{8})/g, (_, h: string) => String.fromCodePoint(parseInt(h, 16)))) as string);
+      parts.push(
+        JSON.parse(
+          text.slice(i, end).replace(/\\U([0-9a-fA-F]{8})/g, (_, h: string) => String.fromCodePoint(parseInt(h, 16))),
+        ) as string,
+      );
       i = end;
     } else if (c === "'") {
       const end = text.indexOf("'", i + 1);
@@ -223,7 +228,9 @@ export function skipValue(text: string, i: number): number {
     }
   }
   // Scalars: numbers, booleans, dates (a date-time may hold one space between date and time).
-  const m = /^(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?|[^\s,\]}#]+)/.exec(text.slice(i, i + 128));
+  const m = /^(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?|[^\s,\]}#]+)/.exec(
+    text.slice(i, i + 128),
+  );
   return i + (m ? m[0].length : 0);
 }
 
@@ -263,14 +270,18 @@ export function tomlString(s: string): string {
     else if (code < 0x20 || code === 0x7f) out += `\\u${code.toString(16).padStart(4, '0')}`;
     else out += ch;
   }
-  return out + '"';
+  return `${out}"`;
 }
 
 /** A key as it must be written in TOML (bare when it can be). */
 export const tomlKey = (k: string) => (/^[A-Za-z0-9_-]+$/.test(k) ? k : tomlString(k));
 
 /** The header name for a resolved path: indices dropped, `claim.self_verify.watched_fail`. */
-export const headerName = (path: FieldPath) => path.filter((p): p is string => typeof p === 'string').map(tomlKey).join('.');
+export const headerName = (path: FieldPath) =>
+  path
+    .filter((p): p is string => typeof p === 'string')
+    .map(tomlKey)
+    .join('.');
 
 /**
  * Sets `key` in the table at `tablePath` to the TOML literal `value`: replaces the value in place
@@ -287,7 +298,13 @@ export function setValue(text: string, tablePath: FieldPath, key: string, value:
   }
   const table = findTable(scan, tablePath);
   if (!table) throw new SpliceError(`no [${headerName(tablePath)}] table to set \`${key}\` in`);
-  const keyLine = scan.keys.find((k) => k.path.length === table.path.length + 1 && startsWith(k.path, table.path) && k.line > table.headerLine && k.line < table.nextHeader);
+  const keyLine = scan.keys.find(
+    (k) =>
+      k.path.length === table.path.length + 1 &&
+      startsWith(k.path, table.path) &&
+      k.line > table.headerLine &&
+      k.line < table.nextHeader,
+  );
   const indent = indentOf(scan.lines[keyLine?.line ?? table.headerLine]!);
   return insertLines(text, scan, table.lastLine, [`${tomlKey(key)} = ${value}`], indent);
 }
@@ -319,7 +336,7 @@ export function insertTable(text: string, path: FieldPath, entries: [string, str
   if (!parent) throw new SpliceError(`no [${headerName(parentPath)}] table header to add [${headerName(path)}] under`);
   const end = regionEnd(scan, parent);
   const parentIndent = indentOf(scan.lines[parent.headerLine]!);
-  const indent = parentIndent.length > 0 ? parentIndent + '  ' : '';
+  const indent = parentIndent.length > 0 ? `${parentIndent}  ` : '';
   const lines = ['', `[${headerName(path)}]`, ...entries.map(([k, v]) => `${tomlKey(k)} = ${v}`)];
   return insertLines(text, scan, end, lines, indent);
 }
@@ -332,7 +349,8 @@ export function renameTable(text: string, from: string, to: string): string {
   const scan = scanToml(text);
   const hits = scan.tables.filter((t) => t.path[0] === from);
   if (!hits.some((t) => t.path.length === 1)) throw new SpliceError(`no [${tomlKey(from)}] table header to rename`);
-  if (scan.keys.some((k) => k.path[0] === from && k.line < (scan.tables[0]?.headerLine ?? Infinity))) throw new SpliceError(`\`${from}\` is also set by a dotted key`);
+  if (scan.keys.some((k) => k.path[0] === from && k.line < (scan.tables[0]?.headerLine ?? Infinity)))
+    throw new SpliceError(`\`${from}\` is also set by a dotted key`);
   let out = text;
   // Right to left so earlier offsets stay valid.
   for (const t of [...hits].reverse()) {

@@ -26,7 +26,15 @@ import { insideRoot } from './paths.js';
 import type { Findings } from './report.js';
 import { findWorkspace } from './stack/chain.js';
 import { crateDigest, digestCacheFor, DigestError } from './stack/crate-digest.js';
-import { commitPresence, compareWithCommit, pinnedByRecordedDigests, treeFor, type CommitPresence, type Pinning, type RecordedDigests } from './stack/tree.js';
+import {
+  commitPresence,
+  compareWithCommit,
+  pinnedByRecordedDigests,
+  treeFor,
+  type CommitPresence,
+  type Pinning,
+  type RecordedDigests,
+} from './stack/tree.js';
 import { isTable, str, tables, type Doc, type FieldPath, type Table } from './toml.js';
 import { digestsDiffer } from './digests.js';
 
@@ -45,11 +53,14 @@ export function subjectRoot(pkg: Doc, ctx: DecisionContext, subject: Table | und
 }
 
 export async function verifySubject(pkg: Doc, ctx: DecisionContext, findings: Findings): Promise<void> {
-  const subject = isTable(pkg.data['subject']) ? (pkg.data['subject'] as Table) : undefined;
+  const subject = isTable(pkg.data.subject) ? (pkg.data.subject as Table) : undefined;
   if (!subject || str(subject, 'mode') === 'prospective') return;
   const rootRel = subjectRoot(pkg, ctx, subject);
   if (rootRel === undefined) {
-    findings.error(`subject root \`${str(subject, 'root') ?? dirname(pkg.file)}\` is absolute or leaves --root`, ['subject', 'root']);
+    findings.error(`subject root \`${str(subject, 'root') ?? dirname(pkg.file)}\` is absolute or leaves --root`, [
+      'subject',
+      'root',
+    ]);
     return;
   }
   const components = tables(subject, 'components');
@@ -58,16 +69,22 @@ export async function verifySubject(pkg: Doc, ctx: DecisionContext, findings: Fi
     await verifyComponents(subject, components, rootRel, ctx, recorded, findings);
     return;
   }
-  if (typeof subject['commit'] === 'string') {
-    await verifyCommit(subject['commit'], subject['dirty'], rootRel, ctx, recorded, findings, ['subject']);
+  if (typeof subject.commit === 'string') {
+    await verifyCommit(subject.commit, subject.dirty, rootRel, ctx, recorded, findings, ['subject']);
     return;
   }
-  if (typeof subject['digest'] === 'string') await verifyDigest(subject['digest'], rootRel, ctx, findings, ['subject']);
+  if (typeof subject.digest === 'string') await verifyDigest(subject.digest, rootRel, ctx, findings, ['subject']);
 }
 
-async function verifyDigest(recorded: string, rootRel: string, ctx: DecisionContext, findings: Findings, at: FieldPath): Promise<string | undefined> {
+async function verifyDigest(
+  recorded: string,
+  rootRel: string,
+  ctx: DecisionContext,
+  findings: Findings,
+  at: FieldPath,
+): Promise<string | undefined> {
   const parsed = parseM11(recorded);
-  if (!parsed || parsed.domain !== 'subject') {
+  if (parsed?.domain !== 'subject') {
     findings.error(`${label(at)} digest must be \`subject:sha-512:<128 hex>\`, got \`${recorded}\``, [...at, 'digest']);
     return undefined;
   }
@@ -76,7 +93,11 @@ async function verifyDigest(recorded: string, rootRel: string, ctx: DecisionCont
     // Inside a stack check (visiting set) the stores map is that check's own copy, so its cache
     // lives exactly as long as the check; a top-level subject is always digested afresh.
     const { digest } = await crateDigest(dir, ctx.visiting?.length ? digestCacheFor(ctx.stores) : undefined);
-    if (digest !== recorded) findings.error(`${label(at)} digest does not match the bytes under \`${rootRel}\`: recorded and presented digests ${digestsDiffer(recorded, digest)}`, [...at, 'digest']);
+    if (digest !== recorded)
+      findings.error(
+        `${label(at)} digest does not match the bytes under \`${rootRel}\`: recorded and presented digests ${digestsDiffer(recorded, digest)}`,
+        [...at, 'digest'],
+      );
     return digest;
   } catch (error) {
     if (!(error instanceof DigestError)) throw error;
@@ -85,14 +106,25 @@ async function verifyDigest(recorded: string, rootRel: string, ctx: DecisionCont
   }
 }
 
-async function verifyCommit(commit: string, dirty: unknown, rootRel: string, ctx: DecisionContext, recorded: () => RecordedDigests, findings: Findings, at: FieldPath): Promise<void> {
+async function verifyCommit(
+  commit: string,
+  dirty: unknown,
+  rootRel: string,
+  ctx: DecisionContext,
+  recorded: () => RecordedDigests,
+  findings: Findings,
+  at: FieldPath,
+): Promise<void> {
   if (!COMMIT.test(commit)) {
     findings.error(`${label(at)} commit must be 40 lowercase hex, got \`${commit}\``, [...at, 'commit']);
     return;
   }
   if (dirty === true) {
     // A dirty subject names no commit's bytes; the decision check refuses it outright.
-    findings.warn(`${label(at)} is dirty: the presented bytes are not checked against commit ${short(commit)}`, [...at, 'dirty']);
+    findings.warn(`${label(at)} is dirty: the presented bytes are not checked against commit ${short(commit)}`, [
+      ...at,
+      'dirty',
+    ]);
     return;
   }
   const tree = treeFor(ctx.trees, commit);
@@ -101,12 +133,20 @@ async function verifyCommit(commit: string, dirty: unknown, rootRel: string, ctx
   const presence = await commitPresence(base, commit);
   if (presence !== 'present') {
     if (tree) await verifyUnverifiableCommit(commit, presence, tree, rootRel, ctx, recorded(), findings, at);
-    else findings.error(`${label(at)} commit ${short(commit)} is not in the git repository at --root, so the presented bytes cannot be tied to it; pass --tree ${short(commit)}=DIR naming a checkout`, [...at, 'commit']);
+    else
+      findings.error(
+        `${label(at)} commit ${short(commit)} is not in the git repository at --root, so the presented bytes cannot be tied to it; pass --tree ${short(commit)}=DIR naming a checkout`,
+        [...at, 'commit'],
+      );
     return;
   }
   try {
     const diffs = await compareWithCommit(dir, commit);
-    for (const d of diffs) findings.error(`${label(at)} file \`${rootRel === '.' ? d.path : `${rootRel}/${d.path}`}\` ${d.problem === 'differs' ? `differs from commit ${short(commit)}` : d.problem === 'not in the commit' ? `is not in commit ${short(commit)}` : d.problem === 'missing from the tree' ? `of commit ${short(commit)} is missing from ${tree ? 'the --tree directory' : '--root'}` : `is not a file in commit ${short(commit)}`}`, [...at, 'commit']);
+    for (const d of diffs)
+      findings.error(
+        `${label(at)} file \`${rootRel === '.' ? d.path : `${rootRel}/${d.path}`}\` ${d.problem === 'differs' ? `differs from commit ${short(commit)}` : d.problem === 'not in the commit' ? `is not in commit ${short(commit)}` : d.problem === 'missing from the tree' ? `of commit ${short(commit)} is missing from ${tree ? 'the --tree directory' : '--root'}` : `is not a file in commit ${short(commit)}`}`,
+        [...at, 'commit'],
+      );
   } catch (error) {
     if (!(error instanceof DigestError)) throw error;
     findings.error(`${label(at)}: cannot read \`${rootRel}\`: ${error.message}`, [...at, 'root']);
@@ -118,7 +158,16 @@ async function verifyCommit(commit: string, dirty: unknown, rootRel: string, ctx
  * the subject root in DIR (a NOTE says so, precisely); otherwise indeterminate, naming the
  * commit, DIR and the files nothing pins.
  */
-async function verifyUnverifiableCommit(commit: string, presence: Exclude<CommitPresence, 'present'>, tree: string, rootRel: string, ctx: DecisionContext, recorded: RecordedDigests, findings: Findings, at: FieldPath): Promise<void> {
+async function verifyUnverifiableCommit(
+  commit: string,
+  presence: Exclude<CommitPresence, 'present'>,
+  tree: string,
+  rootRel: string,
+  ctx: DecisionContext,
+  recorded: RecordedDigests,
+  findings: Findings,
+  at: FieldPath,
+): Promise<void> {
   const dir = shown(ctx.root, tree);
   const under = `${at.length > 1 ? 'the component root' : 'the subject root'} \`${rootRel}\``;
   let pinning: Pinning;
@@ -130,12 +179,24 @@ async function verifyUnverifiableCommit(commit: string, presence: Exclude<Commit
     return;
   }
   if (pinning.total > 0 && pinning.unpinned.length === 0) {
-    const lookup = presence === 'absent' ? `commit ${short(commit)} not present in the repository of --tree \`${dir}\`` : `--tree \`${dir}\` is not in a git repository, so commit ${short(commit)} cannot be looked up`;
-    findings.note(`tree checkout: ${lookup}; every file under ${under} there is an input named by the documents and was checked against its recorded digest over DIR's bytes: ${plural(pinning.total, 'file')}`, [...at, 'commit']);
+    const lookup =
+      presence === 'absent'
+        ? `commit ${short(commit)} not present in the repository of --tree \`${dir}\``
+        : `--tree \`${dir}\` is not in a git repository, so commit ${short(commit)} cannot be looked up`;
+    findings.note(
+      `tree checkout: ${lookup}; every file under ${under} there is an input named by the documents and was checked against its recorded digest over DIR's bytes: ${plural(pinning.total, 'file')}`,
+      [...at, 'commit'],
+    );
     return;
   }
-  const why = presence === 'absent' ? `it is not present in the repository of --tree \`${dir}\`` : `--tree \`${dir}\` is not in a git repository`;
-  findings.indeterminate(`${label(at)} commit ${short(commit)} cannot be verified (${why}), and ${unpinnedText(pinning, under)}; pass --tree ${short(commit)}=DIR naming a checkout of that commit`, [...at, 'commit']);
+  const why =
+    presence === 'absent'
+      ? `it is not present in the repository of --tree \`${dir}\``
+      : `--tree \`${dir}\` is not in a git repository`;
+  findings.indeterminate(
+    `${label(at)} commit ${short(commit)} cannot be verified (${why}), and ${unpinnedText(pinning, under)}; pass --tree ${short(commit)}=DIR naming a checkout of that commit`,
+    [...at, 'commit'],
+  );
 }
 
 /** `2 of 5 files under X there have no recorded digest that matches: a, b (its recorded digest differs)`. */
@@ -161,14 +222,15 @@ function recordedDigests(pkg: Doc, ctx: DecisionContext, rootRel: string): Recor
   const files: RecordedDigests['files'] = [];
   const add = (base: string, path: unknown, digest: unknown, domain: M11Domain) => {
     const abs = typeof path === 'string' && path ? inRoot(base, path) : undefined;
-    if (abs && typeof digest === 'string' && parseM11(digest)?.domain === domain) files.push({ path: shown(ctx.root, abs), domain, digest });
+    if (abs && typeof digest === 'string' && parseM11(digest)?.domain === domain)
+      files.push({ path: shown(ctx.root, abs), domain, digest });
   };
   for (const claim of tables(pkg.data, 'claim')) {
     for (const e of tables(claim, 'evidence')) {
-      add(pkgDir, e['record'], e['record_hash'], 'record');
-      add(pkgDir, e['manifest'], e['manifest_hash'], 'manifest');
-      for (const i of tables(e, 'inputs')) add(subjectAbs, i['path'], i['digest'], 'subject');
-      for (const i of tables(e, 'build_inputs')) add(subjectAbs, i['path'], i['digest'], 'artifact');
+      add(pkgDir, e.record, e.record_hash, 'record');
+      add(pkgDir, e.manifest, e.manifest_hash, 'manifest');
+      for (const i of tables(e, 'inputs')) add(subjectAbs, i.path, i.digest, 'subject');
+      for (const i of tables(e, 'build_inputs')) add(subjectAbs, i.path, i.digest, 'artifact');
     }
   }
   const crates: RecordedDigests['crates'] = [];
@@ -184,7 +246,14 @@ function recordedDigests(pkg: Doc, ctx: DecisionContext, rootRel: string): Recor
   return { files, crates };
 }
 
-async function verifyComponents(subject: Table, components: Table[], rootRel: string, ctx: DecisionContext, recorded: () => RecordedDigests, findings: Findings): Promise<void> {
+async function verifyComponents(
+  subject: Table,
+  components: Table[],
+  rootRel: string,
+  ctx: DecisionContext,
+  recorded: () => RecordedDigests,
+  findings: Findings,
+): Promise<void> {
   const parts: { name: string; locator: string }[] = [];
   for (const [i, c] of components.entries()) {
     const at: FieldPath = ['subject', 'components', i];
@@ -193,8 +262,8 @@ async function verifyComponents(subject: Table, components: Table[], rootRel: st
       findings.error(`subject component #${i + 1} has no name`, at);
       continue;
     }
-    if (typeof c['commit'] === 'string') parts.push({ name, locator: `git-revision:${c['commit']}` });
-    else if (typeof c['digest'] === 'string') parts.push({ name, locator: `content-digest:${c['digest']}` });
+    if (typeof c.commit === 'string') parts.push({ name, locator: `git-revision:${c.commit}` });
+    else if (typeof c.digest === 'string') parts.push({ name, locator: `content-digest:${c.digest}` });
     else {
       findings.error(`subject component '${name}' needs a commit or a digest`, at);
       continue;
@@ -202,16 +271,23 @@ async function verifyComponents(subject: Table, components: Table[], rootRel: st
     // A component's bytes are `<subject root>/<name>` unless it says `root` (relative to --root).
     const root = str(c, 'root') ?? (rootRel === '.' ? name : `${rootRel}/${name}`);
     if (!insideRoot(ctx.root, root)) {
-      findings.error(`subject component '${name}': its directory \`${root}\` is absolute or leaves --root`, [...at, 'root']);
+      findings.error(`subject component '${name}': its directory \`${root}\` is absolute or leaves --root`, [
+        ...at,
+        'root',
+      ]);
       continue;
     }
-    if (typeof c['commit'] === 'string') await verifyCommit(c['commit'], c['dirty'], root, ctx, recorded, findings, at);
-    else await verifyDigest(c['digest'] as string, root, ctx, findings, at);
+    if (typeof c.commit === 'string') await verifyCommit(c.commit, c.dirty, root, ctx, recorded, findings, at);
+    else await verifyDigest(c.digest as string, root, ctx, findings, at);
   }
   if (parts.length !== components.length) return;
   const aggregate = componentsDigest(parts);
-  if (typeof subject['digest'] !== 'string') findings.error('subject components need the aggregate `digest`', ['subject']);
-  else if (subject['digest'] !== aggregate) findings.error(`subject aggregate digest does not match its components: recorded and computed digests ${digestsDiffer(String(subject['digest']), aggregate)}`, ['subject', 'digest']);
+  if (typeof subject.digest !== 'string') findings.error('subject components need the aggregate `digest`', ['subject']);
+  else if (subject.digest !== aggregate)
+    findings.error(
+      `subject aggregate digest does not match its components: recorded and computed digests ${digestsDiffer(String(subject.digest), aggregate)}`,
+      ['subject', 'digest'],
+    );
 }
 
 function label(at: FieldPath): string {

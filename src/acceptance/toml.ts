@@ -13,6 +13,7 @@ import { readFile } from 'node:fs/promises';
 import { noteRead } from './reads.js';
 import { parse, TomlDate, TomlError } from 'smol-toml';
 import { invalid } from '../errors.js';
+import { firstInvalidUtf8 } from '../text/utf8.js';
 
 /** A field path inside a document: `['claim', 2, 'self_verify', 'command']`. */
 export type FieldPath = readonly (string | number)[];
@@ -73,11 +74,21 @@ function parseToml(text: string, file: string): Table {
     if (!(error instanceof TomlError)) {
       // Not a syntax error but the parser giving out (a RangeError: stack or string size): the
       // document is still what cannot be read, so it is refused the same way, never a crash.
-      throw invalid('ERR_ACCEPTANCE_PARSE', `Cannot parse TOML: ${(error as Error).message}`, { file }, 'Check the document for runaway nesting or size.');
+      throw invalid(
+        'ERR_ACCEPTANCE_PARSE',
+        `Cannot parse TOML: ${(error as Error).message}`,
+        { file },
+        'Check the document for runaway nesting or size.',
+      );
     }
     const line = typeof error.line === 'number' ? error.line : undefined;
     if (error.message.includes('excessively nested')) throw tooDeep(file, line); // smol-toml's maxDepth refusal
-    throw invalid('ERR_ACCEPTANCE_PARSE', `Cannot parse TOML: ${error.message.split('\n')[0]}`, { file, line }, 'Fix the TOML syntax at that line.');
+    throw invalid(
+      'ERR_ACCEPTANCE_PARSE',
+      `Cannot parse TOML: ${error.message.split('\n')[0]}`,
+      { file, line },
+      'Fix the TOML syntax at that line.',
+    );
   }
 }
 
@@ -106,41 +117,6 @@ function refuseInvalidUtf8(bytes: Buffer, file: string): void {
     { file, line: lineAtByte(bytes, at) },
     'TOML documents are UTF-8: re-save the file as UTF-8, or replace the bytes at that offset.',
   );
-}
-
-/**
- * The offset of the first byte that does not begin a well-formed UTF-8 sequence (Unicode table
- * 3-7: no overlong forms, no encoded surrogates, nothing past U+10FFFF, no cut sequence), or
- * undefined when every byte does. Node's decoder would replace such bytes with U+FFFD instead.
- */
-export function firstInvalidUtf8(bytes: Uint8Array): number | undefined {
-  let i = 0;
-  while (i < bytes.length) {
-    const lead = bytes[i]!;
-    if (lead < 0x80) {
-      i++;
-      continue;
-    }
-    const form = sequenceForm(lead);
-    if (!form || i + form.length > bytes.length) return i;
-    const second = bytes[i + 1]!;
-    if (second < form.secondMin || second > form.secondMax) return i;
-    for (let k = 2; k < form.length; k++) if ((bytes[i + k]! & 0xc0) !== 0x80) return i;
-    i += form.length;
-  }
-  return undefined;
-}
-
-/** How long a sequence starting with `lead` is, and the range its second byte must fall in. */
-function sequenceForm(lead: number): { length: number; secondMin: number; secondMax: number } | undefined {
-  if (lead >= 0xc2 && lead <= 0xdf) return { length: 2, secondMin: 0x80, secondMax: 0xbf };
-  if (lead === 0xe0) return { length: 3, secondMin: 0xa0, secondMax: 0xbf }; // no overlong forms
-  if (lead === 0xed) return { length: 3, secondMin: 0x80, secondMax: 0x9f }; // no surrogates
-  if (lead >= 0xe1 && lead <= 0xef) return { length: 3, secondMin: 0x80, secondMax: 0xbf };
-  if (lead === 0xf0) return { length: 4, secondMin: 0x90, secondMax: 0xbf }; // no overlong forms
-  if (lead >= 0xf1 && lead <= 0xf3) return { length: 4, secondMin: 0x80, secondMax: 0xbf };
-  if (lead === 0xf4) return { length: 4, secondMin: 0x80, secondMax: 0x8f }; // up to U+10FFFF
-  return undefined; // a continuation byte, an overlong lead (C0, C1) or past U+10FFFF (F5..FF)
 }
 
 function lineAtByte(bytes: Uint8Array, offset: number): number {
@@ -182,7 +158,8 @@ function tooDeepPath(data: Table): FieldPath | undefined {
   return undefined;
 }
 
-const isContainer = (value: unknown): value is object => typeof value === 'object' && value !== null && !(value instanceof TomlDate);
+const isContainer = (value: unknown): value is object =>
+  typeof value === 'object' && value !== null && !(value instanceof TomlDate);
 
 function pathOf(visit: Visit): (string | number)[] {
   const path: (string | number)[] = [];
@@ -194,7 +171,8 @@ function pathOf(visit: Visit): (string | number)[] {
 function normalise(value: unknown): unknown {
   if (value instanceof TomlDate) return value.toISOString();
   if (Array.isArray(value)) return value.map(normalise);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, normalise(v)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, normalise(v)]));
   return value;
 }
 
@@ -367,6 +345,9 @@ function lineOfDeepPath(text: string, path: FieldPath): number | undefined {
 
 /** Small typed readers that never throw: validators report what is wrong themselves. */
 export const isTable = (v: unknown): v is Table => typeof v === 'object' && v !== null && !Array.isArray(v);
-export const str = (t: Table | undefined, k: string): string | undefined => (t && typeof t[k] === 'string' ? (t[k] as string) : undefined);
-export const tables = (t: Table | undefined, k: string): Table[] => (t && Array.isArray(t[k]) ? (t[k] as unknown[]).filter(isTable) : []);
-export const table = (t: Table | undefined, k: string): Table | undefined => (t && isTable(t[k]) ? (t[k] as Table) : undefined);
+export const str = (t: Table | undefined, k: string): string | undefined =>
+  t && typeof t[k] === 'string' ? (t[k] as string) : undefined;
+export const tables = (t: Table | undefined, k: string): Table[] =>
+  t && Array.isArray(t[k]) ? (t[k] as unknown[]).filter(isTable) : [];
+export const table = (t: Table | undefined, k: string): Table | undefined =>
+  t && isTable(t[k]) ? (t[k] as Table) : undefined;

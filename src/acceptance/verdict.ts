@@ -4,7 +4,14 @@
  * Pure: the decision checker compares the recorded verdict with this one, and `decide` writes it.
  */
 
-export const DISPOSITION_STATUSES = ['satisfied', 'satisfied-with-conditions', 'unsatisfied', 'waived', 'insufficient-evidence', 'not-applicable'] as const;
+export const DISPOSITION_STATUSES = [
+  'satisfied',
+  'satisfied-with-conditions',
+  'unsatisfied',
+  'waived',
+  'insufficient-evidence',
+  'not-applicable',
+] as const;
 export type DispositionStatus = (typeof DISPOSITION_STATUSES)[number];
 
 export const DECISION_VERDICTS = ['accepted', 'accepted-with-conditions', 'evidence-requested', 'rejected'] as const;
@@ -37,22 +44,50 @@ const CONDITIONAL_OK = new Set<string>(['satisfied', 'satisfied-with-conditions'
  * condition (the specification checker decides whether such a specification is acceptable).
  */
 export function tableVerdict(mandatory: readonly string[], conditions: readonly { owner?: string }[]): TableVerdict {
-  if (mandatory.includes('unsatisfied')) return { verdict: 'rejected', row: 1, reason: 'a mandatory requirement is unsatisfied' };
+  if (mandatory.includes('unsatisfied'))
+    return { verdict: 'rejected', row: 1, reason: 'a mandatory requirement is unsatisfied' };
   const producerConditions = conditions.filter((c) => c.owner === 'producer').length;
   if (mandatory.includes('insufficient-evidence')) {
-    if (producerConditions > 0) return { verdict: 'evidence-requested', row: 2, reason: 'a mandatory requirement has insufficient evidence and a producer-owned condition asks for it' };
-    return { reason: 'a mandatory requirement has insufficient evidence but no condition is owned by the producer (evidence-requested needs at least one)' };
+    if (producerConditions > 0)
+      return {
+        verdict: 'evidence-requested',
+        row: 2,
+        reason: 'a mandatory requirement has insufficient evidence and a producer-owned condition asks for it',
+      };
+    return {
+      reason:
+        'a mandatory requirement has insufficient evidence but no condition is owned by the producer (evidence-requested needs at least one)',
+    };
   }
   const allOk = mandatory.every((s) => CONDITIONAL_OK.has(s));
   const allSatisfied = mandatory.every((s) => s === 'satisfied');
   if (allOk && !allSatisfied) {
-    if (conditions.length > 0) return { verdict: 'accepted-with-conditions', row: 3, reason: 'every mandatory requirement is satisfied, satisfied with conditions or waived, with conditions recorded' };
-    return { reason: 'mandatory requirements are satisfied with conditions or waived but the decision records no [[condition]]' };
+    if (conditions.length > 0)
+      return {
+        verdict: 'accepted-with-conditions',
+        row: 3,
+        reason:
+          'every mandatory requirement is satisfied, satisfied with conditions or waived, with conditions recorded',
+      };
+    return {
+      reason:
+        'mandatory requirements are satisfied with conditions or waived but the decision records no [[condition]]',
+    };
   }
   if (allSatisfied) {
-    if (conditions.length === 0) return { verdict: 'accepted', row: 4, reason: 'every mandatory requirement is satisfied and no condition is recorded' };
-    return { reason: 'every mandatory requirement is satisfied but the decision records conditions (a condition belongs to a conditional, waived or insufficient-evidence requirement)' };
+    if (conditions.length === 0)
+      return {
+        verdict: 'accepted',
+        row: 4,
+        reason: 'every mandatory requirement is satisfied and no condition is recorded',
+      };
+    return {
+      reason:
+        'every mandatory requirement is satisfied but the decision records conditions (a condition belongs to a conditional, waived or insufficient-evidence requirement)',
+    };
   }
   const odd = [...new Set(mandatory.filter((s) => !CONDITIONAL_OK.has(s)))];
-  return { reason: `no verdict row admits the mandatory disposition status${odd.length > 1 ? 'es' : ''} ${odd.map((s) => `'${s}'`).join(', ')}` };
+  return {
+    reason: `no verdict row admits the mandatory disposition status${odd.length > 1 ? 'es' : ''} ${odd.map((s) => `'${s}'`).join(', ')}`,
+  };
 }

@@ -17,7 +17,14 @@ export function isVersion03(doc: Doc): boolean {
   const format = str(table(d, 'format'), 'id');
   const document = table(d, 'document');
   // 0.3.2's own packages say `acceptance/0` (and may carry the protocol id in [format]).
-  return format === 'acceptance/0.3' || format === 'acceptance/0' || str(table(d, 'format'), 'protocol') === 'acceptance-protocol/0' || str(document, 'protocol') === 'acceptance-protocol/0' || str(document, 'kind') === 'contract' || table(d, 'contract') !== undefined;
+  return (
+    format === 'acceptance/0.3' ||
+    format === 'acceptance/0' ||
+    str(table(d, 'format'), 'protocol') === 'acceptance-protocol/0' ||
+    str(document, 'protocol') === 'acceptance-protocol/0' ||
+    str(document, 'kind') === 'contract' ||
+    table(d, 'contract') !== undefined
+  );
 }
 
 export function refuseVersion03(doc: Doc): void {
@@ -30,5 +37,10 @@ export function refuseVersion03(doc: Doc): void {
       'A 0.3 decision cannot be migrated (`vkit acceptance migrate` refuses decisions): migrate its specification and package with `vkit acceptance migrate`, then issue a new 0.4 decision with `vkit acceptance decide` against the migrated specification and package.',
     );
   }
-  throw invalid('ERR_ACCEPTANCE_VERSION', `${doc.file} is an acceptance 0.3 document; this vkit checks 0.4.0 only`, { file: doc.file }, `Convert it with \`vkit acceptance migrate ${doc.file}\` (add --write to apply); decisions are never migrated: issue a new one.`);
+  throw invalid(
+    'ERR_ACCEPTANCE_VERSION',
+    `${doc.file} is an acceptance 0.3 document; this vkit checks 0.4.0 only`,
+    { file: doc.file },
+    `Convert it with \`vkit acceptance migrate ${doc.file}\` (add --write to apply); decisions are never migrated: issue a new one.`,
+  );
 }

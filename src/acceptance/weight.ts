@@ -9,9 +9,26 @@ import type { EvidenceView } from './model.js';
 import { SYMBOLIC_FAMILIES } from './tiers.js';
 import { isTable, str, table, type Table } from './toml.js';
 
-export const GRADES = ['contract', 'probe', 'test-only', 'mechanical', 'not-covered', 'out-of-scope', 'inspection-argued', 'unspecified', 'ungraded'] as const;
+export const GRADES = [
+  'contract',
+  'probe',
+  'test-only',
+  'mechanical',
+  'not-covered',
+  'out-of-scope',
+  'inspection-argued',
+  'unspecified',
+  'ungraded',
+] as const;
 /** Rule 1: grades with deciding machinery. */
-export const WEIGHT_CAPABLE: readonly string[] = ['contract', 'probe', 'test-only', 'mechanical', 'not-covered', 'out-of-scope'];
+export const WEIGHT_CAPABLE: readonly string[] = [
+  'contract',
+  'probe',
+  'test-only',
+  'mechanical',
+  'not-covered',
+  'out-of-scope',
+];
 export const CLAUSE_SOURCES = ['spec-document', 'external-standard', 'doc-comment', 'test-name', 'none'] as const;
 /** Rule 3: a clause read off its own evidence, or off nothing, cannot be falsified. */
 const UNWEIGHTABLE_SOURCES = ['test-name', 'none'];
@@ -35,9 +52,17 @@ export function validBounds(v: unknown): boolean {
 export function watchedFailProblems(selfVerify: Table): { key?: string; message: string }[] {
   const wf = selfVerify.watched_fail;
   if (wf === undefined) return [{ message: 'no watched_fail table' }];
-  if (!isTable(wf)) return [{ message: 'self_verify.watched_fail must be a [claim.self_verify.watched_fail] table with of_command, perturbed, observed and date, not a phrase' }];
+  if (!isTable(wf))
+    return [
+      {
+        message:
+          'self_verify.watched_fail must be a [claim.self_verify.watched_fail] table with of_command, perturbed, observed and date, not a phrase',
+      },
+    ];
   const out: { key?: string; message: string }[] = [];
-  for (const k of Object.keys(wf)) if (!(WATCHED_FAIL_KEYS as readonly string[]).includes(k)) out.push({ key: k, message: `watched_fail has unknown key '${k}' (allowed: ${WATCHED_FAIL_KEYS.join(', ')})` });
+  for (const k of Object.keys(wf))
+    if (!(WATCHED_FAIL_KEYS as readonly string[]).includes(k))
+      out.push({ key: k, message: `watched_fail has unknown key '${k}' (allowed: ${WATCHED_FAIL_KEYS.join(', ')})` });
   for (const k of WATCHED_FAIL_KEYS) {
     if (wf[k] === undefined) out.push({ message: `watched_fail requires '${k}'` });
     else if (typeof wf[k] !== 'string') out.push({ key: k, message: `watched_fail.${k} must be a string` });
@@ -45,15 +70,25 @@ export function watchedFailProblems(selfVerify: Table): { key?: string; message:
   const cmd = str(selfVerify, 'command');
   const of = str(wf, 'of_command');
   if (of !== undefined) {
-    if (cmd === undefined) out.push({ key: 'of_command', message: 'watched_fail.of_command names a command, but self_verify has no command to bind it to' });
-    else if (collapse(of) !== collapse(cmd)) out.push({ key: 'of_command', message: `watched_fail.of_command '${of}' is not this claim's self_verify.command '${cmd}': a failure watched on another command witnesses nothing about this one` });
+    if (cmd === undefined)
+      out.push({
+        key: 'of_command',
+        message: 'watched_fail.of_command names a command, but self_verify has no command to bind it to',
+      });
+    else if (collapse(of) !== collapse(cmd))
+      out.push({
+        key: 'of_command',
+        message: `watched_fail.of_command '${of}' is not this claim's self_verify.command '${cmd}': a failure watched on another command witnesses nothing about this one`,
+      });
   }
   for (const k of ['perturbed', 'observed'] as const) {
     const v = str(wf, k);
-    if (v !== undefined && !moreThanOneWord(v)) out.push({ key: k, message: `watched_fail.${k} must say what was ${k} in more than one word, got '${v}'` });
+    if (v !== undefined && !moreThanOneWord(v))
+      out.push({ key: k, message: `watched_fail.${k} must say what was ${k} in more than one word, got '${v}'` });
   }
   const date = wf.date;
-  if (typeof date === 'string' && !isIsoDate(date)) out.push({ key: 'date', message: `watched_fail.date must be a date YYYY-MM-DD, got '${date}'` });
+  if (typeof date === 'string' && !isIsoDate(date))
+    out.push({ key: 'date', message: `watched_fail.date must be a date YYYY-MM-DD, got '${date}'` });
   return out;
 }
 
@@ -76,22 +111,37 @@ export function weightRefusals(claim: Table, evidence: readonly EvidenceView[]):
   else if (!WEIGHT_CAPABLE.includes(grade)) reasons.push(`grade '${grade}' is never weight-capable`);
   // 2. The grade's companions.
   const sv = table(claim, 'self_verify');
-  if (grade === 'contract' || grade === 'probe' || grade === 'test-only' || grade === 'mechanical' || grade === 'not-covered') {
+  if (
+    grade === 'contract' ||
+    grade === 'probe' ||
+    grade === 'test-only' ||
+    grade === 'mechanical' ||
+    grade === 'not-covered'
+  ) {
     if (!hasRecipe(claim)) reasons.push(`grade '${grade}' needs [claim.self_verify] with a command and its expect`);
   }
-  if ((grade === 'contract' || grade === 'probe') && !validBounds(claim.bounds)) reasons.push(`grade '${grade}' needs bounds ('bounded: ...' or 'unbounded: ...')`);
-  if (grade === 'not-covered' && !str(sv, 'positive_control')?.trim()) reasons.push(`grade 'not-covered' needs self_verify.positive_control`);
-  if (grade === 'out-of-scope' && !str(claim, 'scope_ref')?.trim()) reasons.push(`grade 'out-of-scope' needs scope_ref`);
+  if ((grade === 'contract' || grade === 'probe') && !validBounds(claim.bounds))
+    reasons.push(`grade '${grade}' needs bounds ('bounded: ...' or 'unbounded: ...')`);
+  if (grade === 'not-covered' && !str(sv, 'positive_control')?.trim())
+    reasons.push(`grade 'not-covered' needs self_verify.positive_control`);
+  if (grade === 'out-of-scope' && !str(claim, 'scope_ref')?.trim())
+    reasons.push(`grade 'out-of-scope' needs scope_ref`);
   // 3. Where the clause came from.
   const source = claim.clause_source;
   if (source === undefined) reasons.push('clause_source not recorded');
-  else if (typeof source === 'string' && UNWEIGHTABLE_SOURCES.includes(source)) reasons.push(`clause_source '${source}' cannot carry weight: the clause cannot be falsified`);
+  else if (typeof source === 'string' && UNWEIGHTABLE_SOURCES.includes(source))
+    reasons.push(`clause_source '${source}' cannot carry weight: the clause cannot be falsified`);
   // 4. The check was watched to fail.
   const watched = sv !== undefined && watchedFailProblems(sv).length === 0;
   if (!watched && !evidence.some((e) => e.witnessControl)) reasons.push('no watched-fail witness');
   // 5. A contract settles every input: it needs reasoning over a symbolic domain.
-  if (grade === 'contract' && !evidence.some((e) => e.result === 'pass' && e.family !== undefined && SYMBOLIC_FAMILIES.includes(e.family))) {
-    reasons.push(`grade 'contract' needs a passing record from a family that reasons over a symbolic domain (${SYMBOLIC_FAMILIES.join(', ')})`);
+  if (
+    grade === 'contract' &&
+    !evidence.some((e) => e.result === 'pass' && e.family !== undefined && SYMBOLIC_FAMILIES.includes(e.family))
+  ) {
+    reasons.push(
+      `grade 'contract' needs a passing record from a family that reasons over a symbolic domain (${SYMBOLIC_FAMILIES.join(', ')})`,
+    );
   }
   return reasons;
 }

@@ -19,15 +19,16 @@ export interface WatchedFail {
 }
 
 export type Perturbation =
-  | { kind: 'patch'; /** as given on the command line */ file: string; bytes: Buffer }
-  | { kind: 'replace'; /** relative to --root */ path: string; old: string; new: string };
+  | { kind: 'patch' /** as given on the command line */; file: string; bytes: Buffer }
+  | { kind: 'replace' /** relative to --root */; path: string; old: string; new: string };
 
-const short = (s: string, n = 80) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
+const short = (s: string, n = 80) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 /** Files a unified diff touches (`+++ b/path`, or `--- a/path` for a deletion). */
 export function patchFiles(bytes: Buffer): string[] {
   const out = new Set<string>();
-  for (const m of bytes.toString('utf8').matchAll(/^(?:\+\+\+|---) (?:[ab]\/)?([^\t\n]+)/gm)) if (m[1] !== '/dev/null') out.add(m[1]!.trim());
+  for (const m of bytes.toString('utf8').matchAll(/^(?:\+\+\+|---) (?:[ab]\/)?([^\t\n]+)/gm))
+    if (m[1] !== '/dev/null') out.add(m[1]!.trim());
   return [...out];
 }
 
@@ -43,10 +44,17 @@ export function describePerturbation(p: Perturbation): string {
 /** OLD must occur exactly once (overlapping occurrences count), so the perturbation is unambiguous. */
 export function applyReplace(content: string, path: string, oldText: string, newText: string): string {
   if (oldText === '') throw invalid('ERR_ACCEPTANCE_WITNESS', '--old must not be empty', { path: '--old' });
-  if (oldText === newText) throw invalid('ERR_ACCEPTANCE_WITNESS', '--old and --new are equal: that perturbs nothing', { path: '--new' });
+  if (oldText === newText)
+    throw invalid('ERR_ACCEPTANCE_WITNESS', '--old and --new are equal: that perturbs nothing', { path: '--new' });
   let count = 0;
   for (let at = content.indexOf(oldText); at >= 0; at = content.indexOf(oldText, at + 1)) count++;
-  if (count !== 1) throw invalid('ERR_ACCEPTANCE_WITNESS', `--old must occur exactly once in ${path}; it occurs ${count} times`, { file: path, path: '--old' }, count ? 'Give a longer --old that is unique.' : 'Check the text and the file.');
+  if (count !== 1)
+    throw invalid(
+      'ERR_ACCEPTANCE_WITNESS',
+      `--old must occur exactly once in ${path}; it occurs ${count} times`,
+      { file: path, path: '--old' },
+      count ? 'Give a longer --old that is unique.' : 'Check the text and the file.',
+    );
   const at = content.indexOf(oldText);
   return content.slice(0, at) + newText + content.slice(at + oldText.length);
 }
@@ -57,7 +65,6 @@ export function observedLine(run: SelfVerifyRun): string {
   return s.split(' ').length > 1 ? s : `${s || 'no output'} (${run.status})`;
 }
 
-
 const entries = (wf: WatchedFail): [string, string][] => [
   ['of_command', tomlString(wf.of_command)],
   ['perturbed', tomlString(wf.perturbed)],
@@ -66,7 +73,12 @@ const entries = (wf: WatchedFail): [string, string][] => [
 ];
 
 const cannot = (doc: Doc, path: (string | number)[], message: string) =>
-  invalid('ERR_ACCEPTANCE_SPLICE', `cannot record the witness: ${message}`, { file: doc.file, path: path.join('.'), line: doc.line(path) }, 'Write [claim.self_verify] (and any watched_fail) as table headers, then run witness again.');
+  invalid(
+    'ERR_ACCEPTANCE_SPLICE',
+    `cannot record the witness: ${message}`,
+    { file: doc.file, path: path.join('.'), line: doc.line(path) },
+    'Write [claim.self_verify] (and any watched_fail) as table headers, then run witness again.',
+  );
 
 /**
  * The package text with `[claim.self_verify.watched_fail]` of claim `index` set to `wf`: the
@@ -76,7 +88,12 @@ const cannot = (doc: Doc, path: (string | number)[], message: string) =>
 export function spliceWatchedFail(doc: Doc, index: number, wf: WatchedFail): string {
   const tablePath = ['claim', index, 'self_verify', 'watched_fail'];
   const scan = scanToml(doc.text);
-  if (!findTable(scan, ['claim', index, 'self_verify'])) throw cannot(doc, ['claim', index, 'self_verify'], 'the claim\'s self_verify is not written as a [claim.self_verify] table');
+  if (!findTable(scan, ['claim', index, 'self_verify']))
+    throw cannot(
+      doc,
+      ['claim', index, 'self_verify'],
+      "the claim's self_verify is not written as a [claim.self_verify] table",
+    );
   let text: string;
   try {
     if (findTable(scan, tablePath)) {
@@ -99,5 +116,10 @@ function verifySplice(doc: Doc, text: string, index: number, wf: WatchedFail): v
   const expected = structuredClone(doc.data) as Table;
   const sv = (expected.claim as Table[])[index]!.self_verify as Table;
   sv.watched_fail = { ...(isTable(sv.watched_fail) ? sv.watched_fail : {}), ...wf };
-  if (!isDeepStrictEqual(after, expected)) throw new VkitError('ERR_ACCEPTANCE_SPLICE', 4, `internal: splicing watched_fail into ${doc.file} changed more than the table; nothing written`);
+  if (!isDeepStrictEqual(after, expected))
+    throw new VkitError(
+      'ERR_ACCEPTANCE_SPLICE',
+      4,
+      `internal: splicing watched_fail into ${doc.file} changed more than the table; nothing written`,
+    );
 }

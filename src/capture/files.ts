@@ -39,7 +39,11 @@ export interface FileStateCache {
 
 /** Whether a recorded entry still stands for the file: same fingerprint, and not racily clean. */
 export function reusable(entry: FileStateEntry | undefined, fp: Fingerprint): entry is FileStateEntry {
-  return entry !== undefined && sameFingerprint(entry, fp) && BigInt(entry.mtime_ns) < BigInt(entry.recorded_ns) - RACY_WINDOW_NS;
+  return (
+    entry !== undefined &&
+    sameFingerprint(entry, fp) &&
+    BigInt(entry.mtime_ns) < BigInt(entry.recorded_ns) - RACY_WINDOW_NS
+  );
 }
 
 export const RACY_WINDOW_NS = 2_000_000_000n;
@@ -97,7 +101,13 @@ export interface HashCounter {
  * Hashes one path (regular file, or a symlink as its target string, never followed). Returns
  * undefined for paths that vanished; throws for special files, which no capture accepts.
  */
-export function hashPath(absPath: string, hashMode: HashMode, cache: FileStateCache | undefined, now: () => bigint, counter?: HashCounter): HashedFile | undefined {
+export function hashPath(
+  absPath: string,
+  hashMode: HashMode,
+  cache: FileStateCache | undefined,
+  now: () => bigint,
+  counter?: HashCounter,
+): HashedFile | undefined {
   let st: BigIntStats;
   try {
     st = lstatSync(absPath, { bigint: true });
@@ -114,7 +124,8 @@ export function hashPath(absPath: string, hashMode: HashMode, cache: FileStateCa
     if (counter) counter.reused++;
     return { mode, ...reused, fingerprint };
   }
-  const digests = st.size > BigInt(CHUNK) ? streamDigests(absPath, hashMode) : digestsOf(readFileSync(absPath), hashMode);
+  const digests =
+    st.size > BigInt(CHUNK) ? streamDigests(absPath, hashMode) : digestsOf(readFileSync(absPath), hashMode);
   if (counter) counter.hashed++;
   // Only remember a digest whose file did not move under us while it was read; the fingerprint
   // returned is the one from before the read, so a later comparison still sees the change.
@@ -123,13 +134,22 @@ export function hashPath(absPath: string, hashMode: HashMode, cache: FileStateCa
     const recorded_ns = String(now());
     // The raw entry first: a `text:crlf` entry is only ever read with its raw partner.
     if (digests.raw) cache.put(absPath, 'raw', { ...fingerprint, sha256: digests.raw, recorded_ns });
-    cache.put(absPath, hashMode === 'raw' ? 'raw' : digests.raw ? 'text:crlf' : 'text:same', { ...fingerprint, sha256: digests.sha256, recorded_ns });
+    cache.put(absPath, hashMode === 'raw' ? 'raw' : digests.raw ? 'text:crlf' : 'text:same', {
+      ...fingerprint,
+      sha256: digests.sha256,
+      recorded_ns,
+    });
   }
   return { mode, ...digests, fingerprint };
 }
 
 /** The recorded digests for an unchanged fingerprint; a `text:crlf` entry without its raw partner is no answer. */
-function reuse(cache: FileStateCache | undefined, absPath: string, hashMode: HashMode, fp: Fingerprint): { sha256: string; raw?: string } | undefined {
+function reuse(
+  cache: FileStateCache | undefined,
+  absPath: string,
+  hashMode: HashMode,
+  fp: Fingerprint,
+): { sha256: string; raw?: string } | undefined {
   if (!cache) return undefined;
   if (hashMode === 'raw') {
     const sha256 = cache.reuse(absPath, 'raw', fp);

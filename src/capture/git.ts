@@ -21,7 +21,15 @@ export async function gitBytes(cwd: string, args: string[]): Promise<Buffer> {
  */
 export async function gitInfo(dir: string): Promise<{ commonDir: string; prefix: string } | undefined> {
   try {
-    const [inside, common, prefix = ''] = (await git(dir, ['rev-parse', '--is-inside-work-tree', '--path-format=absolute', '--git-common-dir', '--show-prefix'])).split('\n');
+    const [inside, common, prefix = ''] = (
+      await git(dir, [
+        'rev-parse',
+        '--is-inside-work-tree',
+        '--path-format=absolute',
+        '--git-common-dir',
+        '--show-prefix',
+      ])
+    ).split('\n');
     return inside === 'true' && common ? { commonDir: common, prefix } : undefined;
   } catch {
     return undefined;
@@ -53,7 +61,15 @@ export async function gitCommonDir(dir: string): Promise<string | undefined> {
  */
 export async function listGitFiles(dir: string, under?: readonly string[]): Promise<string[]> {
   const limit = under && !under.includes('') ? ['--', ...new Set(under)] : [];
-  const out = await git(dir, ['--literal-pathspecs', 'ls-files', '-z', '--cached', '--others', '--exclude-standard', ...limit]);
+  const out = await git(dir, [
+    '--literal-pathspecs',
+    'ls-files',
+    '-z',
+    '--cached',
+    '--others',
+    '--exclude-standard',
+    ...limit,
+  ]);
   return [...new Set(out.split('\0').filter(Boolean))];
 }
 
@@ -69,11 +85,23 @@ export async function listIgnored(dir: string, prefix?: string): Promise<string[
   // Porcelain paths are relative to the work tree's top whatever the directory: limited to `dir`
   // (the `.` pathspec) and made relative to it, as `ls-files` paths are.
   const [out, below] = await Promise.all([
-    git(dir, ['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--ignored=matching', '--untracked-files=normal', '--no-renames', '--ignore-submodules=all', '--', '.']),
+    git(dir, [
+      '--no-optional-locks',
+      'status',
+      '--porcelain=v1',
+      '-z',
+      '--ignored=matching',
+      '--untracked-files=normal',
+      '--no-renames',
+      '--ignore-submodules=all',
+      '--',
+      '.',
+    ]),
     prefix ?? git(dir, ['rev-parse', '--show-prefix']).then((p) => p.trim()),
   ]);
   const ignored: string[] = [];
-  for (const entry of out.split('\0')) if (entry.startsWith(`!! ${below}`) && entry.length > 3 + below.length) ignored.push(entry.slice(3 + below.length));
+  for (const entry of out.split('\0'))
+    if (entry.startsWith(`!! ${below}`) && entry.length > 3 + below.length) ignored.push(entry.slice(3 + below.length));
   return ignored.sort();
 }
 
@@ -111,7 +139,7 @@ export async function readBlobs(dir: string, oids: string[]): Promise<Map<string
     child.on('error', reject);
     child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`git cat-file exited ${code}`))));
   });
-  child.stdin.end(oids.join('\n') + '\n');
+  child.stdin.end(`${oids.join('\n')}\n`);
   await done;
   const all = Buffer.concat(chunks);
   let at = 0;

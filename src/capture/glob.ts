@@ -100,7 +100,8 @@ function expandBraces(glob: string): string[] {
     }
     return n;
   };
-  if (count(0) > MAX_ALTERNATIVES) throw new Error(`more than ${MAX_ALTERNATIVES} alternatives once \`{…}\` are expanded: list the globs separately`);
+  if (count(0) > MAX_ALTERNATIVES)
+    throw new Error(`more than ${MAX_ALTERNATIVES} alternatives once \`{…}\` are expanded: list the globs separately`);
   i = 0;
   const sequence = (inGroup: boolean): string[] => {
     let outs = [''];
@@ -220,7 +221,7 @@ function matchNames(segments: ReadonlyArray<NameMatcher | typeof GLOBSTAR>, name
     if (seg === GLOBSTAR) {
       resumeS = ++s;
       resumeN = n;
-    } else if (seg !== undefined && seg(names[n]!)) {
+    } else if (seg?.(names[n]!)) {
       s++;
       n++;
     } else if (resumeS >= 0) {
@@ -234,7 +235,10 @@ function matchNames(segments: ReadonlyArray<NameMatcher | typeof GLOBSTAR>, name
 
 /** One segment's tokens as a name matcher: plain text compared whole, `*.ext` and `name*` by an end, else the greedy walk. */
 function nameMatcher(tokens: readonly Token[]): NameMatcher {
-  const text = (list: readonly Token[]) => (list.every((t) => typeof t === 'number' && t >= 0) ? (list as number[]).map((cp) => String.fromCodePoint(cp)).join('') : undefined);
+  const text = (list: readonly Token[]) =>
+    list.every((t) => typeof t === 'number' && t >= 0)
+      ? (list as number[]).map((cp) => String.fromCodePoint(cp)).join('')
+      : undefined;
   const whole = text(tokens);
   if (whole !== undefined) return (name) => name === whole;
   if (tokens.length === 1 && tokens[0] === STAR) return () => true;
@@ -304,8 +308,8 @@ export function matchGlobs(globs: readonly Glob[], sortedPaths: readonly string[
  * Whether `g` (read as a positive glob) can match some path strictly below directory `dir` (no
  * trailing slash), whatever the directory holds: the question for a git-ignored directory that is
  * never listed, so never looked into. Answered on the glob's segments (after brace expansion), `**`
- * standing for any number of them; a shape it cannot split into segments (a class holding `/`, more
- * than 256 brace alternatives) answers yes, which can only ask for an exclusion that was not needed.
+ * standing for any number of them; a shape it cannot split into segments (a class holding `/`)
+ * answers yes, which can only ask for an exclusion that was not needed.
  */
 export function reachesBelow(g: Glob, dir: string): boolean {
   const below = `${dir}/`;
@@ -313,7 +317,6 @@ export function reachesBelow(g: Glob, dir: string): boolean {
   if (g.prefix.startsWith(below)) return true;
   if (!below.startsWith(g.prefix)) return false;
   const alternatives = expandBraces(bodyOf(g));
-  if (!alternatives) return true;
   const dirs = dir.split('/');
   return alternatives.some((alt) => {
     const segs = alt.split('/');
@@ -324,7 +327,7 @@ export function reachesBelow(g: Glob, dir: string): boolean {
       for (const i of states) {
         if (i >= segs.length) continue;
         if (segs[i] === '**') next.add(i);
-        else if (segmentRe(segs[i]!).test(d)) next.add(i + 1);
+        else if (segmentMatches(segs[i]!, d)) next.add(i + 1);
       }
       states = closure(segs, next);
       if (states.size === 0) return false;
@@ -360,52 +363,12 @@ function closure(segs: readonly string[], states: Set<number>): Set<number> {
   return states;
 }
 
-const segmentRes = new Map<string, RegExp>();
-function segmentRe(seg: string): RegExp {
-  let re = segmentRes.get(seg);
-  if (!re) segmentRes.set(seg, (re = new RegExp(`^${translate(seg)}$`, 'su')));
-  return re;
-}
-
-/** Every brace alternative of a (valid) glob body, classes left whole; undefined past 256 of them. */
-function expandBraces(body: string): string[] | undefined {
-  let open = -1;
-  for (let i = 0; i < body.length; i++) {
-    const c = body[i];
-    if (c === '[') {
-      const end = body.indexOf(']', i + 2);
-      if (end >= 0) i = end;
-    } else if (c === '{') {
-      open = i;
-      break;
-    }
-  }
-  if (open < 0) return [body];
-  // The matching `}` and the top-level commas between (translate's reading: nesting counts braces).
-  let depth = 0;
-  const commas: number[] = [];
-  let close = -1;
-  for (let i = open; i < body.length && close < 0; i++) {
-    const c = body[i];
-    if (c === '[') {
-      const end = body.indexOf(']', i + 2);
-      if (end >= 0) i = end;
-    } else if (c === '{') depth++;
-    else if (c === '}') {
-      if (--depth === 0) close = i;
-    } else if (c === ',' && depth === 1) commas.push(i);
-  }
-  if (close < 0) return undefined;
-  const head = body.slice(0, open);
-  const tail = body.slice(close + 1);
-  const bounds = [open, ...commas, close];
-  const out: string[] = [];
-  for (let k = 0; k + 1 < bounds.length; k++) {
-    const expanded = expandBraces(head + body.slice(bounds[k]! + 1, bounds[k + 1]) + tail);
-    if (!expanded || out.length + expanded.length > 256) return undefined;
-    out.push(...expanded);
-  }
-  return out;
+/** One brace-free path segment (no `/`, not `**`) as a matcher of one name. */
+const segmentMatchers = new Map<string, (names: readonly string[]) => boolean>();
+function segmentMatches(seg: string, name: string): boolean {
+  let m = segmentMatchers.get(seg);
+  if (!m) segmentMatchers.set(seg, (m = compileAlternative(seg)));
+  return m([name]);
 }
 
 /**

@@ -21,8 +21,10 @@ export function listOutputs(root: string, globs: readonly string[]): string[] {
   const matched = matchGlobs(compiled, [...found].sort());
   for (const path of matched) {
     const st = lstatSync(join(root, path));
-    if (st.isSymbolicLink()) throw new OutputRejectedError(`output \`${path}\` is a symlink; retained evidence holds regular files only`);
-    if (!st.isFile()) throw new OutputRejectedError(`output \`${path}\` is a special file; retained evidence holds regular files only`);
+    if (st.isSymbolicLink())
+      throw new OutputRejectedError(`output \`${path}\` is a symlink; retained evidence holds regular files only`);
+    if (!st.isFile())
+      throw new OutputRejectedError(`output \`${path}\` is a special file; retained evidence holds regular files only`);
   }
   return matched;
 }

@@ -9,7 +9,14 @@
 import { lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { isAbsolute, posix, relative, sep } from 'node:path';
 import type { Issue } from '../errors.js';
-import { hashPath, SpecialFileError, type FileStateCache, type Fingerprint, type HashCounter, type HashMode } from './files.js';
+import {
+  hashPath,
+  SpecialFileError,
+  type FileStateCache,
+  type Fingerprint,
+  type HashCounter,
+  type HashMode,
+} from './files.js';
 import { compileGlob, coversBelow, escapeGlob, matchGlobs, reachesBelow } from './glob.js';
 import { isSecretPath } from './secrets.js';
 import { treeDigest } from './tree.js';
@@ -64,14 +71,24 @@ export function selectPaths(globs: readonly string[], sortedFiles: readonly stri
  * when `ignored` is given (git's ignored untracked paths, directories with a trailing `/`, as
  * `listIgnored` gives them; empty without git), globs selecting what vkit will not capture.
  */
-export function selectorIssues(globs: readonly string[], sortedFiles: readonly string[], path: string, file?: string, ignored?: readonly string[]): Issue[] {
+export function selectorIssues(
+  globs: readonly string[],
+  sortedFiles: readonly string[],
+  path: string,
+  file?: string,
+  ignored?: readonly string[],
+): Issue[] {
   const issues: Issue[] = [];
   const uncaptured = ignored ? uncapturedByGlob(globs, sortedFiles, ignored) : new Map<number, never[]>();
   globs.forEach((source, j) => {
     const g = compileGlob(source);
     if (g.negated) return;
     if (g.literal && isSecretPath(g.prefix)) {
-      issues.push({ file, path: `${path}[${j}]`, message: `\`${source}\` is a secret-looking path; vkit never hashes or retains it. Remove it from inputs` });
+      issues.push({
+        file,
+        path: `${path}[${j}]`,
+        message: `\`${source}\` is a secret-looking path; vkit never hashes or retains it. Remove it from inputs`,
+      });
       return;
     }
     const refused = uncaptured.get(j);
@@ -91,7 +108,8 @@ export function selectorIssues(globs: readonly string[], sortedFiles: readonly s
 }
 
 /** How to fix any `ERR_CONFIG_INPUTS` (the workspace's listing checks and the engine's capture checks). */
-export const INPUTS_HINT = 'Fix the globs, or create the files they should match; exclude what vkit will not capture with a `!` glob in the same inputs (`!path`, or `!dir/**` for a directory).';
+export const INPUTS_HINT =
+  'Fix the globs, or create the files they should match; exclude what vkit will not capture with a `!` glob in the same inputs (`!path`, or `!dir/**` for a directory).';
 
 /** Most uncaptured paths one message names; the rest are counted. */
 const SHOWN = 5;
@@ -100,7 +118,10 @@ const SHOWN = 5;
  * The config error for one glob that selects what vkit will not capture: each path and why, at most
  * five and how many more, and the exclusions that say so explicitly.
  */
-export function uncapturedMessage(source: string, items: ReadonlyArray<{ path: string; why: string; exclude: string }>): string {
+export function uncapturedMessage(
+  source: string,
+  items: ReadonlyArray<{ path: string; why: string; exclude: string }>,
+): string {
   const shown = items.slice(0, SHOWN);
   const more = items.length > SHOWN ? `, and ${items.length - SHOWN} more` : '';
   const excludes = [...new Set(shown.map((i) => `\`${i.exclude}\``))].join(', ');
@@ -108,8 +129,12 @@ export function uncapturedMessage(source: string, items: ReadonlyArray<{ path: s
     `\`${source}\` selects what vkit will not capture, so a check reading it would depend on bytes its key does not see: ` +
     `${shown.map((i) => `\`${i.path}\` (${i.why})`).join(', ')}${more}. ` +
     `Exclude ${items.length === 1 ? 'it' : 'each'} explicitly in the same inputs (${excludes}${more ? ', …' : ''})` +
-    (items.some((i) => i.why.startsWith('git-ignored')) ? '; or stop ignoring what the check reads, so vkit captures it' : '') +
-    (items.some((i) => i.why.startsWith('a symbolic link')) ? '; or select a link\'s target (inside the root) in the same inputs' : '')
+    (items.some((i) => i.why.startsWith('git-ignored'))
+      ? '; or stop ignoring what the check reads, so vkit captures it'
+      : '') +
+    (items.some((i) => i.why.startsWith('a symbolic link'))
+      ? "; or select a link's target (inside the root) in the same inputs"
+      : '')
   );
 }
 
@@ -119,15 +144,24 @@ const ignoredSplits = new WeakMap<readonly string[], { files: string[]; dirs: st
 function splitIgnored(ignored: readonly string[]): { files: string[]; dirs: string[] } {
   let split = ignoredSplits.get(ignored);
   if (!split) {
-    split = { files: ignored.filter((p) => !p.endsWith('/')).sort(), dirs: ignored.filter((p) => p.endsWith('/')).map((p) => p.slice(0, -1)) };
+    split = {
+      files: ignored.filter((p) => !p.endsWith('/')).sort(),
+      dirs: ignored.filter((p) => p.endsWith('/')).map((p) => p.slice(0, -1)),
+    };
     ignoredSplits.set(ignored, split);
   }
   return split;
 }
 
 /** Everything `selectorIssues` would refuse as uncaptured for these globs, with its exclusion (what `vkit init` writes). */
-export function uncapturedPaths(globs: readonly string[], sortedFiles: readonly string[], ignored: readonly string[]): Array<{ path: string; why: string; exclude: string }> {
-  return [...uncapturedByGlob(globs, sortedFiles, ignored).values()].flat().sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+export function uncapturedPaths(
+  globs: readonly string[],
+  sortedFiles: readonly string[],
+  ignored: readonly string[],
+): Array<{ path: string; why: string; exclude: string }> {
+  return [...uncapturedByGlob(globs, sortedFiles, ignored).values()]
+    .flat()
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 /** Index (into `globs`) of the first positive glob selecting `path`, or undefined. */
@@ -145,7 +179,11 @@ export function globIndexOf(globs: readonly string[], path: string): number | un
  * into (git does not look inside them, so neither can vkit: whatever they hold, now or later, a glob
  * reaching them could select it) unless an exclusion covers the whole directory.
  */
-function uncapturedByGlob(globs: readonly string[], sortedFiles: readonly string[], ignored: readonly string[]): Map<number, Array<{ path: string; why: string; exclude: string }>> {
+function uncapturedByGlob(
+  globs: readonly string[],
+  sortedFiles: readonly string[],
+  ignored: readonly string[],
+): Map<number, Array<{ path: string; why: string; exclude: string }>> {
   const out = new Map<number, Array<{ path: string; why: string; exclude: string }>>();
   const add = (j: number | undefined, item: { path: string; why: string; exclude: string }) => {
     if (j === undefined) return;
@@ -153,11 +191,18 @@ function uncapturedByGlob(globs: readonly string[], sortedFiles: readonly string
     if (list) list.push(item);
     else out.set(j, [item]);
   };
-  for (const p of selection(globs, sortedFiles).all) if (isSecretPath(p)) add(globIndexOf(globs, p), { path: p, why: 'secret-looking: vkit never reads one', exclude: `!${escapeGlob(p)}` });
+  for (const p of selection(globs, sortedFiles).all)
+    if (isSecretPath(p))
+      add(globIndexOf(globs, p), {
+        path: p,
+        why: 'secret-looking: vkit never reads one',
+        exclude: `!${escapeGlob(p)}`,
+      });
   if (ignored.length) {
     const { files, dirs } = splitIgnored(ignored);
     const compiled = globs.map(compileGlob);
-    for (const p of matchGlobs(compiled, files)) add(globIndexOf(globs, p), { path: p, why: 'git-ignored', exclude: `!${escapeGlob(p)}` });
+    for (const p of matchGlobs(compiled, files))
+      add(globIndexOf(globs, p), { path: p, why: 'git-ignored', exclude: `!${escapeGlob(p)}` });
     const negated = compiled.filter((g) => g.negated);
     for (const dir of dirs) {
       if (negated.some((n) => coversBelow(n, dir))) continue;
@@ -178,7 +223,15 @@ function uncapturedByGlob(globs: readonly string[], sortedFiles: readonly string
  * bytes the key does not see. A link to a directory is refused the same way (a directory is not a
  * captured path; select its files and exclude the link).
  */
-export function captureSelector(root: string, globs: readonly string[], sortedFiles: readonly string[], cache: FileStateCache | undefined, now: () => bigint, counter?: HashCounter, hashMode: HashMode = 'text'): SelectorCapture {
+export function captureSelector(
+  root: string,
+  globs: readonly string[],
+  sortedFiles: readonly string[],
+  cache: FileStateCache | undefined,
+  now: () => bigint,
+  counter?: HashCounter,
+  hashMode: HashMode = 'text',
+): SelectorCapture {
   const files: SelectorFile[] = [];
   const refused: Refused[] = [];
   const links: string[] = [];
@@ -190,7 +243,12 @@ export function captureSelector(root: string, globs: readonly string[], sortedFi
       hashed = hashPath(prefix + path, hashMode, cache, now, counter);
     } catch (error) {
       if (!(error instanceof SpecialFileError)) throw error;
-      refused.push({ path, kind: 'special', why: specialKind(prefix + path), exclude: path.endsWith('/') ? `!${escapeGlob(path)}**` : `!${escapeGlob(path)}` });
+      refused.push({
+        path,
+        kind: 'special',
+        why: specialKind(prefix + path),
+        exclude: path.endsWith('/') ? `!${escapeGlob(path)}**` : `!${escapeGlob(path)}`,
+      });
       continue;
     }
     if (hashed) {
@@ -206,7 +264,12 @@ export function captureSelector(root: string, globs: readonly string[], sortedFi
     for (const path of links) {
       const target = linkTarget(root, prefix, path);
       if (target.inside !== undefined && held.has(target.inside)) continue;
-      refused.push({ path, kind: 'link', why: `a symbolic link to ${target.shown}, ${target.inside === undefined ? 'outside the root' : 'which these inputs do not capture'}`, exclude: `!${escapeGlob(path)}` });
+      refused.push({
+        path,
+        kind: 'link',
+        why: `a symbolic link to ${target.shown}, ${target.inside === undefined ? 'outside the root' : 'which these inputs do not capture'}`,
+        exclude: `!${escapeGlob(path)}`,
+      });
     }
     refused.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }

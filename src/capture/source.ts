@@ -30,7 +30,12 @@ interface CaptureOptions {
 }
 
 function refuse(path: string, what: string): never {
-  throw invalid('ERR_CAPTURE_REFUSED', `Formal captures refuse ${what}: \`${path}\``, { file: path }, 'Remove it from the source, or exclude it with .gitignore.');
+  throw invalid(
+    'ERR_CAPTURE_REFUSED',
+    `Formal captures refuse ${what}: \`${path}\``,
+    { file: path },
+    'Remove it from the source, or exclude it with .gitignore.',
+  );
 }
 
 export async function captureWorkingTree(root: string, opts: CaptureOptions = {}): Promise<SourceCapture> {
@@ -69,7 +74,12 @@ export async function captureCommit(root: string, rev: string, opts: CaptureOpti
   try {
     commit = (await git(root, ['rev-parse', '--verify', '--end-of-options', `${rev}^{commit}`])).trim();
   } catch {
-    throw invalid('ERR_CAPTURE_REV', `Expected a commit, got \`${rev}\``, {}, 'Pass a commit id, branch or tag that exists in this repository.');
+    throw invalid(
+      'ERR_CAPTURE_REV',
+      `Expected a commit, got \`${rev}\``,
+      {},
+      'Pass a commit id, branch or tag that exists in this repository.',
+    );
   }
   const tree = (await git(root, ['rev-parse', `${commit}^{tree}`])).trim();
   const rows = await lsTree(root, commit);
@@ -80,7 +90,10 @@ export async function captureCommit(root: string, rev: string, opts: CaptureOpti
     if (r.mode === '120000') refuse(r.path, 'symlinks');
   }
   const blobs = rows.filter((r) => r.type === 'blob');
-  const bytes = await readBlobs(root, blobs.map((r) => r.oid));
+  const bytes = await readBlobs(
+    root,
+    blobs.map((r) => r.oid),
+  );
   const entries = blobs.map((r) => ({ path: r.path, mode: r.mode, oid: r.oid, sha256: sha256Id(bytes.get(r.oid)!) }));
   return { kind: 'git_commit', provisional: false, commit, tree, digest: treeDigest(entries), entries };
 }

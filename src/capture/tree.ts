@@ -25,9 +25,18 @@ export function treeDigest(entries: readonly TreeEntry[]): string {
  * `raw_sha256` beside each such file and `raw_digest`, the tree digest over the raw bytes: what the
  * check actually read, so a later hit can tell that only line endings differ.
  */
-export function recordedCapture(capture: { digest: string; files: readonly TreeEntry[]; hash?: 'raw' }, raw: ReadonlyMap<string, string> | undefined): { digest: string; files: Array<TreeEntry & { raw_sha256?: string }>; raw_digest?: string } {
+export function recordedCapture(
+  capture: { digest: string; files: readonly TreeEntry[]; hash?: 'raw' },
+  raw: ReadonlyMap<string, string> | undefined,
+): { digest: string; files: Array<TreeEntry & { raw_sha256?: string }>; raw_digest?: string } {
   const files = capture.files.map(({ path, mode, sha256 }) => ({ path, mode, sha256 }));
   if (capture.hash === 'raw' || !raw) return { digest: capture.digest, files };
-  const withRaw: Array<TreeEntry & { raw_sha256?: string }> = files.map((f) => (raw.has(f.path) ? { ...f, raw_sha256: raw.get(f.path)! } : f));
-  return { digest: capture.digest, files: withRaw, raw_digest: treeDigest(withRaw.map((f) => ({ path: f.path, mode: f.mode, sha256: f.raw_sha256 ?? f.sha256 }))) };
+  const withRaw: Array<TreeEntry & { raw_sha256?: string }> = files.map((f) =>
+    raw.has(f.path) ? { ...f, raw_sha256: raw.get(f.path)! } : f,
+  );
+  return {
+    digest: capture.digest,
+    files: withRaw,
+    raw_digest: treeDigest(withRaw.map((f) => ({ path: f.path, mode: f.mode, sha256: f.raw_sha256 ?? f.sha256 }))),
+  };
 }

@@ -71,14 +71,22 @@ export function dockerOptions(socket: string): Docker.DockerOptions | undefined 
  * result says so, naming the socket: formal items then turn BLOCKED rather than anything running
  * unrestricted.
  */
-export async function openSandbox(socket?: string, options: SandboxOptions = {}): Promise<ContainerSandbox | { unavailable: string }> {
+export async function openSandbox(
+  socket?: string,
+  options: SandboxOptions = {},
+): Promise<ContainerSandbox | { unavailable: string }> {
   const where = socket ?? containerSocket();
   const opts = dockerOptions(where);
-  if (!opts) return { unavailable: `Expected the container socket to be unix:///PATH or tcp://HOST:PORT, got \`${where}\` (VKIT_CONTAINER_SOCKET)` };
+  if (!opts)
+    return {
+      unavailable: `Expected the container socket to be unix:///PATH or tcp://HOST:PORT, got \`${where}\` (VKIT_CONTAINER_SOCKET)`,
+    };
   const docker = new Docker(opts);
   const problem = await ping(docker);
   if (problem !== undefined) {
-    return { unavailable: `no container engine answering on ${where} (${problem}): start one with scripts/podman-service.sh` };
+    return {
+      unavailable: `no container engine answering on ${where} (${problem}): start one with scripts/podman-service.sh`,
+    };
   }
   return new DockerSandbox(where, docker, options.cacheDir ?? toolTreeCacheDir());
 }
@@ -180,12 +188,19 @@ class DockerSandbox implements ContainerSandbox {
       let status: number | null = null;
       try {
         // Bounded even if the engine never reports the end: the kill at the timeout gets a grace period.
-        const waited = (await Promise.race([container.wait(), deadline(req.timeoutMs + WAIT_GRACE_MS)])) as { StatusCode?: number };
+        const waited = (await Promise.race([container.wait(), deadline(req.timeoutMs + WAIT_GRACE_MS)])) as {
+          StatusCode?: number;
+        };
         status = typeof waited.StatusCode === 'number' ? waited.StatusCode : null;
       } catch (error) {
         // The wait connection broke (engine restart): what ran is unknown, so the container goes.
         await kill();
-        return { ...none, timedOut, cancelled, startError: `lost the wait on container ${req.name}: ${engineMessage(error)}` };
+        return {
+          ...none,
+          timedOut,
+          cancelled,
+          startError: `lost the wait on container ${req.name}: ${engineMessage(error)}`,
+        };
       }
       clearTimeout(timer);
       req.signal.removeEventListener('abort', onAbort);
@@ -195,7 +210,11 @@ class DockerSandbox implements ContainerSandbox {
       const confirmed = await confirmedExit(container, status);
       const logs = await readLogs(container);
       if (confirmed === undefined && !timedOut && !cancelled) {
-        return { ...none, ...logs, startError: `container ${req.name} ended without a confirmed exit status (killed or removed from outside)` };
+        return {
+          ...none,
+          ...logs,
+          startError: `container ${req.name} ended without a confirmed exit status (killed or removed from outside)`,
+        };
       }
       return { exitCode: timedOut || cancelled ? null : (confirmed ?? null), ...logs, timedOut, cancelled };
     } finally {
@@ -206,11 +225,14 @@ class DockerSandbox implements ContainerSandbox {
   }
 
   async killByPrefix(prefix: string): Promise<string[]> {
-    if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(prefix)) throw new Error(`Expected a container name prefix (letters, digits, _ . -), got \`${prefix}\``);
+    if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(prefix))
+      throw new Error(`Expected a container name prefix (letters, digits, _ . -), got \`${prefix}\``);
     const list = await this.docker.listContainers({ all: true, filters: { name: [prefix] } });
     const removed: string[] = [];
     for (const info of list) {
-      const name = (info.Names ?? []).map((n) => n.replace(/^\//, '')).find((n) => n === prefix || n.startsWith(prefix + '-'));
+      const name = (info.Names ?? [])
+        .map((n) => n.replace(/^\//, ''))
+        .find((n) => n === prefix || n.startsWith(`${prefix}-`));
       if (name === undefined) continue;
       const c = this.docker.getContainer(info.Id);
       await c.kill({ signal: 'SIGKILL' }).catch(() => undefined);
@@ -247,7 +269,11 @@ class DockerSandbox implements ContainerSandbox {
     // one (the worker image) keeps the plain tree digest.
     const env = await this.imageEnv(imageId);
     const digest = env.length ? jsonId({ schema: 'vkit.tool-tree-env/1', tree: tree.digest, env }) : tree.digest;
-    const result: ToolTree = { digest, entries: tree.entries.length, ...(Object.keys(versions).length ? { versions } : {}) };
+    const result: ToolTree = {
+      digest,
+      entries: tree.entries.length,
+      ...(Object.keys(versions).length ? { versions } : {}),
+    };
     writeCache(this.cacheDir, imageId, selected, result);
     return result;
   }
@@ -281,7 +307,7 @@ class DockerSandbox implements ContainerSandbox {
     const out: Record<string, string> = {};
     for (const [tool, argv] of VERSION_COMMANDS) {
       const binary = `/usr/bin/${tool}`;
-      if (!paths.some((p) => binary === p || binary.startsWith(p + '/'))) continue;
+      if (!paths.some((p) => binary === p || binary.startsWith(`${p}/`))) continue;
       const r = await this.run({
         image: imageId,
         argv,
@@ -291,7 +317,10 @@ class DockerSandbox implements ContainerSandbox {
         signal: new AbortController().signal,
         name: `vkit-tooltree-${hexOf(imageId as `sha256:${string}`).slice(0, 12)}-${tool}-${randomBytes(4).toString('hex')}`,
       });
-      if (r.exitCode !== 0) throw new Error(`\`${argv.join(' ')}\` in image ${imageId} did not answer (${r.startError || r.stderr.trim() || `exit ${r.exitCode}`})`);
+      if (r.exitCode !== 0)
+        throw new Error(
+          `\`${argv.join(' ')}\` in image ${imageId} did not answer (${r.startError || r.stderr.trim() || `exit ${r.exitCode}`})`,
+        );
       out[tool] = r.stdout.trim().split('\n')[0]!.trim();
     }
     return out;
@@ -315,8 +344,10 @@ function deadline(ms: number): Promise<never> {
 }
 
 function requestProblem(req: ContainerRequest): string | undefined {
-  if (!isSha256Id(req.image)) return `Expected the container image to be a full image id (sha256:<64 hex>), got \`${req.image}\``;
-  if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(req.name)) return `Expected a container name of letters, digits, _ . -, got \`${req.name}\``;
+  if (!isSha256Id(req.image))
+    return `Expected the container image to be a full image id (sha256:<64 hex>), got \`${req.image}\``;
+  if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(req.name))
+    return `Expected a container name of letters, digits, _ . -, got \`${req.name}\``;
   if (req.argv.length === 0) return 'Expected a command (argv) for the container, got none';
   for (const b of req.binds) {
     if (!b.host.startsWith('/') || !b.container.startsWith('/') || /[:,]/.test(b.host + b.container)) {
@@ -332,7 +363,9 @@ async function readLogs(container: Docker.Container): Promise<{ stdout: string; 
   let raw: Buffer;
   try {
     // follow: a stream we can stop reading once enough arrived, so a flood cannot fill memory.
-    const stream = (await container.logs({ stdout: true, stderr: true, follow: true })) as NodeJS.ReadableStream & { destroy?: () => void };
+    const stream = (await container.logs({ stdout: true, stderr: true, follow: true })) as NodeJS.ReadableStream & {
+      destroy?: () => void;
+    };
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of stream as AsyncIterable<Buffer>) {
@@ -374,7 +407,8 @@ export function demuxLogs(raw: Buffer, limit: number): { stdout: string; stderr:
     if (payload.length > room) cut[kind] = true;
     off += 8 + len;
   }
-  const text = (k: 1 | 2) => Buffer.concat(parts[k]).toString('utf8') + (cut[k] ? `\n(vkit: output cut at ${limit} bytes)\n` : '');
+  const text = (k: 1 | 2) =>
+    Buffer.concat(parts[k]).toString('utf8') + (cut[k] ? `\n(vkit: output cut at ${limit} bytes)\n` : '');
   return { stdout: text(1), stderr: text(2) };
 }
 
@@ -399,7 +433,11 @@ function cachePath(dir: string, imageId: string): string {
 
 function readCache(dir: string, imageId: string, paths: string[]): ToolTree | undefined {
   try {
-    const doc = JSON.parse(readFileSync(cachePath(dir, imageId), 'utf8')) as { schema?: string; image?: string; trees?: Record<string, ToolTree> };
+    const doc = JSON.parse(readFileSync(cachePath(dir, imageId), 'utf8')) as {
+      schema?: string;
+      image?: string;
+      trees?: Record<string, ToolTree>;
+    };
     if (doc.image !== imageId || doc.schema !== CACHE_SCHEMA) return undefined;
     const tree = doc.trees?.[jsonId(paths)];
     if (!tree || !isSha256Id(tree.digest) || !Number.isInteger(tree.entries)) return undefined;
@@ -414,7 +452,11 @@ function writeCache(dir: string, imageId: string, paths: string[], tree: ToolTre
     mkdirSync(dir, { recursive: true });
     let trees: Record<string, ToolTree> = {};
     try {
-      const doc = JSON.parse(readFileSync(cachePath(dir, imageId), 'utf8')) as { schema?: string; image?: string; trees?: Record<string, ToolTree> };
+      const doc = JSON.parse(readFileSync(cachePath(dir, imageId), 'utf8')) as {
+        schema?: string;
+        image?: string;
+        trees?: Record<string, ToolTree>;
+      };
       if (doc.image === imageId && doc.schema === CACHE_SCHEMA && doc.trees) trees = doc.trees;
     } catch {
       // a fresh file

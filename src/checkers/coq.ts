@@ -95,7 +95,10 @@ export function parseCoqMessages(output: string): CoqError[] {
       startByte: Number(m[3]),
       endByte: Number(m[4]),
       severity,
-      message: text.replace(/^(Error|Warning):\s*/, '').replace(/\s+/g, ' ').trim(),
+      message: text
+        .replace(/^(Error|Warning):\s*/, '')
+        .replace(/\s+/g, ' ')
+        .trim(),
     });
     i = j - 1;
   }
@@ -196,7 +199,10 @@ const SUBVERSIONS: Array<[RegExp, string]> = [
   // Only as commands, so identifiers like `Drop` pass: at a sentence start (a line start, or after a
   // period, brace or bullet), behind any control prefixes (`Time`, `Timeout 5`, `Fail`, ...) and
   // attributes, all of which still run the command.
-  [/(?<=(?:^|[.{}]|[-+*])\s*(?:(?:Time|Fail|Succeed|Instructions|Profile|Timeout\s+\d+|Redirect|#\[[^\]]*\]|[-+*]+)\s*)*)(?:Redirect|Load|Cd|Drop)\b/gm, 'reads or writes files outside the checked source'],
+  [
+    /(?<=(?:^|[.{}]|[-+*])\s*(?:(?:Time|Fail|Succeed|Instructions|Profile|Timeout\s+\d+|Redirect|#\[[^\]]*\]|[-+*]+)\s*)*)(?:Redirect|Load|Cd|Drop)\b/gm,
+    'reads or writes files outside the checked source',
+  ],
 ];
 
 /**
@@ -251,9 +257,13 @@ export function blankCommentsAndStrings(source: string): string {
 export function scanCandidate(source: string): ForbiddenUse[] {
   const code = blankCommentsAndStrings(source);
   const found: ForbiddenUse[] = [];
-  for (const [kind, table] of [['escape', ESCAPES], ['subvert', SUBVERSIONS]] as const) {
+  for (const [kind, table] of [
+    ['escape', ESCAPES],
+    ['subvert', SUBVERSIONS],
+  ] as const) {
     for (const [re, reason] of table) {
-      for (const m of code.matchAll(re)) found.push({ token: m[0].replace(/\s+/g, ' '), reason, index: m.index!, kind });
+      for (const m of code.matchAll(re))
+        found.push({ token: m[0].replace(/\s+/g, ' '), reason, index: m.index!, kind });
     }
   }
   return found.sort((a, b) => a.index - b.index);
@@ -273,13 +283,17 @@ export function indexToLineColumn(text: string, index: number): LineColumn {
 export function declarationIndex(source: string, name: string): number | undefined {
   const code = blankCommentsAndStrings(source);
   const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const re = new RegExp(`\\b(?:Lemma|Theorem|Definition|Fact|Remark|Corollary|Proposition|Example|Fixpoint|Let|Program\\s+Definition|Instance)\\s+${escaped}(?![A-Za-z0-9_'])`);
+  const re = new RegExp(
+    `\\b(?:Lemma|Theorem|Definition|Fact|Remark|Corollary|Proposition|Example|Fixpoint|Let|Program\\s+Definition|Instance)\\s+${escaped}(?![A-Za-z0-9_'])`,
+  );
   const m = re.exec(code);
   return m ? m.index : undefined;
 }
 
 /** One line of the observation driver: `OBS<TAB>name<TAB>expected<TAB>observed`. */
-export function parseObservationLines(stdout: string): Array<{ name: string; expected: string; observed: string; pass: boolean }> {
+export function parseObservationLines(
+  stdout: string,
+): Array<{ name: string; expected: string; observed: string; pass: boolean }> {
   const out: Array<{ name: string; expected: string; observed: string; pass: boolean }> = [];
   for (const line of stdout.split('\n')) {
     const parts = line.split('\t');

@@ -20,7 +20,12 @@ export class ToolNotFoundError extends Error {
 
 /** Absolute, link-resolved path of an executable, as a shell would find it. */
 export function resolveExecutable(tool: string, cwd: string, path = process.env.PATH ?? ''): string {
-  const candidates = tool.includes('/') ? [isAbsolute(tool) ? tool : resolve(cwd, tool)] : path.split(delimiter).filter(Boolean).map((dir) => join(dir, tool));
+  const candidates = tool.includes('/')
+    ? [isAbsolute(tool) ? tool : resolve(cwd, tool)]
+    : path
+        .split(delimiter)
+        .filter(Boolean)
+        .map((dir) => join(dir, tool));
   for (const candidate of candidates) {
     try {
       accessSync(candidate, constants.X_OK);
@@ -70,7 +75,11 @@ export interface IdentityOptions {
  * resolved and hashed once per build, and never remembered across builds (a long-lived watch must
  * see a tool change).
  */
-export function checkerIdentity(tool: string, shell: boolean, opts: IdentityOptions & { memo?: Map<string, CheckerIdentity> }): CheckerIdentity {
+export function checkerIdentity(
+  tool: string,
+  shell: boolean,
+  opts: IdentityOptions & { memo?: Map<string, CheckerIdentity> },
+): CheckerIdentity {
   const path = opts.path ?? process.env.PATH ?? '';
   const memoKey = JSON.stringify([tool, shell, tool.includes('/') ? opts.cwd : '', path]);
   const known = opts.memo?.get(memoKey);
@@ -92,7 +101,11 @@ export function checkerIdentity(tool: string, shell: boolean, opts: IdentityOpti
     const probe = TOOLCHAIN_PROBES[basename(file)] ?? TOOLCHAIN_PROBES[basename(tool)];
     if (probe) {
       try {
-        identity.toolchain = execFileSync(probe[0], probe[1], { encoding: 'utf8', env: { ...process.env, PATH: path }, timeout: 30_000 }).trim();
+        identity.toolchain = execFileSync(probe[0], probe[1], {
+          encoding: 'utf8',
+          env: { ...process.env, PATH: path },
+          timeout: 30_000,
+        }).trim();
       } catch {
         identity.toolchain = 'unavailable';
       }
@@ -102,7 +115,33 @@ export function checkerIdentity(tool: string, shell: boolean, opts: IdentityOpti
   return identity;
 }
 
-const SHELL_BUILTINS = new Set(['.', ':', '[', 'break', 'cd', 'command', 'continue', 'echo', 'eval', 'exec', 'exit', 'export', 'false', 'printf', 'pwd', 'read', 'return', 'set', 'shift', 'test', 'trap', 'true', 'umask', 'unset', 'wait']);
+const SHELL_BUILTINS = new Set([
+  '.',
+  ':',
+  '[',
+  'break',
+  'cd',
+  'command',
+  'continue',
+  'echo',
+  'eval',
+  'exec',
+  'exit',
+  'export',
+  'false',
+  'printf',
+  'pwd',
+  'read',
+  'return',
+  'set',
+  'shift',
+  'test',
+  'trap',
+  'true',
+  'umask',
+  'unset',
+  'wait',
+]);
 
 /**
  * The tool of a shell string vkit cannot read for certain: the shell. Not a word a shell string can
@@ -125,7 +164,8 @@ export function toolOf(run: string[] | string): { argv0: string; shell: boolean 
  */
 function firstCommand(script: string): string | undefined {
   let at = skipBlanks(script, 0);
-  for (let opener = OPENER.exec(script.slice(at)); opener; opener = OPENER.exec(script.slice(at))) at = skipBlanks(script, at + opener[0].length);
+  for (let opener = OPENER.exec(script.slice(at)); opener; opener = OPENER.exec(script.slice(at)))
+    at = skipBlanks(script, at + opener[0].length);
   for (let end = assignmentEnd(script, at); end !== undefined; end = assignmentEnd(script, at)) {
     // A prefix that sets PATH changes where the shell finds the command: vkit would hash another file.
     if (end === UNREADABLE || script.startsWith('PATH=', at)) return undefined;
@@ -142,7 +182,30 @@ function firstCommand(script: string): string | undefined {
 const OPENER = /^(?:\((?!\()|[{!](?=[ \t\n]))/;
 
 /** Reserved words (POSIX, plus bash's, since /bin/sh may be bash): never a command's name. */
-const RESERVED = new Set(['!', '{', '}', 'case', 'do', 'done', 'elif', 'else', 'esac', 'fi', 'for', 'if', 'in', 'then', 'until', 'while', '[[', ']]', 'function', 'select', 'time', 'coproc']);
+const RESERVED = new Set([
+  '!',
+  '{',
+  '}',
+  'case',
+  'do',
+  'done',
+  'elif',
+  'else',
+  'esac',
+  'fi',
+  'for',
+  'if',
+  'in',
+  'then',
+  'until',
+  'while',
+  '[[',
+  ']]',
+  'function',
+  'select',
+  'time',
+  'coproc',
+]);
 
 /** Characters that make a word mean more than its letters: quoting, expansion, redirection, grouping, globs. */
 const SHELL_SPECIAL = /[\s'"`$\\()<>|&;*?[\]{}]/;
@@ -209,6 +272,9 @@ function doubleQuotedEnd(script: string, open: number): number {
  * end is then certain. Anything else is UNREADABLE.
  */
 function expansionEnd(script: string, at: number): number {
-  const plain = /^(?:\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]|\{[A-Za-z_][A-Za-z0-9_]*\}|\([^\s()'"`\\$]*\))|`[^\s()'"`\\$]*`)/.exec(script.slice(at));
+  const plain =
+    /^(?:\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]|\{[A-Za-z_][A-Za-z0-9_]*\}|\([^\s()'"`\\$]*\))|`[^\s()'"`\\$]*`)/.exec(
+      script.slice(at),
+    );
   return plain ? at + plain[0].length : UNREADABLE;
 }

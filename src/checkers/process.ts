@@ -21,7 +21,12 @@ export interface SandboxWrap {
 
 export const STATUS_FD = 3;
 
-export async function runProcess(req: ProcessRequest, stdoutPath: string, stderrPath: string, wrap?: SandboxWrap): Promise<ProcessResult> {
+export async function runProcess(
+  req: ProcessRequest,
+  stdoutPath: string,
+  stderrPath: string,
+  wrap?: SandboxWrap,
+): Promise<ProcessResult> {
   const started = performance.now();
   const out = openSync(stdoutPath, 'w');
   const err = openSync(stderrPath, 'w');
@@ -33,9 +38,20 @@ export async function runProcess(req: ProcessRequest, stdoutPath: string, stderr
       let child;
       try {
         const argv = wrap ? [wrap.bwrap, ...wrap.args, '--', ...(wrap.inside ?? []), ...req.argv] : req.argv;
-        child = spawn(argv[0]!, argv.slice(1), { cwd: req.cwd, env: req.env, stdio: wrap ? ['ignore', out, err, 'pipe'] : ['ignore', out, err], detached: true });
+        child = spawn(argv[0]!, argv.slice(1), {
+          cwd: req.cwd,
+          env: req.env,
+          stdio: wrap ? ['ignore', out, err, 'pipe'] : ['ignore', out, err],
+          detached: true,
+        });
       } catch (error) {
-        resolve({ ...base, exitCode: null, signal: null, spawnError: (error as Error).message, ms: performance.now() - started });
+        resolve({
+          ...base,
+          exitCode: null,
+          signal: null,
+          spawnError: (error as Error).message,
+          ms: performance.now() - started,
+        });
         return;
       }
       if (child.pid !== undefined) req.onSpawn?.(child.pid);
@@ -43,7 +59,9 @@ export async function runProcess(req: ProcessRequest, stdoutPath: string, stderr
       const statusPipe = wrap ? (child.stdio[STATUS_FD] as NodeJS.ReadableStream | null) : null;
       statusPipe?.setEncoding('utf8');
       statusPipe?.on('data', (chunk: string) => (status += chunk));
-      const statusEnded = statusPipe ? new Promise<void>((r) => statusPipe.on('close', () => r()).on('error', () => r())) : Promise.resolve();
+      const statusEnded = statusPipe
+        ? new Promise<void>((r) => statusPipe.on('close', () => r()).on('error', () => r()))
+        : Promise.resolve();
       const killGroup = () => {
         try {
           process.kill(-child.pid!, 'SIGKILL');
@@ -78,13 +96,26 @@ export async function runProcess(req: ProcessRequest, stdoutPath: string, stderr
         void statusEnded.then(() => {
           const exit = sandboxExit(status);
           if (exit === undefined && !timedOut && !cancelled && !signal) {
-            resolve({ ...base, exitCode: null, signal: null, spawnError: `the sandbox could not start it (${sandboxError(stderrPath)})`, ms });
+            resolve({
+              ...base,
+              exitCode: null,
+              signal: null,
+              spawnError: `the sandbox could not start it (${sandboxError(stderrPath)})`,
+              ms,
+            });
             return;
           }
           // The sandbox's init reports a death by signal N as status 128+N, as a shell does: read it
           // back as the signal, so a killed check stays BLOCKED (an `exit 143` reads so too: stricter).
           const bySignal = exit !== undefined && exit > 128 && exit < 128 + 65 ? signalName(exit - 128) : undefined;
-          resolve({ ...base, exitCode: bySignal ? null : (exit ?? code), signal: bySignal ?? (exit === undefined ? signal : null), timedOut, cancelled, ms });
+          resolve({
+            ...base,
+            exitCode: bySignal ? null : (exit ?? code),
+            signal: bySignal ?? (exit === undefined ? signal : null),
+            timedOut,
+            cancelled,
+            ms,
+          });
         });
       });
     });
@@ -117,7 +148,11 @@ function sandboxError(stderrPath: string): string {
   try {
     const buf = Buffer.alloc(4096);
     const n = readSync(fd, buf, 0, buf.length, null);
-    const lines = buf.subarray(0, n).toString('utf8').split('\n').filter((l) => l.startsWith('bwrap:'));
+    const lines = buf
+      .subarray(0, n)
+      .toString('utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('bwrap:'));
     return lines.at(-1)?.trim() ?? 'bwrap exited without running the command';
   } finally {
     closeSync(fd);

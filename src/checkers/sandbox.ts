@@ -46,7 +46,14 @@ export const ENV_PREFIX = ['/usr/bin/env', '-u', 'PWD', '--'];
 
 /** bwrap's arguments before `--` for one check. `statusFd` receives bwrap's JSON status lines. */
 export function bwrapArgs(layout: SandboxLayout, statusFd: number): string[] {
-  const args = ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--json-status-fd', String(statusFd)];
+  const args = [
+    '--die-with-parent',
+    '--new-session',
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--json-status-fd',
+    String(statusFd),
+  ];
   if (layout.mode === 'isolated') {
     args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
     for (const p of layout.keep) if (under(p, '/tmp')) args.push('--ro-bind-try', p, p);
@@ -58,7 +65,8 @@ export function bwrapArgs(layout: SandboxLayout, statusFd: number): string[] {
     for (const p of layout.keep) if (!SYSTEM_DIRS.some((d) => under(p, d))) args.push('--ro-bind-try', p, p);
     args.push('--dir', layout.root);
     // Output directories first, so an input inside one is still bound read-only over it.
-    for (const dir of outputDirs(layout.outputs ?? [])) args.push('--bind', join(layout.root, dir), join(layout.root, dir));
+    for (const dir of outputDirs(layout.outputs ?? []))
+      args.push('--bind', join(layout.root, dir), join(layout.root, dir));
     for (const f of layout.inputs ?? []) args.push('--ro-bind', join(layout.root, f), join(layout.root, f));
     args.push('--dir', layout.cwd);
     // `.git` and the store are simply not there, unless a kept path holds them (read-only then).

@@ -55,16 +55,21 @@ export function listingDigest(paths: readonly string[], entries: readonly ToolTr
 const BLOCK = 512;
 
 /** Parses a tar stream and returns the digest over the entries under `paths` (each must be present). */
-export async function toolTreeFromTar(stream: AsyncIterable<Buffer | Uint8Array>, toolPaths: readonly string[]): Promise<ToolTreeListing> {
+export async function toolTreeFromTar(
+  stream: AsyncIterable<Buffer | Uint8Array>,
+  toolPaths: readonly string[],
+): Promise<ToolTreeListing> {
   const paths = checkToolPaths(toolPaths);
-  const selected = (p: string) => paths.some((root) => p === root || p.startsWith(root + '/'));
+  const selected = (p: string) => paths.some((root) => p === root || p.startsWith(`${root}/`));
   const entries = new Map<string, ToolTreeEntry>();
   const fileDigests = new Map<string, string>();
   const hardLinks: { path: string; mode: number; target: string }[] = [];
 
   let buf = Buffer.alloc(0);
   // Header state between chunks: the entry being read, the bytes left in it (plus padding).
-  let current: { path: string; mode: number; type: string; linkname: string; size: number; hash?: Hash; body?: Buffer[] } | undefined;
+  let current:
+    | { path: string; mode: number; type: string; linkname: string; size: number; hash?: Hash; body?: Buffer[] }
+    | undefined;
   let remaining = 0;
   let padding = 0;
   let pax: Record<string, string> = {};
@@ -108,7 +113,8 @@ export async function toolTreeFromTar(stream: AsyncIterable<Buffer | Uint8Array>
       gnuLongName = undefined;
       gnuLongLink = undefined;
     }
-    if (!Number.isSafeInteger(size) || size < 0) throw new Error(`tool tree: bad entry size in the tar stream at \`${rawPath}\``);
+    if (!Number.isSafeInteger(size) || size < 0)
+      throw new Error(`tool tree: bad entry size in the tar stream at \`${rawPath}\``);
     const path = absolute(rawPath);
     current = { path, mode, type, linkname, size };
     if (isMeta) current.body = [];
@@ -156,16 +162,24 @@ export async function toolTreeFromTar(stream: AsyncIterable<Buffer | Uint8Array>
     buf = buf.subarray(off);
   }
   // A stream cut at an entry boundary would otherwise look complete: only the end marker says it is.
-  if (!ended) throw new Error(current || padding > 0 || buf.length > 0 ? 'tool tree: the tar stream ended in the middle of an entry' : 'tool tree: the tar stream ended before its end-of-archive marker');
+  if (!ended)
+    throw new Error(
+      current || padding > 0 || buf.length > 0
+        ? 'tool tree: the tar stream ended in the middle of an entry'
+        : 'tool tree: the tar stream ended before its end-of-archive marker',
+    );
 
   for (const link of hardLinks) {
     const digest = fileDigests.get(link.target);
-    if (digest === undefined) throw new Error(`tool tree: hard link \`${link.path}\` names \`${link.target}\`, which the stream did not hold before it`);
+    if (digest === undefined)
+      throw new Error(
+        `tool tree: hard link \`${link.path}\` names \`${link.target}\`, which the stream did not hold before it`,
+      );
     if (selected(link.path)) entries.set(link.path, { path: link.path, mode: link.mode, kind: 'file', value: digest });
   }
   const list = [...entries.values()];
   for (const root of paths) {
-    if (!list.some((e) => e.path === root || e.path.startsWith(root + '/'))) {
+    if (!list.some((e) => e.path === root || e.path.startsWith(`${root}/`))) {
       throw new Error(`tool tree: \`${root}\` holds no file or link in the image`);
     }
   }
@@ -175,7 +189,7 @@ export async function toolTreeFromTar(stream: AsyncIterable<Buffer | Uint8Array>
 
 /** `./usr/bin/x` and `usr/bin/x` both become `/usr/bin/x`. */
 function absolute(p: string): string {
-  const n = posix.normalize('/' + p.replace(/^\.\//, ''));
+  const n = posix.normalize(`/${p.replace(/^\.\//, '')}`);
   return n.length > 1 && n.endsWith('/') ? n.slice(0, -1) : n;
 }
 

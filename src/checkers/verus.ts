@@ -33,7 +33,15 @@ import type { Diagnostic, FormalSections, Obligation } from '../formal/types.js'
  * - `--rlimit 30` fixes the solver budget, so the result does not depend on a default that may change;
  * - `--error-format=json` (passed to rustc) makes diagnostics machine-readable on stderr, with locations.
  */
-export const VERUS_STRICT_ARGS: readonly string[] = ['--no-cheating', '--output-json', '--time', '--rlimit', '30', '--error-format=json', '--edition=2021'];
+export const VERUS_STRICT_ARGS: readonly string[] = [
+  '--no-cheating',
+  '--output-json',
+  '--time',
+  '--rlimit',
+  '30',
+  '--error-format=json',
+  '--edition=2021',
+];
 
 /**
  * Arguments that would verify less than the whole crate (partial verification) or skip checks; a step
@@ -74,7 +82,12 @@ export const DEFAULT_LAYOUT: VerusLayout = {
 };
 
 /** Crate names of the three verified crates. Fixed: the expected client refers to them by name. */
-export const CRATES = { library: 'vkit_ledger', candidate: 'candidate', client: 'vkit_ledger_client', observe: 'vkit_ledger_observe' } as const;
+export const CRATES = {
+  library: 'vkit_ledger',
+  candidate: 'candidate',
+  client: 'vkit_ledger_client',
+  observe: 'vkit_ledger_observe',
+} as const;
 
 export type VerusStep = 'library' | 'candidate' | 'client' | 'compile' | 'observe';
 
@@ -192,7 +205,8 @@ export function argvProblems(argv: readonly string[]): string[] {
   for (const a of VERUS_STRICT_ARGS) if (!argv.includes(a)) problems.push(`missing strict argument \`${a}\``);
   for (const a of argv) {
     const flag = a.split('=')[0]!;
-    if (VERUS_FORBIDDEN_ARGS.includes(flag) || (a.startsWith('-V') && a.length > 2)) problems.push(`forbidden argument \`${a}\` (partial or unchecked verification)`);
+    if (VERUS_FORBIDDEN_ARGS.includes(flag) || (a.startsWith('-V') && a.length > 2))
+      problems.push(`forbidden argument \`${a}\` (partial or unchecked verification)`);
   }
   return problems;
 }
@@ -201,7 +215,9 @@ export function argvProblems(argv: readonly string[]): string[] {
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const RUST_KEYWORDS = new Set(
-  'as async await break const continue crate dyn else enum extern false fn for if impl in let loop match mod move mut pub ref return self Self static struct super trait true type unsafe use where while'.split(' '),
+  'as async await break const continue crate dyn else enum extern false fn for if impl in let loop match mod move mut pub ref return self Self static struct super trait true type unsafe use where while'.split(
+    ' ',
+  ),
 );
 
 /** Whether `path` is a relative Rust identifier path (`api::reserve`), as the reference requires of a binding. */
@@ -220,10 +236,11 @@ export function boundModule(required: readonly string[], bindings: Record<string
     const path = bindings[name];
     if (path === undefined) throw new Error(`binding \`${name}\` is not declared`);
     if (!IDENT.test(name)) throw new Error(`binding name \`${name}\` is not a Rust identifier`);
-    if (!isRelativeRustPath(path)) throw new Error(`binding \`${name}\` = \`${path}\` is not a relative Rust identifier path`);
+    if (!isRelativeRustPath(path))
+      throw new Error(`binding \`${name}\` = \`${path}\` is not a relative Rust identifier path`);
     lines.push(`pub use ${CRATES.candidate}::${path} as ${name};`);
   }
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 /* -------------------------------------------------------------------------------------- report */
@@ -288,7 +305,8 @@ function locateReport(stdout: string): { ok: true; value: Record<string, unknown
       // not a report
     }
   }
-  if (parsed.length === 0) return { ok: false, error: 'stdout holds no complete Verus JSON report (truncated or malformed)' };
+  if (parsed.length === 0)
+    return { ok: false, error: 'stdout holds no complete Verus JSON report (truncated or malformed)' };
   if (parsed.length > 1) return { ok: false, error: 'stdout holds more than one Verus JSON report' };
   if (!last) return { ok: false, error: 'output follows the Verus JSON report' };
   return { ok: true, value: parsed[0]! };
@@ -320,20 +338,21 @@ export function parseVerusReport(stdout: string): ParsedReport {
   const results: VerusResults = {
     encounteredError: bool(vr['encountered-error']),
     encounteredVirError: bool(vr['encountered-vir-error']),
-    success: bool(vr['success']),
-    verified: count(vr['verified']),
-    errors: count(vr['errors']),
+    success: bool(vr.success),
+    verified: count(vr.verified),
+    errors: count(vr.errors),
     entireCrate: bool(vr['is-verifying-entire-crate']),
   };
   const functions: VerusFunction[] = [];
   const times = root['times-ms'];
-  const modules = isObject(times) && isObject(times['smt']) ? times['smt']['smt-run-module-times'] : undefined;
+  const modules = isObject(times) && isObject(times.smt) ? times.smt['smt-run-module-times'] : undefined;
   if (Array.isArray(modules)) {
     for (const m of modules) {
       const breakdown = isObject(m) ? m['function-breakdown'] : undefined;
       if (!Array.isArray(breakdown)) continue;
       for (const f of breakdown) {
-        if (isObject(f) && typeof f['function'] === 'string' && typeof f['success'] === 'boolean') functions.push({ name: f['function'], success: f['success'] });
+        if (isObject(f) && typeof f.function === 'string' && typeof f.success === 'boolean')
+          functions.push({ name: f.function, success: f.success });
       }
     }
   }
@@ -341,12 +360,12 @@ export function parseVerusReport(stdout: string): ParsedReport {
   const details = root['func-details'];
   if (isObject(details)) {
     for (const [name, d] of Object.entries(details)) {
-      const notes = isObject(d) ? d['failed_proof_notes'] : undefined;
+      const notes = isObject(d) ? d.failed_proof_notes : undefined;
       if (Array.isArray(notes) && notes.length > 0) failedNotes[name] = notes.map(String);
     }
   }
   const build: Record<string, string> = {};
-  const info = root['verus'];
+  const info = root.verus;
   if (isObject(info)) for (const [k, v] of Object.entries(info)) if (typeof v === 'string') build[k] = v;
   return { ok: true, report: { results, functions, failedNotes, build } };
 }
@@ -366,13 +385,26 @@ export type StepVerdict =
 export function judgeStep(exitCode: number | null, parsed: ParsedReport): StepVerdict {
   if (!parsed.ok) return { verdict: 'incomplete', reason: parsed.error };
   const r = parsed.report.results;
-  if (r.encounteredVirError !== false) return { verdict: 'incomplete', reason: r.encounteredVirError ? 'Verus reported a VIR (front-end) error' : 'the report does not say whether a VIR error occurred' };
-  if (r.entireCrate !== true) return { verdict: 'incomplete', reason: 'Verus did not verify the entire crate (partial verification)' };
-  if (r.verified === null || r.errors === null) return { verdict: 'incomplete', reason: 'the report lacks the verified/errors counts' };
+  if (r.encounteredVirError !== false)
+    return {
+      verdict: 'incomplete',
+      reason: r.encounteredVirError
+        ? 'Verus reported a VIR (front-end) error'
+        : 'the report does not say whether a VIR error occurred',
+    };
+  if (r.entireCrate !== true)
+    return { verdict: 'incomplete', reason: 'Verus did not verify the entire crate (partial verification)' };
+  if (r.verified === null || r.errors === null)
+    return { verdict: 'incomplete', reason: 'the report lacks the verified/errors counts' };
   if (r.errors > 0) return { verdict: 'failed', reason: `${r.errors} verification error(s)` };
-  if (r.encounteredError !== false) return { verdict: 'incomplete', reason: 'Verus reported an error outside verification' };
+  if (r.encounteredError !== false)
+    return { verdict: 'incomplete', reason: 'Verus reported an error outside verification' };
   if (r.success !== true) return { verdict: 'incomplete', reason: 'the report does not say `success: true`' };
-  if (exitCode !== 0) return { verdict: 'incomplete', reason: `Verus exited ${exitCode === null ? 'without a code' : exitCode} despite a clean report` };
+  if (exitCode !== 0)
+    return {
+      verdict: 'incomplete',
+      reason: `Verus exited ${exitCode === null ? 'without a code' : exitCode} despite a clean report`,
+    };
   if (r.verified === 0) return { verdict: 'incomplete', reason: 'Verus verified nothing (0 obligations)' };
   return { verdict: 'verified', reason: `${r.verified} verified, 0 errors` };
 }
@@ -385,11 +417,22 @@ export function obligationsOf(parsed: ParsedReport, step: string): FormalSection
   const items: Obligation[] = [];
   if (!parsed.ok) return { total: null, proved: 0, failed: 0, unknown: null, items };
   const { results: r, functions, failedNotes } = parsed.report;
-  for (const f of functions) items.push({ id: `${step}:${f.name}`, description: `Verus obligations of \`${f.name}\``, status: f.success ? 'proved' : 'failed' });
+  for (const f of functions)
+    items.push({
+      id: `${step}:${f.name}`,
+      description: `Verus obligations of \`${f.name}\``,
+      status: f.success ? 'proved' : 'failed',
+    });
   for (const [name, notes] of Object.entries(failedNotes)) {
-    for (const note of notes) items.push({ id: `${step}:${name}#${note}`, description: `proof note "${note}" of \`${name}\``, status: 'failed' });
+    for (const note of notes)
+      items.push({
+        id: `${step}:${name}#${note}`,
+        description: `proof note "${note}" of \`${name}\``,
+        status: 'failed',
+      });
   }
-  const complete = r.encounteredVirError === false && r.entireCrate === true && r.verified !== null && r.errors !== null;
+  const complete =
+    r.encounteredVirError === false && r.entireCrate === true && r.verified !== null && r.errors !== null;
   if (!complete) return { total: null, proved: r.verified ?? 0, failed: r.errors ?? 0, unknown: null, items };
   return { total: r.verified! + r.errors!, proved: r.verified!, failed: r.errors!, unknown: 0, items };
 }
@@ -417,16 +460,17 @@ export function parseDiagnostics(stderr: string, sourceRoot: string): Diagnostic
     } catch {
       continue;
     }
-    if (!isObject(v) || typeof v['message'] !== 'string' || typeof v['level'] !== 'string') continue;
-    const level = v['level'];
-    const severity: Diagnostic['severity'] = level === 'error' || level.startsWith('error') ? 'error' : level === 'warning' ? 'warning' : 'info';
-    const diag: Diagnostic = { severity, message: v['message'] };
-    const spans = Array.isArray(v['spans']) ? v['spans'].filter(isObject) : [];
-    const primary = spans.find((s) => s['is_primary'] === true) ?? spans[0];
-    if (primary && typeof primary['file_name'] === 'string' && primary['file_name'].startsWith(root)) {
-      diag.file = primary['file_name'].slice(root.length);
-      if (count(primary['line_start'])) diag.line = primary['line_start'] as number;
-      if (count(primary['column_start'])) diag.column = primary['column_start'] as number;
+    if (!isObject(v) || typeof v.message !== 'string' || typeof v.level !== 'string') continue;
+    const level = v.level;
+    const severity: Diagnostic['severity'] =
+      level === 'error' || level.startsWith('error') ? 'error' : level === 'warning' ? 'warning' : 'info';
+    const diag: Diagnostic = { severity, message: v.message };
+    const spans = Array.isArray(v.spans) ? v.spans.filter(isObject) : [];
+    const primary = spans.find((s) => s.is_primary === true) ?? spans[0];
+    if (primary && typeof primary.file_name === 'string' && primary.file_name.startsWith(root)) {
+      diag.file = primary.file_name.slice(root.length);
+      if (count(primary.line_start)) diag.line = primary.line_start as number;
+      if (count(primary.column_start)) diag.column = primary.column_start as number;
     }
     out.push(diag);
   }
@@ -446,7 +490,10 @@ export interface Observation {
  * The observation driver prints `observation<TAB>name<TAB>expected<TAB>observed` per case and
  * `observations<TAB>N` last; anything else, a repeated name or a count mismatch makes the run incomplete.
  */
-export function parseObservations(stdout: string, expectedNames: readonly string[]): { ok: true; observations: Observation[] } | { ok: false; error: string } {
+export function parseObservations(
+  stdout: string,
+  expectedNames: readonly string[],
+): { ok: true; observations: Observation[] } | { ok: false; error: string } {
   const observations: Observation[] = [];
   let declared: number | null = null;
   for (const line of stdout.split('\n')) {
@@ -460,7 +507,8 @@ export function parseObservations(stdout: string, expectedNames: readonly string
       declared = Number(f[1]);
     } else return { ok: false, error: `unexpected observation output line: ${JSON.stringify(line.slice(0, 200))}` };
   }
-  if (declared === null || declared !== observations.length) return { ok: false, error: 'the observation run did not finish (count line missing or wrong)' };
+  if (declared === null || declared !== observations.length)
+    return { ok: false, error: 'the observation run did not finish (count line missing or wrong)' };
   const missing = expectedNames.filter((n) => !observations.some((o) => o.name === n));
   if (missing.length > 0) return { ok: false, error: `observations missing: ${missing.join(', ')}` };
   return { ok: true, observations };

@@ -17,13 +17,22 @@ import { acceptanceRun } from '../service/acceptance/run.js';
 import { acceptanceWitness } from '../service/acceptance/witness.js';
 import { printJson, type Command } from './args.js';
 
-const BASE = { root: { type: 'string' }, json: { type: 'boolean', default: false } } as const satisfies ParseArgsConfig['options'];
+const BASE = {
+  root: { type: 'string' },
+  json: { type: 'boolean', default: false },
+} as const satisfies ParseArgsConfig['options'];
 
 /** Flags plus positionals; a usage error is exit 2. */
 export function parseVerb<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
   try {
     const r = parseArgs({ args, options: { ...BASE, ...options }, strict: true, allowPositionals: true });
-    return { values: r.values as ReturnType<typeof parseArgs<{ args: string[]; options: O & typeof BASE; strict: true; allowPositionals: true }>>['values'], positionals: r.positionals, root: resolve((r.values as { root?: string }).root ?? process.cwd()) };
+    return {
+      values: r.values as ReturnType<
+        typeof parseArgs<{ args: string[]; options: O & typeof BASE; strict: true; allowPositionals: true }>
+      >['values'],
+      positionals: r.positionals,
+      root: resolve((r.values as { root?: string }).root ?? process.cwd()),
+    };
   } catch (error) {
     throw invalid('ERR_USAGE', (error as Error).message, {}, 'See `vkit acceptance <verb> --help` for the flags.');
   }
@@ -34,16 +43,17 @@ export function pairs(flag: string, values: string[] | undefined): Record<string
   const out: Record<string, string> = {};
   for (const v of values ?? []) {
     const at = v.indexOf('=');
-    if (at <= 0 || at === v.length - 1) throw invalid('ERR_USAGE', `Expected --${flag} NAME=DIR, got \`${v}\``, { path: `--${flag}` });
+    if (at <= 0 || at === v.length - 1)
+      throw invalid('ERR_USAGE', `Expected --${flag} NAME=DIR, got \`${v}\``, { path: `--${flag}` });
     out[v.slice(0, at)] = v.slice(at + 1);
   }
   return out;
 }
 
 export function printOutcome(outcome: Outcome, json: boolean | undefined): number {
-  if (outcome.stderr?.length) process.stderr.write(outcome.stderr.join('\n') + '\n');
+  if (outcome.stderr?.length) process.stderr.write(`${outcome.stderr.join('\n')}\n`);
   if (json) printJson(outcome.json);
-  else if (outcome.lines.length) process.stdout.write(outcome.lines.join('\n') + '\n');
+  else if (outcome.lines.length) process.stdout.write(`${outcome.lines.join('\n')}\n`);
   return outcome.exitCode;
 }
 
@@ -57,22 +67,37 @@ const digest: Command = async (args) => {
 };
 
 const render: Command = async (args) => {
-  const { values, positionals, root } = parseVerb(args, { store: { type: 'string', multiple: true }, tree: { type: 'string', multiple: true } });
+  const { values, positionals, root } = parseVerb(args, {
+    store: { type: 'string', multiple: true },
+    tree: { type: 'string', multiple: true },
+  });
   const [spec, pkg, decision, ...extra] = positionals;
-  if (!spec || !pkg || extra.length) throw invalid('ERR_USAGE', 'Expected S P [D]: the specification, the package and optionally the decision', { path: 'FILE' });
-  const stores = Object.fromEntries(Object.entries(pairs('store', values.store)).map(([k, d]) => [k, resolve(root, d)]));
+  if (!spec || !pkg || extra.length)
+    throw invalid('ERR_USAGE', 'Expected S P [D]: the specification, the package and optionally the decision', {
+      path: 'FILE',
+    });
+  const stores = Object.fromEntries(
+    Object.entries(pairs('store', values.store)).map(([k, d]) => [k, resolve(root, d)]),
+  );
   const trees = Object.fromEntries(Object.entries(pairs('tree', values.tree)).map(([k, d]) => [k, resolve(root, d)]));
   return printOutcome(await renderFiles({ root, spec, package: pkg, decision, stores, trees }), values.json);
 };
 
 const check: Command = async (args) => {
-  const { values, positionals, root } = parseVerb(args, { strict: { type: 'boolean', default: false }, 'strict-weight': { type: 'boolean', default: false } });
+  const { values, positionals, root } = parseVerb(args, {
+    strict: { type: 'boolean', default: false },
+    'strict-weight': { type: 'boolean', default: false },
+  });
   if (positionals.length === 0) throw invalid('ERR_USAGE', 'Expected at least one FILE', { path: 'FILE' });
-  return printOutcome(await checkFiles(positionals, { root, strict: values.strict, strictWeight: values['strict-weight'] }), values.json);
+  return printOutcome(
+    await checkFiles(positionals, { root, strict: values.strict, strictWeight: values['strict-weight'] }),
+    values.json,
+  );
 };
 
 /** `check-decision D --spec S --package P [--effect [--now D] [--allow-conditions]]` and `decide P --spec S --issuer NAME --out D`. */
-const dirPairs = (root: string, flag: string, values: string[] | undefined) => Object.fromEntries(Object.entries(pairs(flag, values)).map(([k, d]) => [k, resolve(root, d)]));
+const dirPairs = (root: string, flag: string, values: string[] | undefined) =>
+  Object.fromEntries(Object.entries(pairs(flag, values)).map(([k, d]) => [k, resolve(root, d)]));
 
 const checkDecisionVerb: Command = async (args) => {
   const { values, positionals, root } = parseVerb(args, {
@@ -88,9 +113,21 @@ const checkDecisionVerb: Command = async (args) => {
   if (!decision || extra.length) throw invalid('ERR_USAGE', 'Expected exactly one decision document D', { path: 'D' });
   if (!values.spec) throw invalid('ERR_USAGE', 'Expected --spec S', { path: '--spec' });
   if (!values.package) throw invalid('ERR_USAGE', 'Expected --package P', { path: '--package' });
-  if (!values.effect && (values.now !== undefined || values['allow-conditions'])) throw invalid('ERR_USAGE', '--now and --allow-conditions only apply with --effect', { path: '--effect' });
+  if (!values.effect && (values.now !== undefined || values['allow-conditions']))
+    throw invalid('ERR_USAGE', '--now and --allow-conditions only apply with --effect', { path: '--effect' });
   const effect = values.effect ? { now: values.now, allowConditions: values['allow-conditions'] } : undefined;
-  return printOutcome(await checkDecision({ root, decision, spec: values.spec, package: values.package, stores: dirPairs(root, 'store', values.store), trees: dirPairs(root, 'tree', values.tree), ...(effect ? { effect } : {}) }), values.json);
+  return printOutcome(
+    await checkDecision({
+      root,
+      decision,
+      spec: values.spec,
+      package: values.package,
+      stores: dirPairs(root, 'store', values.store),
+      trees: dirPairs(root, 'tree', values.tree),
+      ...(effect ? { effect } : {}),
+    }),
+    values.json,
+  );
 };
 
 const decideVerb: Command = async (args) => {
@@ -106,9 +143,21 @@ const decideVerb: Command = async (args) => {
   });
   const [pkg, ...extra] = positionals;
   if (!pkg || extra.length) throw invalid('ERR_USAGE', 'Expected exactly one package document P', { path: 'P' });
-  for (const flag of ['spec', 'issuer', 'out'] as const) if (!values[flag]) throw invalid('ERR_USAGE', `Expected --${flag}`, { path: `--${flag}` });
+  for (const flag of ['spec', 'issuer', 'out'] as const)
+    if (!values[flag]) throw invalid('ERR_USAGE', `Expected --${flag}`, { path: `--${flag}` });
   return printOutcome(
-    await decideDraft({ root, package: pkg, spec: values.spec!, issuer: values.issuer!, out: values.out!, force: values.force, stores: dirPairs(root, 'store', values.store), trees: dirPairs(root, 'tree', values.tree), ...(values.role ? { role: values.role } : {}), ...(values.id ? { id: values.id } : {}) }),
+    await decideDraft({
+      root,
+      package: pkg,
+      spec: values.spec!,
+      issuer: values.issuer!,
+      out: values.out!,
+      force: values.force,
+      stores: dirPairs(root, 'store', values.store),
+      trees: dirPairs(root, 'tree', values.tree),
+      ...(values.role ? { role: values.role } : {}),
+      ...(values.id ? { id: values.id } : {}),
+    }),
     values.json,
   );
 };
@@ -123,10 +172,16 @@ const checkSpec: Command = async (args) => {
 
 function packageVerb(run: typeof checkPackageFiles | typeof coverageFiles): Command {
   return async (args) => {
-    const { values, positionals, root } = parseVerb(args, { spec: { type: 'string' }, store: { type: 'string', multiple: true }, tree: { type: 'string', multiple: true } });
+    const { values, positionals, root } = parseVerb(args, {
+      spec: { type: 'string' },
+      store: { type: 'string', multiple: true },
+      tree: { type: 'string', multiple: true },
+    });
     if (positionals.length !== 1) throw invalid('ERR_USAGE', 'Expected exactly one package file P', { path: 'P' });
     if (!values.spec) throw invalid('ERR_USAGE', 'Expected --spec S naming the specification', { path: '--spec' });
-    const stores = Object.fromEntries(Object.entries(pairs('store', values.store)).map(([k, d]) => [k, resolve(root, d)]));
+    const stores = Object.fromEntries(
+      Object.entries(pairs('store', values.store)).map(([k, d]) => [k, resolve(root, d)]),
+    );
     const trees = Object.fromEntries(Object.entries(pairs('tree', values.tree)).map(([k, d]) => [k, resolve(root, d)]));
     return printOutcome(await run(positionals[0]!, values.spec, { root, stores, trees }), values.json);
   };
@@ -136,7 +191,10 @@ function packageVerb(run: typeof checkPackageFiles | typeof coverageFiles): Comm
 function timeoutMs(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw invalid('ERR_USAGE', `Expected --timeout to be a positive number of seconds, got \`${value}\``, { path: '--timeout' });
+  if (!Number.isFinite(n) || n <= 0)
+    throw invalid('ERR_USAGE', `Expected --timeout to be a positive number of seconds, got \`${value}\``, {
+      path: '--timeout',
+    });
   return Math.round(n * 1000);
 }
 
@@ -146,19 +204,52 @@ const migrate: Command = async (args) => {
 };
 
 const runVerb: Command = async (args) => {
-  const { values, positionals, root } = parseVerb(args, { claim: { type: 'string', multiple: true }, 'yes-run-commands': { type: 'boolean', default: false }, timeout: { type: 'string' } });
+  const { values, positionals, root } = parseVerb(args, {
+    claim: { type: 'string', multiple: true },
+    'yes-run-commands': { type: 'boolean', default: false },
+    timeout: { type: 'string' },
+  });
   if (positionals.length !== 1) throw invalid('ERR_USAGE', 'Expected exactly one package file P', { path: 'P' });
-  return printOutcome(await acceptanceRun({ root, file: positionals[0]!, claims: values.claim, yes: values['yes-run-commands'], timeoutMs: timeoutMs(values.timeout) }), values.json);
+  return printOutcome(
+    await acceptanceRun({
+      root,
+      file: positionals[0]!,
+      claims: values.claim,
+      yes: values['yes-run-commands'],
+      timeoutMs: timeoutMs(values.timeout),
+    }),
+    values.json,
+  );
 };
 
 const witness: Command = async (args) => {
-  const { values, positionals, root } = parseVerb(args, { claim: { type: 'string' }, patch: { type: 'string' }, replace: { type: 'string' }, old: { type: 'string' }, new: { type: 'string' }, timeout: { type: 'string' } });
+  const { values, positionals, root } = parseVerb(args, {
+    claim: { type: 'string' },
+    patch: { type: 'string' },
+    replace: { type: 'string' },
+    old: { type: 'string' },
+    new: { type: 'string' },
+    timeout: { type: 'string' },
+  });
   if (positionals.length !== 1) throw invalid('ERR_USAGE', 'Expected exactly one package file P', { path: 'P' });
   if (!values.claim) throw invalid('ERR_USAGE', 'Expected --claim ID', { path: '--claim' });
-  if (values.replace !== undefined && (values.old === undefined || values.new === undefined)) throw invalid('ERR_USAGE', '--replace PATH needs --old TEXT and --new TEXT', { path: '--replace' });
-  if (values.replace === undefined && (values.old !== undefined || values.new !== undefined)) throw invalid('ERR_USAGE', '--old and --new go with --replace PATH', { path: '--old' });
-  const replace = values.replace === undefined ? undefined : { path: values.replace, old: values.old!, new: values.new! };
-  return printOutcome(await acceptanceWitness({ root, file: positionals[0]!, claim: values.claim, patch: values.patch, replace, timeoutMs: timeoutMs(values.timeout) }), values.json);
+  if (values.replace !== undefined && (values.old === undefined || values.new === undefined))
+    throw invalid('ERR_USAGE', '--replace PATH needs --old TEXT and --new TEXT', { path: '--replace' });
+  if (values.replace === undefined && (values.old !== undefined || values.new !== undefined))
+    throw invalid('ERR_USAGE', '--old and --new go with --replace PATH', { path: '--old' });
+  const replace =
+    values.replace === undefined ? undefined : { path: values.replace, old: values.old!, new: values.new! };
+  return printOutcome(
+    await acceptanceWitness({
+      root,
+      file: positionals[0]!,
+      claim: values.claim,
+      patch: values.patch,
+      replace,
+      timeoutMs: timeoutMs(values.timeout),
+    }),
+    values.json,
+  );
 };
 
 export const ACCEPTANCE_COMMANDS: Record<string, Command> = {

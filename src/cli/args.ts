@@ -11,7 +11,9 @@ export const BASE_FLAGS = {
   json: { type: 'boolean', default: false },
 } as const satisfies ParseArgsConfig['options'];
 
-type Parsed<O extends NonNullable<ParseArgsConfig['options']>> = ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: false }>>['values'];
+type Parsed<O extends NonNullable<ParseArgsConfig['options']>> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: false }>
+>['values'];
 
 export function parseFlags<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O): Parsed<O> {
   try {
@@ -21,4 +23,4 @@ export function parseFlags<O extends NonNullable<ParseArgsConfig['options']>>(ar
   }
 }
 
-export const printJson = (value: unknown) => process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+export const printJson = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);

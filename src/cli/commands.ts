@@ -12,7 +12,6 @@ import { printEvent, printGate, printSummary, printTails } from './render.js';
 import { tuiCommand } from './tui.js';
 import { interrupts } from './interrupt.js';
 
-
 const common = { ...BASE_FLAGS, jobs: { type: 'string' } } as const satisfies ParseArgsConfig['options'];
 
 function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
@@ -26,7 +25,8 @@ function openOptions(v: { root?: string; store?: string }): service.OpenOptions 
 function jobsOf(v: { jobs?: string }): number {
   if (v.jobs === undefined) return availableParallelism();
   const n = Number(v.jobs);
-  if (!Number.isInteger(n) || n < 1) throw invalid('ERR_USAGE', `Expected --jobs to be a positive integer, got \`${v.jobs}\``, { path: '--jobs' });
+  if (!Number.isInteger(n) || n < 1)
+    throw invalid('ERR_USAGE', `Expected --jobs to be a positive integer, got \`${v.jobs}\``, { path: '--jobs' });
   return n;
 }
 
@@ -48,8 +48,19 @@ function cancelOnSignal(): AbortSignal {
 const json = printJson;
 
 const build: Command = async (args) => {
-  const v = parse(args, { only: { type: 'string', multiple: true }, force: { type: 'boolean' }, explain: { type: 'boolean' } });
-  const report = await service.build(openOptions(v), { only: v.only, force: v.force, explain: v.explain, jobs: jobsOf(v), onEvent: v.json ? undefined : printEvent, signal: cancelOnSignal() });
+  const v = parse(args, {
+    only: { type: 'string', multiple: true },
+    force: { type: 'boolean' },
+    explain: { type: 'boolean' },
+  });
+  const report = await service.build(openOptions(v), {
+    only: v.only,
+    force: v.force,
+    explain: v.explain,
+    jobs: jobsOf(v),
+    onEvent: v.json ? undefined : printEvent,
+    signal: cancelOnSignal(),
+  });
   if (v.json) json(report);
   else {
     printTails(report);
@@ -60,13 +71,31 @@ const build: Command = async (args) => {
 };
 
 const gate: Command = async (args, version) => {
-  const v = parse(args, { deep: { type: 'boolean' }, format: { type: 'string' }, only: { type: 'string', multiple: true }, now: { type: 'string' }, protected: { type: 'boolean' }, target: { type: 'string' }, candidate: { type: 'string' }, 'working-tree': { type: 'boolean' }, reuse: { type: 'boolean' }, explain: { type: 'boolean' } });
-  if (v.protected) return (await import('./evidence.js')).protectedGateCommand(v, jobsOf(v), cancelOnSignal(), openOptions(v));
-  for (const flag of ['target', 'candidate', 'working-tree', 'reuse'] as const) if (v[flag] !== undefined) throw invalid('ERR_USAGE', `--${flag} belongs to the protected gate: add --protected`, { path: `--${flag}` });
+  const v = parse(args, {
+    deep: { type: 'boolean' },
+    format: { type: 'string' },
+    only: { type: 'string', multiple: true },
+    now: { type: 'string' },
+    protected: { type: 'boolean' },
+    target: { type: 'string' },
+    candidate: { type: 'string' },
+    'working-tree': { type: 'boolean' },
+    reuse: { type: 'boolean' },
+    explain: { type: 'boolean' },
+  });
+  if (v.protected)
+    return (await import('./evidence.js')).protectedGateCommand(v, jobsOf(v), cancelOnSignal(), openOptions(v));
+  for (const flag of ['target', 'candidate', 'working-tree', 'reuse'] as const)
+    if (v[flag] !== undefined)
+      throw invalid('ERR_USAGE', `--${flag} belongs to the protected gate: add --protected`, { path: `--${flag}` });
   const format = v.format ?? (v.json ? 'json' : 'text');
   // --now asks what the gate will say on another day (acceptance decisions expire); it never touches evidence.
-  if (v.now !== undefined && (await import('../acceptance/dates.js')).parseIsoDate(v.now) === undefined) throw invalid('ERR_USAGE', `Expected --now to be a real YYYY-MM-DD date, got \`${v.now}\``, { path: '--now' });
-  if (!['text', 'json', 'sarif', 'junit'].includes(format)) throw invalid('ERR_USAGE', `Expected --format to be text, json, sarif or junit, got \`${format}\``, { path: '--format' });
+  if (v.now !== undefined && (await import('../acceptance/dates.js')).parseIsoDate(v.now) === undefined)
+    throw invalid('ERR_USAGE', `Expected --now to be a real YYYY-MM-DD date, got \`${v.now}\``, { path: '--now' });
+  if (!['text', 'json', 'sarif', 'junit'].includes(format))
+    throw invalid('ERR_USAGE', `Expected --format to be text, json, sarif or junit, got \`${format}\``, {
+      path: '--format',
+    });
   const report = await service.gate(openOptions(v), { deep: v.deep, only: v.only, today: v.now });
   if (format === 'json') json(report.gate);
   else if (format === 'sarif') json(toSarif(report.gate, version()));
@@ -78,12 +107,19 @@ const gate: Command = async (args, version) => {
 function secondsOf(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isFinite(n) || n < 0) throw invalid('ERR_USAGE', `Expected ${flag} to be a number of seconds >= 0, got \`${value}\``, { path: flag });
+  if (!Number.isFinite(n) || n < 0)
+    throw invalid('ERR_USAGE', `Expected ${flag} to be a number of seconds >= 0, got \`${value}\``, { path: flag });
   return n * 1000;
 }
 
 const verify: Command = async (args) => {
-  const v = parse(args, { check: { type: 'string' }, request: { type: 'string' }, reuse: { type: 'boolean' }, explain: { type: 'boolean' }, wait: { type: 'string' } });
+  const v = parse(args, {
+    check: { type: 'string' },
+    request: { type: 'string' },
+    reuse: { type: 'boolean' },
+    explain: { type: 'boolean' },
+    wait: { type: 'string' },
+  });
   if (v.request !== undefined) return verifyRequest(v as typeof v & { request: string });
   if (!v.check) throw invalid('ERR_USAGE', 'Expected --check ID or --request FILE', { path: '--check' });
   // The verified action's own line waits for the report: when the bounded wait ended first the run is
@@ -91,10 +127,21 @@ const verify: Command = async (args) => {
   const label = v.check.includes(':') ? v.check : `check:${v.check}`;
   let held: VkitEvent | undefined;
   const onEvent = (e: VkitEvent) => (e.type === 'action.finished' && e.label === label ? (held = e) : printEvent(e));
-  const report = await service.verify(openOptions(v), { check: v.check, reuse: v.reuse, explain: v.explain, jobs: jobsOf(v), onEvent: v.json ? undefined : onEvent, signal: cancelOnSignal(), waitMs: secondsOf(v.wait, '--wait') });
+  const report = await service.verify(openOptions(v), {
+    check: v.check,
+    reuse: v.reuse,
+    explain: v.explain,
+    jobs: jobsOf(v),
+    onEvent: v.json ? undefined : onEvent,
+    signal: cancelOnSignal(),
+    waitMs: secondsOf(v.wait, '--wait'),
+  });
   const action = report.actions[0];
   if (v.json) json({ schema: 'vkit.verify/1', action: action ?? null, gate: report.gate });
-  else if (action?.pending) process.stdout.write(`run ${action.run} running: the wait timed out; the worker continues (vkit run wait --run ${action.run})\n`);
+  else if (action?.pending)
+    process.stdout.write(
+      `run ${action.run} running: the wait timed out; the worker continues (vkit run wait --run ${action.run})\n`,
+    );
   else {
     if (held) printEvent(held);
     printTails(report);
@@ -104,17 +151,38 @@ const verify: Command = async (args) => {
 };
 
 /** `verify --request FILE`: a formal request (schema_version 2), validated before anything opens. */
-async function verifyRequest(v: { request: string; check?: string; reuse?: boolean; json?: boolean; root?: string; store?: string; wait?: string; jobs?: string }): Promise<number> {
-  if (v.check !== undefined) throw invalid('ERR_USAGE', 'Expected --check or --request, not both', { path: '--request' });
+async function verifyRequest(v: {
+  request: string;
+  check?: string;
+  reuse?: boolean;
+  json?: boolean;
+  root?: string;
+  store?: string;
+  wait?: string;
+  jobs?: string;
+}): Promise<number> {
+  if (v.check !== undefined)
+    throw invalid('ERR_USAGE', 'Expected --check or --request, not both', { path: '--request' });
   const formal = await import('../service/formal.js');
   const open = openOptions(v);
   const req = formal.readFormalRequest(resolve(open.root!, v.request), v.request);
-  const report = await formal.verifyFormalRequest(open, v.reuse ? { ...req, reuse: true } : req, { file: v.request, signal: cancelOnSignal(), waitMs: secondsOf(v.wait, '--wait'), jobs: jobsOf(v) });
+  const report = await formal.verifyFormalRequest(open, v.reuse ? { ...req, reuse: true } : req, {
+    file: v.request,
+    signal: cancelOnSignal(),
+    waitMs: secondsOf(v.wait, '--wait'),
+    jobs: jobsOf(v),
+  });
   const action = report.actions[0];
   if (v.json) json({ schema: 'vkit.verify/1', action: action ?? null, gate: report.gate });
-  else if (action?.pending) process.stdout.write(`run ${action.run} running: the wait timed out; the worker continues (vkit run wait --run ${action.run})\n`);
+  else if (action?.pending)
+    process.stdout.write(
+      `run ${action.run} running: the wait timed out; the worker continues (vkit run wait --run ${action.run})\n`,
+    );
   else {
-    if (action) process.stdout.write(`${action.label} ${action.outcome}${action.status === 'cached' ? ' (reused)' : ''}${action.reason ? `: ${action.reason}` : ''}${action.run ? `  ${action.run}` : ''}\n`);
+    if (action)
+      process.stdout.write(
+        `${action.label} ${action.outcome}${action.status === 'cached' ? ' (reused)' : ''}${action.reason ? `: ${action.reason}` : ''}${action.run ? `  ${action.run}` : ''}\n`,
+      );
     printTails(report);
   }
   return formal.formalExit(report);
@@ -123,13 +191,20 @@ async function verifyRequest(v: { request: string; check?: string; reuse?: boole
 const runs: Command = async (args) => {
   const v = parse(args, { check: { type: 'string' }, limit: { type: 'string' } });
   const limit = v.limit === undefined ? 50 : Number(v.limit);
-  if (!/^[0-9]+$/.test(v.limit ?? '50') || limit < 1 || limit > 500) throw invalid('ERR_USAGE', `Expected --limit to be an integer from 1 to 500, got \`${v.limit}\``, { path: '--limit' });
+  if (!/^[0-9]+$/.test(v.limit ?? '50') || limit < 1 || limit > 500)
+    throw invalid('ERR_USAGE', `Expected --limit to be an integer from 1 to 500, got \`${v.limit}\``, {
+      path: '--limit',
+    });
   const store = await service.openStore(openOptions(v));
   try {
     const label = v.check ? (v.check.includes(':') ? v.check : `check:${v.check}`) : undefined;
     const rows = service.listRuns(store, { label, limit });
     if (v.json) json({ schema: 'vkit.runs/1', runs: rows });
-    else for (const r of rows) process.stdout.write(`${r.run}  ${r.state.padEnd(11)} ${(r.outcome ?? '-').padEnd(7)} ${r.label}  ${r.created_at}${r.reason ? `  ${r.reason}` : ''}\n`);
+    else
+      for (const r of rows)
+        process.stdout.write(
+          `${r.run}  ${r.state.padEnd(11)} ${(r.outcome ?? '-').padEnd(7)} ${r.label}  ${r.created_at}${r.reason ? `  ${r.reason}` : ''}\n`,
+        );
   } finally {
     store.close();
   }
@@ -137,13 +212,24 @@ const runs: Command = async (args) => {
 };
 
 const runShow: Command = async (args) => {
-  const v = parse(args, { run: { type: 'string' }, section: { type: 'string', multiple: true }, page: { type: 'string' } });
+  const v = parse(args, {
+    run: { type: 'string' },
+    section: { type: 'string', multiple: true },
+    page: { type: 'string' },
+  });
   if (!v.run) throw invalid('ERR_USAGE', 'Expected --run ID', { path: '--run' });
   const asked = v.section ?? [];
   const sections = asked.includes('all') ? [...service.SECTIONS] : asked;
-  for (const s of sections) if (!(service.SECTIONS as readonly string[]).includes(s)) throw invalid('ERR_USAGE', `Expected --section to be one of ${service.SECTIONS.join(', ')} or all, got \`${s}\``, { path: '--section' });
+  for (const s of sections)
+    if (!(service.SECTIONS as readonly string[]).includes(s))
+      throw invalid(
+        'ERR_USAGE',
+        `Expected --section to be one of ${service.SECTIONS.join(', ')} or all, got \`${s}\``,
+        { path: '--section' },
+      );
   const page = v.page ? Number(v.page) : 1;
-  if (!Number.isInteger(page) || page < 1) throw invalid('ERR_USAGE', `Expected --page to be a positive integer, got \`${v.page}\``, { path: '--page' });
+  if (!Number.isInteger(page) || page < 1)
+    throw invalid('ERR_USAGE', `Expected --page to be a positive integer, got \`${v.page}\``, { path: '--page' });
   const store = await service.openStore(openOptions(v));
   try {
     const shown = service.showRun(store, v.run, sections as service.Section[], page);
@@ -157,15 +243,19 @@ const runShow: Command = async (args) => {
 
 function renderShown(shown: Record<string, unknown>): string {
   const { summary, ...sections } = shown as { summary: Record<string, unknown> };
-  const lines = Object.entries(summary).map(([k, val]) => `${k}: ${typeof val === 'object' ? JSON.stringify(val) : String(val)}`);
+  const lines = Object.entries(summary).map(
+    ([k, val]) => `${k}: ${typeof val === 'object' ? JSON.stringify(val) : String(val)}`,
+  );
   for (const [name, body] of Object.entries(sections)) {
     if (name === 'schema') continue;
     lines.push('', `== ${name} ==`);
     const log = body as Record<string, { lines?: string[]; page?: number; pages?: number }>;
-    if (name === 'log') for (const [stream, s] of Object.entries(log)) lines.push(`-- ${stream} (page ${s.page}/${s.pages}) --`, ...(s.lines ?? []));
+    if (name === 'log')
+      for (const [stream, s] of Object.entries(log))
+        lines.push(`-- ${stream} (page ${s.page}/${s.pages}) --`, ...(s.lines ?? []));
     else lines.push(JSON.stringify(body, null, 2));
   }
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 /** Exit code of a run's summary: 0 PASS, 1 FAIL, 3 anything else (BLOCKED, interrupted, still running). */
@@ -176,7 +266,9 @@ function runExit(summary: { state: string; outcome: string | null }): number {
 
 function printSummary1(shown: service.RunShown & { timed_out?: boolean }): void {
   const s = shown.summary;
-  process.stdout.write(`${s.run}  ${s.state} ${s.outcome ?? '-'}  ${s.label}${s.reason ? `  ${s.reason}` : ''}${shown.timed_out ? '  (wait timed out; the worker continues)' : ''}\nnext: ${s.next}\n`);
+  process.stdout.write(
+    `${s.run}  ${s.state} ${s.outcome ?? '-'}  ${s.label}${s.reason ? `  ${s.reason}` : ''}${shown.timed_out ? '  (wait timed out; the worker continues)' : ''}\nnext: ${s.next}\n`,
+  );
 }
 
 const runWait: Command = async (args) => {
@@ -217,12 +309,18 @@ const init: Command = async (args) => {
 const gc: Command = async (args) => {
   const v = parse(args, { 'keep-runs': { type: 'string' } });
   const keep = Number(v['keep-runs']);
-  if (v['keep-runs'] === undefined || !Number.isInteger(keep) || keep < 0) throw invalid('ERR_USAGE', `Expected --keep-runs to be a non-negative integer, got \`${v['keep-runs'] ?? ''}\``, { path: '--keep-runs' });
+  if (v['keep-runs'] === undefined || !Number.isInteger(keep) || keep < 0)
+    throw invalid('ERR_USAGE', `Expected --keep-runs to be a non-negative integer, got \`${v['keep-runs'] ?? ''}\``, {
+      path: '--keep-runs',
+    });
   const store = await service.openStore(openOptions(v));
   try {
     const result = service.collectGarbage(store, keep);
     if (v.json) json(result);
-    else process.stdout.write(`deleted ${result.runs_deleted} runs and ${result.blobs_deleted} blobs; kept ${result.blobs_kept} blobs\n`);
+    else
+      process.stdout.write(
+        `deleted ${result.runs_deleted} runs and ${result.blobs_deleted} blobs; kept ${result.blobs_kept} blobs\n`,
+      );
   } finally {
     store.close();
   }
@@ -238,4 +336,18 @@ const modelCompare: Command = async (args) => {
   return exitCode;
 };
 
-export const COMMANDS: Record<string, Command> = { build, gate, verify, runs, 'run show': runShow, init, 'store gc': gc, 'model compare': modelCompare, 'run wait': runWait, 'run cancel': runCancel, 'run retry': runRetry, tui: tuiCommand, watch: async (args, version) => (await import('./watch.js')).watchCommand(args, version) };
+export const COMMANDS: Record<string, Command> = {
+  build,
+  gate,
+  verify,
+  runs,
+  'run show': runShow,
+  init,
+  'store gc': gc,
+  'model compare': modelCompare,
+  'run wait': runWait,
+  'run cancel': runCancel,
+  'run retry': runRetry,
+  tui: tuiCommand,
+  watch: async (args, version) => (await import('./watch.js')).watchCommand(args, version),
+};

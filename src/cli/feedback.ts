@@ -14,19 +14,33 @@ function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[]
 const json = printJson;
 
 export const feedbackAdd: Command = async (args) => {
-  const v = parse(args, { task: { type: 'string' }, missing: { type: 'string' }, benefit: { type: 'string' }, kind: { type: 'string' }, run: { type: 'string' } });
+  const v = parse(args, {
+    task: { type: 'string' },
+    missing: { type: 'string' },
+    benefit: { type: 'string' },
+    kind: { type: 'string' },
+    run: { type: 'string' },
+  });
   // A missing flag reaches the service as undefined, which it reports with the field's path.
   const request = { task: v.task, missing: v.missing, benefit: v.benefit, kind: v.kind, run: v.run } as FeedbackInput;
   const result = await addFeedback(resolve(v.root ?? process.cwd()), request);
   if (v.json) json(result);
-  else process.stdout.write(result.created ? `recorded ${result.kind} feedback: ${result.file}\n` : `already recorded, existing file kept: ${result.file}\n`);
+  else
+    process.stdout.write(
+      result.created
+        ? `recorded ${result.kind} feedback: ${result.file}\n`
+        : `already recorded, existing file kept: ${result.file}\n`,
+    );
   return EXIT.ok;
 };
 
 export const feedbackList: Command = async (args) => {
   const v = parse(args, { limit: { type: 'string' } });
-  if (v.limit !== undefined && !/^[0-9]+$/.test(v.limit)) throw invalid('ERR_USAGE', `Expected --limit to be a positive integer, got \`${v.limit}\``, { path: '--limit' });
-  const list = await listFeedback(resolve(v.root ?? process.cwd()), { limit: v.limit === undefined ? undefined : Number(v.limit) });
+  if (v.limit !== undefined && !/^[0-9]+$/.test(v.limit))
+    throw invalid('ERR_USAGE', `Expected --limit to be a positive integer, got \`${v.limit}\``, { path: '--limit' });
+  const list = await listFeedback(resolve(v.root ?? process.cwd()), {
+    limit: v.limit === undefined ? undefined : Number(v.limit),
+  });
   if (v.json) {
     json(list);
     return EXIT.ok;
@@ -39,11 +53,16 @@ export const feedbackList: Command = async (args) => {
     const text = item.task === null ? '(not in vkit feedback format)' : `${item.task}  missing: ${item.missing}`;
     process.stdout.write(`${item.kind.padEnd(8)} ${basename(item.file)}  ${item.run ?? '-'}  ${text}\n`);
   }
-  process.stdout.write(`${list.shown} of ${list.total} shown from ${list.dir}${list.shown < list.total ? '; --limit N for more' : ''}\n`);
+  process.stdout.write(
+    `${list.shown} of ${list.total} shown from ${list.dir}${list.shown < list.total ? '; --limit N for more' : ''}\n`,
+  );
   return EXIT.ok;
 };
 
-export const FEEDBACK_COMMANDS: Record<string, Command> = { 'feedback add': feedbackAdd, 'feedback list': feedbackList };
+export const FEEDBACK_COMMANDS: Record<string, Command> = {
+  'feedback add': feedbackAdd,
+  'feedback list': feedbackList,
+};
 
 const FLAGS = `  --root DIR     project root (default: cwd); feedback goes to <git common dir>/vkit/feedback/,
                  or <root>/.vkit/feedback/ without git. --store is accepted and ignored.

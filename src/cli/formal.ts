@@ -7,11 +7,17 @@ import { BASE_FLAGS, parseFlags, printJson, type Command } from './args.js';
 const packageDigest: Command = async (args) => {
   let parsed;
   try {
-    parsed = parseArgs({ args, options: { json: { type: 'boolean', default: false } }, strict: true, allowPositionals: true });
+    parsed = parseArgs({
+      args,
+      options: { json: { type: 'boolean', default: false } },
+      strict: true,
+      allowPositionals: true,
+    });
   } catch (error) {
     throw invalid('ERR_USAGE', (error as Error).message, {}, 'Usage: vkit formal package digest [ID] [--json]');
   }
-  if (parsed.positionals.length > 1) throw invalid('ERR_USAGE', `Expected at most one package id, got ${parsed.positionals.length}`, { path: 'ID' });
+  if (parsed.positionals.length > 1)
+    throw invalid('ERR_USAGE', `Expected at most one package id, got ${parsed.positionals.length}`, { path: 'ID' });
   const { packageDigests } = await import('../formal/packages.js');
   const digests = packageDigests(parsed.positionals[0]);
   if (parsed.values.json) printJson({ schema: 'vkit.package-digests/1', packages: digests });
@@ -23,21 +29,37 @@ const packageDigest: Command = async (args) => {
 const policyAccept: Command = async (args) => {
   const v = parseFlags(args, { ...BASE_FLAGS, component: { type: 'string', multiple: true } });
   const { policyAccept: accept } = await import('../service/formal.js');
-  const result = await accept({ root: v.root ? resolve(v.root) : process.cwd(), store: v.store }, { components: v.component });
+  const result = await accept(
+    { root: v.root ? resolve(v.root) : process.cwd(), store: v.store },
+    { components: v.component },
+  );
   if (v.json) printJson(result);
   else {
-    for (const a of result.accepted) process.stdout.write(`accepted ${a.component}${a.changed ? '' : ' (unchanged)'}: policy ${a.entry.policy_sha256} package ${a.entry.package_sha256} checker ${a.entry.checker_sha256}\n`);
+    for (const a of result.accepted)
+      process.stdout.write(
+        `accepted ${a.component}${a.changed ? '' : ' (unchanged)'}: policy ${a.entry.policy_sha256} package ${a.entry.package_sha256} checker ${a.entry.checker_sha256}\n`,
+      );
     for (const r of result.refused) process.stdout.write(`refused ${r.component}: ${r.reasons.join('; ')}\n`);
-    process.stdout.write(`wrote ${result.lock}${result.refused.length ? `; ${result.refused.length} component(s) not accepted` : ''}\n`);
+    process.stdout.write(
+      `wrote ${result.lock}${result.refused.length ? `; ${result.refused.length} component(s) not accepted` : ''}\n`,
+    );
   }
   return result.refused.length ? EXIT.blocked : EXIT.ok;
 };
 
-export const FORMAL_COMMANDS: Record<string, Command> = { 'formal package': async (args, version) => {
+export const FORMAL_COMMANDS: Record<string, Command> = {
+  'formal package': async (args, version) => {
     // `formal package digest`: a three-word verb under the `formal` group.
-    if (args[0] !== 'digest') throw invalid('ERR_USAGE', `Expected \`vkit formal package digest\`, got \`vkit formal package ${args[0] ?? ''}\``.trim(), { path: 'verb' });
+    if (args[0] !== 'digest')
+      throw invalid(
+        'ERR_USAGE',
+        `Expected \`vkit formal package digest\`, got \`vkit formal package ${args[0] ?? ''}\``.trim(),
+        { path: 'verb' },
+      );
     return packageDigest(args.slice(1), version);
-  }, 'policy accept': policyAccept };
+  },
+  'policy accept': policyAccept,
+};
 
 export const FORMAL_HELP: Record<string, string> = {
   'formal package': `Usage: vkit formal package digest [ID] [--json]

@@ -8,7 +8,8 @@ import { EXIT, VkitError } from '../errors.js';
 import { HELP, usage } from './help.js';
 
 function version(): string {
-  return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string })
+    .version;
 }
 
 async function dispatch(argv: string[]): Promise<number> {
@@ -21,7 +22,16 @@ async function dispatch(argv: string[]): Promise<number> {
     process.stdout.write(HELP.main);
     return verb === undefined ? EXIT.invalid : EXIT.ok;
   }
-  const grouped = verb === 'run' || verb === 'store' || verb === 'model' || verb === 'feedback' || verb === 'acceptance' || verb === 'evidence' || verb === 'formal' || verb === 'policy' || verb === 'daemon';
+  const grouped =
+    verb === 'run' ||
+    verb === 'store' ||
+    verb === 'model' ||
+    verb === 'feedback' ||
+    verb === 'acceptance' ||
+    verb === 'evidence' ||
+    verb === 'formal' ||
+    verb === 'policy' ||
+    verb === 'daemon';
   // `vkit acceptance --help` (or no sub-verb at all): the command list names the group's verbs.
   if (grouped && (rest[0] === undefined || rest[0] === '--help' || rest[0] === '-h')) {
     process.stdout.write(HELP.main);
@@ -30,7 +40,19 @@ async function dispatch(argv: string[]): Promise<number> {
   const name = grouped ? `${verb} ${rest[0] ?? ''}`.trim() : verb;
   const args = grouped ? rest.slice(1) : rest;
   if (args.includes('--help') || args.includes('-h')) {
-    const text = HELP[name] ?? (name.startsWith('feedback') ? (await import('./feedback.js')).FEEDBACK_HELP[name] : name.startsWith('acceptance') ? (await import('./acceptance.js')).ACCEPTANCE_HELP[name] : name.startsWith('evidence') ? (await import('./evidence.js')).EVIDENCE_HELP[name] : name.startsWith('formal') || name.startsWith('policy') ? (await import('./formal.js')).FORMAL_HELP[name] : name.startsWith('daemon') ? (await import('./daemon.js')).DAEMON_HELP[name] : undefined);
+    const text =
+      HELP[name] ??
+      (name.startsWith('feedback')
+        ? (await import('./feedback.js')).FEEDBACK_HELP[name]
+        : name.startsWith('acceptance')
+          ? (await import('./acceptance.js')).ACCEPTANCE_HELP[name]
+          : name.startsWith('evidence')
+            ? (await import('./evidence.js')).EVIDENCE_HELP[name]
+            : name.startsWith('formal') || name.startsWith('policy')
+              ? (await import('./formal.js')).FORMAL_HELP[name]
+              : name.startsWith('daemon')
+                ? (await import('./daemon.js')).DAEMON_HELP[name]
+                : undefined);
     if (!text) return usage(`unknown command \`${name}\``);
     process.stdout.write(text);
     return EXIT.ok;
@@ -42,11 +64,11 @@ async function dispatch(argv: string[]): Promise<number> {
       ? (await import('./acceptance.js')).ACCEPTANCE_COMMANDS[name]
       : name.startsWith('evidence')
         ? (await import('./evidence.js')).EVIDENCE_COMMANDS[name]
-      : name.startsWith('formal') || name.startsWith('policy')
-        ? (await import('./formal.js')).FORMAL_COMMANDS[name]
-      : name.startsWith('daemon')
-        ? (await import('./daemon.js')).DAEMON_COMMANDS[name]
-      : (await import('./commands.js')).COMMANDS[name];
+        : name.startsWith('formal') || name.startsWith('policy')
+          ? (await import('./formal.js')).FORMAL_COMMANDS[name]
+          : name.startsWith('daemon')
+            ? (await import('./daemon.js')).DAEMON_COMMANDS[name]
+            : (await import('./commands.js')).COMMANDS[name];
   if (!command) return usage(`unknown command \`${name}\``);
   return command(args, version);
 }
@@ -63,7 +85,22 @@ export async function runCli(argv: string[]): Promise<number> {
 /** Prints an error as the CLI reports it and returns its exit code: a `VkitError`'s own, else 4 with the stack. */
 function reportError(error: unknown, json: boolean): number {
   if (error instanceof VkitError) {
-    if (json) process.stdout.write(JSON.stringify({ error: { code: error.code, message: error.message, where: error.where ?? null, hint: error.hint ?? null, issues: (error as { issues?: unknown }).issues ?? undefined } }, null, 2) + '\n');
+    if (json)
+      process.stdout.write(
+        `${JSON.stringify(
+          {
+            error: {
+              code: error.code,
+              message: error.message,
+              where: error.where ?? null,
+              hint: error.hint ?? null,
+              issues: (error as { issues?: unknown }).issues ?? undefined,
+            },
+          },
+          null,
+          2,
+        )}\n`,
+      );
     process.stderr.write(`vkit: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ''}`);
     return error.exitCode;
   }

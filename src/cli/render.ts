@@ -10,7 +10,16 @@ const red = paint(31);
 const yellow = paint(33);
 const dim = paint(2);
 
-const STATUS_COLOR: Record<string, (s: string) => string> = { ran: green, cached: dim, failed: red, blocked: yellow, PASS: green, FAIL: red, READY: green, REJECTED: red };
+const STATUS_COLOR: Record<string, (s: string) => string> = {
+  ran: green,
+  cached: dim,
+  failed: red,
+  blocked: yellow,
+  PASS: green,
+  FAIL: red,
+  READY: green,
+  REJECTED: red,
+};
 
 function color(word: string): string {
   return (STATUS_COLOR[word] ?? yellow)(word);
@@ -45,17 +54,20 @@ export function configInvalidLine(e: { message: string }): string {
 
 /** Streams one line per event: actions as the engine finishes them and, in watch, cycle starts, settles and config errors. */
 export function printEvent(e: VkitEvent): void {
-  if (e.type === 'cycle.started') process.stdout.write(cycleStartedLine(e) + '\n');
-  if (e.type === 'config.invalid') process.stdout.write(configInvalidLine(e) + '\n');
+  if (e.type === 'cycle.started') process.stdout.write(`${cycleStartedLine(e)}\n`);
+  if (e.type === 'config.invalid') process.stdout.write(`${configInvalidLine(e)}\n`);
   // A one-off build prints its gate and summary instead; only watch cycles carry a number.
-  if (e.type === 'cycle.settled' && e.cycle !== undefined) process.stdout.write(cycleSettledLine({ ...e, cycle: e.cycle }) + '\n');
+  if (e.type === 'cycle.settled' && e.cycle !== undefined)
+    process.stdout.write(`${cycleSettledLine({ ...e, cycle: e.cycle })}\n`);
   if (e.type === 'action.cached') {
-    process.stdout.write(actionLine({ status: 'cached', label: e.label, ms: e.ms, reason: null, outcome: e.outcome }) + '\n');
-    for (const line of e.notes ?? []) process.stdout.write(yellow(`        note: ${line}`) + '\n');
+    process.stdout.write(
+      `${actionLine({ status: 'cached', label: e.label, ms: e.ms, reason: null, outcome: e.outcome })}\n`,
+    );
+    for (const line of e.notes ?? []) process.stdout.write(`${yellow(`        note: ${line}`)}\n`);
   }
   if (e.type === 'action.finished') {
-    process.stdout.write(actionLine(e) + '\n');
-    for (const line of e.explain ?? []) process.stdout.write(dim(`        why: ${line}`) + '\n');
+    process.stdout.write(`${actionLine(e)}\n`);
+    for (const line of e.explain ?? []) process.stdout.write(`${dim(`        why: ${line}`)}\n`);
   }
 }
 
@@ -72,12 +84,14 @@ export function printGate(gate: Gate, explain = false): void {
   process.stdout.write(`\ngate ${color(gate.status)}: ${gate.reason}\n`);
   for (const i of gate.items) {
     if (i.status === 'PASS' && !(explain && i.notes?.length)) continue;
-    process.stdout.write(`  ${color(i.status.padEnd(7))} ${i.id}${i.required ? '' : dim(' (not required)')}  ${dim(i.reason)}\n`);
-    for (const line of i.notes ?? []) process.stdout.write(yellow(`          note: ${line}`) + '\n');
+    process.stdout.write(
+      `  ${color(i.status.padEnd(7))} ${i.id}${i.required ? '' : dim(' (not required)')}  ${dim(i.reason)}\n`,
+    );
+    for (const line of i.notes ?? []) process.stdout.write(`${yellow(`          note: ${line}`)}\n`);
   }
 }
 
 export function printSummary(report: BuildReport): void {
   const { ran, cached, ms } = report.stats;
-  process.stdout.write(dim(`${ran} ran, ${cached} cached in ${formatMs(ms)}`) + '\n');
+  process.stdout.write(`${dim(`${ran} ran, ${cached} cached in ${formatMs(ms)}`)}\n`);
 }

@@ -14,14 +14,24 @@ export { TUI_HELP } from '../tui/help.js';
 export const tuiCommand = async (args: string[]): Promise<number> => {
   let v: { root?: string; store?: string; json?: boolean; deep?: boolean };
   try {
-    v = parseArgs({ args, options: { root: { type: 'string' }, store: { type: 'string' }, json: { type: 'boolean', default: false }, deep: { type: 'boolean' } }, strict: true, allowPositionals: false }).values;
+    v = parseArgs({
+      args,
+      options: {
+        root: { type: 'string' },
+        store: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        deep: { type: 'boolean' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
   } catch (error) {
     throw invalid('ERR_USAGE', (error as Error).message, {}, 'See vkit tui --help for the flags.');
   }
   const root = v.root ? resolve(v.root) : process.cwd();
   const report = await service.gate({ root, store: v.store }, { deep: v.deep });
   if (v.json) {
-    process.stdout.write(JSON.stringify(report.gate, null, 2) + '\n');
+    process.stdout.write(`${JSON.stringify(report.gate, null, 2)}\n`);
     return gateExitCode(report.gate.status);
   }
   const store = v.store ? resolve(v.store) : await defaultStoreDir(root);
@@ -29,8 +39,11 @@ export const tuiCommand = async (args: string[]): Promise<number> => {
     const { renderOverviewOnce } = await import('../tui/overview.js');
     renderOverviewOnce(report.gate, { root, store });
   } else {
-    const [{ overviewLines }, { stateFromGate }] = await Promise.all([import('../tui/lines.js'), import('../tui/state.js')]);
-    process.stdout.write(overviewLines(stateFromGate(report.gate, root, store)).join('\n') + '\n');
+    const [{ overviewLines }, { stateFromGate }] = await Promise.all([
+      import('../tui/lines.js'),
+      import('../tui/state.js'),
+    ]);
+    process.stdout.write(`${overviewLines(stateFromGate(report.gate, root, store)).join('\n')}\n`);
   }
   return gateExitCode(report.gate.status);
 };

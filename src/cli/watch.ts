@@ -17,7 +17,10 @@ type Command = (args: string[], version: () => string) => Promise<number>;
  * Ink draws no live frame when CI (or CONTINUOUS_INTEGRATION) is set, so a TUI there would show only its
  * finished lines and never the gate: use the line renderer instead (the same test Ink uses).
  */
-const inCi = () => ['CI', 'CONTINUOUS_INTEGRATION'].some((k) => k in process.env && process.env[k] !== '0' && process.env[k] !== 'false');
+const inCi = () =>
+  ['CI', 'CONTINUOUS_INTEGRATION'].some(
+    (k) => k in process.env && process.env[k] !== '0' && process.env[k] !== 'false',
+  );
 
 export const WATCH_HELP = HELP.watch!;
 
@@ -25,7 +28,13 @@ function parse(args: string[]) {
   try {
     return parseArgs({
       args,
-      options: { root: { type: 'string' }, store: { type: 'string' }, json: { type: 'boolean', default: false }, jobs: { type: 'string' }, 'no-tui': { type: 'boolean', default: false } },
+      options: {
+        root: { type: 'string' },
+        store: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        jobs: { type: 'string' },
+        'no-tui': { type: 'boolean', default: false },
+      },
       strict: true,
       allowPositionals: false,
     }).values;
@@ -37,7 +46,8 @@ function parse(args: string[]) {
 function jobsOf(value: string | undefined): number {
   if (value === undefined) return availableParallelism();
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw invalid('ERR_USAGE', `Expected --jobs to be a positive integer, got \`${value}\``, { path: '--jobs' });
+  if (!Number.isInteger(n) || n < 1)
+    throw invalid('ERR_USAGE', `Expected --jobs to be a positive integer, got \`${value}\``, { path: '--jobs' });
   return n;
 }
 
@@ -46,7 +56,8 @@ function jobsOf(value: string | undefined): number {
  * settles, config errors) plus `queued` and `started` lines, so a log shows what is running.
  */
 export function printWatchEvent(e: VkitEvent): void {
-  if (e.type === 'action.queued' || e.type === 'action.started') process.stdout.write(`${(e.type === 'action.queued' ? 'queued' : 'started').padEnd(7)} ${e.label}\n`);
+  if (e.type === 'action.queued' || e.type === 'action.started')
+    process.stdout.write(`${(e.type === 'action.queued' ? 'queued' : 'started').padEnd(7)} ${e.label}\n`);
   else printEvent(e);
 }
 
@@ -66,7 +77,9 @@ export const watchCommand: Command = async (args) => {
   process.on('SIGTERM', onSignal);
   const root = v.root ? resolve(v.root) : process.cwd();
   const control: WatchControl = {};
-  let onEvent: (e: VkitEvent) => void = v.json ? (e) => void process.stdout.write(JSON.stringify(e) + '\n') : printWatchEvent;
+  let onEvent: (e: VkitEvent) => void = v.json
+    ? (e) => void process.stdout.write(`${JSON.stringify(e)}\n`)
+    : printWatchEvent;
   let tui: { unmount(): void } | undefined;
   if (!v.json && !v['no-tui'] && process.stdout.isTTY && process.stdin.isTTY && !inCi()) {
     // The TUI renders only from the event stream; its keys become rerun requests or a stop.

@@ -16,7 +16,11 @@ interface ThreadData {
   flag: SharedArrayBuffer;
 }
 
-type Request = { id: number; op: 'attrs'; kind: string; value: unknown } | { id: number; op: 'plan'; kind: string; node: unknown; deps: unknown } | { id: number; op: 'tool'; kind: string; attrs: unknown } | { id: number; op: 'judge'; kind: string; result: unknown; today: string };
+type Request =
+  | { id: number; op: 'attrs'; kind: string; value: unknown }
+  | { id: number; op: 'plan'; kind: string; node: unknown; deps: unknown }
+  | { id: number; op: 'tool'; kind: string; attrs: unknown }
+  | { id: number; op: 'judge'; kind: string; result: unknown; today: string };
 
 interface HostedRule {
   attrs: v.GenericSchema;
@@ -51,7 +55,9 @@ function answer(req: Request): unknown {
   switch (req.op) {
     case 'attrs': {
       const parsed = v.safeParse(rule.attrs, req.value);
-      return parsed.success ? { ok: true, output: plainData(parsed.output, 'attrs') } : { ok: false, issues: parsed.issues.map((i) => ({ path: fieldPath(i.path), message: String(i.message) })) };
+      return parsed.success
+        ? { ok: true, output: plainData(parsed.output, 'attrs') }
+        : { ok: false, issues: parsed.issues.map((i) => ({ path: fieldPath(i.path), message: String(i.message) })) };
     }
     case 'plan': {
       const planned = rule.plan(req.node, req.deps);
@@ -95,7 +101,12 @@ function describeRules(list: unknown): unknown {
     if (!isRuleShaped(r)) return null;
     const rule = r as HostedRule & { kind: unknown; version: unknown };
     if (typeof rule.kind === 'string') rules.set(rule.kind, rule);
-    return { kind: plainData(rule.kind, 'rules[].kind'), version: plainData(rule.version, 'rules[].version'), tool: typeof rule.tool === 'function', judge: typeof rule.judge === 'function' };
+    return {
+      kind: plainData(rule.kind, 'rules[].kind'),
+      version: plainData(rule.version, 'rules[].version'),
+      tool: typeof rule.tool === 'function',
+      judge: typeof rule.judge === 'function',
+    };
   });
 }
 
@@ -104,7 +115,10 @@ function describeRules(list: unknown): unknown {
 // thread alive once the thread is unref'd.
 for (const stream of [process.stdout, process.stderr]) {
   stream.write = ((chunk: unknown, encoding?: unknown, done?: unknown) => {
-    parentPort!.postMessage({ type: 'out', chunk: typeof chunk === 'string' || chunk instanceof Uint8Array ? chunk : String(chunk) });
+    parentPort!.postMessage({
+      type: 'out',
+      chunk: typeof chunk === 'string' || chunk instanceof Uint8Array ? chunk : String(chunk),
+    });
     const callback = typeof encoding === 'function' ? encoding : done;
     if (typeof callback === 'function') queueMicrotask(() => (callback as () => void)());
     return true;
@@ -119,7 +133,11 @@ async function load(module: string): Promise<void> {
     let data: unknown = exported;
     if (typeof exported === 'object' && exported !== null && !Array.isArray(exported)) {
       const copy: Record<string, unknown> = {};
-      for (const key of Object.keys(exported)) copy[key] = key === 'rules' ? describeRules((exported as Record<string, unknown>).rules) : (exported as Record<string, unknown>)[key];
+      for (const key of Object.keys(exported))
+        copy[key] =
+          key === 'rules'
+            ? describeRules((exported as Record<string, unknown>).rules)
+            : (exported as Record<string, unknown>)[key];
       data = copy;
     }
     parentPort!.postMessage({ type: 'loaded', data: plainData(data, '') });

@@ -9,7 +9,9 @@ import { PlainDataError } from './plain.js';
 import type { ActionResult, Rule } from './rule.js';
 
 /** The rule's `attrs` answer from its own schema: the output with defaults, or the issues. */
-export type AttrsCheck = { success: true; output: unknown } | { success: false; issues: { path: string; message: string }[] };
+export type AttrsCheck =
+  | { success: true; output: unknown }
+  | { success: false; issues: { path: string; message: string }[] };
 
 function unwrap(answer: ReturnType<RuleCall>): unknown {
   if (!answer.ok) throw new Error(answer.error);
@@ -18,7 +20,12 @@ function unwrap(answer: ReturnType<RuleCall>): unknown {
 
 /** Inline execution (tests with fault hooks) happens in this process, where a hosted rule's code is not. */
 async function notHere(kind: string): Promise<ActionResult> {
-  return { outcome: 'BLOCKED', claim: 'unknown', reason: `user rule \`${kind}\` executes only in a worker process`, artifacts: [] };
+  return {
+    outcome: 'BLOCKED',
+    claim: 'unknown',
+    reason: `user rule \`${kind}\` executes only in a worker process`,
+    artifacts: [],
+  };
 }
 
 export function hostedRule(d: RuleDescriptor, call: RuleCall): Rule {
@@ -28,14 +35,23 @@ export function hostedRule(d: RuleDescriptor, call: RuleCall): Rule {
     // Never parsed here: `hostedAttrs` asks the rule's own schema in its thread.
     attrs: v.unknown(),
     plan(node, deps) {
-      const p = unwrap(call('plan', d.kind, { node, deps })) as { definition: Record<string, unknown>; env: string[]; execute: boolean } | { shape: string } | { notPlain: string };
+      const p = unwrap(call('plan', d.kind, { node, deps })) as
+        | { definition: Record<string, unknown>; env: string[]; execute: boolean }
+        | { shape: string }
+        | { notPlain: string };
       if ('shape' in p) return p as never; // the guard names what plan() returned
       if ('notPlain' in p) throw new PlainDataError(p.notPlain);
-      return { definition: p.definition, env: p.env, ...(p.execute ? { execute: () => notHere(d.kind) } : {}) } as ReturnType<Rule['plan']>;
+      return {
+        definition: p.definition,
+        env: p.env,
+        ...(p.execute ? { execute: () => notHere(d.kind) } : {}),
+      } as ReturnType<Rule['plan']>;
     },
   };
   if (d.tool) rule.tool = (attrs) => unwrap(call('tool', d.kind, { attrs })) as ReturnType<NonNullable<Rule['tool']>>;
-  if (d.judge) rule.judge = (result, today) => unwrap(call('judge', d.kind, { result, today })) as ReturnType<NonNullable<Rule['judge']>>;
+  if (d.judge)
+    rule.judge = (result, today) =>
+      unwrap(call('judge', d.kind, { result, today })) as ReturnType<NonNullable<Rule['judge']>>;
   return rule;
 }
 

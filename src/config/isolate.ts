@@ -25,7 +25,11 @@ export interface RuleDescriptor {
 }
 
 /** A synchronous call into the thread's rules: the answer, or an Error saying why there is none. */
-export type RuleCall = (op: 'attrs' | 'plan' | 'tool' | 'judge', kind: string, args: Record<string, unknown>) => { ok: true; value: unknown } | { ok: false; error: string };
+export type RuleCall = (
+  op: 'attrs' | 'plan' | 'tool' | 'judge',
+  kind: string,
+  args: Record<string, unknown>,
+) => { ok: true; value: unknown } | { ok: false; error: string };
 
 export interface IsolatedConfig {
   /** The default export as plain data; `rules` entries are descriptors (null: not a rule). */
@@ -78,14 +82,32 @@ export function startConfigThread(): ConfigThread {
   };
 }
 
-async function evaluate(worker: Worker, port1: MessagePort, flag: SharedArrayBuffer, memoryMb: number, shown: string): Promise<IsolatedConfig> {
+async function evaluate(
+  worker: Worker,
+  port1: MessagePort,
+  flag: SharedArrayBuffer,
+  memoryMb: number,
+  shown: string,
+): Promise<IsolatedConfig> {
   const timeoutMs = limit('VKIT_CONFIG_TIMEOUT_S', 30) * 1000;
   const answered = new Int32Array(flag);
   let stopped: string | undefined;
-  const fail = (what: string, fix = 'Fix the config so that loading it only computes and returns the config.'): VkitError => invalid('ERR_CONFIG_THREW', `Loading the config ${what}`, { file: shown }, fix);
+  const fail = (
+    what: string,
+    fix = 'Fix the config so that loading it only computes and returns the config.',
+  ): VkitError => invalid('ERR_CONFIG_THREW', `Loading the config ${what}`, { file: shown }, fix);
 
   const loaded = await new Promise<{ data: unknown } | { error: VkitError }>((resolve) => {
-    const timer = setTimeout(() => resolve({ error: fail(`did not finish within ${timeoutMs / 1000} s (an endless loop, or work that never ends)`, 'Make loading finish quickly, or raise VKIT_CONFIG_TIMEOUT_S.') }), timeoutMs);
+    const timer = setTimeout(
+      () =>
+        resolve({
+          error: fail(
+            `did not finish within ${timeoutMs / 1000} s (an endless loop, or work that never ends)`,
+            'Make loading finish quickly, or raise VKIT_CONFIG_TIMEOUT_S.',
+          ),
+        }),
+      timeoutMs,
+    );
     const settle = (r: { data: unknown } | { error: VkitError }) => {
       clearTimeout(timer);
       resolve(r);
@@ -93,29 +115,52 @@ async function evaluate(worker: Worker, port1: MessagePort, flag: SharedArrayBuf
     let exitCalled: string | undefined;
     // Config code can post on this channel too (`parentPort` is its to import): every message is read
     // as untrusted, and one the thread itself never sends is the config's error.
-    worker.on('message', (m: { type?: unknown; data?: unknown; message?: unknown; code?: unknown; chunk?: unknown } | null) => {
-      const type = typeof m === 'object' && m !== null ? m.type : undefined;
-      // The config's output never reaches stdout, which belongs to vkit's answer (`--json`).
-      if (type === 'out' && (typeof m!.chunk === 'string' || m!.chunk instanceof Uint8Array)) process.stderr.write(m!.chunk);
-      else if (type === 'exit' && (typeof m!.code === 'number' || typeof m!.code === 'string')) exitCalled = String(m!.code);
-      else if (type === 'threw' && typeof m!.message === 'string') settle({ error: fail(`threw: ${m!.message}`, 'Fix the error your config module raises.') });
-      else if (type === 'loaded') {
-        // The thread copies its answer as plain data, but a forged answer is only structured-clone data:
-        // it may hold cycles, Maps, Dates, lone surrogates. Copied again here, on this side.
-        try {
-          settle({ data: plainData(m!.data, '') });
-        } catch (error) {
-          settle({ error: fail(`gave an answer that is not plain data: ${describeThrown(error)}`) });
-        }
-      } else settle({ error: fail(`sent vkit a message its thread never sends (${describeThrown(m)})`, 'Do not post messages on vkit\'s config thread channel (worker_threads parentPort).') });
-    });
+    worker.on(
+      'message',
+      (m: { type?: unknown; data?: unknown; message?: unknown; code?: unknown; chunk?: unknown } | null) => {
+        const type = typeof m === 'object' && m !== null ? m.type : undefined;
+        // The config's output never reaches stdout, which belongs to vkit's answer (`--json`).
+        if (type === 'out' && (typeof m!.chunk === 'string' || m!.chunk instanceof Uint8Array))
+          process.stderr.write(m!.chunk);
+        else if (type === 'exit' && (typeof m!.code === 'number' || typeof m!.code === 'string'))
+          exitCalled = String(m!.code);
+        else if (type === 'threw' && typeof m!.message === 'string')
+          settle({ error: fail(`threw: ${m!.message}`, 'Fix the error your config module raises.') });
+        else if (type === 'loaded') {
+          // The thread copies its answer as plain data, but a forged answer is only structured-clone data:
+          // it may hold cycles, Maps, Dates, lone surrogates. Copied again here, on this side.
+          try {
+            settle({ data: plainData(m!.data, '') });
+          } catch (error) {
+            settle({ error: fail(`gave an answer that is not plain data: ${describeThrown(error)}`) });
+          }
+        } else
+          settle({
+            error: fail(
+              `sent vkit a message its thread never sends (${describeThrown(m)})`,
+              "Do not post messages on vkit's config thread channel (worker_threads parentPort).",
+            ),
+          });
+      },
+    );
     worker.on('error', (error: Error & { code?: string }) => {
       stopped = `raised ${error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'out of memory' : `an uncaught error: ${error.message}`}`;
-      settle({ error: error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? fail(`used more than ${memoryMb} MB`, 'Reduce what the config computes, or raise VKIT_CONFIG_MEMORY_MB.') : fail(`raised an uncaught error or unhandled rejection: ${error.message}`, 'Handle every promise and timer error in your config.') });
+      settle({
+        error:
+          error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+            ? fail(`used more than ${memoryMb} MB`, 'Reduce what the config computes, or raise VKIT_CONFIG_MEMORY_MB.')
+            : fail(
+                `raised an uncaught error or unhandled rejection: ${error.message}`,
+                'Handle every promise and timer error in your config.',
+              ),
+      });
     });
     worker.on('exit', (code) => {
       stopped ??= `stopped (exit code ${code})`;
-      const what = exitCalled !== undefined || code !== 0 ? `called process.exit(${exitCalled ?? code})` : 'ended without an answer (a top-level await that never settles)';
+      const what =
+        exitCalled !== undefined || code !== 0
+          ? `called process.exit(${exitCalled ?? code})`
+          : 'ended without an answer (a top-level await that never settles)';
       settle({ error: fail(what, 'A config must not exit the process or leave promises unsettled.') });
     });
   });
@@ -146,7 +191,9 @@ async function evaluate(worker: Worker, port1: MessagePort, flag: SharedArrayBuf
     Atomics.store(answered, 0, 0);
     port1.postMessage({ id, op, kind, ...args });
     const waited = Atomics.wait(answered, 0, 0, timeoutMs);
-    const reply = receiveMessageOnPort(port1)?.message as ({ id: number } & ({ ok: true; value: unknown } | { ok: false; error: string })) | undefined;
+    const reply = receiveMessageOnPort(port1)?.message as
+      | ({ id: number } & ({ ok: true; value: unknown } | { ok: false; error: string }))
+      | undefined;
     if (!reply || reply.id !== id) {
       stopped = waited === 'timed-out' ? `did not answer within ${timeoutMs / 1000} s` : 'stopped answering';
       void close();

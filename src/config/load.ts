@@ -24,6 +24,7 @@ import { checkCachedModules, loadsDynamically } from './module-cache.js';
 import { hostedAttrs, hostedRule, type AttrsCheck } from './hosted-rule.js';
 import { startConfigThread, type ConfigThread, type IsolatedConfig, type RuleDescriptor } from './isolate.js';
 import { describeThrown, plainData, PlainDataError } from './plain.js';
+import { firstInvalidUtf8 } from '../text/utf8.js';
 
 export const CONFIG_FILES = ['vkit.config.ts', 'vkit.manifest.json'] as const;
 
@@ -60,7 +61,12 @@ export interface LoadOptions {
 export async function loadConfig(root: string, opts: LoadOptions = {}): Promise<LoadedConfig> {
   const file = findConfig(root);
   if (!file) {
-    throw invalid('ERR_CONFIG_NOT_FOUND', `No vkit.config.ts or vkit.manifest.json in ${root}`, {}, 'Run `vkit init` to create one, or pass --root.');
+    throw invalid(
+      'ERR_CONFIG_NOT_FOUND',
+      `No vkit.config.ts or vkit.manifest.json in ${root}`,
+      {},
+      'Run `vkit init` to create one, or pass --root.',
+    );
   }
   const shown = relative(process.cwd(), file) || file;
   if (file.endsWith('.json')) return loadManifestFile(file, shown);
@@ -80,7 +86,12 @@ async function loadManifestFile(file: string, shown: string): Promise<LoadedConf
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw invalid('ERR_CONFIG_PARSE', `Invalid JSON: ${(error as Error).message}`, { file: shown, line: jsonErrorLine(text, error as Error) }, 'Fix the JSON syntax.');
+    throw invalid(
+      'ERR_CONFIG_PARSE',
+      `Invalid JSON: ${(error as Error).message}`,
+      { file: shown, line: jsonErrorLine(text, error as Error) },
+      'Fix the JSON syntax.',
+    );
   }
   // JSON.parse keeps the last of two equal member names: a second `checks` would silently replace the
   // list a reader sees first (dropping requirements). Any repeated key is refused, at its line.
@@ -89,20 +100,42 @@ async function loadManifestFile(file: string, shown: string): Promise<LoadedConf
   if (repeated.length) {
     throw new InvalidInputError(
       'ERR_CONFIG_INVALID',
-      repeated.map((d) => ({ file: shown, path: d.path.replace(/^\$\.?/, ''), line: d.line, message: `Duplicate key \`${d.key}\`: JSON would keep only the last one; remove the other` })),
+      repeated.map((d) => ({
+        file: shown,
+        path: d.path.replace(/^\$\.?/, ''),
+        line: d.line,
+        message: `Duplicate key \`${d.key}\`: JSON would keep only the last one; remove the other`,
+      })),
     );
   }
   // What JSON.parse takes but the manifest's digest cannot hold: a lone surrogate (no UTF-8 form),
   // nesting past 64 levels (the strict parser's limit, which also bounds every walk below), and a
   // number past the largest double (JSON.parse reads it as Infinity).
-  const unfit = strict.issues.length ? strict.issues.map((i) => ({ file: shown, path: i.path.replace(/^\$\.?/, ''), line: i.line, message: i.message.replace(/^Invalid JSON at line \d+, column \d+: /, '') })) : infiniteNumbers(strict, text, shown);
+  const unfit = strict.issues.length
+    ? strict.issues.map((i) => ({
+        file: shown,
+        path: i.path.replace(/^\$\.?/, ''),
+        line: i.line,
+        message: i.message.replace(/^Invalid JSON at line \d+, column \d+: /, ''),
+      }))
+    : infiniteNumbers(strict, text, shown);
   if (unfit.length) throw new InvalidInputError('ERR_CONFIG_INVALID', unfit, 'Fix the value at that field.');
   const { value, issues } = validateManifest(data, shown);
   if (!value) throw new InvalidInputError('ERR_CONFIG_INVALID', withLines(issues, text));
   if (value.rules.length > 0) {
-    throw invalid('ERR_CONFIG_INVALID', 'User rules need code: register them in vkit.config.ts with defineRule()', { file: shown, path: 'rules' });
+    throw invalid('ERR_CONFIG_INVALID', 'User rules need code: register them in vkit.config.ts with defineRule()', {
+      file: shown,
+      path: 'rules',
+    });
   }
-  return { file, manifest: value, policyDigest: jsonId(value), rules: new Map(), sources: [file], close: () => Promise.resolve() };
+  return {
+    file,
+    manifest: value,
+    policyDigest: jsonId(value),
+    rules: new Map(),
+    sources: [file],
+    close: () => Promise.resolve(),
+  };
 }
 
 async function loadTsConfig(root: string, file: string, shown: string, opts: LoadOptions): Promise<LoadedConfig> {
@@ -115,7 +148,13 @@ async function loadTsConfig(root: string, file: string, shown: string, opts: Loa
   }
 }
 
-async function bundleAndEvaluate(root: string, file: string, shown: string, opts: LoadOptions, thread: ConfigThread | undefined): Promise<LoadedConfig> {
+async function bundleAndEvaluate(
+  root: string,
+  file: string,
+  shown: string,
+  _opts: LoadOptions,
+  thread: ConfigThread | undefined,
+): Promise<LoadedConfig> {
   const { build } = await import('esbuild');
   const selfEntry = fileURLToPath(new URL('../index.js', import.meta.url));
   let bundled;
@@ -133,18 +172,34 @@ async function bundleAndEvaluate(root: string, file: string, shown: string, opts
       ],
     });
   } catch (error) {
-    const first = (error as { errors?: Array<{ text: string; location?: { file: string; line: number; column: number } }> }).errors?.[0];
+    const first = (
+      error as { errors?: Array<{ text: string; location?: { file: string; line: number; column: number } }> }
+    ).errors?.[0];
     // esbuild names files relative to absWorkingDir (the root); messages name them relative to cwd like the rest.
-    const where = first?.location ? { file: relative(process.cwd(), join(root, first.location.file)), line: first.location.line } : { file: shown };
-    throw invalid('ERR_CONFIG_PARSE', `Cannot compile the config: ${first?.text ?? (error as Error).message}`, where, 'Fix the TypeScript error.');
+    const where = first?.location
+      ? { file: relative(process.cwd(), join(root, first.location.file)), line: first.location.line }
+      : { file: shown };
+    throw invalid(
+      'ERR_CONFIG_PARSE',
+      `Cannot compile the config: ${first?.text ?? (error as Error).message}`,
+      where,
+      'Fix the TypeScript error.',
+    );
   }
   // An object literal that names a key twice keeps the last value: a second `checks` would silently
   // replace the list a reader sees first. esbuild notices; vkit refuses it (in the config's own modules).
-  const repeated = bundled.warnings.filter((w) => w.id === 'duplicate-object-key' && w.location && !w.location.file.split(/[\\/]/).includes('node_modules'));
+  const repeated = bundled.warnings.filter(
+    (w) => w.id === 'duplicate-object-key' && w.location && !w.location.file.split(/[\\/]/).includes('node_modules'),
+  );
   if (repeated.length) {
     throw new InvalidInputError(
       'ERR_CONFIG_INVALID',
-      repeated.map((w) => ({ file: relative(process.cwd(), join(root, w.location!.file)), path: '', line: w.location!.line, message: `${w.text}: only the last one would count; remove the other` })),
+      repeated.map((w) => ({
+        file: relative(process.cwd(), join(root, w.location!.file)),
+        path: '',
+        line: w.location!.line,
+        message: `${w.text}: only the last one would count; remove the other`,
+      })),
     );
   }
   // Modules the bundle leaves to node stay in its module cache: identify them on every load, and
@@ -154,11 +209,16 @@ async function bundleAndEvaluate(root: string, file: string, shown: string, opts
   let graph: LocalGraph | undefined;
   if (importsPackages(bundled.metafile!)) graph = await localModuleGraph(build, root, file, shown, selfEntry);
   await checkCachedModules(root, shown, {
-    linked: (graph?.inputs ?? []).filter((p) => !runtimeInputs.has(p) && !p.startsWith('file:')).map((p) => join(root, p)),
+    linked: (graph?.inputs ?? [])
+      .filter((p) => !runtimeInputs.has(p) && !p.startsWith('file:'))
+      .map((p) => join(root, p)),
     installed: graph?.installed ?? [],
     dynamic: dynamic || (graph?.unresolved ?? 0) > 0,
   });
-  const temp = join(dirname(file), `${basename(file)}.timestamp-${Date.now()}-${process.pid}-${Math.random().toString(16).slice(2, 8)}.mjs`);
+  const temp = join(
+    dirname(file),
+    `${basename(file)}.timestamp-${Date.now()}-${process.pid}-${Math.random().toString(16).slice(2, 8)}.mjs`,
+  );
   // Removed however loading ends, an exit of this process included.
   const removeTemp = () => rmSync(temp, { force: true });
   process.once('exit', removeTemp);
@@ -176,7 +236,12 @@ async function bundleAndEvaluate(root: string, file: string, shown: string, opts
     }
   } catch (error) {
     if (error instanceof VkitError) throw error;
-    throw invalid('ERR_CONFIG_THREW', `Loading the config threw: ${describeThrown(error)}`, { file: shown }, 'Fix the error your config module raises.');
+    throw invalid(
+      'ERR_CONFIG_THREW',
+      `Loading the config threw: ${describeThrown(error)}`,
+      { file: shown },
+      'Fix the error your config module raises.',
+    );
   } finally {
     removeTemp();
     process.off('exit', removeTemp);
@@ -185,7 +250,11 @@ async function bundleAndEvaluate(root: string, file: string, shown: string, opts
   // User rules are identified by the digest of the config's local module graph. A rule may live in
   // a workspace package the config imports by name (linked into node_modules, its files the
   // repository's own): the runtime bundle leaves it external, so its modules are found here.
-  const registersRules = typeof exported === 'object' && exported !== null && Array.isArray((exported as { rules?: unknown }).rules) && (exported as { rules: unknown[] }).rules.length > 0;
+  const registersRules =
+    typeof exported === 'object' &&
+    exported !== null &&
+    Array.isArray((exported as { rules?: unknown }).rules) &&
+    (exported as { rules: unknown[] }).rules.length > 0;
   if (registersRules && graph) inputs = graph.inputs;
   const sources = inputs
     .filter((p) => !p.split(/[\\/]/).includes('node_modules') && !p.startsWith('file:'))
@@ -201,7 +270,11 @@ async function bundleAndEvaluate(root: string, file: string, shown: string, opts
 
 /** Whether the bundle imports a package at run time (a bare specifier that is not a Node builtin or vkit). */
 function importsPackages(meta: Metafile): boolean {
-  return Object.values(meta.inputs).some((i) => i.imports.some((imp) => imp.external && !isBuiltin(imp.path) && !imp.path.startsWith('file:') && !/^[./]/.test(imp.path)));
+  return Object.values(meta.inputs).some((i) =>
+    i.imports.some(
+      (imp) => imp.external && !isBuiltin(imp.path) && !imp.path.startsWith('file:') && !/^[./]/.test(imp.path),
+    ),
+  );
 }
 
 const RESOLVING = Symbol('vkit-resolving');
@@ -214,7 +287,17 @@ const RESOLVING = Symbol('vkit-resolving');
  */
 /** What both esbuild passes over a TS config share: one in-memory ESM bundle for node 20, with its metafile. */
 function bundleOptions(root: string, file: string) {
-  return { entryPoints: [file], absWorkingDir: root, bundle: true, platform: 'node' as const, format: 'esm' as const, target: 'node20', write: false as const, metafile: true as const, logLevel: 'silent' as const };
+  return {
+    entryPoints: [file],
+    absWorkingDir: root,
+    bundle: true,
+    platform: 'node' as const,
+    format: 'esm' as const,
+    target: 'node20',
+    write: false as const,
+    metafile: true as const,
+    logLevel: 'silent' as const,
+  };
 }
 
 interface LocalGraph {
@@ -226,7 +309,13 @@ interface LocalGraph {
   unresolved: number;
 }
 
-async function localModuleGraph(build: typeof import('esbuild').build, root: string, file: string, shown: string, selfEntry: string): Promise<LocalGraph> {
+async function localModuleGraph(
+  build: typeof import('esbuild').build,
+  root: string,
+  file: string,
+  shown: string,
+  selfEntry: string,
+): Promise<LocalGraph> {
   const installed = new Set<string>();
   let unresolved = 0;
   try {
@@ -239,8 +328,17 @@ async function localModuleGraph(build: typeof import('esbuild').build, root: str
             b.onResolve({ filter: /^vkit$/ }, () => ({ path: pathToFileURL(selfEntry).href, external: true }));
             b.onResolve({ filter: /^[^./]/ }, async (args) => {
               if (args.pluginData === RESOLVING || isBuiltin(args.path)) return undefined;
-              const r = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: RESOLVING });
-              const local = r.errors.length === 0 && !r.external && r.namespace === 'file' && !r.path.split(/[\\/]/).includes('node_modules');
+              const r = await b.resolve(args.path, {
+                kind: args.kind,
+                resolveDir: args.resolveDir,
+                importer: args.importer,
+                pluginData: RESOLVING,
+              });
+              const local =
+                r.errors.length === 0 &&
+                !r.external &&
+                r.namespace === 'file' &&
+                !r.path.split(/[\\/]/).includes('node_modules');
               if (!local) {
                 if (r.errors.length === 0 && r.namespace === 'file' && r.path) installed.add(r.path);
                 else unresolved++;
@@ -253,9 +351,17 @@ async function localModuleGraph(build: typeof import('esbuild').build, root: str
     });
     return { inputs: Object.keys(result.metafile.inputs), installed: [...installed], unresolved };
   } catch (error) {
-    const first = (error as { errors?: Array<{ text: string; location?: { file: string; line: number } }> }).errors?.[0];
-    const where = first?.location ? { file: relative(process.cwd(), join(root, first.location.file)), line: first.location.line } : { file: shown };
-    throw invalid('ERR_CONFIG_PARSE', `Cannot read the modules of a local package the config imports (a user rule's code must be identified): ${first?.text ?? describeThrown(error)}`, where, 'Make the linked package bundleable by esbuild, or import the rule from a local module.');
+    const first = (error as { errors?: Array<{ text: string; location?: { file: string; line: number } }> })
+      .errors?.[0];
+    const where = first?.location
+      ? { file: relative(process.cwd(), join(root, first.location.file)), line: first.location.line }
+      : { file: shown };
+    throw invalid(
+      'ERR_CONFIG_PARSE',
+      `Cannot read the modules of a local package the config imports (a user rule's code must be identified): ${first?.text ?? describeThrown(error)}`,
+      where,
+      'Make the linked package bundleable by esbuild, or import the rule from a local module.',
+    );
   }
 }
 
@@ -264,9 +370,20 @@ async function localModuleGraph(build: typeof import('esbuild').build, root: str
  * source digest. From a config thread (`isolated`), rules arrive as descriptors and become
  * `hostedRule`s calling into that thread; attrs are checked there by the rule's own schema.
  */
-export async function resolveUserConfig(exported: unknown, file: string, shown: string, sources: string[], isolated?: IsolatedConfig): Promise<LoadedConfig> {
+export async function resolveUserConfig(
+  exported: unknown,
+  file: string,
+  shown: string,
+  sources: string[],
+  isolated?: IsolatedConfig,
+): Promise<LoadedConfig> {
   if (typeof exported !== 'object' || exported === null) {
-    throw invalid('ERR_CONFIG_INVALID', `Expected the config's default export to be an object from defineConfig(), got ${exported === null ? 'null' : typeof exported}`, { file: shown }, 'Write `export default defineConfig({ checks: [...] })`.');
+    throw invalid(
+      'ERR_CONFIG_INVALID',
+      `Expected the config's default export to be an object from defineConfig(), got ${exported === null ? 'null' : typeof exported}`,
+      { file: shown },
+      'Write `export default defineConfig({ checks: [...] })`.',
+    );
   }
   const call = isolated?.call;
   if (call && Array.isArray((exported as { rules?: unknown }).rules)) {
@@ -275,13 +392,18 @@ export async function resolveUserConfig(exported: unknown, file: string, shown: 
   }
   const parsed = v.safeParse(UserConfigSchema, exported);
   if (!parsed.success) {
-    throw new InvalidInputError('ERR_CONFIG_INVALID', parsed.issues.map((i) => ({ file: shown, path: fieldPath(i.path), message: i.message })));
+    throw new InvalidInputError(
+      'ERR_CONFIG_INVALID',
+      parsed.issues.map((i) => ({ file: shown, path: fieldPath(i.path), message: i.message })),
+    );
   }
   const user = exported as UserConfig;
   const rules = new Map<string, Rule>();
   // The rule's code is somewhere in the config's own module graph; its digest covers all of it,
   // so editing any local module the config imports re-identifies every user rule.
-  const sourceDigest = jsonId(await Promise.all(sources.map(async (p) => [relative(dirname(file), p), sha256Id(await readFile(p))])));
+  const sourceDigest = jsonId(
+    await Promise.all(sources.map(async (p) => [relative(dirname(file), p), sha256Id(await readFile(p))])),
+  );
   for (const rule of user.rules ?? []) rules.set(rule.kind, guardUserRule(rule, shown));
   const data = {
     schema_version: 3,
@@ -298,20 +420,41 @@ export async function resolveUserConfig(exported: unknown, file: string, shown: 
   const attrIssues: Issue[] = [];
   value.actions.forEach((a, i) => {
     const res = call ? hostedAttrs(call, a.rule, a.attrs) : localAttrs(rules.get(a.rule)!, a.attrs);
-    if (!res.success) attrIssues.push(...res.issues.map((x) => ({ file: shown, path: `actions[${i}].attrs${x.path ? '.' + x.path : ''}`, message: x.message })));
+    if (!res.success)
+      attrIssues.push(
+        ...res.issues.map((x) => ({
+          file: shown,
+          path: `actions[${i}].attrs${x.path ? `.${x.path}` : ''}`,
+          message: x.message,
+        })),
+      );
     else a.attrs = res.output as Record<string, unknown>;
   });
   if (attrIssues.length) throw new InvalidInputError('ERR_CONFIG_INVALID', attrIssues);
-  return { file, manifest: value, policyDigest: jsonId(value), rules, sources, close: () => isolated?.close() ?? Promise.resolve() };
+  return {
+    file,
+    manifest: value,
+    policyDigest: jsonId(value),
+    rules,
+    sources,
+    close: () => isolated?.close() ?? Promise.resolve(),
+  };
 }
 
 function localAttrs(rule: Rule, value: unknown): AttrsCheck {
   const res = v.safeParse(rule.attrs, value);
-  return res.success ? { success: true, output: res.output } : { success: false, issues: res.issues.map((x) => ({ path: fieldPath(x.path), message: x.message })) };
+  return res.success
+    ? { success: true, output: res.output }
+    : { success: false, issues: res.issues.map((x) => ({ path: fieldPath(x.path), message: x.message })) };
 }
 
-const isDescriptor = (d: unknown): d is RuleDescriptor => typeof d === 'object' && d !== null && typeof (d as RuleDescriptor).kind === 'string' && typeof (d as RuleDescriptor).version === 'number' && typeof (d as RuleDescriptor).tool === 'boolean' && typeof (d as RuleDescriptor).judge === 'boolean';
-
+const isDescriptor = (d: unknown): d is RuleDescriptor =>
+  typeof d === 'object' &&
+  d !== null &&
+  typeof (d as RuleDescriptor).kind === 'string' &&
+  typeof (d as RuleDescriptor).version === 'number' &&
+  typeof (d as RuleDescriptor).tool === 'boolean' &&
+  typeof (d as RuleDescriptor).judge === 'boolean';
 
 const JUDGED = new Set(['PASS', 'FAIL', 'BLOCKED', 'STALE']);
 
@@ -324,8 +467,18 @@ const JUDGED = new Set(['PASS', 'FAIL', 'BLOCKED', 'STALE']);
  */
 function guardUserRule(rule: Rule, shown: string): Rule {
   const fail = (what: string, label: string | undefined, detail: string) =>
-    invalid('ERR_RULE_INVALID', `Rule \`${rule.kind}\` ${what}${label ? ` for \`${label}\`` : ''}: ${detail}`, { file: shown }, 'Fix the rule registered in your config.');
-  const notData = (label: string, error: unknown) => fail('planned a definition that is not plain JSON data', label, `${describeThrown(error)}; plan() must return data only (it enters the action key)`);
+    invalid(
+      'ERR_RULE_INVALID',
+      `Rule \`${rule.kind}\` ${what}${label ? ` for \`${label}\`` : ''}: ${detail}`,
+      { file: shown },
+      'Fix the rule registered in your config.',
+    );
+  const notData = (label: string, error: unknown) =>
+    fail(
+      'planned a definition that is not plain JSON data',
+      label,
+      `${describeThrown(error)}; plan() must return data only (it enters the action key)`,
+    );
   const guarded: Rule = {
     kind: rule.kind,
     version: rule.version,
@@ -341,9 +494,22 @@ function guardUserRule(rule: Rule, shown: string): Rule {
         throw fail('threw while planning', node.label, describeThrown(error));
       }
       const p = planned as Partial<PlannedAction> | null | undefined;
-      if (typeof p !== 'object' || p === null || typeof p.definition !== 'object' || p.definition === null || Array.isArray(p.definition)) throw fail('planned nothing usable', node.label, 'plan() must return { definition: {...}, env: [...], execute }');
-      if (!Array.isArray(p.env) || !p.env.every((n) => typeof n === 'string')) throw fail('planned nothing usable', node.label, 'plan() must return `env` as an array of variable names');
-      if (typeof p.execute !== 'function') throw fail('planned nothing usable', node.label, 'plan() must return an `execute` function');
+      if (
+        typeof p !== 'object' ||
+        p === null ||
+        typeof p.definition !== 'object' ||
+        p.definition === null ||
+        Array.isArray(p.definition)
+      )
+        throw fail(
+          'planned nothing usable',
+          node.label,
+          'plan() must return { definition: {...}, env: [...], execute }',
+        );
+      if (!Array.isArray(p.env) || !p.env.every((n) => typeof n === 'string'))
+        throw fail('planned nothing usable', node.label, 'plan() must return `env` as an array of variable names');
+      if (typeof p.execute !== 'function')
+        throw fail('planned nothing usable', node.label, 'plan() must return an `execute` function');
       try {
         plainData(p.definition, 'definition');
       } catch (error) {
@@ -366,7 +532,15 @@ function guardUserRule(rule: Rule, shown: string): Rule {
       } catch (error) {
         throw fail('threw in tool()', undefined, describeThrown(error));
       }
-      if (t !== undefined && (typeof t !== 'object' || t === null || typeof t.argv0 !== 'string' || t.argv0 === '' || typeof t.shell !== 'boolean')) throw fail('returned an unusable tool()', undefined, 'expected undefined or { argv0: string, shell: boolean }');
+      if (
+        t !== undefined &&
+        (typeof t !== 'object' ||
+          t === null ||
+          typeof t.argv0 !== 'string' ||
+          t.argv0 === '' ||
+          typeof t.shell !== 'boolean')
+      )
+        throw fail('returned an unusable tool()', undefined, 'expected undefined or { argv0: string, shell: boolean }');
       return t;
     };
   }
@@ -380,9 +554,16 @@ function guardUserRule(rule: Rule, shown: string): Rule {
         return { status: 'BLOCKED', reason: `rule \`${rule.kind}\` judge() threw: ${describeThrown(error)}` };
       }
       if (judged === undefined) return undefined;
-      if (typeof judged !== 'object' || judged === null || !JUDGED.has(judged.status)) return { status: 'BLOCKED', reason: `rule \`${rule.kind}\` judge() answered ${JSON.stringify(judged?.status ?? judged)}, not PASS, FAIL, BLOCKED or STALE` };
+      if (typeof judged !== 'object' || judged === null || !JUDGED.has(judged.status))
+        return {
+          status: 'BLOCKED',
+          reason: `rule \`${rule.kind}\` judge() answered ${JSON.stringify(judged?.status ?? judged)}, not PASS, FAIL, BLOCKED or STALE`,
+        };
       // Never better than the receipt: the engine refuses a judged PASS over any other outcome, for every rule.
-      return { status: judged.status, reason: typeof judged.reason === 'string' ? judged.reason : String(judged.status) };
+      return {
+        status: judged.status,
+        reason: typeof judged.reason === 'string' ? judged.reason : String(judged.status),
+      };
     };
   }
   return Object.freeze(guarded);
@@ -392,11 +573,19 @@ function guardUserRule(rule: Rule, shown: string): Rule {
 function infiniteNumbers(parsed: ParsedJsonText, text: string, shown: string): Issue[] {
   const issues: Issue[] = [];
   const walk = (value: unknown, path: string, written?: string, line?: number) => {
-    if (typeof value === 'number' && !Number.isFinite(value)) issues.push({ file: shown, path, line, message: `Expected a number a double can hold, got \`${written ?? value}\`` });
+    if (typeof value === 'number' && !Number.isFinite(value))
+      issues.push({
+        file: shown,
+        path,
+        line,
+        message: `Expected a number a double can hold, got \`${written ?? value}\``,
+      });
     else if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${path}[${i}]`));
     else if (value && typeof value === 'object') {
       const members = parsed.source.members(value) ?? [];
-      for (const m of members) if (!m.duplicate) walk((value as Record<string, unknown>)[m.key], path ? `${path}.${m.key}` : m.key, m.numberText, m.line);
+      for (const m of members)
+        if (!m.duplicate)
+          walk((value as Record<string, unknown>)[m.key], path ? `${path}.${m.key}` : m.key, m.numberText, m.line);
     }
   };
   walk(parsed.value, '');
@@ -414,10 +603,15 @@ async function readUtf8(file: string, shown: string): Promise<string> {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     // Only on this error path: the acceptance reader's exact locator (its module loads a TOML parser).
-    const at = (await import('../acceptance/toml.js')).firstInvalidUtf8(bytes) ?? 0;
+    const at = firstInvalidUtf8(bytes) ?? 0;
     let line = 1;
     for (let i = 0; i < at; i++) if (bytes[i] === 0x0a) line++;
-    throw invalid('ERR_CONFIG_PARSE', `The file is not valid UTF-8 at byte offset ${at} (0x${bytes[at]?.toString(16).padStart(2, '0') ?? '??'})`, { file: shown, line }, 'Save the manifest as UTF-8.');
+    throw invalid(
+      'ERR_CONFIG_PARSE',
+      `The file is not valid UTF-8 at byte offset ${at} (0x${bytes[at]?.toString(16).padStart(2, '0') ?? '??'})`,
+      { file: shown, line },
+      'Save the manifest as UTF-8.',
+    );
   }
 }
 

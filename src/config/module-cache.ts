@@ -30,15 +30,28 @@ export interface CachedModules {
  * throws), and `createRequire` needs `node:module`, which the metafile lists. Words inside strings
  * match too: a false alarm only asks a long-lived process to restart.
  */
-const DYNAMIC_CODE = /\bimport\s*\(\s*(?!['"])|\bgetBuiltinModule\b|\bmainModule\b|\bdlopen\b|\beval\s*\(|\bFunction\s*\(/;
+const DYNAMIC_CODE =
+  /\bimport\s*\(\s*(?!['"])|\bgetBuiltinModule\b|\bmainModule\b|\bdlopen\b|\beval\s*\(|\bFunction\s*\(/;
 
 export function loadsDynamically(bundleText: string, meta: Metafile): boolean {
-  const moduleApi = Object.values(meta.inputs).some((i) => i.imports.some((imp) => imp.path === 'module' || imp.path === 'node:module'));
+  const moduleApi = Object.values(meta.inputs).some((i) =>
+    i.imports.some((imp) => imp.path === 'module' || imp.path === 'node:module'),
+  );
   return moduleApi || DYNAMIC_CODE.test(bundleText);
 }
 
 /** Lock and install-state files a package manager rewrites when it changes what is installed. */
-const LOCKS = ['package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'pnpm-lock.yaml', 'bun.lock', 'bun.lockb', 'node_modules/.package-lock.json', 'node_modules/.modules.yaml', 'node_modules/.yarn-state.yml'];
+const LOCKS = [
+  'package-lock.json',
+  'npm-shrinkwrap.json',
+  'yarn.lock',
+  'pnpm-lock.yaml',
+  'bun.lock',
+  'bun.lockb',
+  'node_modules/.package-lock.json',
+  'node_modules/.modules.yaml',
+  'node_modules/.yarn-state.yml',
+];
 
 /** Real path -> sha256 (or `missing`) of every module file this process's configs left to node, at first load. */
 const firstSeen = new Map<string, string>();
@@ -54,9 +67,19 @@ export function userCodeCached(): boolean {
 export async function checkCachedModules(root: string, shown: string, mods: CachedModules): Promise<void> {
   if (!mods.dynamic && mods.linked.length === 0 && mods.installed.length === 0) return;
   const refuse = (what: string) =>
-    invalid('ERR_CONFIG_RELOAD', `The config's code changed since this process first loaded it (${what}); node keeps the first code, so this process cannot load the new one`, { file: shown }, 'Restart `vkit watch`, `vkit mcp` or `vkit daemon` (a one-off `vkit build` always loads the current code).');
+    invalid(
+      'ERR_CONFIG_RELOAD',
+      `The config's code changed since this process first loaded it (${what}); node keeps the first code, so this process cannot load the new one`,
+      { file: shown },
+      'Restart `vkit watch`, `vkit mcp` or `vkit daemon` (a one-off `vkit build` always loads the current code).',
+    );
   if (mods.dynamic && dynamicSeen) throw refuse('the config loads modules at run time that vkit cannot identify');
-  const files = [...mods.linked, ...mods.installed.flatMap((entry) => [entry, nearestPackageJson(entry)].filter((p): p is string => p !== undefined))];
+  const files = [
+    ...mods.linked,
+    ...mods.installed.flatMap((entry) =>
+      [entry, nearestPackageJson(entry)].filter((p): p is string => p !== undefined),
+    ),
+  ];
   if (mods.installed.length) files.push(...locksAbove(root));
   const now = await Promise.all([...new Set(files.map(real))].map(async (p) => [p, await digestOrMissing(p)] as const));
   for (const [path, digest] of now) {

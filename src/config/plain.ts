@@ -25,7 +25,10 @@ function copy(value: unknown, path: string, ancestors: Set<object>): unknown {
   switch (typeof value) {
     case 'string':
       // No UTF-8 form, so no canonical JSON either (the policy digest would refuse it later, as a crash).
-      if (LONE_SURROGATE.test(value)) throw new PlainDataError(`${at} holds a lone surrogate (${JSON.stringify(value.slice(0, 40))}), which no UTF-8 text can`);
+      if (LONE_SURROGATE.test(value))
+        throw new PlainDataError(
+          `${at} holds a lone surrogate (${JSON.stringify(value.slice(0, 40))}), which no UTF-8 text can`,
+        );
       return value;
     case 'boolean':
       return value;
@@ -53,7 +56,8 @@ function copy(value: unknown, path: string, ancestors: Set<object>): unknown {
       return out;
     }
     const proto = Object.getPrototypeOf(value);
-    if (proto !== Object.prototype && proto !== null) throw new PlainDataError(`${at} is ${kindOf(value)}, not a plain object`);
+    if (proto !== Object.prototype && proto !== null)
+      throw new PlainDataError(`${at} is ${kindOf(value)}, not a plain object`);
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(value)) {
       const item = copy((value as Record<string, unknown>)[key], path ? `${path}.${key}` : key, ancestors);
@@ -81,14 +85,17 @@ function kindOf(value: object): string {
 export function describeThrown(error: unknown): string {
   let text: string;
   try {
-    if (error instanceof Error && typeof error.message === 'string') text = error.message || error.name || 'an Error without a message';
+    if (error instanceof Error && typeof error.message === 'string')
+      text = error.message || error.name || 'an Error without a message';
     else if (typeof error === 'string') text = error;
     else if (error === null || typeof error !== 'object') text = String(error);
     else text = `a thrown ${kindOf(error)} (${safeJson(error)})`;
   } catch {
     text = 'a thrown value that cannot be printed';
   }
-  return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}… (${text.length - MAX_MESSAGE} more characters)` : text;
+  return text.length > MAX_MESSAGE
+    ? `${text.slice(0, MAX_MESSAGE)}… (${text.length - MAX_MESSAGE} more characters)`
+    : text;
 }
 
 function safeJson(value: object): string {

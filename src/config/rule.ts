@@ -119,6 +119,7 @@ export interface PlannedAction {
   execute(io: ExecuteIO): Promise<ActionResult>;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a registry holds rules of every attrs type; each rule checks its own with `attrs`.
 export interface Rule<A = any> {
   kind: string;
   version: number;
@@ -137,13 +138,17 @@ export interface Rule<A = any> {
    * calendar alone (an acceptance decision expires). Gets the receipt's outcome, reason and subject
    * and today's UTC date (`YYYY-MM-DD`), which never enters a key. Undefined keeps the outcome.
    */
-  judge?(result: { outcome: Outcome; reason?: string | null; subject?: Record<string, unknown> }, today: string): { status: 'PASS' | 'FAIL' | 'BLOCKED' | 'STALE'; reason: string } | undefined;
+  judge?(
+    result: { outcome: Outcome; reason?: string | null; subject?: Record<string, unknown> },
+    today: string,
+  ): { status: 'PASS' | 'FAIL' | 'BLOCKED' | 'STALE'; reason: string } | undefined;
 }
 
 const KIND = /^[a-z][a-z0-9-]*$/;
 
 export function defineRule<A>(rule: Rule<A>): Rule<A> {
   if (!KIND.test(rule.kind)) throw new TypeError(`Expected rule kind to match ${KIND}, got \`${rule.kind}\``);
-  if (!Number.isInteger(rule.version) || rule.version < 1) throw new TypeError(`Expected rule version to be a positive integer, got \`${rule.version}\``);
+  if (!Number.isInteger(rule.version) || rule.version < 1)
+    throw new TypeError(`Expected rule version to be a positive integer, got \`${rule.version}\``);
   return Object.freeze(rule);
 }

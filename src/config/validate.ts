@@ -53,7 +53,10 @@ function crossCheck(m: Manifest): Omit<Issue, 'file'>[] {
     c.outputs.forEach((o, j) => {
       const g = compileGlob(o);
       if (c.sandbox === 'hermetic' && !g.negated && !(g.literal ? g.prefix.includes('/') : g.prefix !== '')) {
-        issues.push({ path: `checks[${i}].outputs[${j}]`, message: `A hermetic check writes its outputs in directories it declares; \`${o}\` is at the root. Put the outputs in a directory (\`out/${o}\`)` });
+        issues.push({
+          path: `checks[${i}].outputs[${j}]`,
+          message: `A hermetic check writes its outputs in directories it declares; \`${o}\` is at the root. Put the outputs in a directory (\`out/${o}\`)`,
+        });
       }
     }),
   );
@@ -65,24 +68,35 @@ function crossCheck(m: Manifest): Omit<Issue, 'file'>[] {
       const first = c.after.indexOf(dep);
       if (first < j) issues.push(repeatedDependency(path, dep, first));
       else if (dep === c.id) issues.push({ path, message: `Check \`${c.id}\` cannot run after itself` });
-      else if (!checkIds.has(dep)) issues.push({ path, message: `Expected the id of a declared check, got \`${dep}\`` });
+      else if (!checkIds.has(dep))
+        issues.push({ path, message: `Expected the id of a declared check, got \`${dep}\`` });
     }),
   );
 
   const ruleKinds = new Set<string>();
   m.rules.forEach((r, i) => {
-    if (BUILTIN_KINDS.has(r.kind)) issues.push({ path: `rules[${i}].kind`, message: `\`${r.kind}\` is a built-in kind; give your rule another kind` });
-    else if (ruleKinds.has(r.kind)) issues.push({ path: `rules[${i}].kind`, message: `Duplicate rule kind \`${r.kind}\`` });
+    if (BUILTIN_KINDS.has(r.kind))
+      issues.push({
+        path: `rules[${i}].kind`,
+        message: `\`${r.kind}\` is a built-in kind; give your rule another kind`,
+      });
+    else if (ruleKinds.has(r.kind))
+      issues.push({ path: `rules[${i}].kind`, message: `Duplicate rule kind \`${r.kind}\`` });
     ruleKinds.add(r.kind);
   });
   const actionLabels = new Set(m.actions.map((a) => `${a.rule}:${a.id}`));
   m.actions.forEach((a, i) => {
-    if (!ruleKinds.has(a.rule)) issues.push({ path: `actions[${i}].rule`, message: `Expected the kind of a rule registered in \`rules\`, got \`${a.rule}\`` });
+    if (!ruleKinds.has(a.rule))
+      issues.push({
+        path: `actions[${i}].rule`,
+        message: `Expected the kind of a rule registered in \`rules\`, got \`${a.rule}\``,
+      });
     a.after.forEach((dep, j) => {
       const path = `actions[${i}].after[${j}]`;
       const first = a.after.indexOf(dep);
       if (first < j) issues.push(repeatedDependency(path, dep, first));
-      else if (!checkIds.has(dep) && !actionLabels.has(`${a.rule}:${dep}`)) issues.push({ path, message: `Expected the id of a declared check or action, got \`${dep}\`` });
+      else if (!checkIds.has(dep) && !actionLabels.has(`${a.rule}:${dep}`))
+        issues.push({ path, message: `Expected the id of a declared check or action, got \`${dep}\`` });
     });
   });
   return issues;

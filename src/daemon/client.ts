@@ -47,7 +47,9 @@ export async function viaDaemon(argv: string[]): Promise<number | undefined> {
   } catch {
     return undefined; // no such root (the local run reports it) or no server: the usual path
   }
-  const unsafe = unsafeDir(paths.dir) ?? (lstatSync(paths.socket).uid !== process.getuid?.() ? `${paths.socket} belongs to another user` : undefined);
+  const unsafe =
+    unsafeDir(paths.dir) ??
+    (lstatSync(paths.socket).uid !== process.getuid?.() ? `${paths.socket} belongs to another user` : undefined);
   if (unsafe) {
     process.stderr.write(`vkit: not using the resident build process: ${unsafe}\n`);
     return undefined;
@@ -116,7 +118,11 @@ async function ask(socketPath: string, request: Request): Promise<number | undef
 }
 
 /** One control exchange (ping, stop) with the server at `socketPath`: its answer, or undefined when none answers. */
-export async function control(socketPath: string, type: number, timeoutMs = 2000): Promise<Record<string, unknown> | undefined> {
+export async function control(
+  socketPath: string,
+  type: number,
+  timeoutMs = 2000,
+): Promise<Record<string, unknown> | undefined> {
   if (unsafeDir(dirname(socketPath))) return undefined;
   const { connect } = await import('node:net');
   return new Promise((done) => {
@@ -130,7 +136,8 @@ export async function control(socketPath: string, type: number, timeoutMs = 2000
     };
     s.on('connect', () => s.write(frame(type, {})));
     s.on('data', (c) => {
-      for (const f of reader.push(c)) if (f.type === FRAME.exit) finish(JSON.parse(f.body.toString()) as Record<string, unknown>);
+      for (const f of reader.push(c))
+        if (f.type === FRAME.exit) finish(JSON.parse(f.body.toString()) as Record<string, unknown>);
     });
     s.on('error', () => finish(undefined));
     s.on('close', () => finish(undefined));

@@ -38,7 +38,9 @@ export interface Request {
 }
 
 export function frame(type: number, payload: Buffer | string | object): Buffer {
-  const body = Buffer.isBuffer(payload) ? payload : Buffer.from(typeof payload === 'string' ? payload : JSON.stringify(payload));
+  const body = Buffer.isBuffer(payload)
+    ? payload
+    : Buffer.from(typeof payload === 'string' ? payload : JSON.stringify(payload));
   const head = Buffer.allocUnsafe(5);
   head[0] = type;
   head.writeUInt32BE(body.length, 1);

@@ -91,39 +91,50 @@ export async function serve(opts: ServeOptions): Promise<void> {
     });
     const handle = (frames: Array<{ type: number; body: Buffer }>) => {
       for (const f of frames) {
-        if (f.type === FRAME.ping) socket.end(frame(FRAME.exit, { code: 0, pid: process.pid, root: paths.root, started, served }));
-        else if (f.type === FRAME.stop) void answer(socket, frame(FRAME.exit, { code: 0, pid: process.pid })).then(shutdown); else if (f.type === FRAME.interrupt) {
+        if (f.type === FRAME.ping)
+          socket.end(frame(FRAME.exit, { code: 0, pid: process.pid, root: paths.root, started, served }));
+        else if (f.type === FRAME.stop)
+          void answer(socket, frame(FRAME.exit, { code: 0, pid: process.pid })).then(shutdown);
+        else if (f.type === FRAME.interrupt) {
           const signal = (JSON.parse(f.body.toString()) as { signal: Interrupt }).signal;
           if (interrupt) interrupt(signal);
           else interrupted = signal;
         } else if (f.type === FRAME.request) {
           const request = JSON.parse(f.body.toString()) as Request;
-          queue = queue.then(async () => {
-            const why = stopping ? 'the server is stopping' : declined(request, paths.root, code);
-            if (why) {
-              await answer(socket, frame(FRAME.refuse, { reason: why }));
-              if (why.startsWith('vkit changed')) shutdown();
-              return;
-            }
-            if (socket.destroyed) return;
-            let result: number;
-            try {
-              result = await runServed(request, socket, (listener) => {
-                interrupt = listener;
-                if (interrupted) listener(interrupted);
-              });
-            } catch (error) {
-              // runCli reports its own errors; this is the server failing to stand in for the client.
-              if (!socket.destroyed) socket.write(frame(FRAME.stderr, `vkit: internal error in the resident build process\n${(error as Error)?.stack ?? String(error)}\n`));
-              result = 4;
-            }
-            interrupt = undefined;
-            served++;
-            // The exit frame is on its way before a shutdown below may end this process.
-            await answer(socket, frame(FRAME.exit, { code: result }));
-            // A TS config left its packages or required modules in node's cache: never serve again.
-            if (userCodeCached()) shutdown();
-          }).catch(() => void socket.destroy()); // one failed request never stalls the ones queued behind it
+          queue = queue
+            .then(async () => {
+              const why = stopping ? 'the server is stopping' : declined(request, paths.root, code);
+              if (why) {
+                await answer(socket, frame(FRAME.refuse, { reason: why }));
+                if (why.startsWith('vkit changed')) shutdown();
+                return;
+              }
+              if (socket.destroyed) return;
+              let result: number;
+              try {
+                result = await runServed(request, socket, (listener) => {
+                  interrupt = listener;
+                  if (interrupted) listener(interrupted);
+                });
+              } catch (error) {
+                // runCli reports its own errors; this is the server failing to stand in for the client.
+                if (!socket.destroyed)
+                  socket.write(
+                    frame(
+                      FRAME.stderr,
+                      `vkit: internal error in the resident build process\n${(error as Error)?.stack ?? String(error)}\n`,
+                    ),
+                  );
+                result = 4;
+              }
+              interrupt = undefined;
+              served++;
+              // The exit frame is on its way before a shutdown below may end this process.
+              await answer(socket, frame(FRAME.exit, { code: result }));
+              // A TS config left its packages or required modules in node's cache: never serve again.
+              if (userCodeCached()) shutdown();
+            })
+            .catch(() => void socket.destroy()); // one failed request never stalls the ones queued behind it
         }
       }
     };
@@ -173,11 +184,12 @@ function answer(socket: Socket, last: Buffer): Promise<void> {
 /** Why this server will not run `request`, or undefined to run it. */
 function declined(r: Request, root: string, code: string): string | undefined {
   if (r.protocol !== PROTOCOL) return `protocol ${r.protocol}, this server speaks ${PROTOCOL}`;
-  if (r.node !== process.version || r.execPath !== process.execPath) return `node ${r.node} at ${r.execPath}, this server runs ${process.version} at ${process.execPath}`;
+  if (r.node !== process.version || r.execPath !== process.execPath)
+    return `node ${r.node} at ${r.execPath}, this server runs ${process.version} at ${process.execPath}`;
   if (r.pkg !== OWN_PACKAGE) return `vkit at ${r.pkg}, this server is ${OWN_PACKAGE}`;
   if (!SERVED_VERBS.has(r.argv[0] ?? '')) return `\`${r.argv[0]}\` is not served`;
   // Node's own options (conditions, loaders, flags) were fixed when this process started.
-  if ((r.env.NODE_OPTIONS ?? '') !== (process.env.NODE_OPTIONS ?? '')) return 'NODE_OPTIONS differs from this server\'s';
+  if ((r.env.NODE_OPTIONS ?? '') !== (process.env.NODE_OPTIONS ?? '')) return "NODE_OPTIONS differs from this server's";
   let asked: string | undefined;
   try {
     if (!lstatSync(r.cwd).isDirectory()) return `directory ${r.cwd} is gone`;
@@ -195,12 +207,31 @@ function declined(r: Request, root: string, code: string): string | undefined {
  * Runs one request as the client would have run it: its environment, directory, terminal and
  * interrupts stand in for this process's own until the command returns.
  */
-async function runServed(r: Request, socket: Socket, onInterrupt: (listener: (signal: Interrupt) => void) => void): Promise<number> {
-  const saved = { env: process.env, cwd: process.cwd(), out: process.stdout.write, err: process.stderr.write, isTTY: process.stdout.isTTY, columns: process.stdout.columns };
-  const forward = (type: number) =>
-    function (chunk: string | Uint8Array, encoding?: BufferEncoding | ((e?: Error) => void), cb?: (e?: Error) => void): boolean {
+async function runServed(
+  r: Request,
+  socket: Socket,
+  onInterrupt: (listener: (signal: Interrupt) => void) => void,
+): Promise<number> {
+  const saved = {
+    env: process.env,
+    cwd: process.cwd(),
+    out: process.stdout.write,
+    err: process.stderr.write,
+    isTTY: process.stdout.isTTY,
+    columns: process.stdout.columns,
+  };
+  const forward =
+    (type: number) =>
+    (
+      chunk: string | Uint8Array,
+      encoding?: BufferEncoding | ((e?: Error) => void),
+      cb?: (e?: Error) => void,
+    ): boolean => {
       if (typeof encoding === 'function') [cb, encoding] = [encoding, undefined];
-      if (!socket.destroyed) socket.write(frame(type, typeof chunk === 'string' ? Buffer.from(chunk, encoding ?? 'utf8') : Buffer.from(chunk)));
+      if (!socket.destroyed)
+        socket.write(
+          frame(type, typeof chunk === 'string' ? Buffer.from(chunk, encoding ?? 'utf8') : Buffer.from(chunk)),
+        );
       if (cb) process.nextTick(cb);
       return true;
     };
@@ -210,7 +241,9 @@ async function runServed(r: Request, socket: Socket, onInterrupt: (listener: (si
     process.stdout.write = forward(FRAME.stdout) as typeof process.stdout.write;
     process.stderr.write = forward(FRAME.stderr) as typeof process.stderr.write;
     Object.assign(process.stdout, { isTTY: r.tty, columns: r.columns });
-    return await withInterrupts({ listen: (listener) => (onInterrupt(listener), () => {}), exitNow: () => {} }, () => runCli(r.argv));
+    return await withInterrupts({ listen: (listener) => (onInterrupt(listener), () => {}), exitNow: () => {} }, () =>
+      runCli(r.argv),
+    );
   } finally {
     process.env = saved.env;
     process.chdir(saved.cwd);

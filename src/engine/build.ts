@@ -7,7 +7,15 @@ import { join, relative } from 'node:path';
 import PQueue from 'p-queue';
 import { compileGlob, matchGlobs } from '../capture/glob.js';
 import { isSecretPath } from '../capture/secrets.js';
-import { captureSelector, globIndexOf, INPUTS_HINT, uncapturedMessage, UndecodablePathError, type Refused, type SelectorCapture } from '../capture/selector.js';
+import {
+  captureSelector,
+  globIndexOf,
+  INPUTS_HINT,
+  uncapturedMessage,
+  UndecodablePathError,
+  type Refused,
+  type SelectorCapture,
+} from '../capture/selector.js';
 import { hashPath, type FileStateCache, type HashCounter } from '../capture/files.js';
 import { checkerIdentity, ToolNotFoundError } from '../checkers/identity.js';
 import type { CheckerIdentity, DepResult, Outcome, Rule } from '../config/rule.js';
@@ -115,7 +123,10 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
 
   /** A node's selector capture now, or the undecodable name that stops it. */
   const captureOf = (label: string): SelectorCapture | UndecodablePathError => {
-    const selector = graph.getNodeAttributes(graph.getNodeAttributes(label).capture!).attrs as { inputs: string[]; hash?: 'raw' };
+    const selector = graph.getNodeAttributes(graph.getNodeAttributes(label).capture!).attrs as {
+      inputs: string[];
+      hash?: 'raw';
+    };
     try {
       return captureSelector(ctx.root, selector.inputs, ctx.files, fileStates, ctx.store.now, counter, selector.hash);
     } catch (error) {
@@ -142,7 +153,12 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
       const j = globIndexOf(inputs, r.path) ?? 0;
       byGlob.set(j, [...(byGlob.get(j) ?? []), r]);
     }
-    for (const [j, refused] of [...byGlob].sort((a, b) => a[0] - b[0])) issues.push({ file: shown, path: `${node.declaredAt}.inputs[${j}]`, message: uncapturedMessage(inputs[j]!, refused) });
+    for (const [j, refused] of [...byGlob].sort((a, b) => a[0] - b[0]))
+      issues.push({
+        file: shown,
+        path: `${node.declaredAt}.inputs[${j}]`,
+        message: uncapturedMessage(inputs[j]!, refused),
+      });
   }
   if (issues.length) throw new InvalidInputError('ERR_CONFIG_INPUTS', issues, INPUTS_HINT);
   /** Set when the first job is queued: from then on the tree may hold what vkit's own jobs wrote. */
@@ -162,10 +178,38 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     const depLabels = graph.inNeighbors(label).filter((n) => graph.getNodeAttributes(n).kind !== 'capture');
     const deps = await Promise.all(depLabels.map(nodeResult));
     const runnable = opts.mode === 'build' && selected.has(label);
-    const item = (status: ItemStatus, reason: string, run: string | null = null, receipt: string | null = null): GateItem => ({ id: label, required: node.required, status, reason, run, receipt });
+    const item = (
+      status: ItemStatus,
+      reason: string,
+      run: string | null = null,
+      receipt: string | null = null,
+    ): GateItem => ({ id: label, required: node.required, status, reason, run, receipt });
     const blockedAction = (reason: string, key: string | null = null): NodeResult => {
-      const action: ActionReport = { label, kind: node.kind, key, status: 'blocked', outcome: 'BLOCKED', reason, run: null, receipt: null, ms: 0 };
-      if (runnable) emit(makeEvent({ type: 'action.finished', label, kind: node.kind, key, status: 'blocked', outcome: 'BLOCKED', reason, run: null, ms: 0 }));
+      const action: ActionReport = {
+        label,
+        kind: node.kind,
+        key,
+        status: 'blocked',
+        outcome: 'BLOCKED',
+        reason,
+        run: null,
+        receipt: null,
+        ms: 0,
+      };
+      if (runnable)
+        emit(
+          makeEvent({
+            type: 'action.finished',
+            label,
+            kind: node.kind,
+            key,
+            status: 'blocked',
+            outcome: 'BLOCKED',
+            reason,
+            run: null,
+            ms: 0,
+          }),
+        );
       return { item: item('BLOCKED', reason), action: runnable ? action : undefined };
     };
 
@@ -184,14 +228,23 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     // trees whose identity a secret-looking file would change, yet vkit never hashes one: its presence
     // is refused at every evaluation, so one added after a PASS cannot hide behind a cached key.
     if (selectorHash === 'raw') {
-      const secret = secretInputs((graph.getNodeAttributes(node.capture!).attrs as { inputs: string[] }).inputs, ctx.files);
-      if (secret) return blockedAction(`input \`${secret}\` is a secret-looking file: vkit never reads or hashes one, and this ${node.kind} result would depend on it; move it out of the inputs or ignore it in git`);
+      const secret = secretInputs(
+        (graph.getNodeAttributes(node.capture!).attrs as { inputs: string[] }).inputs,
+        ctx.files,
+      );
+      if (secret)
+        return blockedAction(
+          `input \`${secret}\` is a secret-looking file: vkit never reads or hashes one, and this ${node.kind} result would depend on it; move it out of the inputs or ignore it in git`,
+        );
     }
     // The capture taken before the walk stands while nothing vkit started can have written to the
     // tree; once a job was queued, a node captures again (a dependency may have rewritten its inputs).
     const taken = !jobQueued ? early.get(label) : undefined;
     const captured = taken ?? captureOf(label);
-    if (captured instanceof UndecodablePathError) return blockedAction(`input \`${JSON.stringify(captured.path).slice(1, -1)}\` has a name that is not valid UTF-8 (shown with U+FFFD): vkit cannot read it to capture it; rename it`);
+    if (captured instanceof UndecodablePathError)
+      return blockedAction(
+        `input \`${JSON.stringify(captured.path).slice(1, -1)}\` has a name that is not valid UTF-8 (shown with U+FFFD): vkit cannot read it to capture it; rename it`,
+      );
     capture = captured;
     const refusal = refusedReason(node, capture.refused);
     if (refusal) return blockedAction(refusal);
@@ -199,7 +252,13 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     const tool = rule.tool?.(node.attrs);
     if (tool) {
       try {
-        checker = checkerIdentity(tool.argv0, tool.shell, { cwd: join(ctx.root, String(node.attrs.cwd ?? '.')), path: ctx.env.PATH, cache: toolStates, now: ctx.store.now, memo: toolMemo });
+        checker = checkerIdentity(tool.argv0, tool.shell, {
+          cwd: join(ctx.root, String(node.attrs.cwd ?? '.')),
+          path: ctx.env.PATH,
+          cache: toolStates,
+          now: ctx.store.now,
+          memo: toolMemo,
+        });
       } catch (error) {
         if (error instanceof ToolNotFoundError) return blockedAction(error.message);
         throw error;
@@ -209,19 +268,57 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     // A user rule's identity includes the digest of the config's module graph: vkit cannot tell
     // which code the rule runs, so any edit there re-identifies its actions (fail closed).
     const source = ctx.config.manifest.rules.find((r) => r.kind === rule.kind)?.source_sha256;
-    const ruleId: RuleIdentity = source ? { kind: rule.kind, version: rule.version, source } : { kind: rule.kind, version: rule.version };
+    const ruleId: RuleIdentity = source
+      ? { kind: rule.kind, version: rule.version, source }
+      : { kind: rule.kind, version: rule.version };
     const planned = rule.plan({ label, id: node.id, attrs: node.attrs, capture, checker }, depResults);
-    const key = actionKey({ rule: ruleId, capture: capture.digest, definition: planned.definition, env: envDigests(planned.env, ctx.env), checker: checker ?? null, deps: depResults });
+    const key = actionKey({
+      rule: ruleId,
+      capture: capture.digest,
+      definition: planned.definition,
+      env: envDigests(planned.env, ctx.env),
+      checker: checker ?? null,
+      deps: depResults,
+    });
 
-    const fromReceipt = (receiptId: string, r: Pick<Receipt, 'outcome' | 'reason' | 'run' | 'artifacts'> & { assurance?: Receipt['assurance']; ended_at?: string | null; subject?: Receipt['subject'] }, status: ActionStatus, ms: number, explain?: string[], notes?: string[]): NodeResult => {
+    const fromReceipt = (
+      receiptId: string,
+      r: Pick<Receipt, 'outcome' | 'reason' | 'run' | 'artifacts'> & {
+        assurance?: Receipt['assurance'];
+        ended_at?: string | null;
+        subject?: Receipt['subject'];
+      },
+      status: ActionStatus,
+      ms: number,
+      explain?: string[],
+      notes?: string[],
+    ): NodeResult => {
       // A judge may keep or worsen a receipt's outcome, never raise it to PASS (invariant 7): such an
       // answer is ignored and the receipt's own outcome stands.
       const asked = rule.judge?.({ outcome: r.outcome, reason: r.reason, subject: r.subject }, today);
       const judged = asked?.status === 'PASS' && r.outcome !== 'PASS' ? undefined : asked;
-      const itemStatus: ItemStatus = judged?.status ?? (r.outcome === 'PASS' ? 'PASS' : r.outcome === 'FAIL' ? 'FAIL' : 'BLOCKED');
+      const itemStatus: ItemStatus =
+        judged?.status ?? (r.outcome === 'PASS' ? 'PASS' : r.outcome === 'FAIL' ? 'FAIL' : 'BLOCKED');
       const reason = judged?.reason ?? r.reason ?? (r.outcome === 'PASS' ? 'passed' : r.outcome.toLowerCase());
-      const action: ActionReport = { label, kind: node.kind, key, status, outcome: r.outcome, reason: r.reason, run: r.run, receipt: receiptId, ms, explain, ...(notes ? { notes } : {}) };
-      const gateItem = { ...item(itemStatus, reason, r.run, receiptId), ...(r.assurance ? { assurance: r.assurance } : {}), ended_at: r.ended_at ?? null, ...(notes ? { notes } : {}) };
+      const action: ActionReport = {
+        label,
+        kind: node.kind,
+        key,
+        status,
+        outcome: r.outcome,
+        reason: r.reason,
+        run: r.run,
+        receipt: receiptId,
+        ms,
+        explain,
+        ...(notes ? { notes } : {}),
+      };
+      const gateItem = {
+        ...item(itemStatus, reason, r.run, receiptId),
+        ...(r.assurance ? { assurance: r.assurance } : {}),
+        ended_at: r.ended_at ?? null,
+        ...(notes ? { notes } : {}),
+      };
       return { item: gateItem, action, dep: depResult(label, key, r.outcome, r.artifacts) };
     };
 
@@ -232,15 +329,37 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
       // verify --reuse accepts passing evidence only: a cached FAIL is checked again.
       // A build reruns a hit whose declared outputs on disk are no longer the ones its receipt names
       // (a checkout, a clean): that puts them back, and dependents never run against other outputs.
-      const outputsMoved = found.state === 'hit' && runnable ? movedOutputs(ctx.root, found.receipt.artifacts, fileStates, ctx.store.now) : undefined;
+      const outputsMoved =
+        found.state === 'hit' && runnable
+          ? movedOutputs(ctx.root, found.receipt.artifacts, fileStates, ctx.store.now)
+          : undefined;
       if (outputsMoved) staleReason = `its outputs on disk are not the ones its evidence names: ${outputsMoved}`;
       else if (found.state === 'hit' && !(fresh && found.receipt.outcome !== 'PASS')) {
         const ms = 0;
         // Same key over a normalising capture, yet the check may have read other bytes: say so.
         const note = selectorHash === 'raw' ? undefined : lineEndingsNote(found.receipt.capture, capture.files);
         const notes = note ? [note] : undefined;
-        if (runnable) emit(makeEvent({ type: 'action.cached', label, kind: node.kind, key, outcome: found.receipt.outcome as 'PASS' | 'FAIL', run: found.receipt.run, ms, ...(notes ? { notes } : {}) }));
-        const res = fromReceipt(found.receiptId, { ...found.receipt, ended_at: found.receipt.timings?.ended_at ?? null }, 'cached', ms, undefined, notes);
+        if (runnable)
+          emit(
+            makeEvent({
+              type: 'action.cached',
+              label,
+              kind: node.kind,
+              key,
+              outcome: found.receipt.outcome as 'PASS' | 'FAIL',
+              run: found.receipt.run,
+              ms,
+              ...(notes ? { notes } : {}),
+            }),
+          );
+        const res = fromReceipt(
+          found.receiptId,
+          { ...found.receipt, ended_at: found.receipt.timings?.ended_at ?? null },
+          'cached',
+          ms,
+          undefined,
+          notes,
+        );
         return runnable ? res : { ...res, action: undefined };
       }
       if (found.state === 'tampered') {
@@ -253,7 +372,20 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     if (!runnable) return { item: absentItem(ctx.store, label, key, node, staleReason) };
 
     const previous = opts.explain ? readLatest(ctx.store, label) : undefined;
-    const explain = opts.explain ? explainChange(previous, { key, rule: ruleId, files: capture.files, definition: planned.definition, checker: checker ?? null, deps: depResults }, fresh ? 'a fresh run was asked for' : staleReason) : undefined;
+    const explain = opts.explain
+      ? explainChange(
+          previous,
+          {
+            key,
+            rule: ruleId,
+            files: capture.files,
+            definition: planned.definition,
+            checker: checker ?? null,
+            deps: depResults,
+          },
+          fresh ? 'a fresh run was asked for' : staleReason,
+        )
+      : undefined;
     const job: Job = {
       schema: 'vkit.job/1',
       key,
@@ -261,7 +393,12 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
       rule: ruleId,
       id: node.id,
       attrs: node.attrs,
-      capture: { digest: capture.digest, files: capture.files.map(({ path, mode, sha256 }) => ({ path, mode, sha256 })), ...(selectorHash ? { hash: selectorHash } : {}), selector: [...(graph.getNodeAttributes(node.capture!).attrs as { inputs: string[] }).inputs] },
+      capture: {
+        digest: capture.digest,
+        files: capture.files.map(({ path, mode, sha256 }) => ({ path, mode, sha256 })),
+        ...(selectorHash ? { hash: selectorHash } : {}),
+        selector: [...(graph.getNodeAttributes(node.capture!).attrs as { inputs: string[] }).inputs],
+      },
       checker,
       deps: depResults,
       policy: ctx.config.policyDigest,
@@ -275,8 +412,36 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     });
     const status: ActionStatus = result.outcome === 'PASS' ? 'ran' : result.outcome === 'FAIL' ? 'failed' : 'blocked';
     // A run still going when a bounded wait ended has not finished: no finished event for it.
-    if (!result.pending) emit(makeEvent({ type: 'action.finished', label, kind: node.kind, key, status, outcome: result.outcome, reason: result.reason, run: result.run, ms: result.ms, explain }));
-    const res = fromReceipt(result.receipt, { outcome: result.outcome, reason: result.reason, run: result.run, artifacts: result.artifacts, assurance: result.assurance, ended_at: result.endedAt, subject: result.subject }, status, result.ms, explain);
+    if (!result.pending)
+      emit(
+        makeEvent({
+          type: 'action.finished',
+          label,
+          kind: node.kind,
+          key,
+          status,
+          outcome: result.outcome,
+          reason: result.reason,
+          run: result.run,
+          ms: result.ms,
+          explain,
+        }),
+      );
+    const res = fromReceipt(
+      result.receipt,
+      {
+        outcome: result.outcome,
+        reason: result.reason,
+        run: result.run,
+        artifacts: result.artifacts,
+        assurance: result.assurance,
+        ended_at: result.endedAt,
+        subject: result.subject,
+      },
+      status,
+      result.ms,
+      explain,
+    );
     if (result.pending) res.action!.pending = true;
     // BLOCKED results feed no dependent: they carry no claim.
     return result.outcome === 'BLOCKED' ? { ...res, dep: undefined } : res;
@@ -290,8 +455,23 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
   const ran = actions.filter((a) => a.status !== 'cached' && a.run !== null).length;
   const cached = actions.filter((a) => a.status === 'cached').length;
   const ms = Math.round(performance.now() - t0);
-  emit(makeEvent({ type: 'cycle.settled', status: gate.status, ran, cached, ms, ...(opts.cycle === undefined ? {} : { cycle: opts.cycle }), gate }));
-  return { schema: 'vkit.build/1', actions, gate, stats: { ran, cached, hashed: counter.hashed, reused_hashes: counter.reused, ms } };
+  emit(
+    makeEvent({
+      type: 'cycle.settled',
+      status: gate.status,
+      ran,
+      cached,
+      ms,
+      ...(opts.cycle === undefined ? {} : { cycle: opts.cycle }),
+      gate,
+    }),
+  );
+  return {
+    schema: 'vkit.build/1',
+    actions,
+    gate,
+    stats: { ran, cached, hashed: counter.hashed, reused_hashes: counter.reused, ms },
+  };
 }
 
 /**
@@ -307,9 +487,11 @@ function declaresInputs(node: GraphNode): boolean {
 /** Why a node cannot run on its capture, or undefined: special files always, unheld link targets where the config declares the inputs. */
 function refusedReason(node: GraphNode, refused: readonly Refused[]): string | undefined {
   const special = refused.find((r) => r.kind === 'special');
-  if (special) return `input \`${special.path.replace(/\/$/, '')}\` is not a regular file or symlink (${special.why}): vkit cannot capture it; exclude it with \`${special.exclude}\``;
+  if (special)
+    return `input \`${special.path.replace(/\/$/, '')}\` is not a regular file or symlink (${special.why}): vkit cannot capture it; exclude it with \`${special.exclude}\``;
   const link = declaresInputs(node) ? refused.find((r) => r.kind === 'link') : undefined;
-  if (link) return `input \`${link.path}\` is ${link.why}: the check could read bytes its key does not see; capture the target too, or exclude the link with \`${link.exclude}\``;
+  if (link)
+    return `input \`${link.path}\` is ${link.why}: the check could read bytes its key does not see; capture the target too, or exclude the link with \`${link.exclude}\``;
   return undefined;
 }
 
@@ -319,7 +501,12 @@ function rehashAll(store: Store): FileStateCache {
 }
 
 /** The first declared output (artifact `outputs/<path>`) whose bytes on disk differ from the receipt's, or undefined. */
-function movedOutputs(root: string, artifacts: readonly { name: string; sha256: string }[], cache: FileStateCache, now: () => bigint): string | undefined {
+function movedOutputs(
+  root: string,
+  artifacts: readonly { name: string; sha256: string }[],
+  cache: FileStateCache,
+  now: () => bigint,
+): string | undefined {
   for (const a of artifacts) {
     if (!a.name.startsWith('outputs/')) continue;
     const path = a.name.slice('outputs/'.length);
@@ -360,9 +547,21 @@ function absentItem(store: Store, label: string, key: string, node: GraphNode, s
   const latest = store.latest(label);
   if (latest?.key === key) {
     const r = readLatest(store, label);
-    if (r?.outcome === 'BLOCKED') return { ...base, status: 'BLOCKED', reason: `last attempt BLOCKED: ${r.reason}`, run: r.run, receipt: latest.receipt };
+    if (r?.outcome === 'BLOCKED')
+      return {
+        ...base,
+        status: 'BLOCKED',
+        reason: `last attempt BLOCKED: ${r.reason}`,
+        run: r.run,
+        receipt: latest.receipt,
+      };
   }
-  if (latest) return { ...base, status: 'STALE', reason: `evidence ${short(latest.key)} is for other inputs or definition; run vkit build` };
+  if (latest)
+    return {
+      ...base,
+      status: 'STALE',
+      reason: `evidence ${short(latest.key)} is for other inputs or definition; run vkit build`,
+    };
   return { ...base, status: 'MISSING', reason: 'no evidence yet; run vkit build' };
 }
 
@@ -372,4 +571,3 @@ function readLatest(store: Store, label: string): Receipt | undefined {
   const read = store.readReceipt(latest.receipt);
   return read.state === 'intact' ? parseReceipt(read.receipt) : undefined;
 }
-

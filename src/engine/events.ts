@@ -6,9 +6,34 @@ import * as v from 'valibot';
 import { GateSchema } from '../gate/schema.js';
 
 export const EventSchema = v.variant('type', [
-  v.object({ schema: v.literal('vkit.event/1'), type: v.literal('action.queued'), ts: v.string(), label: v.string(), kind: v.string(), key: v.string() }),
-  v.object({ schema: v.literal('vkit.event/1'), type: v.literal('action.started'), ts: v.string(), label: v.string(), kind: v.string(), key: v.string() }),
-  v.object({ schema: v.literal('vkit.event/1'), type: v.literal('action.cached'), ts: v.string(), label: v.string(), kind: v.string(), key: v.string(), outcome: v.picklist(['PASS', 'FAIL']), run: v.nullable(v.string()), ms: v.number(), notes: v.optional(v.array(v.string())) }),
+  v.object({
+    schema: v.literal('vkit.event/1'),
+    type: v.literal('action.queued'),
+    ts: v.string(),
+    label: v.string(),
+    kind: v.string(),
+    key: v.string(),
+  }),
+  v.object({
+    schema: v.literal('vkit.event/1'),
+    type: v.literal('action.started'),
+    ts: v.string(),
+    label: v.string(),
+    kind: v.string(),
+    key: v.string(),
+  }),
+  v.object({
+    schema: v.literal('vkit.event/1'),
+    type: v.literal('action.cached'),
+    ts: v.string(),
+    label: v.string(),
+    kind: v.string(),
+    key: v.string(),
+    outcome: v.picklist(['PASS', 'FAIL']),
+    run: v.nullable(v.string()),
+    ms: v.number(),
+    notes: v.optional(v.array(v.string())),
+  }),
   v.object({
     schema: v.literal('vkit.event/1'),
     type: v.literal('action.finished'),
@@ -38,14 +63,26 @@ export const EventSchema = v.variant('type', [
     gate: v.optional(GateSchema),
   }),
   /** Watch: a cycle begins because of these changed paths (root-relative), or `initial`. */
-  v.object({ schema: v.literal('vkit.event/1'), type: v.literal('cycle.started'), ts: v.string(), cycle: v.number(), changed: v.array(v.string()) }),
+  v.object({
+    schema: v.literal('vkit.event/1'),
+    type: v.literal('cycle.started'),
+    ts: v.string(),
+    cycle: v.number(),
+    changed: v.array(v.string()),
+  }),
   /** Watch: the config cannot be loaded; the gate is BLOCKED ("config invalid") until it is fixed. */
-  v.object({ schema: v.literal('vkit.event/1'), type: v.literal('config.invalid'), ts: v.string(), code: v.string(), message: v.string() }),
+  v.object({
+    schema: v.literal('vkit.event/1'),
+    type: v.literal('config.invalid'),
+    ts: v.string(),
+    code: v.string(),
+    message: v.string(),
+  }),
 ]);
 
 export type VkitEvent = v.InferOutput<typeof EventSchema>;
 
-type DistributiveOmit<T, K extends keyof any> = T extends unknown ? Omit<T, K> : never;
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 export type EventInput = DistributiveOmit<VkitEvent, 'schema' | 'ts'>;
 
 export type EventSink = (event: VkitEvent) => void;

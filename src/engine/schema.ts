@@ -23,5 +23,11 @@ export const BuildSchema = v.object({
   schema: v.literal('vkit.build/1'),
   actions: v.array(ActionReportSchema),
   gate: GateSchema,
-  stats: v.object({ ran: v.number(), cached: v.number(), hashed: v.number(), reused_hashes: v.number(), ms: v.number() }),
+  stats: v.object({
+    ran: v.number(),
+    cached: v.number(),
+    hashed: v.number(),
+    reused_hashes: v.number(),
+    ms: v.number(),
+  }),
 });

@@ -14,7 +14,8 @@ import type { BundleManifest, Capsule } from './manifest.js';
 export { CAPSULE_LIMITS } from './capsule.js';
 
 /** Said wherever capsules are included or restored. */
-export const CAPSULE_NOTE = 'capsule hashes give integrity relative to trusted state, not authentication: the restored image is the one the bundle names, not one anybody vouched for';
+export const CAPSULE_NOTE =
+  'capsule hashes give integrity relative to trusted state, not authentication: the restored image is the one the bundle names, not one anybody vouched for';
 
 /** The capsules to include for a receipt without touching an engine: none (see `collectFormalAssets`). */
 export function collectAssets(_receipt: Receipt, requested: boolean): { requested: boolean; capsules: Capsule[] } {
@@ -27,7 +28,11 @@ export function hasFormalAssets(receipt: Receipt): boolean {
 }
 
 /** Collects a formal run's capsule into `scratch` (the engine must hold the run's worker image). */
-export async function collectFormalAssets(receipt: Receipt, scratch: string, env: Record<string, string | undefined> = process.env): Promise<CollectedAssets> {
+export async function collectFormalAssets(
+  receipt: Receipt,
+  scratch: string,
+  env: Record<string, string | undefined> = process.env,
+): Promise<CollectedAssets> {
   return (await import('./capsule-io.js')).collectCapsule(receipt, scratch, env);
 }
 
@@ -35,7 +40,12 @@ export async function collectFormalAssets(receipt: Receipt, scratch: string, env
 export function assetsNote(manifest: BundleManifest, kind: string, verb: 'include' | 'restore'): string {
   const capsules = manifest.assets.capsules;
   if (capsules.length > 0) {
-    const what = capsules.map((c) => `${c.profile}: image ${c.image}, checker ${c.checker_sha256}, ${c.entries.map((e) => `${e.name} (${e.size} bytes, ${e.sha256})`).join(', ')}`).join('; ');
+    const what = capsules
+      .map(
+        (c) =>
+          `${c.profile}: image ${c.image}, checker ${c.checker_sha256}, ${c.entries.map((e) => `${e.name} (${e.size} bytes, ${e.sha256})`).join(', ')}`,
+      )
+      .join('; ');
     return `${capsules.length} capsule(s) of formal profile assets (${what}); ${CAPSULE_NOTE}`;
   }
   return `no formal profile asset exists in this bundle: ${kind} actions run host tools, not a formal profile's worker image, so there is nothing to ${verb}`;
@@ -45,8 +55,14 @@ export function assetsNote(manifest: BundleManifest, kind: string, verb: 'includ
  * Restores a checked bundle's capsules before a replay (their bytes must have been kept by the
  * reader). With no capsule there is nothing to restore; any mismatch is refused (exit 2).
  */
-export async function restoreAssets(manifest: BundleManifest, read?: ReadBundle, scratch?: string, env: Record<string, string | undefined> = process.env): Promise<{ restored: string[] }> {
+export async function restoreAssets(
+  manifest: BundleManifest,
+  read?: ReadBundle,
+  scratch?: string,
+  env: Record<string, string | undefined> = process.env,
+): Promise<{ restored: string[] }> {
   if (manifest.assets.capsules.length === 0) return { restored: [] };
-  if (!read || !scratch) throw new Error('restoreAssets needs the read bundle and its scratch directory when the bundle holds a capsule');
+  if (!read || !scratch)
+    throw new Error('restoreAssets needs the read bundle and its scratch directory when the bundle holds a capsule');
   return { restored: await (await import('./capsule-io.js')).restoreCapsules(manifest, read, scratch, env) };
 }

@@ -15,7 +15,17 @@ import { collectAssets } from './assets.js';
 import type { ReadBundle } from './hostile.js';
 import { refuse } from './hostile.js';
 import { capsuleEntryNames, checkCapsules } from './capsule.js';
-import { artifactEntry, buildManifest, JOB_ENTRY, manifestBytes, MANIFEST_ENTRY, RECEIPT_ENTRY, type BundleEntry, type BundleManifest, type Capsule } from './manifest.js';
+import {
+  artifactEntry,
+  buildManifest,
+  JOB_ENTRY,
+  manifestBytes,
+  MANIFEST_ENTRY,
+  RECEIPT_ENTRY,
+  type BundleEntry,
+  type BundleManifest,
+  type Capsule,
+} from './manifest.js';
 import type { TarSource } from './tar.js';
 
 export interface ExportPlan {
@@ -32,7 +42,9 @@ export interface CollectedAssets {
 }
 
 function damaged(message: string): VkitError {
-  return new VkitError('ERR_EVIDENCE_DAMAGED', EXIT.blocked, message, { hint: 'Run the check again (`vkit verify --check ID`) and export the new run.' });
+  return new VkitError('ERR_EVIDENCE_DAMAGED', EXIT.blocked, message, {
+    hint: 'Run the check again (`vkit verify --check ID`) and export the new run.',
+  });
 }
 
 /**
@@ -40,10 +52,26 @@ function damaged(message: string): VkitError {
  * lays it out as bundle entries. A run without an intact receipt, or with a damaged artifact, is
  * refused: a bundle is never made from evidence the store itself could not vouch for.
  */
-export function planExport(store: Store, runId: string, includeAssets: boolean, collected?: CollectedAssets): ExportPlan {
+export function planExport(
+  store: Store,
+  runId: string,
+  includeAssets: boolean,
+  collected?: CollectedAssets,
+): ExportPlan {
   const run = store.getRun(runId);
-  if (!run) throw invalid('ERR_USAGE', `No run \`${runId}\` in this store`, { path: '--run' }, 'List runs with `vkit runs` (and pass the same --store).');
-  if (!run.receipt) throw invalid('ERR_USAGE', `Run \`${runId}\` has no receipt (state ${run.state}${run.reason ? `: ${run.reason}` : ''}); only a finished run can be exported`, { path: '--run' });
+  if (!run)
+    throw invalid(
+      'ERR_USAGE',
+      `No run \`${runId}\` in this store`,
+      { path: '--run' },
+      'List runs with `vkit runs` (and pass the same --store).',
+    );
+  if (!run.receipt)
+    throw invalid(
+      'ERR_USAGE',
+      `Run \`${runId}\` has no receipt (state ${run.state}${run.reason ? `: ${run.reason}` : ''}); only a finished run can be exported`,
+      { path: '--run' },
+    );
   const read = store.readReceipt(run.receipt);
   if (read.state !== 'intact') throw damaged(`receipt ${run.receipt} of run ${runId} is ${read.state}`);
   const receipt = parseReceipt(read.receipt);
@@ -78,12 +106,26 @@ export function planExport(store: Store, runId: string, includeAssets: boolean, 
   // Capsule entries come last, in the capsule's order; they were streamed to files by the collector.
   if (collected) {
     sources.push(...collected.sources);
-    for (const c of collected.capsules) for (const e of c.entries) entries.push({ name: e.name, sha256: e.sha256, size: e.size });
+    for (const c of collected.capsules)
+      for (const e of c.entries) entries.push({ name: e.name, sha256: e.sha256, size: e.size });
   }
-  const assets = collected ? { requested: includeAssets, capsules: collected.capsules } : collectAssets(receipt, includeAssets);
-  const manifest = buildManifest({ receipt, receiptSha256: run.receipt, job: { key: receipt.key, sha256: sha256Id(jobBytes) }, entries, assets });
+  const assets = collected
+    ? { requested: includeAssets, capsules: collected.capsules }
+    : collectAssets(receipt, includeAssets);
+  const manifest = buildManifest({
+    receipt,
+    receiptSha256: run.receipt,
+    job: { key: receipt.key, sha256: sha256Id(jobBytes) },
+    entries,
+    assets,
+  });
   const mBytes = manifestBytes(manifest);
-  return { manifest, receipt, receiptId: run.receipt, sources: [{ name: MANIFEST_ENTRY, size: mBytes.length, bytes: mBytes }, ...sources] };
+  return {
+    manifest,
+    receipt,
+    receiptId: run.receipt,
+    sources: [{ name: MANIFEST_ENTRY, size: mBytes.length, bytes: mBytes }, ...sources],
+  };
 }
 
 /** A bundle whose entries all agree with each other: what replay may then look at. */
@@ -107,7 +149,8 @@ export function checkBundle(read: ReadBundle): CheckedBundle {
     return readFileSync(e.file);
   };
   const receiptBytes = bytesOf(RECEIPT_ENTRY);
-  if (sha256Id(receiptBytes) !== manifest.receipt.sha256) throw refuse(RECEIPT_ENTRY, `its digest is not the receipt the manifest names (${manifest.receipt.sha256})`);
+  if (sha256Id(receiptBytes) !== manifest.receipt.sha256)
+    throw refuse(RECEIPT_ENTRY, `its digest is not the receipt the manifest names (${manifest.receipt.sha256})`);
   let receipt: Receipt | undefined;
   try {
     receipt = parseReceipt(JSON.parse(receiptBytes.toString('utf8')));
@@ -115,7 +158,8 @@ export function checkBundle(read: ReadBundle): CheckedBundle {
     receipt = undefined;
   }
   if (!receipt) throw refuse(RECEIPT_ENTRY, 'it is not a vkit.receipt/1');
-  if (receipt.key !== manifest.job.key || receipt.job !== manifest.job.key) throw refuse(RECEIPT_ENTRY, 'it belongs to another job than the manifest names');
+  if (receipt.key !== manifest.job.key || receipt.job !== manifest.job.key)
+    throw refuse(RECEIPT_ENTRY, 'it belongs to another job than the manifest names');
 
   const jobBytes = bytesOf(JOB_ENTRY);
   let job: Record<string, unknown>;
@@ -124,20 +168,41 @@ export function checkBundle(read: ReadBundle): CheckedBundle {
   } catch {
     throw refuse(JOB_ENTRY, 'it is not JSON');
   }
-  if (typeof job !== 'object' || job === null || job.key !== receipt.key || job.schema !== 'vkit.job/1') throw refuse(JOB_ENTRY, 'it is not the frozen job of the receipt');
+  if (typeof job !== 'object' || job === null || job.key !== receipt.key || job.schema !== 'vkit.job/1')
+    throw refuse(JOB_ENTRY, 'it is not the frozen job of the receipt');
   if (!Buffer.from(canonicalJson(job), 'utf8').equals(jobBytes)) throw refuse(JOB_ENTRY, 'it is not canonical JSON');
-  if (read.entries.get(JOB_ENTRY)!.sha256 !== manifest.job.sha256) throw refuse(JOB_ENTRY, `its digest is not the job the manifest names (${manifest.job.sha256})`);
+  if (read.entries.get(JOB_ENTRY)!.sha256 !== manifest.job.sha256)
+    throw refuse(JOB_ENTRY, `its digest is not the job the manifest names (${manifest.job.sha256})`);
 
   for (const a of receipt.artifacts) {
     const e = read.entries.get(artifactEntry(a.sha256));
-    if (!e || e.size !== a.size) throw refuse(artifactEntry(a.sha256), `the receipt's artifact \`${a.name}\` is not in the bundle with ${a.size} bytes`);
+    if (!e || e.size !== a.size)
+      throw refuse(
+        artifactEntry(a.sha256),
+        `the receipt's artifact \`${a.name}\` is not in the bundle with ${a.size} bytes`,
+      );
   }
-  const expected = manifestBytes(buildManifest({ receipt, receiptSha256: manifest.receipt.sha256, job: manifest.job, entries: manifest.entries, assets: manifest.assets }));
-  if (!expected.equals(read.manifestBytes)) throw refuse(MANIFEST_ENTRY, 'it is not the manifest its receipt, job and entries give (a byte was changed)');
+  const expected = manifestBytes(
+    buildManifest({
+      receipt,
+      receiptSha256: manifest.receipt.sha256,
+      job: manifest.job,
+      entries: manifest.entries,
+      assets: manifest.assets,
+    }),
+  );
+  if (!expected.equals(read.manifestBytes))
+    throw refuse(MANIFEST_ENTRY, 'it is not the manifest its receipt, job and entries give (a byte was changed)');
   // Entries under `assets/` are allowed when a capsule names them (and the capsule is self-consistent).
   checkCapsules(manifest);
   const carried = capsuleEntryNames(manifest);
-  const extra = manifest.entries.find((e) => e.name !== JOB_ENTRY && e.name !== RECEIPT_ENTRY && !carried.has(e.name) && !receipt!.artifacts.some((a) => artifactEntry(a.sha256) === e.name));
+  const extra = manifest.entries.find(
+    (e) =>
+      e.name !== JOB_ENTRY &&
+      e.name !== RECEIPT_ENTRY &&
+      !carried.has(e.name) &&
+      !receipt!.artifacts.some((a) => artifactEntry(a.sha256) === e.name),
+  );
   if (extra) throw refuse(extra.name, 'the receipt does not name it');
   return { manifest, receipt, job };
 }

@@ -22,7 +22,15 @@ import { isSha256Id, sha256Stream } from '../hash/index.js';
 import { loadProfile } from '../formal/profiles/index.js';
 import type { Receipt } from '../store/receipt.js';
 import type { CollectedAssets } from './bundle.js';
-import { archiveEntryName, CAPSULE_LIMITS, imageEntryName, limitProblem, sealCapsule, treeEntryName, type CapsuleLimits } from './capsule.js';
+import {
+  archiveEntryName,
+  CAPSULE_LIMITS,
+  imageEntryName,
+  limitProblem,
+  sealCapsule,
+  treeEntryName,
+  type CapsuleLimits,
+} from './capsule.js';
 import { refuse, type ReadBundle } from './hostile.js';
 import type { BundleManifest, Capsule } from './manifest.js';
 import { writeTar, type TarSource } from './tar.js';
@@ -34,7 +42,9 @@ type CapsuleEntry = Capsule['entries'][number];
 const IMAGE_REFS: Record<string, string> = { 'coq-linux-x86_64-v1': 'localhost/vkit-coq-worker:1' };
 
 function unavailable(message: string): VkitError {
-  return new VkitError('ERR_ASSETS_UNAVAILABLE', EXIT.blocked, message, { hint: 'Start the container engine (scripts/podman-service.sh) and point VKIT_CONTAINER_SOCKET at it.' });
+  return new VkitError('ERR_ASSETS_UNAVAILABLE', EXIT.blocked, message, {
+    hint: 'Start the container engine (scripts/podman-service.sh) and point VKIT_CONTAINER_SOCKET at it.',
+  });
 }
 
 /** What a formal receipt says about its checker: profile, image id, tool-tree digest. */
@@ -47,7 +57,8 @@ export function formalIdentity(receipt: Receipt): { profile: string; image: stri
 async function docker(env: Env): Promise<Docker> {
   const socket = containerSocket(env);
   const opts = dockerOptions(socket);
-  if (!opts) throw unavailable(`Expected VKIT_CONTAINER_SOCKET to be unix:///PATH or tcp://HOST:PORT, got \`${socket}\``);
+  if (!opts)
+    throw unavailable(`Expected VKIT_CONTAINER_SOCKET to be unix:///PATH or tcp://HOST:PORT, got \`${socket}\``);
   const d = new Docker(opts);
   try {
     await d.ping();
@@ -58,7 +69,12 @@ async function docker(env: Env): Promise<Docker> {
 }
 
 /** Streams `input` to `file`, returning its size and sha256; never holds it in memory. */
-async function streamToFile(input: NodeJS.ReadableStream, file: string, limit: number, entry: string): Promise<{ size: number; sha256: string }> {
+async function streamToFile(
+  input: NodeJS.ReadableStream,
+  file: string,
+  limit: number,
+  entry: string,
+): Promise<{ size: number; sha256: string }> {
   const hash = sha256Stream();
   let size = 0;
   const meter = new Transform({
@@ -77,7 +93,12 @@ async function streamToFile(input: NodeJS.ReadableStream, file: string, limit: n
  * An expanded tool tree as one deterministic inner tar (regular files only, sorted), refusing a
  * link or special file, or more than the per-tree entry limit, naming it.
  */
-export async function packToolTree(root: string, out: string, entry: string, limits: CapsuleLimits = CAPSULE_LIMITS): Promise<{ size: number; sha256: string; files: number }> {
+export async function packToolTree(
+  root: string,
+  out: string,
+  entry: string,
+  limits: CapsuleLimits = CAPSULE_LIMITS,
+): Promise<{ size: number; sha256: string; files: number }> {
   const files: TarSource[] = [];
   const walk = (dir: string) => {
     for (const name of readdirSync(dir).sort()) {
@@ -86,8 +107,17 @@ export async function packToolTree(root: string, out: string, entry: string, lim
       const rel = relative(root, path);
       if (st.isDirectory()) walk(path);
       else if (st.isFile()) files.push({ name: rel, size: st.size, file: path });
-      else throw invalid('ERR_ASSETS_REFUSED', `The tool tree ${root} holds \`${rel}\`, which is not a regular file or directory; a capsule carries regular files only`, { path: rel });
-      if (files.length > limits.entriesPerToolTree) throw refuse(entry, `the tool tree ${root} holds more than the limit of ${limits.entriesPerToolTree} entries per tool tree`);
+      else
+        throw invalid(
+          'ERR_ASSETS_REFUSED',
+          `The tool tree ${root} holds \`${rel}\`, which is not a regular file or directory; a capsule carries regular files only`,
+          { path: rel },
+        );
+      if (files.length > limits.entriesPerToolTree)
+        throw refuse(
+          entry,
+          `the tool tree ${root} holds more than the limit of ${limits.entriesPerToolTree} entries per tool tree`,
+        );
     }
   };
   walk(root);
@@ -107,18 +137,38 @@ export async function packToolTree(root: string, out: string, entry: string, lim
  * official archive and the expanded tree. Refuses (exit 2) a run with no recorded checker; an
  * absent engine or a changed image is BLOCKED (exit 3).
  */
-export async function collectCapsule(receipt: Receipt, scratch: string, env: Env = process.env, limits: CapsuleLimits = CAPSULE_LIMITS): Promise<CollectedAssets> {
+export async function collectCapsule(
+  receipt: Receipt,
+  scratch: string,
+  env: Env = process.env,
+  limits: CapsuleLimits = CAPSULE_LIMITS,
+): Promise<CollectedAssets> {
   const id = formalIdentity(receipt);
-  if (!id) throw invalid('ERR_USAGE', `Run \`${receipt.run}\` recorded no worker image and checker digest (it stopped before its checker resolved): there is no capsule to include`, { path: '--include-assets' }, 'Export it without --include-assets, or export a run that reached its checker.');
+  if (!id)
+    throw invalid(
+      'ERR_USAGE',
+      `Run \`${receipt.run}\` recorded no worker image and checker digest (it stopped before its checker resolved): there is no capsule to include`,
+      { path: '--include-assets' },
+      'Export it without --include-assets, or export a run that reached its checker.',
+    );
   const profile = await loadProfile(id.profile);
-  if (!profile) throw invalid('ERR_USAGE', `Run \`${receipt.run}\` used profile \`${id.profile}\`, which this vkit does not have`, { path: '--include-assets' });
+  if (!profile)
+    throw invalid('ERR_USAGE', `Run \`${receipt.run}\` used profile \`${id.profile}\`, which this vkit does not have`, {
+      path: '--include-assets',
+    });
   const d = await docker(env);
   const opened = await openSandbox(containerSocket(env));
   if ('unavailable' in opened) throw unavailable(opened.unavailable);
-  if ((await opened.imageId(id.image)) !== id.image) throw unavailable(`the run's worker image ${id.image} is no longer in the container engine (${opened.socket}): it cannot be saved`);
+  if ((await opened.imageId(id.image)) !== id.image)
+    throw unavailable(
+      `the run's worker image ${id.image} is no longer in the container engine (${opened.socket}): it cannot be saved`,
+    );
   const plan = await profile.checker(opened, env);
   const tree = await opened.toolTree(id.image, plan.toolPaths);
-  if (tree.digest !== id.checker) throw unavailable(`the worker image ${id.image} now hashes to ${tree.digest}, not the run's checker digest ${id.checker}`);
+  if (tree.digest !== id.checker)
+    throw unavailable(
+      `the worker image ${id.image} now hashes to ${tree.digest}, not the run's checker digest ${id.checker}`,
+    );
 
   const dir = mkdtempSync(join(scratch, 'capsule-'));
   const entries: CapsuleEntry[] = [];
@@ -129,16 +179,29 @@ export async function collectCapsule(receipt: Receipt, scratch: string, env: Env
   };
   const imageName = imageEntryName(profile.id);
   const imageFile = join(dir, 'image.tar');
-  const saved = await streamToFile((await d.getImage(id.image).get()) as NodeJS.ReadableStream, imageFile, limits.archiveBytes, imageName);
+  const saved = await streamToFile(
+    (await d.getImage(id.image).get()) as NodeJS.ReadableStream,
+    imageFile,
+    limits.archiveBytes,
+    imageName,
+  );
   add({ name: imageName, role: 'image', ...saved }, imageFile);
 
   if (profile.id.startsWith('verus-')) {
     // The Verus profile's host assets (never runnable on this machine; the path is still honest).
     const archive = env.VKIT_VERUS_ARCHIVE?.trim();
     const root = env.VKIT_VERUS_ROOT?.trim();
-    if (!archive || !root) throw unavailable(`the Verus capsule needs VKIT_VERUS_ARCHIVE and VKIT_VERUS_ROOT (the archive and expanded tree the run used)`);
+    if (!archive || !root)
+      throw unavailable(
+        `the Verus capsule needs VKIT_VERUS_ARCHIVE and VKIT_VERUS_ROOT (the archive and expanded tree the run used)`,
+      );
     const archiveFile = join(dir, `archive-${basename(archive).replace(/[^A-Za-z0-9._-]/g, '_')}`);
-    const a = await streamToFile(createReadStream(archive), archiveFile, limits.archiveBytes, archiveEntryName(profile.id));
+    const a = await streamToFile(
+      createReadStream(archive),
+      archiveFile,
+      limits.archiveBytes,
+      archiveEntryName(profile.id),
+    );
     add({ name: archiveEntryName(profile.id), role: 'archive', ...a }, archiveFile);
     const treeFile = join(dir, 'tool-tree.tar');
     const t = await packToolTree(root, treeFile, treeEntryName(profile.id), limits);
@@ -146,7 +209,15 @@ export async function collectCapsule(receipt: Receipt, scratch: string, env: Env
   }
   const over = limitProblem(entries, limits);
   if (over) throw refuse(over.entry, over.message);
-  const capsule = sealCapsule({ profile: profile.id, kind: 'formal-assets', image: id.image, image_ref: IMAGE_REFS[profile.id] ?? null, checker_sha256: id.checker, tool_paths: plan.toolPaths, entries });
+  const capsule = sealCapsule({
+    profile: profile.id,
+    kind: 'formal-assets',
+    image: id.image,
+    image_ref: IMAGE_REFS[profile.id] ?? null,
+    checker_sha256: id.checker,
+    tool_paths: plan.toolPaths,
+    entries,
+  });
   return { capsules: [capsule], sources };
 }
 
@@ -179,11 +250,20 @@ export function loadedImageIds(response: string): { ids: string[]; refs: string[
  * in words. Refuses (exit 2, naming the image entry) any mismatch; an image this restore loaded and
  * then refused is removed again.
  */
-export async function restoreCapsules(manifest: BundleManifest, read: ReadBundle, scratch: string, env: Env = process.env): Promise<string[]> {
+export async function restoreCapsules(
+  manifest: BundleManifest,
+  read: ReadBundle,
+  scratch: string,
+  env: Env = process.env,
+): Promise<string[]> {
   const done: string[] = [];
   for (const c of manifest.assets.capsules) {
     const other = c.entries.find((e) => e.role !== 'image');
-    if (other) throw refuse(other.name, `restoring a ${other.role} of profile \`${c.profile}\` is not supported by this vkit (only worker images are restored; the Verus profile cannot run on this host)`);
+    if (other)
+      throw refuse(
+        other.name,
+        `restoring a ${other.role} of profile \`${c.profile}\` is not supported by this vkit (only worker images are restored; the Verus profile cannot run on this host)`,
+      );
     const img = c.entries.find((e) => e.role === 'image')!;
     const held = read.entries.get(img.name);
     if (!held?.file) throw refuse(img.name, 'the bundle reader did not keep it');
@@ -198,7 +278,9 @@ export async function restoreCapsules(manifest: BundleManifest, read: ReadBundle
     };
     const before = await present(c.image);
     // Whatever this load adds and is then refused goes again; images that were there stay.
-    const existing = new Set((await d.listImages({ all: true })).map((i) => (i.Id.startsWith('sha256:') ? i.Id : `sha256:${i.Id}`)));
+    const existing = new Set(
+      (await d.listImages({ all: true })).map((i) => (i.Id.startsWith('sha256:') ? i.Id : `sha256:${i.Id}`)),
+    );
     const stream = (await d.loadImage(createReadStream(held.file))) as NodeJS.ReadableStream;
     let text = '';
     for await (const chunk of stream) text += chunk.toString();
@@ -209,7 +291,12 @@ export async function restoreCapsules(manifest: BundleManifest, read: ReadBundle
       if (id) loaded.ids.push(id);
     }
     const discard = async (ids: string[]) => {
-      for (const id of ids) if (!existing.has(id)) await d.getImage(id).remove({ force: false }).catch(() => undefined);
+      for (const id of ids)
+        if (!existing.has(id))
+          await d
+            .getImage(id)
+            .remove({ force: false })
+            .catch(() => undefined);
     };
     const wrong = loaded.ids.find((x) => x !== c.image);
     if (loaded.ids.length === 0 || wrong) {
@@ -223,19 +310,28 @@ export async function restoreCapsules(manifest: BundleManifest, read: ReadBundle
     const tree = await sandbox.toolTree(c.image, c.tool_paths);
     if (tree.digest !== c.checker_sha256) {
       await discard([c.image]);
-      throw refuse(img.name, `the loaded image ${c.image} has tool-tree digest ${tree.digest}, not the recorded checker digest ${c.checker_sha256}`);
+      throw refuse(
+        img.name,
+        `the loaded image ${c.image} has tool-tree digest ${tree.digest}, not the recorded checker digest ${c.checker_sha256}`,
+      );
     }
     let tag = '';
     if (c.image_ref) {
       const current = await present(c.image_ref);
       if (current === undefined) {
         const at = c.image_ref.lastIndexOf(':');
-        const [repo, t] = at > c.image_ref.lastIndexOf('/') ? [c.image_ref.slice(0, at), c.image_ref.slice(at + 1)] : [c.image_ref, 'latest'];
+        const [repo, t] =
+          at > c.image_ref.lastIndexOf('/')
+            ? [c.image_ref.slice(0, at), c.image_ref.slice(at + 1)]
+            : [c.image_ref, 'latest'];
         await d.getImage(c.image).tag({ repo, tag: t });
         tag = `, tagged ${c.image_ref}`;
-      } else if (current !== c.image) tag = `; ${c.image_ref} names another image (${current}), left as it is: the fresh check judges whatever the profile resolves`;
+      } else if (current !== c.image)
+        tag = `; ${c.image_ref} names another image (${current}), left as it is: the fresh check judges whatever the profile resolves`;
     }
-    done.push(`${img.name}: image ${c.image} ${before ? 'was already present' : 'loaded'}, id and tool-tree digest ${c.checker_sha256} verified${tag}`);
+    done.push(
+      `${img.name}: image ${c.image} ${before ? 'was already present' : 'loaded'}, id and tool-tree digest ${c.checker_sha256} verified${tag}`,
+    );
   }
   return done;
 }

@@ -15,7 +15,11 @@ import type { BundleEntry, BundleManifest, Capsule } from './manifest.js';
 import { badName, refuse } from './hostile.js';
 
 /** Capsule limits from the reference. */
-export const CAPSULE_LIMITS = { archiveBytes: 16 * 1024 ** 3, totalBytes: 16 * 1024 ** 3, entriesPerToolTree: 100_000 } as const;
+export const CAPSULE_LIMITS = {
+  archiveBytes: 16 * 1024 ** 3,
+  totalBytes: 16 * 1024 ** 3,
+  entriesPerToolTree: 100_000,
+} as const;
 export type CapsuleLimits = { archiveBytes: number; totalBytes: number; entriesPerToolTree: number };
 
 /** Where a capsule's entries live in a bundle. */
@@ -38,17 +42,30 @@ export function sealCapsule(c: Omit<Capsule, 'sha256'>): Capsule {
  * Why a capsule entry list breaks the limits, naming the entry, or undefined. Pure, so the limits
  * can be tested with sizes no test could afford to write.
  */
-export function limitProblem(entries: readonly Capsule['entries'][number][], limits: CapsuleLimits = CAPSULE_LIMITS): { entry: string; message: string } | undefined {
+export function limitProblem(
+  entries: readonly Capsule['entries'][number][],
+  limits: CapsuleLimits = CAPSULE_LIMITS,
+): { entry: string; message: string } | undefined {
   let total = 0;
   for (const e of entries) {
     if ((e.role === 'image' || e.role === 'archive') && e.size > limits.archiveBytes) {
-      return { entry: e.name, message: `an archive of ${e.size} bytes exceeds the capsule archive limit of ${limits.archiveBytes} bytes` };
+      return {
+        entry: e.name,
+        message: `an archive of ${e.size} bytes exceeds the capsule archive limit of ${limits.archiveBytes} bytes`,
+      };
     }
     if (e.role === 'tool-tree' && (e.files ?? 0) > limits.entriesPerToolTree) {
-      return { entry: e.name, message: `a tool tree of ${e.files} entries exceeds the limit of ${limits.entriesPerToolTree} entries per tool tree` };
+      return {
+        entry: e.name,
+        message: `a tool tree of ${e.files} entries exceeds the limit of ${limits.entriesPerToolTree} entries per tool tree`,
+      };
     }
     total += e.size;
-    if (total > limits.totalBytes) return { entry: e.name, message: `the capsule's entries reach ${total} bytes, over the capsule total limit of ${limits.totalBytes} bytes` };
+    if (total > limits.totalBytes)
+      return {
+        entry: e.name,
+        message: `the capsule's entries reach ${total} bytes, over the capsule total limit of ${limits.totalBytes} bytes`,
+      };
   }
   return undefined;
 }
@@ -67,8 +84,10 @@ export function checkCapsules(manifest: BundleManifest, limits: CapsuleLimits = 
   const seen = new Set<string>();
   for (const c of manifest.assets.capsules) {
     const first = c.entries[0]?.name ?? `${ASSETS_PREFIX}${c.profile}`;
-    if (capsuleDigest(c) !== c.sha256) throw refuse(first, `the capsule for \`${c.profile}\` does not match its own digest ${c.sha256} (it was edited)`);
-    if (c.entries.filter((e) => e.role === 'image').length !== 1) throw refuse(first, `the capsule for \`${c.profile}\` must carry exactly one worker image`);
+    if (capsuleDigest(c) !== c.sha256)
+      throw refuse(first, `the capsule for \`${c.profile}\` does not match its own digest ${c.sha256} (it was edited)`);
+    if (c.entries.filter((e) => e.role === 'image').length !== 1)
+      throw refuse(first, `the capsule for \`${c.profile}\` must carry exactly one worker image`);
     for (const e of c.entries) {
       const bad = badName(e.name);
       if (bad) throw refuse(e.name, bad);
@@ -77,7 +96,11 @@ export function checkCapsules(manifest: BundleManifest, limits: CapsuleLimits = 
       seen.add(e.name);
       const listed: BundleEntry | undefined = manifest.entries.find((x) => x.name === e.name);
       if (!listed) throw refuse(e.name, 'the capsule names it but the manifest does not list it');
-      if (listed.size !== e.size || listed.sha256 !== e.sha256) throw refuse(e.name, `the capsule records ${e.size} bytes ${e.sha256}, the manifest lists ${listed.size} bytes ${listed.sha256}`);
+      if (listed.size !== e.size || listed.sha256 !== e.sha256)
+        throw refuse(
+          e.name,
+          `the capsule records ${e.size} bytes ${e.sha256}, the manifest lists ${listed.size} bytes ${listed.sha256}`,
+        );
     }
     const over = limitProblem(c.entries, limits);
     if (over) throw refuse(over.entry, over.message);

@@ -53,7 +53,12 @@ export interface ReadBundle {
 
 /** A bundle refusal: exit 2, naming the entry. */
 export function refuse(entry: string, message: string) {
-  return invalid('ERR_BUNDLE_REFUSED', `Refused bundle entry \`${entry}\`: ${message}`, { path: entry }, 'Bundles are hostile input: export a fresh one with `vkit evidence export`.');
+  return invalid(
+    'ERR_BUNDLE_REFUSED',
+    `Refused bundle entry \`${entry}\`: ${message}`,
+    { path: entry },
+    'Bundles are hostile input: export a fresh one with `vkit evidence export`.',
+  );
 }
 
 const SEGMENT = /^[A-Za-z0-9._-]+$/;
@@ -65,7 +70,8 @@ export function badName(name: string): string | undefined {
   const segments = name.split(/[/\\]/);
   if (segments.includes('..')) return 'a `..` segment (it would escape the bundle)';
   if (name.includes('\\')) return 'a backslash in the name';
-  if (!segments.every((s) => SEGMENT.test(s) && s !== '.')) return 'a name that is not a plain relative path (letters, digits, `.`, `_`, `-` and `/` only)';
+  if (!segments.every((s) => SEGMENT.test(s) && s !== '.'))
+    return 'a name that is not a plain relative path (letters, digits, `.`, `_`, `-` and `/` only)';
   return undefined;
 }
 
@@ -96,7 +102,8 @@ const ENTRY_TYPES: Record<string, string> = {
 /** Why a header does not start a regular file, judged from its raw type flag, or undefined when it does. */
 function typeProblem(h: RawHeader): string | undefined {
   if (h.flag === '0' && h.type === 'File') return undefined;
-  const what = h.flag === '0' ? 'a directory (a name ending in `/`)' : (ENTRY_TYPES[h.flag] ?? 'an entry of an unknown type');
+  const what =
+    h.flag === '0' ? 'a directory (a name ending in `/`)' : (ENTRY_TYPES[h.flag] ?? 'an entry of an unknown type');
   return `${what} (tar type \`${JSON.stringify(h.flag).slice(1, -1)}\`); a bundle holds regular files only`;
 }
 
@@ -119,7 +126,12 @@ export interface ReadOptions {
   capsuleLimits?: CapsuleLimits;
 }
 
-export function readBundle(file: string, scratch: string, limits: BundleLimits = BUNDLE_LIMITS, opts: ReadOptions = {}): Promise<ReadBundle> {
+export function readBundle(
+  file: string,
+  scratch: string,
+  limits: BundleLimits = BUNDLE_LIMITS,
+  opts: ReadOptions = {},
+): Promise<ReadBundle> {
   return new Promise((resolve, reject) => {
     const input = createReadStream(file);
     const parser = new Parser({ strict: true });
@@ -144,22 +156,30 @@ export function readBundle(file: string, scratch: string, limits: BundleLimits =
       // directory (ENOTEMPTY, replacing the refusal): answer only once every one has closed.
       void Promise.all(outs.map(closed)).then(() => reject(error));
     };
-    input.on('error', (error) => fail(invalid('ERR_BUNDLE_READ', `Cannot read the bundle: ${error.message}`, { file })));
+    input.on('error', (error) =>
+      fail(invalid('ERR_BUNDLE_READ', `Cannot read the bundle: ${error.message}`, { file })),
+    );
     // Raw headers first: the parser would skip or fold some types without a trace.
     const headers = walkHeaders({
       header(h) {
-        if (!h.wellFormed) throw refuse(last, 'the tar is malformed after this entry (a header checksum does not match)');
+        if (!h.wellFormed)
+          throw refuse(last, 'the tar is malformed after this entry (a header checksum does not match)');
         const problem = typeProblem(h);
         if (problem) throw refuse(h.name, problem);
         last = h.name;
       },
       afterEnd() {
-        throw refuse('(end of bundle)', 'non-zero bytes after the end-of-archive marker (another reader could find entries there); a bundle ends at the marker');
+        throw refuse(
+          '(end of bundle)',
+          'non-zero bytes after the end-of-archive marker (another reader could find entries there); a bundle ends at the marker',
+        );
       },
     });
     headers.on('error', fail);
     // Strict mode turns every warning (truncated archive, not a tar) into an error.
-    parser.on('error', (error: Error) => fail(refuse(last, `the tar is malformed after this entry (${error.message})`)));
+    parser.on('error', (error: Error) =>
+      fail(refuse(last, `the tar is malformed after this entry (${error.message})`)),
+    );
 
     parser.on('entry', (entry: ReadEntry) => {
       if (failed) return void entry.resume();
@@ -203,7 +223,8 @@ export function readBundle(file: string, scratch: string, limits: BundleLimits =
           new Promise<void>((done) => {
             entry.on('end', () => {
               const sha256 = hash.digest();
-              if (!failed && sha256 !== declared.sha256) fail(refuse(name, `its content digest ${sha256} differs from the manifest's ${declared.sha256}`));
+              if (!failed && sha256 !== declared.sha256)
+                fail(refuse(name, `its content digest ${sha256} differs from the manifest's ${declared.sha256}`));
               else if (!failed) entries.set(name, { size: entry.size, sha256, file: '' });
               done();
             });
@@ -223,7 +244,8 @@ export function readBundle(file: string, scratch: string, limits: BundleLimits =
           out.on('close', () => {
             if (failed) return done();
             const sha256 = hash.digest();
-            if (sha256 !== declared.sha256) fail(refuse(name, `its content digest ${sha256} differs from the manifest's ${declared.sha256}`));
+            if (sha256 !== declared.sha256)
+              fail(refuse(name, `its content digest ${sha256} differs from the manifest's ${declared.sha256}`));
             else entries.set(name, { size: entry.size, sha256, file: dest });
             done();
           });

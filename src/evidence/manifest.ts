@@ -31,7 +31,13 @@ const Size = v.pipe(v.number(), v.integer(), v.minValue(0));
 const EntrySchema = v.strictObject({ name: v.string(), sha256: sha256Field, size: Size });
 
 /** One capsule entry: which asset it is, its size and digest (and a tool tree's file count). */
-const CapsuleEntrySchema = v.strictObject({ name: v.string(), role: v.picklist(['image', 'archive', 'tool-tree']), sha256: sha256Field, size: Size, files: v.optional(Size) });
+const CapsuleEntrySchema = v.strictObject({
+  name: v.string(),
+  role: v.picklist(['image', 'archive', 'tool-tree']),
+  sha256: sha256Field,
+  size: Size,
+  files: v.optional(Size),
+});
 
 /**
  * Formal profile assets (the worker image by id, archives, expanded tool trees) carried in a

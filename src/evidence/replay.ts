@@ -22,7 +22,9 @@ export interface IdentityCheck {
  * decision expires without its action's outcome changing); a PASS outcome the gate does not call
  * PASS is never a replay PASS.
  */
-export type Fresh = { receipt: Receipt; run: string; receiptId: string; judged?: { status: string; reason: string } } | { receipt: undefined; reason: string; key: string | null };
+export type Fresh =
+  | { receipt: Receipt; run: string; receiptId: string; judged?: { status: string; reason: string } }
+  | { receipt: undefined; reason: string; key: string | null };
 
 export interface ReplayVerdict {
   status: ReplayStatus;
@@ -34,7 +36,12 @@ const same = (a: unknown, b: unknown) => canonicalJson(a ?? null) === canonicalJ
 
 /** Field-by-field comparison of the accepted identity (the bundle) with the current one. */
 export function compareIdentities(bundle: Receipt, current: Receipt): IdentityCheck[] {
-  const row = (field: IdentityCheck['field'], b: unknown, c: unknown): IdentityCheck => ({ field, match: same(b, c), bundle: b, current: c });
+  const row = (field: IdentityCheck['field'], b: unknown, c: unknown): IdentityCheck => ({
+    field,
+    match: same(b, c),
+    bundle: b,
+    current: c,
+  });
   return [
     row('label', bundle.label, current.label),
     row('rule', bundle.rule, current.rule),
@@ -49,18 +56,34 @@ export function compareIdentities(bundle: Receipt, current: Receipt): IdentityCh
 
 export function judgeReplay(bundle: Receipt, fresh: Fresh): ReplayVerdict {
   if (!fresh.receipt) {
-    const keyRow: IdentityCheck = { field: 'key', match: fresh.key === bundle.key, bundle: bundle.key, current: fresh.key };
+    const keyRow: IdentityCheck = {
+      field: 'key',
+      match: fresh.key === bundle.key,
+      bundle: bundle.key,
+      current: fresh.key,
+    };
     return { status: 'BLOCKED', reason: `the check did not run here: ${fresh.reason}`, identities: [keyRow] };
   }
   const identities = compareIdentities(bundle, fresh.receipt);
   const differ = identities.filter((i) => !i.match).map((i) => i.field);
   // The key covers capture, definition, checker, deps and env values; naming the parts says why.
   if (differ.includes('key') || differ.includes('checker') || differ.includes('label')) {
-    return { status: 'BLOCKED', reason: `accepted identities do not match the current candidate: ${differ.join(', ')} differ`, identities };
+    return {
+      status: 'BLOCKED',
+      reason: `accepted identities do not match the current candidate: ${differ.join(', ')} differ`,
+      identities,
+    };
   }
   const outcome = fresh.receipt.outcome;
-  if (outcome === 'PASS' && fresh.judged && fresh.judged.status !== 'PASS') return { status: 'BLOCKED', reason: `the check passed again here but its gate item is ${fresh.judged.status}: ${fresh.judged.reason}`, identities };
-  if (outcome === 'PASS') return { status: 'PASS', reason: 'identities match and the check passed again here', identities };
-  if (outcome === 'FAIL') return { status: 'FAIL', reason: `the check failed here: ${fresh.receipt.reason ?? 'failed'}`, identities };
+  if (outcome === 'PASS' && fresh.judged && fresh.judged.status !== 'PASS')
+    return {
+      status: 'BLOCKED',
+      reason: `the check passed again here but its gate item is ${fresh.judged.status}: ${fresh.judged.reason}`,
+      identities,
+    };
+  if (outcome === 'PASS')
+    return { status: 'PASS', reason: 'identities match and the check passed again here', identities };
+  if (outcome === 'FAIL')
+    return { status: 'FAIL', reason: `the check failed here: ${fresh.receipt.reason ?? 'failed'}`, identities };
   return { status: 'BLOCKED', reason: `the check was blocked here: ${fresh.receipt.reason ?? 'blocked'}`, identities };
 }

@@ -13,7 +13,17 @@
  * commit vkit copied itself (not provisional) or a working tree (provisional).
  */
 import { walkTree } from '../capture/walk.js';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { modeOf } from '../capture/files.js';
@@ -46,7 +56,10 @@ const MARKER_SCHEMA = 'vkit.protected-candidate/1';
 export function markProtectedCopy(dir: string, source: Extract<FormalSource, { kind: 'protected-copy' }>): void {
   rmSync(join(dir, '.vkit'), { recursive: true, force: true });
   mkdirSync(join(dir, '.vkit'));
-  writeFileSync(join(dir, PROTECTED_MARKER), JSON.stringify({ schema: MARKER_SCHEMA, of: source.of, commit: source.commit }) + '\n');
+  writeFileSync(
+    join(dir, PROTECTED_MARKER),
+    `${JSON.stringify({ schema: MARKER_SCHEMA, of: source.of, commit: source.commit })}\n`,
+  );
 }
 
 /** The marker's source, undefined when there is none; a malformed marker is refused (never guessed). */
@@ -61,8 +74,10 @@ function readProtectedMarker(root: string): Extract<FormalSource, { kind: 'prote
     // refused below
   }
   const commit = typeof m.commit === 'string' && /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(m.commit) ? m.commit : null;
-  if (m.schema === MARKER_SCHEMA && m.of === 'git-commit' && commit) return { kind: 'protected-copy', of: 'git-commit', commit };
-  if (m.schema === MARKER_SCHEMA && m.of === 'working-tree' && (commit || m.commit === null)) return { kind: 'protected-copy', of: 'working-tree', commit };
+  if (m.schema === MARKER_SCHEMA && m.of === 'git-commit' && commit)
+    return { kind: 'protected-copy', of: 'git-commit', commit };
+  if (m.schema === MARKER_SCHEMA && m.of === 'working-tree' && (commit || m.commit === null))
+    return { kind: 'protected-copy', of: 'working-tree', commit };
   throw refused(PROTECTED_MARKER, 'a malformed protected-candidate marker');
 }
 
@@ -77,7 +92,12 @@ export interface FormalCapture {
 }
 
 export function refused(path: string, what: string): InvalidInputError {
-  return invalid('ERR_CAPTURE_REFUSED', `Formal captures refuse ${what}: \`${path}\``, { file: path }, 'Remove it from the component\'s inputs (formal inputs name regular files only).');
+  return invalid(
+    'ERR_CAPTURE_REFUSED',
+    `Formal captures refuse ${what}: \`${path}\``,
+    { file: path },
+    "Remove it from the component's inputs (formal inputs name regular files only).",
+  );
 }
 
 /** Matches each positive glob on its own so that one selecting nothing can be named. */
@@ -86,15 +106,27 @@ function selectAll(inputs: readonly string[], paths: readonly string[]): string[
   for (const g of inputs) {
     const glob = compileGlob(g);
     if (glob.negated) continue;
-    if (matchGlobs([glob], sorted).length === 0) throw invalid('ERR_CAPTURE_REFUSED', `Formal input \`${g}\` selects no file`, { path: 'inputs' }, 'Declare only inputs that exist (source, specification, configuration and trusted dependencies).');
+    if (matchGlobs([glob], sorted).length === 0)
+      throw invalid(
+        'ERR_CAPTURE_REFUSED',
+        `Formal input \`${g}\` selects no file`,
+        { path: 'inputs' },
+        'Declare only inputs that exist (source, specification, configuration and trusted dependencies).',
+      );
   }
   const selected = matchGlobs(inputs.map(compileGlob), sorted);
   for (const p of selected) if (isSecretPath(p)) throw refused(p, 'secret-looking paths');
   return selected;
 }
 
-export async function captureFormal(root: string, inputs: readonly string[], source: FormalSource): Promise<FormalCapture> {
-  return source.kind === 'git-commit' ? captureFromCommit(root, inputs, source.commit) : captureFromWorkingTree(root, inputs);
+export async function captureFormal(
+  root: string,
+  inputs: readonly string[],
+  source: FormalSource,
+): Promise<FormalCapture> {
+  return source.kind === 'git-commit'
+    ? captureFromCommit(root, inputs, source.commit)
+    : captureFromWorkingTree(root, inputs);
 }
 
 async function captureFromWorkingTree(root: string, inputs: readonly string[]): Promise<FormalCapture> {
@@ -127,7 +159,8 @@ async function captureFromWorkingTree(root: string, inputs: readonly string[]): 
     const data = readFileSync(abs);
     // A file that changed while it was read has no single identity; refuse rather than guess.
     const after = lstatSync(abs, { bigint: true });
-    if (after.mtimeNs !== st.mtimeNs || after.size !== st.size || after.ino !== st.ino) throw refused(path, 'files changing while captured');
+    if (after.mtimeNs !== st.mtimeNs || after.size !== st.size || after.ino !== st.ino)
+      throw refused(path, 'files changing while captured');
     files.push({ path, mode: modeOf(st), sha256: sha256Id(data) });
     bytes.set(path, data);
   }
@@ -141,19 +174,34 @@ async function captureFromCommit(root: string, inputs: readonly string[], rev: s
   try {
     commit = (await git(root, ['rev-parse', '--verify', '--end-of-options', `${rev}^{commit}`])).trim();
   } catch {
-    throw invalid('ERR_CAPTURE_REV', `Expected a commit in this repository, got \`${rev}\``, { path: 'source.commit' }, 'Pass a full commit id that exists in the repository.');
+    throw invalid(
+      'ERR_CAPTURE_REV',
+      `Expected a commit in this repository, got \`${rev}\``,
+      { path: 'source.commit' },
+      'Pass a full commit id that exists in the repository.',
+    );
   }
   const rows = await lsTree(root, commit);
   const byPath = new Map(rows.map((r) => [r.path, r]));
-  const selected = selectAll(inputs, rows.map((r) => r.path));
+  const selected = selectAll(
+    inputs,
+    rows.map((r) => r.path),
+  );
   for (const p of selected) {
     const r = byPath.get(p)!;
     if (r.type === 'commit') throw refused(p, 'submodules');
     if (r.mode === '120000') throw refused(p, 'symlinks');
     if (r.type !== 'blob') throw refused(p, 'special files');
   }
-  const blobs = await readBlobs(root, selected.map((p) => byPath.get(p)!.oid));
-  const files = selected.map((p) => ({ path: p, mode: byPath.get(p)!.mode, sha256: sha256Id(blobs.get(byPath.get(p)!.oid)!) }));
+  const blobs = await readBlobs(
+    root,
+    selected.map((p) => byPath.get(p)!.oid),
+  );
+  const files = selected.map((p) => ({
+    path: p,
+    mode: byPath.get(p)!.mode,
+    sha256: sha256Id(blobs.get(byPath.get(p)!.oid)!),
+  }));
   const bytes = new Map(selected.map((p) => [p, Buffer.from(blobs.get(byPath.get(p)!.oid)!)]));
   return { source: { kind: 'git-commit', commit }, provisional: false, digest: treeDigest(files), files, bytes };
 }
@@ -179,7 +227,15 @@ function specialFilesUnder(root: string, inputs: readonly string[]): string[] {
       else if (!e.isFile() && !e.isSymbolicLink()) found.push(path);
     }
   };
-  for (const g of globs) if (!g.negated) walk(g.prefix.replace(/\/$/, '').split('/').slice(0, g.literal ? -1 : undefined).join('/'));
+  for (const g of globs)
+    if (!g.negated)
+      walk(
+        g.prefix
+          .replace(/\/$/, '')
+          .split('/')
+          .slice(0, g.literal ? -1 : undefined)
+          .join('/'),
+      );
   return matchGlobs(globs, found.sort());
 }
 

@@ -40,13 +40,23 @@ export function parseLock(text: string, file = LOCK_FILE): Lock {
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw invalid('ERR_LOCK_INVALID', `Invalid JSON: ${(error as Error).message}`, { file }, 'Restore vkit.lock.json from version control, or delete it and run `vkit policy accept`.');
+    throw invalid(
+      'ERR_LOCK_INVALID',
+      `Invalid JSON: ${(error as Error).message}`,
+      { file },
+      'Restore vkit.lock.json from version control, or delete it and run `vkit policy accept`.',
+    );
   }
   const parsed = v.safeParse(LockSchema, data);
   if (!parsed.success) {
     const i = parsed.issues[0]!;
     const path = (i.path ?? []).map((p) => String((p as { key: unknown }).key)).join('.');
-    throw invalid('ERR_LOCK_INVALID', i.message, { file, path }, 'Restore vkit.lock.json from version control, or delete it and run `vkit policy accept`.');
+    throw invalid(
+      'ERR_LOCK_INVALID',
+      i.message,
+      { file, path },
+      'Restore vkit.lock.json from version control, or delete it and run `vkit policy accept`.',
+    );
   }
   return parsed.output;
 }
@@ -60,7 +70,7 @@ export function readLock(root: string): Lock | undefined {
 
 /** Deterministic text: canonical key order, indented for review. */
 export function lockText(lock: Lock): string {
-  return JSON.stringify(JSON.parse(canonicalJson(lock)), null, 2) + '\n';
+  return `${JSON.stringify(JSON.parse(canonicalJson(lock)), null, 2)}\n`;
 }
 
 export function writeLock(root: string, lock: Lock): void {
@@ -82,12 +92,18 @@ export interface CurrentIdentity {
  * Whether the accepted entry still covers the current identities. Any difference is a reason for
  * renewed acceptance, naming everything that changed.
  */
-export function compareLock(entry: LockEntry | undefined, current: CurrentIdentity): { ok: true } | { ok: false; reason: string } {
+export function compareLock(
+  entry: LockEntry | undefined,
+  current: CurrentIdentity,
+): { ok: true } | { ok: false; reason: string } {
   if (!entry) return { ok: false, reason: 'not accepted: run `vkit policy accept` (no entry in vkit.lock.json)' };
   const changed: string[] = [];
   if (entry.policy_sha256 !== current.policy_sha256) changed.push('policy slice changed');
   if (entry.package_sha256 !== current.package_sha256) changed.push('package digest changed');
   if (entry.profile !== current.profile) changed.push('profile changed');
-  if (current.checker_sha256 !== undefined && entry.checker_sha256 !== current.checker_sha256) changed.push('checker digest changed');
-  return changed.length ? { ok: false, reason: `renewed acceptance required (${changed.join(', ')}): run \`vkit policy accept\`` } : { ok: true };
+  if (current.checker_sha256 !== undefined && entry.checker_sha256 !== current.checker_sha256)
+    changed.push('checker digest changed');
+  return changed.length
+    ? { ok: false, reason: `renewed acceptance required (${changed.join(', ')}): run \`vkit policy accept\`` }
+    : { ok: true };
 }

@@ -31,7 +31,10 @@ export const PACKAGE_MANIFEST = 'vkit-package.json';
 const name = v.pipe(v.string(), v.minLength(1));
 const relPath = v.pipe(
   v.string(),
-  v.check((s) => s.length > 0 && !s.startsWith('/') && !s.split('/').some((p) => p === '..' || p === '.' || p === ''), 'Expected a relative path inside the package'),
+  v.check(
+    (s) => s.length > 0 && !s.startsWith('/') && !s.split('/').some((p) => p === '..' || p === '.' || p === ''),
+    'Expected a relative path inside the package',
+  ),
 );
 
 export const PackageManifestSchema = v.strictObject({
@@ -66,14 +69,19 @@ function walk(dir: string, rel = ''): TreeEntry[] {
     const st = lstatSync(abs, { bigint: true });
     if (st.isDirectory()) out.push(...walk(dir, path));
     else if (st.isFile()) out.push({ path, mode: modeOf(st), sha256: sha256Id(readFileSync(abs)) });
-    else throw packageError(`package file \`${path}\` in ${dir} is a link or special file; packages hold regular files only`);
+    else
+      throw packageError(
+        `package file \`${path}\` in ${dir} is a link or special file; packages hold regular files only`,
+      );
   }
   return out;
 }
 
 function packageError(message: string): VkitError {
   // An installed package that is broken is not the user's input: the formal item cannot be checked.
-  return new VkitError('ERR_PACKAGE', EXIT.blocked, message, { hint: 'Reinstall vkit, or restore the package directory.' });
+  return new VkitError('ERR_PACKAGE', EXIT.blocked, message, {
+    hint: 'Reinstall vkit, or restore the package directory.',
+  });
 }
 
 /** Reads and checks one package directory. Throws ERR_PACKAGE (exit 3) for a broken package. */
@@ -88,7 +96,9 @@ export function readPackageDir(dir: string): MathPackage {
   const parsed = v.safeParse(PackageManifestSchema, data);
   if (!parsed.success) {
     const i = parsed.issues[0]!;
-    throw packageError(`${manifestPath}: ${(i.path ?? []).map((p) => String((p as { key: unknown }).key)).join('.') || '(root)'}: ${i.message}`);
+    throw packageError(
+      `${manifestPath}: ${(i.path ?? []).map((p) => String((p as { key: unknown }).key)).join('.') || '(root)'}: ${i.message}`,
+    );
   }
   const m = parsed.output;
   const entries = walk(dir);
@@ -96,7 +106,10 @@ export function readPackageDir(dir: string): MathPackage {
   const listed = new Set(m.files);
   const unlisted = present.filter((p) => !listed.has(p));
   const missing = m.files.filter((p) => !present.includes(p));
-  if (unlisted.length) throw packageError(`package ${m.id} ${m.version}: file \`${unlisted[0]}\` is not listed in ${PACKAGE_MANIFEST} \`files\``);
+  if (unlisted.length)
+    throw packageError(
+      `package ${m.id} ${m.version}: file \`${unlisted[0]}\` is not listed in ${PACKAGE_MANIFEST} \`files\``,
+    );
   if (missing.length) throw packageError(`package ${m.id} ${m.version}: listed file \`${missing[0]}\` is missing`);
   return {
     id: m.id,
@@ -129,8 +142,21 @@ export function loadPackage(id: string, version: string, root = packagesRoot()):
 }
 
 /** `vkit formal package digest [ID]`: the identity of one installed package id (every version), or of all. */
-export function packageDigests(id?: string, root = packagesRoot()): Array<{ id: string; version: string; sha256: string; files: number }> {
+export function packageDigests(
+  id?: string,
+  root = packagesRoot(),
+): Array<{ id: string; version: string; sha256: string; files: number }> {
   const all = installedPackages(root).filter((p) => id === undefined || p.id === id);
-  if (id !== undefined && all.length === 0) throw invalid('ERR_USAGE', `No installed package \`${id}\``, { path: 'ID' }, `Installed: ${installedPackages(root).map((p) => p.id).join(', ') || 'none'}`);
+  if (id !== undefined && all.length === 0)
+    throw invalid(
+      'ERR_USAGE',
+      `No installed package \`${id}\``,
+      { path: 'ID' },
+      `Installed: ${
+        installedPackages(root)
+          .map((p) => p.id)
+          .join(', ') || 'none'
+      }`,
+    );
   return all.map((p) => ({ id: p.id, version: p.version, sha256: p.sha256, files: p.files.length + 1 }));
 }

@@ -19,14 +19,26 @@ export function policySliceDigest(component: ResolvedComponent): string {
 export function policyProblems(component: ResolvedComponent, pkg: MathPackage, profile: Profile): string[] {
   const problems: string[] = [];
   if (component.package.sha256 !== pkg.sha256) {
-    problems.push(`package.sha256 is ${component.package.sha256} but the installed ${pkg.id} ${pkg.version} is ${pkg.sha256} (vkit formal package digest ${pkg.id})`);
+    problems.push(
+      `package.sha256 is ${component.package.sha256} but the installed ${pkg.id} ${pkg.version} is ${pkg.sha256} (vkit formal package digest ${pkg.id})`,
+    );
   }
-  if (!pkg.contracts.includes(component.contract)) problems.push(`contract \`${component.contract}\` is not defined by ${pkg.id} ${pkg.version} (it defines ${pkg.contracts.join(', ')})`);
-  if (!profile.contracts.includes(component.contract)) problems.push(`profile ${profile.id} cannot check contract \`${component.contract}\` (it checks ${profile.contracts.join(', ')})`);
+  if (!pkg.contracts.includes(component.contract))
+    problems.push(
+      `contract \`${component.contract}\` is not defined by ${pkg.id} ${pkg.version} (it defines ${pkg.contracts.join(', ')})`,
+    );
+  if (!profile.contracts.includes(component.contract))
+    problems.push(
+      `profile ${profile.id} cannot check contract \`${component.contract}\` (it checks ${profile.contracts.join(', ')})`,
+    );
   const bound = Object.keys(component.bindings);
   const unbound = pkg.bindings.filter((b) => !bound.includes(b));
   const unknown = bound.filter((b) => !pkg.bindings.includes(b));
-  if (unbound.length) problems.push(`bindings lack ${unbound.map((b) => `\`${b}\``).join(', ')} (the package requires all of ${pkg.bindings.join(', ')})`);
-  if (unknown.length) problems.push(`bindings name ${unknown.map((b) => `\`${b}\``).join(', ')}, which ${pkg.id} does not define`);
+  if (unbound.length)
+    problems.push(
+      `bindings lack ${unbound.map((b) => `\`${b}\``).join(', ')} (the package requires all of ${pkg.bindings.join(', ')})`,
+    );
+  if (unknown.length)
+    problems.push(`bindings name ${unknown.map((b) => `\`${b}\``).join(', ')}, which ${pkg.id} does not define`);
   return problems;
 }

@@ -11,7 +11,10 @@ import { fieldPath, ID_PATTERN, sha256Field } from '../config/schema.js';
 import type { Issue } from '../errors.js';
 import type { LockEntry } from './lock.js';
 
-const commit = v.pipe(v.string(), v.regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, 'Expected a full commit id (40 or 64 lowercase hex digits)'));
+const commit = v.pipe(
+  v.string(),
+  v.regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, 'Expected a full commit id (40 or 64 lowercase hex digits)'),
+);
 
 export const FormalRequestSchema = v.strictObject({
   $schema: v.optional(v.string()),
@@ -35,11 +38,26 @@ export type FormalRequest = v.InferOutput<typeof FormalRequestSchema>;
 
 /** Keys that would let a request change what is checked, anywhere in the request, and why each is refused. */
 const FORBIDDEN: Array<{ keys: RegExp; why: string }> = [
-  { keys: /^(formula|formulas|ensures|requires|spec|specification|contract|contracts|invariant|theorem|statement)$/, why: 'replacement formulas are rejected: the package owns the contracts' },
-  { keys: /^(command|commands|checker|checker_command|argv|run|args|arguments|image|profile|tool)$/, why: 'checker commands are rejected: the accepted profile owns the procedure' },
-  { keys: /^(obligations|obligation|only|skip|subset|bindings)$/, why: 'smaller obligation sets are rejected: every obligation of the package is checked' },
-  { keys: /^(implements|goal|goals)$/, why: 'legacy `implements` goals are rejected: name an accepted component with claim.kind `package`' },
-  { keys: /^(finite|finite_claim|model|models|delegation|baseline)$/, why: 'finite claims are rejected: formal requests check package claims only (see change certification for finite claims)' },
+  {
+    keys: /^(formula|formulas|ensures|requires|spec|specification|contract|contracts|invariant|theorem|statement)$/,
+    why: 'replacement formulas are rejected: the package owns the contracts',
+  },
+  {
+    keys: /^(command|commands|checker|checker_command|argv|run|args|arguments|image|profile|tool)$/,
+    why: 'checker commands are rejected: the accepted profile owns the procedure',
+  },
+  {
+    keys: /^(obligations|obligation|only|skip|subset|bindings)$/,
+    why: 'smaller obligation sets are rejected: every obligation of the package is checked',
+  },
+  {
+    keys: /^(implements|goal|goals)$/,
+    why: 'legacy `implements` goals are rejected: name an accepted component with claim.kind `package`',
+  },
+  {
+    keys: /^(finite|finite_claim|model|models|delegation|baseline)$/,
+    why: 'finite claims are rejected: formal requests check package claims only (see change certification for finite claims)',
+  },
 ];
 
 function forbiddenIssues(data: unknown, path = ''): Issue[] {
@@ -56,8 +74,10 @@ function forbiddenIssues(data: unknown, path = ''): Issue[] {
 
 function kindIssue(data: unknown): Issue[] {
   const kind = (data as { claim?: { kind?: unknown } } | null)?.claim?.kind;
-  if (kind === 'finite' || kind === 'finite-model' || kind === 'finite_model') return [{ path: 'claim.kind', message: 'finite claims are rejected: formal requests check package claims only' }];
-  if (kind === 'implements') return [{ path: 'claim.kind', message: 'legacy `implements` goals are rejected: use claim.kind `package`' }];
+  if (kind === 'finite' || kind === 'finite-model' || kind === 'finite_model')
+    return [{ path: 'claim.kind', message: 'finite claims are rejected: formal requests check package claims only' }];
+  if (kind === 'implements')
+    return [{ path: 'claim.kind', message: 'legacy `implements` goals are rejected: use claim.kind `package`' }];
   return [];
 }
 
@@ -70,7 +90,10 @@ export function validateFormalRequest(data: unknown, file?: string): { value?: F
       issues: parsed.issues.map((i) => ({
         file,
         path: fieldPath(i.path),
-        message: i.kind === 'schema' && i.type === 'strict_object' && i.expected === 'never' ? `Unknown key ${i.received}; remove it` : i.message,
+        message:
+          i.kind === 'schema' && i.type === 'strict_object' && i.expected === 'never'
+            ? `Unknown key ${i.received}; remove it`
+            : i.message,
       })),
     };
   }
@@ -78,12 +101,44 @@ export function validateFormalRequest(data: unknown, file?: string): { value?: F
 }
 
 /** Whether a valid request matches the component's accepted entry and the current digests. */
-export function requestLockIssues(req: FormalRequest, entry: LockEntry | undefined, current: { policy_sha256: string; package_sha256: string | null }, file?: string): Issue[] {
-  if (!entry) return [{ file, path: 'claim.component', message: `component \`${req.claim.component}\` is not accepted: run \`vkit policy accept\`` }];
+export function requestLockIssues(
+  req: FormalRequest,
+  entry: LockEntry | undefined,
+  current: { policy_sha256: string; package_sha256: string | null },
+  file?: string,
+): Issue[] {
+  if (!entry)
+    return [
+      {
+        file,
+        path: 'claim.component',
+        message: `component \`${req.claim.component}\` is not accepted: run \`vkit policy accept\``,
+      },
+    ];
   const issues: Issue[] = [];
-  if (req.claim.policy_sha256 !== entry.policy_sha256) issues.push({ file, path: 'claim.policy_sha256', message: `Expected the accepted policy digest ${entry.policy_sha256}, got ${req.claim.policy_sha256}` });
-  else if (entry.policy_sha256 !== current.policy_sha256) issues.push({ file, path: 'claim.policy_sha256', message: 'the component\'s policy changed since it was accepted: renewed acceptance required (vkit policy accept)' });
-  if (req.claim.package_sha256 !== entry.package_sha256) issues.push({ file, path: 'claim.package_sha256', message: `Expected the accepted package digest ${entry.package_sha256}, got ${req.claim.package_sha256}` });
-  else if (entry.package_sha256 !== current.package_sha256) issues.push({ file, path: 'claim.package_sha256', message: 'the installed package differs from the accepted one: renewed acceptance required (vkit policy accept)' });
+  if (req.claim.policy_sha256 !== entry.policy_sha256)
+    issues.push({
+      file,
+      path: 'claim.policy_sha256',
+      message: `Expected the accepted policy digest ${entry.policy_sha256}, got ${req.claim.policy_sha256}`,
+    });
+  else if (entry.policy_sha256 !== current.policy_sha256)
+    issues.push({
+      file,
+      path: 'claim.policy_sha256',
+      message: "the component's policy changed since it was accepted: renewed acceptance required (vkit policy accept)",
+    });
+  if (req.claim.package_sha256 !== entry.package_sha256)
+    issues.push({
+      file,
+      path: 'claim.package_sha256',
+      message: `Expected the accepted package digest ${entry.package_sha256}, got ${req.claim.package_sha256}`,
+    });
+  else if (entry.package_sha256 !== current.package_sha256)
+    issues.push({
+      file,
+      path: 'claim.package_sha256',
+      message: 'the installed package differs from the accepted one: renewed acceptance required (vkit policy accept)',
+    });
   return issues;
 }

@@ -44,11 +44,27 @@ export class RetainedEvidenceError extends Error {
  * Checks an output listing against the listed artifacts and the limits; returns the artifacts to
  * retain (sorted). Throws {@link RetainedEvidenceError} naming the first offending entry.
  */
-export function checkRetained(entries: readonly OutputEntry[], listed: readonly string[], limits: RetainedLimits = RETAINED_LIMITS): string[] {
+export function checkRetained(
+  entries: readonly OutputEntry[],
+  listed: readonly string[],
+  limits: RetainedLimits = RETAINED_LIMITS,
+): string[] {
   const wanted = new Set<string>();
   for (const a of listed) {
-    if (a === '' || a.startsWith('/') || a.includes('\\') || a.includes('\0') || posix.normalize(a) !== a || a === '.' || a.startsWith('../') || a.endsWith('/')) {
-      throw new RetainedEvidenceError(`Expected an artifact to be a normalised relative path inside the output directory, got \`${a}\``, a);
+    if (
+      a === '' ||
+      a.startsWith('/') ||
+      a.includes('\\') ||
+      a.includes('\0') ||
+      posix.normalize(a) !== a ||
+      a === '.' ||
+      a.startsWith('../') ||
+      a.endsWith('/')
+    ) {
+      throw new RetainedEvidenceError(
+        `Expected an artifact to be a normalised relative path inside the output directory, got \`${a}\``,
+        a,
+      );
     }
     wanted.add(a);
   }
@@ -60,30 +76,49 @@ export function checkRetained(entries: readonly OutputEntry[], listed: readonly 
   }
 
   if (entries.length > limits.maxEntries) {
-    throw new RetainedEvidenceError(`the output holds more than ${limits.maxEntries} entries (reached at \`${entries[limits.maxEntries]!.path}\`)`, entries[limits.maxEntries]!.path);
+    throw new RetainedEvidenceError(
+      `the output holds more than ${limits.maxEntries} entries (reached at \`${entries[limits.maxEntries]!.path}\`)`,
+      entries[limits.maxEntries]!.path,
+    );
   }
   let bytes = 0;
   const present = new Set<string>();
   for (const e of [...entries].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
     switch (e.kind) {
       case 'symlink':
-        throw new RetainedEvidenceError(`\`${e.path}\` is a symbolic link; retained evidence holds regular files only`, e.path);
+        throw new RetainedEvidenceError(
+          `\`${e.path}\` is a symbolic link; retained evidence holds regular files only`,
+          e.path,
+        );
       case 'directory':
-        if (!ancestors.has(e.path)) throw new RetainedEvidenceError(`\`${e.path}\` is a directory holding no listed artifact`, e.path);
+        if (!ancestors.has(e.path))
+          throw new RetainedEvidenceError(`\`${e.path}\` is a directory holding no listed artifact`, e.path);
         break;
       case 'file':
         if (!wanted.has(e.path)) throw new RetainedEvidenceError(`\`${e.path}\` is not a listed artifact`, e.path);
-        if (e.nlink > 1) throw new RetainedEvidenceError(`\`${e.path}\` has ${e.nlink} hard links; retained evidence holds files with one name only`, e.path);
+        if (e.nlink > 1)
+          throw new RetainedEvidenceError(
+            `\`${e.path}\` has ${e.nlink} hard links; retained evidence holds files with one name only`,
+            e.path,
+          );
         bytes += e.size;
-        if (bytes > limits.maxBytes) throw new RetainedEvidenceError(`the output exceeds ${limits.maxBytes} bytes (reached at \`${e.path}\`)`, e.path);
+        if (bytes > limits.maxBytes)
+          throw new RetainedEvidenceError(
+            `the output exceeds ${limits.maxBytes} bytes (reached at \`${e.path}\`)`,
+            e.path,
+          );
         present.add(e.path);
         break;
       default:
-        throw new RetainedEvidenceError(`\`${e.path}\` is a special file (${e.kind}); retained evidence holds regular files only`, e.path);
+        throw new RetainedEvidenceError(
+          `\`${e.path}\` is a special file (${e.kind}); retained evidence holds regular files only`,
+          e.path,
+        );
     }
   }
   for (const a of wanted) {
-    if (!present.has(a)) throw new RetainedEvidenceError(`listed artifact \`${a}\` is not a regular file in the output`, a);
+    if (!present.has(a))
+      throw new RetainedEvidenceError(`listed artifact \`${a}\` is not a regular file in the output`, a);
   }
   return [...wanted].sort();
 }
@@ -128,6 +163,10 @@ export async function listOutput(dir: string, maxEntries: number = RETAINED_LIMI
  * Validates a profile's output directory before retention and returns the relative paths to put in
  * the CAS. Throws {@link RetainedEvidenceError} naming the offending entry.
  */
-export async function validateRetained(dir: string, listed: readonly string[], limits: RetainedLimits = RETAINED_LIMITS): Promise<string[]> {
+export async function validateRetained(
+  dir: string,
+  listed: readonly string[],
+  limits: RetainedLimits = RETAINED_LIMITS,
+): Promise<string[]> {
   return checkRetained(await listOutput(dir, limits.maxEntries), listed, limits);
 }

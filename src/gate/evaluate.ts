@@ -31,11 +31,17 @@ export function evaluateGate(items: readonly GateItem[]): Gate {
   const required = items.filter((i) => i.required);
   const sorted = [...items].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const gate = (status: GateStatus, reason: string): Gate => ({ schema: 'vkit.gate/1', status, reason, items: sorted });
-  if (required.length === 0) return gate('BLOCKED', 'no requirements: declare checks in vkit.config.ts or vkit.manifest.json');
+  if (required.length === 0)
+    return gate('BLOCKED', 'no requirements: declare checks in vkit.config.ts or vkit.manifest.json');
   const failed = required.filter((i) => i.status === 'FAIL');
-  if (failed.length) return gate('REJECTED', `${failed.length} required item(s) failed: ${failed.map((i) => i.id).join(', ')}`);
+  if (failed.length)
+    return gate('REJECTED', `${failed.length} required item(s) failed: ${failed.map((i) => i.id).join(', ')}`);
   const open = required.filter((i) => i.status !== 'PASS');
-  if (open.length) return gate('BLOCKED', `${open.length} required item(s) without intact current passing evidence: ${open.map((i) => i.id).join(', ')}`);
+  if (open.length)
+    return gate(
+      'BLOCKED',
+      `${open.length} required item(s) without intact current passing evidence: ${open.map((i) => i.id).join(', ')}`,
+    );
   return gate('READY', `all ${required.length} required item(s) pass`);
 }
 

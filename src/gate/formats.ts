@@ -23,13 +23,31 @@ export function toSarif(gate: Gate, version: string): object {
   const verdict =
     gate.status === 'READY'
       ? []
-      : [{ ruleId: GATE_ENTRY, level: 'error', kind: gate.status === 'REJECTED' ? 'fail' : 'open', message: { text: `gate ${gate.status}: ${gate.reason}` }, properties: { required: true, status: gate.status, run: null } }];
+      : [
+          {
+            ruleId: GATE_ENTRY,
+            level: 'error',
+            kind: gate.status === 'REJECTED' ? 'fail' : 'open',
+            message: { text: `gate ${gate.status}: ${gate.reason}` },
+            properties: { required: true, status: gate.status, run: null },
+          },
+        ];
   return {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
     runs: [
       {
-        tool: { driver: { name: 'vkit', version, informationUri: 'https://github.com/vkit', rules: [...gate.items.map((i) => ({ id: i.id, shortDescription: { text: i.id } })), ...verdict.map(() => ({ id: GATE_ENTRY, shortDescription: { text: 'the vkit gate' } }))] } },
+        tool: {
+          driver: {
+            name: 'vkit',
+            version,
+            informationUri: 'https://github.com/vkit',
+            rules: [
+              ...gate.items.map((i) => ({ id: i.id, shortDescription: { text: i.id } })),
+              ...verdict.map(() => ({ id: GATE_ENTRY, shortDescription: { text: 'the vkit gate' } })),
+            ],
+          },
+        },
         invocations: [{ executionSuccessful: true, properties: { gate: gate.status, reason: gate.reason } }],
         results: [...results, ...verdict],
       },

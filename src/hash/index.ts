@@ -69,7 +69,7 @@ function canonical(v: unknown, path: object[]): string | undefined {
       const x = obj[key];
       if (x === undefined || typeof x === 'symbol') continue;
       if (LONE_SURROGATE.test(key)) throw new Error('Lone surrogate is not allowed');
-      out += (first ? '' : ',') + JSON.stringify(key) + ':' + canonical(x, path);
+      out += `${(first ? '' : ',') + JSON.stringify(key)}:${canonical(x, path)}`;
       first = false;
     }
     out += '}';
@@ -102,7 +102,16 @@ export function sha256Stream(): { update(chunk: Uint8Array): void; digest(): Sha
 }
 
 /** The M11 domains of the acceptance format (acceptance-details.md section 1). */
-export const M11_DOMAINS = ['specification', 'manifest', 'decision', 'record', 'subject', 'artifact', 'inventory', 'normative-reference'] as const;
+export const M11_DOMAINS = [
+  'specification',
+  'manifest',
+  'decision',
+  'record',
+  'subject',
+  'artifact',
+  'inventory',
+  'normative-reference',
+] as const;
 export type M11Domain = (typeof M11_DOMAINS)[number];
 
 /** M11: SHA-512 over the ASCII bytes `<domain>:` followed by the raw bytes (no normalisation). */

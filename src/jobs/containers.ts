@@ -13,6 +13,7 @@ export async function reapAttemptContainers(attempts: readonly string[]): Promis
   const sandbox = await openSandbox();
   if ('unavailable' in sandbox) return [];
   const removed: string[] = [];
-  for (const attempt of attempts) removed.push(...(await sandbox.killByPrefix(containerPrefix(attempt)).catch(() => [])));
+  for (const attempt of attempts)
+    removed.push(...(await sandbox.killByPrefix(containerPrefix(attempt)).catch(() => [])));
   return removed;
 }

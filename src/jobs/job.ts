@@ -59,7 +59,12 @@ export function envDigests(names: readonly string[], env: NodeJS.ProcessEnv): Re
 }
 
 /** What a dependency contributes to a dependent's key: its result digest material. */
-export function depResult(label: string, key: string, outcome: DepResult['outcome'], artifacts: Array<{ name: string; sha256: string }>): DepResult {
+export function depResult(
+  label: string,
+  key: string,
+  outcome: DepResult['outcome'],
+  artifacts: Array<{ name: string; sha256: string }>,
+): DepResult {
   return { label, key, outcome, artifacts: artifacts.map((a) => ({ name: a.name, sha256: a.sha256 })) };
 }
 
@@ -71,7 +76,8 @@ export function depResult(label: string, key: string, outcome: DepResult['outcom
  */
 export function workerEnv(env: NodeJS.ProcessEnv, declared: readonly string[]): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(env)) if (WORKER_NEEDS.has(name) || name.startsWith('VKIT_')) out[name] = value;
+  for (const [name, value] of Object.entries(env))
+    if (WORKER_NEEDS.has(name) || name.startsWith('VKIT_')) out[name] = value;
   for (const name of declared) if (env[name] !== undefined) out[name] = env[name];
   return out;
 }

@@ -18,7 +18,14 @@ import { currentOwner, ownerAlive } from '../store/liveness.js';
 import { newId, type RunRow, type Store } from '../store/store.js';
 import { sha256Id } from '../hash/index.js';
 import { workerEnv, type Job } from './job.js';
-import { checkCancellations, executeAttempt, failureOf, frozenJobOf, type AttemptResult, type WorkerHooks } from './worker.js';
+import {
+  checkCancellations,
+  executeAttempt,
+  failureOf,
+  frozenJobOf,
+  type AttemptResult,
+  type WorkerHooks,
+} from './worker.js';
 
 export interface JobServiceOptions {
   root: string;
@@ -79,7 +86,14 @@ export class JobService {
     const { store } = this.opts;
     store.putJob(job.key, job, this.opts.root);
     // The job (content-derived) may be shared with another checkout of the same store; the run executes here.
-    const run = store.createRun(job.key, job.label, job.rule.kind, job.key, this.queueFor(job.env ?? []), this.opts.root);
+    const run = store.createRun(
+      job.key,
+      job.label,
+      job.rule.kind,
+      job.key,
+      this.queueFor(job.env ?? []),
+      this.opts.root,
+    );
     this.dispatch();
     return { job: job.key, run };
   }
@@ -114,7 +128,14 @@ export class JobService {
       // would stay queued for ever: after a while, the waiter starts one worker for that queue. The
       // worker re-plans the job under this face's environment, so any difference in what the key
       // covers (declared variables, tools) refuses the job rather than running something else.
-      if (!adopted && row.state === 'queued' && row.queue && row.queue !== this.queue && this.mode === 'detached' && !this.closed) {
+      if (
+        !adopted &&
+        row.state === 'queued' &&
+        row.queue &&
+        row.queue !== this.queue &&
+        this.mode === 'detached' &&
+        !this.closed
+      ) {
         const queuedMs = Number((this.opts.store.now() - BigInt(row.created_ns)) / 1_000_000n);
         if (queuedMs > (this.opts.adoptAfterMs ?? ADOPT_AFTER_MS)) {
           this.startWorker(row.queue, frozenJobOf(this.opts.store, row).job.env ?? []);
@@ -142,7 +163,8 @@ export class JobService {
     const state = store.requestCancel(runId);
     if (state === 'running') {
       const attempt = store.runningAttempt(runId);
-      if (attempt && attempt.pid === process.pid) checkCancellations(); // an inline attempt of this process
+      if (attempt && attempt.pid === process.pid)
+        checkCancellations(); // an inline attempt of this process
       else if (attempt && ownerAlive({ host: attempt.host, pid: attempt.pid, pidStart: attempt.pid_start })) {
         try {
           process.kill(attempt.pid, 'SIGUSR2');
@@ -185,11 +207,27 @@ export class JobService {
           waited = await this.wait(run, waitMs);
         } catch (error) {
           // Deleted under its waiter (a `vkit store gc` meanwhile): no evidence, so BLOCKED, never a crash.
-          if (error instanceof VkitError && error.code === 'ERR_RUN_GONE') return { run, attempt: '', receipt: '', outcome: 'BLOCKED' as const, reason: error.message, artifacts: [], cached: false, ms: 0, endedAt: null };
+          if (error instanceof VkitError && error.code === 'ERR_RUN_GONE')
+            return {
+              run,
+              attempt: '',
+              receipt: '',
+              outcome: 'BLOCKED' as const,
+              reason: error.message,
+              artifacts: [],
+              cached: false,
+              ms: 0,
+              endedAt: null,
+            };
           throw error;
         }
         const { run: row, timedOut } = waited;
-        if (timedOut && !cancelling) return { ...this.resultOf(row), reason: 'still running: the wait timed out and the worker continues', pending: true };
+        if (timedOut && !cancelling)
+          return {
+            ...this.resultOf(row),
+            reason: 'still running: the wait timed out and the worker continues',
+            pending: true,
+          };
         // The cancellation may still be settling (its own wait, a forced kill): finish it before reporting.
         await cancelling;
         return this.resultOf(this.opts.store.getRun(run) ?? row);
@@ -215,7 +253,19 @@ export class JobService {
     const complete = row.state === 'done' && last?.state === 'done' && receipt !== undefined;
     const outcome = complete ? receipt.outcome : 'BLOCKED';
     const reason = complete ? receipt.reason : (row.reason ?? 'interrupted');
-    return { run: row.id, attempt: last?.id ?? '', receipt: row.receipt ?? '', outcome, reason, artifacts: receipt?.artifacts ?? [], cached: false, ms: receipt?.timings.ms ?? 0, assurance: receipt?.assurance, endedAt: receipt?.timings.ended_at ?? null, subject: receipt?.subject };
+    return {
+      run: row.id,
+      attempt: last?.id ?? '',
+      receipt: row.receipt ?? '',
+      outcome,
+      reason,
+      artifacts: receipt?.artifacts ?? [],
+      cached: false,
+      ms: receipt?.timings.ms ?? 0,
+      assurance: receipt?.assurance,
+      endedAt: receipt?.timings.ended_at ?? null,
+      subject: receipt?.subject,
+    };
   }
 
   /** The queue of jobs declaring `names` (sorted). */
@@ -249,7 +299,10 @@ export class JobService {
     this.draining++;
     try {
       for (;;) {
-        const claimed = [...this.queues.keys()].reduce<ReturnType<Store['claimRun']>>((got, q) => got ?? this.opts.store.claimRun(q, currentOwner()), undefined);
+        const claimed = [...this.queues.keys()].reduce<ReturnType<Store['claimRun']>>(
+          (got, q) => got ?? this.opts.store.claimRun(q, currentOwner()),
+          undefined,
+        );
         if (!claimed) return;
         try {
           const { job, root } = frozenJobOf(this.opts.store, claimed.run);
@@ -281,11 +334,15 @@ export class JobService {
     const logs = join(this.opts.store.dir, 'workers');
     mkdirSync(logs, { recursive: true });
     const log = openSync(join(logs, `${queue}.log`), 'a');
-    const child = spawn(process.execPath, [WORKER_MAIN, '--store', this.opts.store.dir, '--queue', queue, ...(this.opts.confine ? ['--confine'] : [])], {
-      detached: true,
-      stdio: ['ignore', 'pipe', log],
-      env: workerEnv(this.opts.env ?? process.env, declared),
-    });
+    const child = spawn(
+      process.execPath,
+      [WORKER_MAIN, '--store', this.opts.store.dir, '--queue', queue, ...(this.opts.confine ? ['--confine'] : [])],
+      {
+        detached: true,
+        stdio: ['ignore', 'pipe', log],
+        env: workerEnv(this.opts.env ?? process.env, declared),
+      },
+    );
     closeSync(log);
     this.workers.add(child);
     // The worker prints the id of each run it ends: a prompt wake-up for whoever waits on it.
@@ -327,7 +384,12 @@ export class JobService {
 
 /** A run deleted from the store (by `vkit store gc`) while someone waited on it. */
 function runGone(run: string): VkitError {
-  return new VkitError('ERR_RUN_GONE', EXIT.blocked, `run ${run} was deleted from the store while it was awaited (vkit store gc?)`, { hint: 'Build again: the run left no evidence.' });
+  return new VkitError(
+    'ERR_RUN_GONE',
+    EXIT.blocked,
+    `run ${run} was deleted from the store while it was awaited (vkit store gc?)`,
+    { hint: 'Build again: the run left no evidence.' },
+  );
 }
 
 function killQuietly(pid: number): void {

@@ -17,7 +17,10 @@ import { checkCancellations, executeAttempt, failureLine, frozenJobOf } from './
 const IDLE_EXIT_MS = 1500;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { store: { type: 'string' }, queue: { type: 'string' }, confine: { type: 'boolean' } }, strict: true });
+  const { values } = parseArgs({
+    options: { store: { type: 'string' }, queue: { type: 'string' }, confine: { type: 'boolean' } },
+    strict: true,
+  });
   if (!values.store || !values.queue) throw new Error('usage: worker-main --store DIR --queue Q');
   const store = new Store(values.store);
   const owner = currentOwner();
@@ -44,14 +47,23 @@ async function main(): Promise<void> {
       if (!loading) {
         loading = loadConfig(root, { inProcess: true }).then((c) => {
           // Only rules whose source is still the one the job was planned with; any other is "not registered".
-          const same = [...c.rules].filter(([kind]) => c.manifest.rules.some((r) => r.kind === kind && r.source_sha256 === job.rule.source));
+          const same = [...c.rules].filter(([kind]) =>
+            c.manifest.rules.some((r) => r.kind === kind && r.source_sha256 === job.rule.source),
+          );
           return new Map([...BUILTIN_RULES, ...same]);
         });
         rulesByRoot.set(root, loading);
       }
       rules = await loading.catch(() => BUILTIN_RULES);
     }
-    await executeAttempt(job, claimed.run.id, claimed.attempt, { root, store, rules, env: process.env, signal: stop.signal, confine: values.confine });
+    await executeAttempt(job, claimed.run.id, claimed.attempt, {
+      root,
+      store,
+      rules,
+      env: process.env,
+      signal: stop.signal,
+      confine: values.confine,
+    });
     process.stdout.write(`${claimed.run.id}\n`);
     idleSince = Date.now();
   }

@@ -65,7 +65,12 @@ const HEARTBEAT_MS = 1000;
  * Runs a claimed attempt to its end. The heartbeat also polls the attempt's cancel flag, so a
  * cancellation from any process reaches the action within a second (a nudge signal makes it sooner).
  */
-export async function executeAttempt(job: Job, run: string, attempt: string, ctx: WorkerContext): Promise<AttemptResult> {
+export async function executeAttempt(
+  job: Job,
+  run: string,
+  attempt: string,
+  ctx: WorkerContext,
+): Promise<AttemptResult> {
   const { store } = ctx;
   const cancel = new AbortController();
   const signals = ctx.signal ? AbortSignal.any([ctx.signal, cancel.signal]) : cancel.signal;
@@ -120,25 +125,56 @@ export async function executeAttempt(job: Job, run: string, attempt: string, ctx
       // The tool is resolved again here, under this worker's PATH: a retry, an adopted run or a tool
       // replaced since planning must not run another tool under the frozen checker identity.
       const checker = currentChecker(rule, job, ctx);
-      const planned = rule.plan({ label: job.label, id: job.id, attrs: job.attrs, capture: job.capture, checker: typeof checker === 'string' ? job.checker : checker }, job.deps);
+      const planned = rule.plan(
+        {
+          label: job.label,
+          id: job.id,
+          attrs: job.attrs,
+          capture: job.capture,
+          checker: typeof checker === 'string' ? job.checker : checker,
+        },
+        job.deps,
+      );
       definition = planned.definition;
       envNames = planned.env;
-      const recomputed = typeof checker === 'string' ? undefined : actionKey({ rule: job.rule, capture: job.capture.digest, definition, env: envDigests(planned.env, ctx.env), checker: checker ?? null, deps: job.deps });
+      const recomputed =
+        typeof checker === 'string'
+          ? undefined
+          : actionKey({
+              rule: job.rule,
+              capture: job.capture.digest,
+              definition,
+              env: envDigests(planned.env, ctx.env),
+              checker: checker ?? null,
+              deps: job.deps,
+            });
       if (typeof checker === 'string') result = blocked(checker);
-      else if (recomputed !== job.key) result = blocked('job identity changed between planning and execution (environment, tool or rule changed); rerun the build');
+      else if (recomputed !== job.key)
+        result = blocked(
+          'job identity changed between planning and execution (environment, tool or rule changed); rerun the build',
+        );
       else if (ctx.signal?.aborted) result = blocked('cancelled');
       else {
         const temps: string[] = [];
-        result = await execute(planned.execute, io(ctx, planned.env, temps, attempt, logCap, toolFile(rule, job, ctx), job))
+        result = await execute(
+          planned.execute,
+          io(ctx, planned.env, temps, attempt, logCap, toolFile(rule, job, ctx), job),
+        )
           .catch((error: Error) => blocked(`action failed to run: ${error.message}`))
           .finally(() => temps.forEach((t) => rmSync(t, { force: true })));
       }
     }
     await ctx.hooks?.afterExecute?.(job);
-    const changed = typeof before === 'string' ? undefined : inputsChanged(ctx.root, before, store, job.capture.hash ?? 'text');
-    if (changed && result.outcome !== 'BLOCKED') result = { ...result, outcome: 'BLOCKED', claim: 'unknown', reason: `inputs changed during the run: ${changed}` };
-    const added = !changed && result.outcome !== 'BLOCKED' && job.capture.selector ? await inputsAdded(ctx.root, job.capture.selector, job.capture.files) : undefined;
-    if (added) result = { ...result, outcome: 'BLOCKED', claim: 'unknown', reason: `inputs changed during the run: ${added}` };
+    const changed =
+      typeof before === 'string' ? undefined : inputsChanged(ctx.root, before, store, job.capture.hash ?? 'text');
+    if (changed && result.outcome !== 'BLOCKED')
+      result = { ...result, outcome: 'BLOCKED', claim: 'unknown', reason: `inputs changed during the run: ${changed}` };
+    const added =
+      !changed && result.outcome !== 'BLOCKED' && job.capture.selector
+        ? await inputsAdded(ctx.root, job.capture.selector, job.capture.files)
+        : undefined;
+    if (added)
+      result = { ...result, outcome: 'BLOCKED', claim: 'unknown', reason: `inputs changed during the run: ${added}` };
     // A cancelled attempt ends interrupted (reason `cancelled`), whatever its action managed to report.
     poll(); // a cancel requested while the action ran (its process killed by the canceller) is a cancel, not a failure
     if (storeFailure) throw storeFailure;
@@ -169,11 +205,21 @@ export async function executeAttempt(job: Job, run: string, attempt: string, ctx
       obligations: [{ id: job.label, outcome: result.outcome, claim: result.claim }],
       artifacts: result.artifacts,
       exit_code: result.exitCode ?? null,
-      timings: { started_at: started.toISOString(), ended_at: ended.toISOString(), ms: Math.round(performance.now() - t0) },
+      timings: {
+        started_at: started.toISOString(),
+        ended_at: ended.toISOString(),
+        ms: Math.round(performance.now() - t0),
+      },
     };
     // Invariant 1: every artifact named above was put into the CAS by the action before we got here.
     const receiptId = store.putReceipt(receipt);
-    const finished = store.finishAttempt(run, attempt, cancelled ? { state: 'interrupted', outcome: 'BLOCKED', reason: 'cancelled', receipt: receiptId } : { state: 'done', outcome: result.outcome, reason: result.reason, receipt: receiptId });
+    const finished = store.finishAttempt(
+      run,
+      attempt,
+      cancelled
+        ? { state: 'interrupted', outcome: 'BLOCKED', reason: 'cancelled', receipt: receiptId }
+        : { state: 'done', outcome: result.outcome, reason: result.reason, receipt: receiptId },
+    );
     if (finished) {
       store.batch(() => {
         // Invariant 4: BLOCKED (timeouts, signals, missing tools, changed inputs) is never cached.
@@ -183,10 +229,23 @@ export async function executeAttempt(job: Job, run: string, attempt: string, ctx
     }
     const outcome = finished ? result.outcome : 'BLOCKED';
     const reason = finished ? (result.reason ?? null) : 'attempt was interrupted before it finished';
-    return { run, attempt, receipt: receiptId, outcome, reason, artifacts: result.artifacts, cached: false, ms: receipt.timings.ms };
+    return {
+      run,
+      attempt,
+      receipt: receiptId,
+      outcome,
+      reason,
+      artifacts: result.artifacts,
+      cached: false,
+      ms: receipt.timings.ms,
+    };
   } catch (error) {
     try {
-      store.finishAttempt(run, attempt, { state: 'interrupted', outcome: 'BLOCKED', reason: `internal error: ${(error as Error).message}` });
+      store.finishAttempt(run, attempt, {
+        state: 'interrupted',
+        outcome: 'BLOCKED',
+        reason: `internal error: ${(error as Error).message}`,
+      });
     } catch {
       // The store cannot record it (the error may be the store's own): recovery ends the attempt
       // once its heartbeat is stale and this process is gone. The first error is the one to report.
@@ -233,7 +292,11 @@ export function frozenJobOf(store: Store, run: RunRow): { job: Job; root: string
   } catch {
     job = undefined;
   }
-  if (!frozen || typeof job !== 'object' || job === null) throw damagedIndex(store.index, `run ${run.id} names the frozen job ${run.job}, which is ${frozen ? 'not JSON' : 'missing'}`);
+  if (!frozen || typeof job !== 'object' || job === null)
+    throw damagedIndex(
+      store.index,
+      `run ${run.id} names the frozen job ${run.job}, which is ${frozen ? 'not JSON' : 'missing'}`,
+    );
   return { job, root: run.root ?? frozen.root };
 }
 
@@ -252,7 +315,12 @@ function currentChecker(rule: Rule, job: Job, ctx: WorkerContext): CheckerIdenti
   const tool = rule.tool?.(job.attrs as never);
   if (!tool) return job.checker === undefined ? undefined : 'the job names a checker but its rule runs no tool';
   try {
-    return checkerIdentity(tool.argv0, tool.shell, { cwd: join(ctx.root, String((job.attrs as { cwd?: unknown }).cwd ?? '.')), path: ctx.env.PATH, cache: ctx.store, now: ctx.store.now });
+    return checkerIdentity(tool.argv0, tool.shell, {
+      cwd: join(ctx.root, String((job.attrs as { cwd?: unknown }).cwd ?? '.')),
+      path: ctx.env.PATH,
+      cache: ctx.store,
+      now: ctx.store.now,
+    });
   } catch (error) {
     return `checker identity could not be computed: ${(error as Error).message}`;
   }
@@ -265,7 +333,13 @@ function blocked(reason: string): ActionResult {
 async function execute(fn: (io: ExecuteIO) => Promise<ActionResult>, io: ExecuteIO): Promise<ActionResult> {
   const result = await fn(io);
   // A rule may only claim what its outcome supports; anything else is a rule bug, and fails closed.
-  if (result.outcome === 'PASS' && result.claim !== 'established') return { ...result, outcome: 'BLOCKED', claim: 'unknown', reason: 'rule reported PASS without an established claim' };
+  if (result.outcome === 'PASS' && result.claim !== 'established')
+    return {
+      ...result,
+      outcome: 'BLOCKED',
+      claim: 'unknown',
+      reason: 'rule reported PASS without an established claim',
+    };
   return result;
 }
 
@@ -274,7 +348,15 @@ async function execute(fn: (io: ExecuteIO) => Promise<ActionResult>, io: Execute
  * `temps`) are put capped at `logCap` bytes per stream; `putFile` then also answers `dropped_bytes`,
  * which the rule's artifact entry carries into the receipt.
  */
-function io(ctx: WorkerContext, envNames: readonly string[], temps: string[], attempt: string, logCap: number, tool: string | undefined, job: Job): ExecuteIO {
+function io(
+  ctx: WorkerContext,
+  envNames: readonly string[],
+  temps: string[],
+  attempt: string,
+  logCap: number,
+  tool: string | undefined,
+  job: Job,
+): ExecuteIO {
   const env: Record<string, string> = {};
   for (const name of ['PATH', 'HOME', ...envNames]) if (ctx.env[name] !== undefined) env[name] = ctx.env[name]!;
   const signal = ctx.signal ?? new AbortController().signal;
@@ -292,7 +374,16 @@ function io(ctx: WorkerContext, envNames: readonly string[], temps: string[], at
         // Nothing ran: empty logs, so the rule's artifacts (and the receipt) stay well-formed.
         writeFileSync(out, '');
         writeFileSync(err, '');
-        return { exitCode: null, signal: null, spawnError: wrap, stdoutPath: out, stderrPath: err, timedOut: false, cancelled: false, ms: 0 };
+        return {
+          exitCode: null,
+          signal: null,
+          spawnError: wrap,
+          stdoutPath: out,
+          stderrPath: err,
+          timedOut: false,
+          cancelled: false,
+          ms: 0,
+        };
       }
       return runProcess({ ...req, onSpawn: (pgid) => ctx.store.setChildPgid(attempt, pgid) }, out, err, wrap);
     },
@@ -309,18 +400,33 @@ function io(ctx: WorkerContext, envNames: readonly string[], temps: string[], at
  * The bubblewrap command line confining one process (`isolated` unless the request says otherwise),
  * undefined for `{ none }`, or why it cannot be confined: then the process does not run at all.
  */
-function sandboxWrap(req: ProcessRequest, ctx: WorkerContext, job: Job, tool: string | undefined): SandboxWrap | string | undefined {
+function sandboxWrap(
+  req: ProcessRequest,
+  ctx: WorkerContext,
+  job: Job,
+  tool: string | undefined,
+): SandboxWrap | string | undefined {
   const asked = req.sandbox ?? 'isolated';
   const mode = typeof asked === 'object' && ctx.confine ? 'isolated' : asked;
   if (typeof mode === 'object') return undefined;
   const bwrap = findBwrap(ctx.env.PATH);
-  if (!bwrap) return `no sandbox: bubblewrap (\`bwrap\`) is not installed (Debian/Ubuntu: apt-get install bubblewrap; scripts/setup-system.sh installs it), or opt the check out with sandbox: { none: "<why>" }`;
+  if (!bwrap)
+    return `no sandbox: bubblewrap (\`bwrap\`) is not installed (Debian/Ubuntu: apt-get install bubblewrap; scripts/setup-system.sh installs it), or opt the check out with sandbox: { none: "<why>" }`;
   const path = (ctx.env.PATH ?? '').split(':').filter((p) => p.startsWith('/'));
   const keep = [...path, ...(mode === 'isolated' && ctx.env.HOME ? [ctx.env.HOME] : []), ...toolPaths(tool)];
   const protect = [ctx.store.dir, ...gitDirsOf(ctx.root)];
-  const layout = { mode, root: ctx.root, cwd: req.cwd, protect, keep, inputs: job.capture.files.map((f) => f.path), outputs: req.outputs ?? [] };
+  const layout = {
+    mode,
+    root: ctx.root,
+    cwd: req.cwd,
+    protect,
+    keep,
+    inputs: job.capture.files.map((f) => f.path),
+    outputs: req.outputs ?? [],
+  };
   // A hermetic check's output directories are bound from the work tree: they must exist there.
-  if (mode === 'hermetic') for (const dir of outputDirs(layout.outputs)) mkdirSync(join(ctx.root, dir), { recursive: true });
+  if (mode === 'hermetic')
+    for (const dir of outputDirs(layout.outputs)) mkdirSync(join(ctx.root, dir), { recursive: true });
   return { bwrap, args: bwrapArgs(layout, STATUS_FD), inside: ENV_PREFIX };
 }
 
@@ -329,7 +435,11 @@ function toolFile(rule: Rule, job: Job, ctx: WorkerContext): string | undefined 
   const tool = rule.tool?.(job.attrs as never);
   if (!tool) return undefined;
   try {
-    return resolveExecutable(tool.argv0, join(ctx.root, String((job.attrs as { cwd?: unknown }).cwd ?? '.')), ctx.env.PATH);
+    return resolveExecutable(
+      tool.argv0,
+      join(ctx.root, String((job.attrs as { cwd?: unknown }).cwd ?? '.')),
+      ctx.env.PATH,
+    );
   } catch {
     return undefined;
   }
@@ -340,7 +450,12 @@ function toolFile(rule: Rule, job: Job, ctx: WorkerContext): string | undefined 
  * Returns the fingerprints, or a description of the inputs whose content is no longer the job's;
  * `raw` receives the raw digest of each text-mode input whose CRLF normalisation changed it.
  */
-function snapshotInputs(root: string, job: Job, store: Store, raw: Map<string, string>): Map<string, Fingerprint> | string {
+function snapshotInputs(
+  root: string,
+  job: Job,
+  store: Store,
+  raw: Map<string, string>,
+): Map<string, Fingerprint> | string {
   const fingerprints = new Map<string, Fingerprint>();
   const moved: string[] = [];
   for (const f of job.capture.files) {
@@ -379,7 +494,8 @@ function dependencyOutputsMoved(root: string, job: Job, store: Store): string | 
       if (!now) moved.push(`${path} (missing)`);
       else if (now.sha256 !== a.sha256) moved.push(path);
     }
-    if (moved.length) return `outputs of ${dep.label} on disk are not the ones its result names: ${summarise(moved)}; rerun ${dep.label} (vkit verify --check ${dep.label.replace(/^check:/, '')})`;
+    if (moved.length)
+      return `outputs of ${dep.label} on disk are not the ones its result names: ${summarise(moved)}; rerun ${dep.label} (vkit verify --check ${dep.label.replace(/^check:/, '')})`;
   }
   return undefined;
 }
@@ -389,7 +505,12 @@ function dependencyOutputsMoved(root: string, job: Job, store: Store): string | 
  * started. Any difference (even an edit undone before the end) means the result may not describe
  * the captured bytes. Changed files are re-hashed so the file-state cache stays true.
  */
-function inputsChanged(root: string, before: Map<string, Fingerprint>, store: Store, hashMode: 'raw' | 'text'): string | undefined {
+function inputsChanged(
+  root: string,
+  before: Map<string, Fingerprint>,
+  store: Store,
+  hashMode: 'raw' | 'text',
+): string | undefined {
   const changed: string[] = [];
   for (const [path, fingerprint] of before) {
     const abs = join(root, path);
@@ -418,8 +539,15 @@ function inputsChanged(root: string, before: Map<string, Fingerprint>, store: St
  * files, limited to the globs' directories, or a walk without git); a path selected now that the
  * capture did not hold means the result may describe other inputs.
  */
-async function inputsAdded(root: string, globs: readonly string[], captured: readonly { path: string }[]): Promise<string | undefined> {
-  const prefixes = globs.map(compileGlob).filter((g) => !g.negated).map((g) => g.prefix); // a directory prefix, or a literal's own path
+async function inputsAdded(
+  root: string,
+  globs: readonly string[],
+  captured: readonly { path: string }[],
+): Promise<string | undefined> {
+  const prefixes = globs
+    .map(compileGlob)
+    .filter((g) => !g.negated)
+    .map((g) => g.prefix); // a directory prefix, or a literal's own path
   let files: string[];
   try {
     files = (await isGitWorkTree(root)) ? await listGitFiles(root, prefixes) : walkTree(root);
@@ -428,7 +556,9 @@ async function inputsAdded(root: string, globs: readonly string[], captured: rea
   }
   const had = new Set(captured.map((f) => f.path));
   // git lists a tracked file deleted from the working tree; the capture skipped it as absent, and so does this.
-  const extra = selectPaths(globs, files.sort()).filter((p) => !had.has(p) && lstatSync(join(root, p), { throwIfNoEntry: false }) !== undefined);
+  const extra = selectPaths(globs, files.sort()).filter(
+    (p) => !had.has(p) && lstatSync(join(root, p), { throwIfNoEntry: false }) !== undefined,
+  );
   return extra.length ? summarise(extra.map((p) => `${p} (added)`)) : undefined;
 }
 

@@ -8,22 +8,45 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { EXIT, VkitError, type Issue } from '../errors.js';
 
 export interface ToolErrorBody {
-  error: { code: string; exit_code: number; message: string; where: string | null; hint: string | null; issues: Issue[] };
+  error: {
+    code: string;
+    exit_code: number;
+    message: string;
+    where: string | null;
+    hint: string | null;
+    issues: Issue[];
+  };
 }
 
 export function toolResult(value: object): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
+  return {
+    content: [{ type: 'text', text: JSON.stringify(value) }],
+    structuredContent: value as Record<string, unknown>,
+  };
 }
 
 export function toolError(error: unknown, tool: string): CallToolResult {
   const body = errorBody(error, tool);
-  return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body as unknown as Record<string, unknown>, isError: true };
+  return {
+    content: [{ type: 'text', text: JSON.stringify(body) }],
+    structuredContent: body as unknown as Record<string, unknown>,
+    isError: true,
+  };
 }
 
 function errorBody(error: unknown, tool: string): ToolErrorBody {
   if (error instanceof VkitError) {
     const issues = (error as { issues?: Issue[] }).issues ?? [];
-    return { error: { code: error.code, exit_code: error.exitCode, message: error.message, where: error.where ?? null, hint: error.hint ?? null, issues } };
+    return {
+      error: {
+        code: error.code,
+        exit_code: error.exitCode,
+        message: error.message,
+        where: error.where ?? null,
+        hint: error.hint ?? null,
+        issues,
+      },
+    };
   }
   process.stderr.write(`vkit mcp: internal error in tool ${tool}\n${(error as Error)?.stack ?? String(error)}\n`);
   return {

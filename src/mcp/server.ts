@@ -20,7 +20,12 @@ import { registerTools } from './tools.js';
 function parseFlags(args: string[]): OpenOptions & { root: string } {
   let values: { root?: string; store?: string };
   try {
-    values = parseArgs({ args, options: { root: { type: 'string' }, store: { type: 'string' } }, strict: true, allowPositionals: false }).values;
+    values = parseArgs({
+      args,
+      options: { root: { type: 'string' }, store: { type: 'string' } },
+      strict: true,
+      allowPositionals: false,
+    }).values;
   } catch (error) {
     throw invalid('ERR_USAGE', (error as Error).message, {}, 'See `vkit mcp --help` for the flags.');
   }

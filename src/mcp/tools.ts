@@ -27,32 +27,61 @@ export interface ToolContext {
 export const MAX_WAIT_S = 50;
 
 const waitS = (what: string) =>
-  z.number().min(0).max(MAX_WAIT_S).optional().describe(`Seconds to wait for ${what} (0 to ${MAX_WAIT_S}); without it the call returns at once with the id and state \`running\`.`);
+  z
+    .number()
+    .min(0)
+    .max(MAX_WAIT_S)
+    .optional()
+    .describe(
+      `Seconds to wait for ${what} (0 to ${MAX_WAIT_S}); without it the call returns at once with the id and state \`running\`.`,
+    );
 const runId = z.string().min(1).describe('A run id (`run_...`) from build, verify, run_retry or runs_list.');
-const only = z.array(z.string().min(1)).optional().describe('Check ids or action labels to run (with what they run after); the gate still covers every requirement.');
+const only = z
+  .array(z.string().min(1))
+  .optional()
+  .describe('Check ids or action labels to run (with what they run after); the gate still covers every requirement.');
 const SECTION_NAMES = [...service.SECTIONS, 'all'] as const;
 
 /** Request as an object or as JSON text, passed on untouched (a schema that parses it would copy, and drop `__proto__` keys). */
 const compareRequestInput = z
   .unknown()
-  .refine((v) => typeof v === 'string' || (typeof v === 'object' && v !== null && !Array.isArray(v)), { message: 'Expected `request` to be the request JSON object or that JSON as a string' })
+  .refine((v) => typeof v === 'string' || (typeof v === 'object' && v !== null && !Array.isArray(v)), {
+    message: 'Expected `request` to be the request JSON object or that JSON as a string',
+  })
   .meta({
     anyOf: [{ type: 'object' }, { type: 'string' }],
-    description: 'The model-comparison request (schema_version 1, before, after, optional max_contexts): the JSON object, or that JSON as a string. Only the string form gets the duplicate-key and integer-form checks.',
+    description:
+      'The model-comparison request (schema_version 1, before, after, optional max_contexts): the JSON object, or that JSON as a string. Only the string form gets the duplicate-key and integer-form checks.',
   });
 
 /** Arguments every acceptance tool shares, named as the CLI's flags. */
 const acceptanceDocs = {
   spec: z.string().min(1).describe('The specification document, relative to root.'),
   package: z.string().min(1).describe('The package document (acceptance.toml), relative to root.'),
-  root: z.string().min(1).optional().describe('Directory the documents and the paths inside them are relative to (default: the server\'s project root).'),
-  stores: z.record(z.string(), z.string()).optional().describe('Acceptor stores: acceptor NAME -> DIR holding <crate>/acceptance-*.toml (like --store NAME=DIR).'),
-  trees: z.record(z.string(), z.string()).optional().describe('COMMIT -> DIR where that commit\'s bytes can be read (like --tree COMMIT=DIR).'),
+  root: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "Directory the documents and the paths inside them are relative to (default: the server's project root).",
+    ),
+  stores: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe('Acceptor stores: acceptor NAME -> DIR holding <crate>/acceptance-*.toml (like --store NAME=DIR).'),
+  trees: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe("COMMIT -> DIR where that commit's bytes can be read (like --tree COMMIT=DIR)."),
 };
 
-function acceptancePlaces(a: { root?: string; stores?: Record<string, string>; trees?: Record<string, string> }, ctx: ToolContext) {
+function acceptancePlaces(
+  a: { root?: string; stores?: Record<string, string>; trees?: Record<string, string> },
+  ctx: ToolContext,
+) {
   const root = resolve(ctx.root, a.root ?? '.');
-  const under = (m: Record<string, string> | undefined) => Object.fromEntries(Object.entries(m ?? {}).map(([k, d]) => [k, resolve(root, d)]));
+  const under = (m: Record<string, string> | undefined) =>
+    Object.fromEntries(Object.entries(m ?? {}).map(([k, d]) => [k, resolve(root, d)]));
   return { root, stores: under(a.stores), trees: under(a.trees) };
 }
 
@@ -60,7 +89,10 @@ const jobs = () => availableParallelism();
 const seconds = (s: number | undefined) => (s ?? 0) * 1000;
 const labelOf = (check: string) => (check.includes(':') ? check : `check:${check}`);
 
-async function withStore<T>(open: service.OpenOptions, fn: (store: Awaited<ReturnType<typeof service.openStore>>) => T): Promise<T> {
+async function withStore<T>(
+  open: service.OpenOptions,
+  fn: (store: Awaited<ReturnType<typeof service.openStore>>) => T,
+): Promise<T> {
   const store = await service.openStore(open);
   try {
     return fn(store);
@@ -82,7 +114,8 @@ function spec<S extends z.ZodObject>(s: ToolSpec<S>): ToolSpec<S> {
 
 export const TOOLS = {
   build: spec({
-    description: 'Run what changed, reuse the rest, fold the gate (like `vkit build`). Returns `{build, state: "running"}` at once, or with wait_s the `vkit.build/1` report when the build ends within it. Poll with run_wait using the build id.',
+    description:
+      'Run what changed, reuse the rest, fold the gate (like `vkit build`). Returns `{build, state: "running"}` at once, or with wait_s the `vkit.build/1` report when the build ends within it. Poll with run_wait using the build id.',
     input: z.strictObject({
       only,
       force: z.boolean().optional().describe('Rerun every selected action even when intact evidence exists.'),
@@ -95,33 +128,66 @@ export const TOOLS = {
   }),
 
   verify: spec({
-    description: 'A fresh run of one check (like `vkit verify`), or with reuse intact identical passing evidence. Returns `{run, state, action, gate}`; without wait_s at once, the action then `pending` and the run `running` (wait with run_wait).',
-    input: z.strictObject({
-      check: z.string().min(1).optional().describe('The check id (or its label `check:ID`, `formal:ID`). Give check or request.'),
-      request: z.record(z.string(), z.unknown()).optional().describe('A formal request object (schema_version 2, claim.kind `package`, claim.component, claim.policy_sha256, claim.package_sha256, source {kind: working-tree} or {kind: git-commit, commit}); see schema/vkit.formal-request-2.schema.json.'),
-      reuse: z.boolean().optional().describe('Return intact identical passing evidence instead of running again.'),
-      wait_s: waitS('the run'),
-    }).refine((a) => (a.check === undefined) !== (a.request === undefined), { message: 'Expected exactly one of `check` and `request`' }),
+    description:
+      'A fresh run of one check (like `vkit verify`), or with reuse intact identical passing evidence. Returns `{run, state, action, gate}`; without wait_s at once, the action then `pending` and the run `running` (wait with run_wait).',
+    input: z
+      .strictObject({
+        check: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('The check id (or its label `check:ID`, `formal:ID`). Give check or request.'),
+        request: z
+          .record(z.string(), z.unknown())
+          .optional()
+          .describe(
+            'A formal request object (schema_version 2, claim.kind `package`, claim.component, claim.policy_sha256, claim.package_sha256, source {kind: working-tree} or {kind: git-commit, commit}); see schema/vkit.formal-request-2.schema.json.',
+          ),
+        reuse: z.boolean().optional().describe('Return intact identical passing evidence instead of running again.'),
+        wait_s: waitS('the run'),
+      })
+      .refine((a) => (a.check === undefined) !== (a.request === undefined), {
+        message: 'Expected exactly one of `check` and `request`',
+      }),
     handler: async (a, ctx) => {
       const formal = a.request === undefined ? undefined : await import('../service/formal.js');
       const request = formal?.checkFormalRequest(a.request, 'request');
-      const report = formal && request
-        ? await formal.verifyFormalRequest(ctx.open, a.reuse ? { ...request, reuse: true } : request, { jobs: jobs(), waitMs: seconds(a.wait_s) })
-        : await service.verify(ctx.open, { check: a.check!, reuse: a.reuse, jobs: jobs(), waitMs: seconds(a.wait_s) });
+      const report =
+        formal && request
+          ? await formal.verifyFormalRequest(ctx.open, a.reuse ? { ...request, reuse: true } : request, {
+              jobs: jobs(),
+              waitMs: seconds(a.wait_s),
+            })
+          : await service.verify(ctx.open, {
+              check: a.check!,
+              reuse: a.reuse,
+              jobs: jobs(),
+              waitMs: seconds(a.wait_s),
+            });
       const action = report.actions[0] ?? null;
       // The report says whether the wait ended first (`pending`), not whether an ended run is done
       // or interrupted: the run's own summary does.
-      const state = !action?.run ? null : action.pending ? 'running' : (await service.waitRun(ctx.open, action.run, 0)).summary.state;
+      const state = !action?.run
+        ? null
+        : action.pending
+          ? 'running'
+          : (await service.waitRun(ctx.open, action.run, 0)).summary.state;
       return { run: action?.run ?? null, state, action, gate: report.gate };
     },
   }),
 
   run_wait: spec({
-    description: 'Wait (bounded) for a run to end and return its summary (`timed_out` when the wait ended first; the worker continues). Also takes a background build id (`build_...`) and then returns the build report when done.',
+    description:
+      'Wait (bounded) for a run to end and return its summary (`timed_out` when the wait ended first; the worker continues). Also takes a background build id (`build_...`) and then returns the build report when done.',
     readOnly: true,
     input: z.strictObject({
       run: z.string().min(1).describe('A run id (`run_...`) or a background build id (`build_...`) from this server.'),
-      timeout_s: z.number().min(0).max(MAX_WAIT_S).optional().describe(`Seconds to wait, 0 to ${MAX_WAIT_S}; default 30.`),
+      timeout_s: z
+        .number()
+        .min(0)
+        .max(MAX_WAIT_S)
+        .optional()
+        .describe(`Seconds to wait, 0 to ${MAX_WAIT_S}; default 30.`),
     }),
     handler: async (a, ctx) => {
       const ms = (a.timeout_s ?? 30) * 1000;
@@ -130,12 +196,18 @@ export const TOOLS = {
   }),
 
   run_show: spec({
-    description: 'A run\'s summary (identities, state, obligation counts, next action) plus the asked sections (like `vkit run show`); coverage and compilation are "not applicable" to checks. The log (200 lines a page, lines cut at 4,000 characters) and the artifact list (100 a page) are paged.',
+    description:
+      'A run\'s summary (identities, state, obligation counts, next action) plus the asked sections (like `vkit run show`); coverage and compilation are "not applicable" to checks. The log (200 lines a page, lines cut at 4,000 characters) and the artifact list (100 a page) are paged.',
     readOnly: true,
     input: z.strictObject({
       run: runId,
       sections: z.array(z.enum(SECTION_NAMES)).optional().describe('Sections to include; `all` for every one.'),
-      page: z.number().int().min(1).optional().describe('Page of the log (200 lines) and of the artifact list (100 artifacts), from 1.'),
+      page: z
+        .number()
+        .int()
+        .min(1)
+        .optional()
+        .describe('Page of the log (200 lines) and of the artifact list (100 artifacts), from 1.'),
     }),
     handler: async (a, ctx) => {
       const asked = a.sections ?? [];
@@ -145,13 +217,15 @@ export const TOOLS = {
   }),
 
   run_cancel: spec({
-    description: 'Cancel one run: a queued run ends at once, a running one is stopped (its own process group only) and ends interrupted with reason `cancelled`. Returns the run\'s summary.',
+    description:
+      "Cancel one run: a queued run ends at once, a running one is stopped (its own process group only) and ends interrupted with reason `cancelled`. Returns the run's summary.",
     input: z.strictObject({ run: runId }),
     handler: async (a, ctx) => service.cancelRun(ctx.open, a.run),
   }),
 
   run_retry: spec({
-    description: 'A new run for the same frozen job. Returns the new run\'s summary (`retried_from` names the old one); without wait_s at once, with `timed_out: true` while it runs.',
+    description:
+      "A new run for the same frozen job. Returns the new run's summary (`retried_from` names the old one); without wait_s at once, with `timed_out: true` while it runs.",
     input: z.strictObject({ run: runId, wait_s: waitS('the new run') }),
     handler: async (a, ctx) => service.retryRun(ctx.open, a.run, seconds(a.wait_s)),
   }),
@@ -163,88 +237,154 @@ export const TOOLS = {
       check: z.string().min(1).optional().describe('Only runs of this check id (or label).'),
       limit: z.number().int().min(1).max(500).optional().describe('At most this many runs, 1 to 500; default 50.'),
     }),
-    handler: async (a, ctx) => withStore(ctx.open, (store) => ({ schema: 'vkit.runs/1', runs: service.listRuns(store, { label: a.check ? labelOf(a.check) : undefined, limit: a.limit ?? 50 }) })),
+    handler: async (a, ctx) =>
+      withStore(ctx.open, (store) => ({
+        schema: 'vkit.runs/1',
+        runs: service.listRuns(store, { label: a.check ? labelOf(a.check) : undefined, limit: a.limit ?? 50 }),
+      })),
   }),
 
   gate: spec({
-    description: 'Evaluate the gate from retained evidence; runs nothing (like `vkit gate --json`). Returns the `vkit.gate/1` object: READY, REJECTED or BLOCKED with every item.',
+    description:
+      'Evaluate the gate from retained evidence; runs nothing (like `vkit gate --json`). Returns the `vkit.gate/1` object: READY, REJECTED or BLOCKED with every item.',
     readOnly: true,
     input: z.strictObject({
       deep: z.boolean().optional().describe('Re-hash every blob instead of trusting unchanged stat fingerprints.'),
-      only: z.array(z.string().min(1)).optional().describe('Show only these items; the status still covers every requirement.'),
+      only: z
+        .array(z.string().min(1))
+        .optional()
+        .describe('Show only these items; the status still covers every requirement.'),
     }),
     handler: async (a, ctx) => (await service.gate(ctx.open, { deep: a.deep, only: a.only })).gate,
   }),
 
   model_compare: spec({
-    description: 'Compare the two finite models of a request (like `vkit model compare`): six exact categories with counts and shortest witnesses. Returns the `vkit.model-compare/1` report; an invalid request is a tool error listing every issue. Read-only.',
+    description:
+      'Compare the two finite models of a request (like `vkit model compare`): six exact categories with counts and shortest witnesses. Returns the `vkit.model-compare/1` report; an invalid request is a tool error listing every issue. Read-only.',
     readOnly: true,
     input: z.strictObject({ request: compareRequestInput }),
     handler: async (a) => (await service.compareRequestValue(a.request)).report,
   }),
 
   acceptance_check_decision: spec({
-    description: 'Check an acceptance decision against its specification and package (like `vkit acceptance check-decision`): re-validates both documents, recomputes every hash and the subject, checks dispositions, runs, conditions and the verdict table, recursively checks a stack\'s libraries; with effect, judges whether a publish/deploy gate may act today (or on `now`). Returns the `vkit.acceptance-decision-check/1` report plus exit_code (as the CLI: 0 valid (or effect-eligible), 1 invalid, stale or ineligible, 3 indeterminate). Read-only.',
+    description:
+      "Check an acceptance decision against its specification and package (like `vkit acceptance check-decision`): re-validates both documents, recomputes every hash and the subject, checks dispositions, runs, conditions and the verdict table, recursively checks a stack's libraries; with effect, judges whether a publish/deploy gate may act today (or on `now`). Returns the `vkit.acceptance-decision-check/1` report plus exit_code (as the CLI: 0 valid (or effect-eligible), 1 invalid, stale or ineligible, 3 indeterminate). Read-only.",
     readOnly: true,
     input: z.strictObject({
       ...acceptanceDocs,
       decision: z.string().min(1).describe('The decision document, relative to root.'),
       effect: z.boolean().optional().describe('Also judge effect (like --effect).'),
-      now: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional().describe('The UTC date effect is judged on (YYYY-MM-DD, default today); only with effect.'),
-      allow_conditions: z.boolean().optional().describe('Let accepted-with-conditions be effect-eligible (like --allow-conditions); only with effect.'),
+      now: z
+        .string()
+        .regex(/^\d{4}-\d{2}-\d{2}$/)
+        .optional()
+        .describe('The UTC date effect is judged on (YYYY-MM-DD, default today); only with effect.'),
+      allow_conditions: z
+        .boolean()
+        .optional()
+        .describe('Let accepted-with-conditions be effect-eligible (like --allow-conditions); only with effect.'),
     }),
     handler: async (a, ctx) => {
-      const o = await checkDecision({ ...acceptancePlaces(a, ctx), spec: a.spec, package: a.package, decision: a.decision, effect: a.effect ? { now: a.now, allowConditions: a.allow_conditions } : undefined });
+      const o = await checkDecision({
+        ...acceptancePlaces(a, ctx),
+        spec: a.spec,
+        package: a.package,
+        decision: a.decision,
+        effect: a.effect ? { now: a.now, allowConditions: a.allow_conditions } : undefined,
+      });
       return { ...o.json, exit_code: o.exitCode };
     },
   }),
 
   acceptance_render: spec({
-    description: 'Render an acceptance record as Markdown (like `vkit acceptance render S P [D]`): requirements with floors, claims, computed coverage, the decision\'s dispositions and conditions; for a stack the relation table and stack lines. Returns {markdown, status, exit_code} (exit_code as the CLI: 0 valid, 1 invalid or stale, 3 indeterminate). Read-only.',
+    description:
+      "Render an acceptance record as Markdown (like `vkit acceptance render S P [D]`): requirements with floors, claims, computed coverage, the decision's dispositions and conditions; for a stack the relation table and stack lines. Returns {markdown, status, exit_code} (exit_code as the CLI: 0 valid, 1 invalid or stale, 3 indeterminate). Read-only.",
     readOnly: true,
-    input: z.strictObject({ ...acceptanceDocs, decision: z.string().min(1).optional().describe('The decision document (optional).') }),
+    input: z.strictObject({
+      ...acceptanceDocs,
+      decision: z.string().min(1).optional().describe('The decision document (optional).'),
+    }),
     handler: async (a, ctx) => {
-      const o = await renderFiles({ ...acceptancePlaces(a, ctx), spec: a.spec, package: a.package, decision: a.decision });
+      const o = await renderFiles({
+        ...acceptancePlaces(a, ctx),
+        spec: a.spec,
+        package: a.package,
+        decision: a.decision,
+      });
       return { ...o.json, exit_code: o.exitCode };
     },
   }),
 
   evidence_export: spec({
-    description: 'Write one finished run\'s evidence as a deterministic tar bundle (like `vkit evidence export`): a manifest of digests binding job, source, outcome, obligations, checker and artifacts; validated by reading it back. Returns the `vkit.evidence-export/1` summary. Hashes give integrity relative to trusted state, not authentication.',
+    description:
+      "Write one finished run's evidence as a deterministic tar bundle (like `vkit evidence export`): a manifest of digests binding job, source, outcome, obligations, checker and artifacts; validated by reading it back. Returns the `vkit.evidence-export/1` summary. Hashes give integrity relative to trusted state, not authentication.",
     input: z.strictObject({
       run: runId,
       out: z.string().min(1).describe('The bundle file to write, relative to the project root.'),
-      include_assets: z.boolean().optional().describe('For a formal run, add a digest-bound capsule (the exact worker image, archives, tool trees); checks, comparisons and acceptance items have none, and the result says so.'),
+      include_assets: z
+        .boolean()
+        .optional()
+        .describe(
+          'For a formal run, add a digest-bound capsule (the exact worker image, archives, tool trees); checks, comparisons and acceptance items have none, and the result says so.',
+        ),
     }),
-    handler: async (a, ctx) => (await import('../service/evidence.js')).exportEvidence(ctx.open, { run: a.run, out: resolve(ctx.root, a.out), includeAssets: a.include_assets }),
+    handler: async (a, ctx) =>
+      (await import('../service/evidence.js')).exportEvidence(ctx.open, {
+        run: a.run,
+        out: resolve(ctx.root, a.out),
+        includeAssets: a.include_assets,
+      }),
   }),
 
   evidence_replay: spec({
-    description: 'Replay a bundle (like `vkit evidence replay`): refuses hostile bundles naming the entry, captures the candidate in this repository, requires matching accepted identities and runs the check again; the recorded outcome is never accepted. Returns the `vkit.evidence-replay/1` result with status PASS, FAIL or BLOCKED.',
+    description:
+      'Replay a bundle (like `vkit evidence replay`): refuses hostile bundles naming the entry, captures the candidate in this repository, requires matching accepted identities and runs the check again; the recorded outcome is never accepted. Returns the `vkit.evidence-replay/1` result with status PASS, FAIL or BLOCKED.',
     input: z.strictObject({
       bundle: z.string().min(1).describe('The bundle file, relative to the project root.'),
-      restore_assets: z.boolean().optional().describe('Load the bundle\'s capsule into the engine first; the loaded image must have the recorded id and tool-tree digest.'),
+      restore_assets: z
+        .boolean()
+        .optional()
+        .describe(
+          "Load the bundle's capsule into the engine first; the loaded image must have the recorded id and tool-tree digest.",
+        ),
     }),
-    handler: async (a, ctx) => (await import('../service/evidence.js')).replayEvidence(ctx.open, { file: resolve(ctx.root, a.bundle), restoreAssets: a.restore_assets, jobs: jobs() }),
+    handler: async (a, ctx) =>
+      (await import('../service/evidence.js')).replayEvidence(ctx.open, {
+        file: resolve(ctx.root, a.bundle),
+        restoreAssets: a.restore_assets,
+        jobs: jobs(),
+      }),
   }),
 
   feedback_add: spec({
-    description: 'Record a verification capability vkit lacked for a task (like `vkit feedback add`): one Markdown file named by a content digest; a duplicate keeps the existing file (`created: false`). Never affects results or gates.',
+    description:
+      'Record a verification capability vkit lacked for a task (like `vkit feedback add`): one Markdown file named by a content digest; a duplicate keeps the existing file (`created: false`). Never affects results or gates.',
     input: z.strictObject({
       task: z.string().describe('What you were trying to do.'),
       missing: z.string().describe('The capability that was missing.'),
       benefit: z.string().describe('What verifying with it would establish or catch.'),
-      kind: z.enum(service.FEEDBACK_KINDS).optional().describe('formal (formal verification, the default) or reliable (other rigorous checks).'),
+      kind: z
+        .enum(service.FEEDBACK_KINDS)
+        .optional()
+        .describe('formal (formal verification, the default) or reliable (other rigorous checks).'),
       run: z.string().optional().describe('A run whose retained evidence the request refers to (`run_...`).'),
     }),
-    handler: async (a, ctx) => service.addFeedback(ctx.root, { task: a.task, missing: a.missing, benefit: a.benefit, kind: a.kind, run: a.run }),
+    handler: async (a, ctx) =>
+      service.addFeedback(ctx.root, { task: a.task, missing: a.missing, benefit: a.benefit, kind: a.kind, run: a.run }),
   }),
 
   feedback_list: spec({
-    description: 'Bounded previews of recorded feedback, formal requests first, each kind newest first (like `vkit feedback list`).',
+    description:
+      'Bounded previews of recorded feedback, formal requests first, each kind newest first (like `vkit feedback list`).',
     readOnly: true,
     input: z.strictObject({
-      limit: z.number().int().min(1).max(service.FEEDBACK_MAX_LIMIT).optional().describe(`At most this many requests, 1 to ${service.FEEDBACK_MAX_LIMIT}; default 20.`),
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .max(service.FEEDBACK_MAX_LIMIT)
+        .optional()
+        .describe(`At most this many requests, 1 to ${service.FEEDBACK_MAX_LIMIT}; default 20.`),
     }),
     handler: async (a, ctx) => service.listFeedback(ctx.root, { limit: a.limit }),
   }),
@@ -262,20 +402,47 @@ export type ToolName = keyof typeof TOOLS;
 export function registerTools(server: McpServer, ctx: ToolContext): void {
   const tools = Object.entries(TOOLS) as [string, ToolSpec<z.ZodObject>][];
   for (const [name, tool] of tools) {
-    server.registerTool(name, { description: tool.description, inputSchema: tool.input, annotations: { readOnlyHint: tool.readOnly ?? false } }, (args: Record<string, unknown>) => answer(name, () => tool.handler(args, ctx)));
+    server.registerTool(
+      name,
+      { description: tool.description, inputSchema: tool.input, annotations: { readOnlyHint: tool.readOnly ?? false } },
+      (args: Record<string, unknown>) => answer(name, () => tool.handler(args, ctx)),
+    );
   }
   const byName = new Map(tools);
   server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const { name } = request.params;
     const tool = byName.get(name);
-    if (!tool) return toolError(invalid('ERR_USAGE', `Tool \`${name}\` not found`, { path: 'name' }, `The tools are: ${[...byName.keys()].join(', ')}.`), name);
+    if (!tool)
+      return toolError(
+        invalid(
+          'ERR_USAGE',
+          `Tool \`${name}\` not found`,
+          { path: 'name' },
+          `The tools are: ${[...byName.keys()].join(', ')}.`,
+        ),
+        name,
+      );
     const parsed = tool.input.safeParse(request.params.arguments ?? {});
-    if (!parsed.success) return toolError(new InvalidInputError('ERR_TOOL_INPUT', inputIssues(parsed.error), `See the input schema of \`${name}\` (tools/list).`), name);
+    if (!parsed.success)
+      return toolError(
+        new InvalidInputError(
+          'ERR_TOOL_INPUT',
+          inputIssues(parsed.error),
+          `See the input schema of \`${name}\` (tools/list).`,
+        ),
+        name,
+      );
     return answer(name, () => tool.handler(parsed.data as Record<string, unknown>, ctx));
   });
 }
 
 /** zod's problems as vkit issues: the argument path (`sections[2]`), then zod's message. */
 function inputIssues(error: z.ZodError): Issue[] {
-  return error.issues.map((i) => ({ path: i.path.reduce<string>((acc, k) => (typeof k === 'number' ? `${acc}[${k}]` : acc ? `${acc}.${String(k)}` : String(k)), ''), message: i.message }));
+  return error.issues.map((i) => ({
+    path: i.path.reduce<string>(
+      (acc, k) => (typeof k === 'number' ? `${acc}[${k}]` : acc ? `${acc}.${String(k)}` : String(k)),
+      '',
+    ),
+    message: i.message,
+  }));
 }

@@ -32,12 +32,23 @@ export function compareModels(request: CompareRequest): CompareReport {
   const after = normaliseModel(request.after);
   const summary = (m: Model): ModelSummary => ({ sha256: normalDigest(m), reachable_states: null });
   const models = { before: summary(before), after: summary(after) };
-  const budget: Budget = { maxContexts: request.max_contexts, contextsUsed: 0, maxEdges: MAX_EDGES, edgesUsed: 0, exhausted: null };
+  const budget: Budget = {
+    maxContexts: request.max_contexts,
+    contextsUsed: 0,
+    maxEdges: MAX_EDGES,
+    edgesUsed: 0,
+    exhausted: null,
+  };
   const report = (result: CompareResult, categories: Categories | null, reason: string | null): CompareReport => ({
     schema: 'vkit.model-compare/1',
     result,
     models,
-    budget: { max_contexts: budget.maxContexts, contexts_used: budget.contextsUsed, max_edges: budget.maxEdges, edges_used: budget.edgesUsed },
+    budget: {
+      max_contexts: budget.maxContexts,
+      contexts_used: budget.contextsUsed,
+      max_edges: budget.maxEdges,
+      edges_used: budget.edgesUsed,
+    },
     categories,
     reason,
   });
@@ -46,7 +57,12 @@ export function compareModels(request: CompareRequest): CompareReport {
   if (differing) return report('incomparable', null, differing);
 
   // Comparable: both models declare the same sorted alphabets, so one index space serves both.
-  const alphabets: Alphabets = { states: before.states, actions: before.actions, inputs: before.inputs, observations: before.observations };
+  const alphabets: Alphabets = {
+    states: before.states,
+    actions: before.actions,
+    inputs: before.inputs,
+    observations: before.observations,
+  };
   const mb = indexModel(before, alphabets);
   const ma = indexModel(after, alphabets);
   const eb = explore(mb, budget, 'before');
@@ -72,15 +88,23 @@ export function alphabetDifferences(before: Model, after: Model): string | null 
     const onlyBefore = [...b].filter((t) => !a.has(t)).sort(byCodePoint);
     const onlyAfter = [...a].filter((t) => !b.has(t)).sort(byCodePoint);
     if (onlyBefore.length === 0 && onlyAfter.length === 0) continue;
-    const sides = [onlyBefore.length ? `only in before ${JSON.stringify(onlyBefore)}` : '', onlyAfter.length ? `only in after ${JSON.stringify(onlyAfter)}` : ''].filter(Boolean);
+    const sides = [
+      onlyBefore.length ? `only in before ${JSON.stringify(onlyBefore)}` : '',
+      onlyAfter.length ? `only in after ${JSON.stringify(onlyAfter)}` : '',
+    ].filter(Boolean);
     parts.push(`${name}: ${sides.join(', ')}`);
   }
-  return parts.length ? `alphabets differ, so the models are incomparable (never equivalent up to renaming): ${parts.join('; ')}` : null;
+  return parts.length
+    ? `alphabets differ, so the models are incomparable (never equivalent up to renaming): ${parts.join('; ')}`
+    : null;
 }
 
 function exhaustedReason(budget: Budget): string {
   const x = budget.exhausted as NonNullable<Budget['exhausted']>;
-  const [limit, used, unit] = x.budget === 'max_contexts' ? [budget.maxContexts, budget.contextsUsed, 'contexts'] : [budget.maxEdges, budget.edgesUsed, 'edges'];
+  const [limit, used, unit] =
+    x.budget === 'max_contexts'
+      ? [budget.maxContexts, budget.contextsUsed, 'contexts']
+      : [budget.maxEdges, budget.edgesUsed, 'edges'];
   return `budget exhausted: ${x.budget} (${limit}) exceeded while exploring ${x.side} (${used} ${unit} used); no partial result`;
 }
 
@@ -114,7 +138,12 @@ function judge(al: Alphabets, mb: IndexedModel, ma: IndexedModel, eb: Exploratio
     const e = side === 'before' ? eb : ea;
     const path: PathStep[] = [];
     for (let t = s; (e.parent[t] as number) >= 0; t = e.parent[t] as number) {
-      path.push({ from: S(e.parent[t] as number), action: A(e.parentAction[t] as number), input: I(e.parentInput[t] as number), to: S(t) });
+      path.push({
+        from: S(e.parent[t] as number),
+        action: A(e.parentAction[t] as number),
+        input: I(e.parentInput[t] as number),
+        to: S(t),
+      });
     }
     path.reverse();
     return { path_model: side, path };
@@ -154,7 +183,13 @@ function judge(al: Alphabets, mb: IndexedModel, ma: IndexedModel, eb: Exploratio
         assumption_contexts.witness = {
           element: { state: S(s), action: A(a), input: I(i) },
           ...pathTo(s),
-          probe: { state: S(s), action: A(a), input: I(i), before: inB ? mb.permitted.has(c) : null, after: inA ? ma.permitted.has(c) : null },
+          probe: {
+            state: S(s),
+            action: A(a),
+            input: I(i),
+            before: inB ? mb.permitted.has(c) : null,
+            after: inA ? ma.permitted.has(c) : null,
+          },
         };
       }
     }
@@ -177,7 +212,13 @@ function judge(al: Alphabets, mb: IndexedModel, ma: IndexedModel, eb: Exploratio
         enabled_contexts.witness ??= {
           element: { state: S(s), action: A(a), input: I(i) },
           ...pathTo(s),
-          probe: { state: S(s), action: A(a), input: I(i), before: inB ? tb !== null : null, after: inA ? ta !== null : null },
+          probe: {
+            state: S(s),
+            action: A(a),
+            input: I(i),
+            before: inB ? tb !== null : null,
+            after: inA ? ta !== null : null,
+          },
         };
       }
       if (!tb || !ta || !sameNumbers(tb, ta)) {
@@ -191,7 +232,11 @@ function judge(al: Alphabets, mb: IndexedModel, ma: IndexedModel, eb: Exploratio
             before: inB ? (tb ?? []).map(S) : null,
             after: inA ? (ta ?? []).map(S) : null,
           };
-          transitions.witness = { element: { state: S(s), action: A(a), input: I(i) }, path_model, path: [...path, last] };
+          transitions.witness = {
+            element: { state: S(s), action: A(a), input: I(i) },
+            path_model,
+            path: [...path, last],
+          };
         }
       }
     }

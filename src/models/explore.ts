@@ -107,7 +107,11 @@ export function indexModel(m: Model, alphabets: Alphabets): IndexedModel {
     src[k] = at(S, r.source);
     act[k] = at(A, r.action);
   });
-  const byAction = countingOrder(Int32Array.from({ length: n }, (_, k) => k), act, nActions);
+  const byAction = countingOrder(
+    Int32Array.from({ length: n }, (_, k) => k),
+    act,
+    nActions,
+  );
   const order = countingOrder(byAction, src, nStates);
   const ruleStart = new Int32Array(nStates + 1);
   for (let k = 0; k < n; k++) ruleStart[(src[k] as number) + 1]++;
@@ -121,9 +125,15 @@ export function indexModel(m: Model, alphabets: Alphabets): IndexedModel {
   order.forEach((r, k) => {
     const rule = m.rules[r] as Model['rules'][number];
     ruleAction[k] = act[r] as number;
-    appendSorted(ins, rule.inputs.map((i) => at(I, i)));
+    appendSorted(
+      ins,
+      rule.inputs.map((i) => at(I, i)),
+    );
     inputStart[k + 1] = ins.length;
-    appendSorted(tgs, rule.targets.map((t) => at(S, t)));
+    appendSorted(
+      tgs,
+      rule.targets.map((t) => at(S, t)),
+    );
     targetStart[k + 1] = tgs.length;
   });
   const observation = new Int32Array(nStates);
@@ -211,7 +221,20 @@ export function explore(m: IndexedModel, budget: Budget, side: Side): Exploratio
   const result = (complete: boolean): Exploration => {
     ctxStart.push(ctxAction.length);
     tgtStart.push(targets.length);
-    return { complete, reached: tail, dist, parent, parentAction, parentInput, slot, ctxStart, ctxAction, ctxInput, tgtStart, targets };
+    return {
+      complete,
+      reached: tail,
+      dist,
+      parent,
+      parentAction,
+      parentInput,
+      slot,
+      ctxStart,
+      ctxAction,
+      ctxInput,
+      tgtStart,
+      targets,
+    };
   };
   const exhausted = (name: 'max_contexts' | 'max_edges'): Exploration => {
     budget.exhausted = { budget: name, side };

@@ -43,8 +43,23 @@ function judge({ value, issues }: ReturnType<typeof validateRequest>): CompareOu
 }
 
 export { compareModels, alphabetDifferences } from './compare.js';
-export { explore, indexModel, type Alphabets, type Budget, type BudgetName, type Exploration, type IndexedModel } from './explore.js';
-export { parseJsonText, MAX_JSON_DEPTH, type JsonDuplicate, type JsonMember, type JsonTextSource, type ParsedJsonText } from './json-text.js';
+export {
+  explore,
+  indexModel,
+  type Alphabets,
+  type Budget,
+  type BudgetName,
+  type Exploration,
+  type IndexedModel,
+} from './explore.js';
+export {
+  parseJsonText,
+  MAX_JSON_DEPTH,
+  type JsonDuplicate,
+  type JsonMember,
+  type JsonTextSource,
+  type ParsedJsonText,
+} from './json-text.js';
 export { modelDigest, normaliseModel } from './normalise.js';
 export { byCodePoint, sortByCodePoint, uniqueSorted } from './order.js';
 export {
@@ -68,4 +83,13 @@ export {
   type TransitionWitness,
 } from './report.js';
 export { validateRequest } from './validate.js';
-export { ALPHABETS, DEFAULT_MAX_CONTEXTS, MAX_EDGES, type Assumption, type CompareRequest, type Model, type Rule, type Side } from './types.js';
+export {
+  ALPHABETS,
+  DEFAULT_MAX_CONTEXTS,
+  MAX_EDGES,
+  type Assumption,
+  type CompareRequest,
+  type Model,
+  type Rule,
+  type Side,
+} from './types.js';

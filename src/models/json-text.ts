@@ -55,7 +55,16 @@ export interface ParsedJsonText {
  */
 export const MAX_JSON_DEPTH = 64;
 
-const SIMPLE_ESCAPES = new Map([['"', '"'], ['\\', '\\'], ['/', '/'], ['b', '\b'], ['f', '\f'], ['n', '\n'], ['r', '\r'], ['t', '\t']]);
+const SIMPLE_ESCAPES = new Map([
+  ['"', '"'],
+  ['\\', '\\'],
+  ['/', '/'],
+  ['b', '\b'],
+  ['f', '\f'],
+  ['n', '\n'],
+  ['r', '\r'],
+  ['t', '\t'],
+]);
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 
 class JsonSyntaxError extends Error {
@@ -76,7 +85,8 @@ export function parseJsonText(text: string): ParsedJsonText {
   const source: JsonTextSource = { members: (obj) => meta.get(obj), duplicates: () => duplicates };
   const p = new Parser(text, meta, duplicates);
   try {
-    if (text.charCodeAt(0) === 0xfeff) throw p.fail('the text starts with a byte order mark (U+FEFF); save it without one');
+    if (text.charCodeAt(0) === 0xfeff)
+      throw p.fail('the text starts with a byte order mark (U+FEFF); save it without one');
     p.ws();
     if (p.i >= text.length) throw p.fail('expected a JSON value, got the end of the text');
     const value = p.value(0);
@@ -86,7 +96,10 @@ export function parseJsonText(text: string): ParsedJsonText {
   } catch (e) {
     if (!(e instanceof JsonSyntaxError)) throw e;
     const { line, column } = p.position(e.offset);
-    return { issues: [{ path: e.path, line, message: `Invalid JSON at line ${line}, column ${column}: ${e.message}` }], source };
+    return {
+      issues: [{ path: e.path, line, message: `Invalid JSON at line ${line}, column ${column}: ${e.message}` }],
+      source,
+    };
   }
 }
 
@@ -145,7 +158,14 @@ class Parser {
     if (!m) throw this.fail(`expected a number, got ${this.shown()}`);
     this.i += m[0].length;
     const next = this.text.charCodeAt(this.i);
-    if ((next >= 0x30 && next <= 0x39) || next === 0x2e || next === 0x65 || next === 0x45 || next === 0x2b || next === 0x2d) {
+    if (
+      (next >= 0x30 && next <= 0x39) ||
+      next === 0x2e ||
+      next === 0x65 ||
+      next === 0x45 ||
+      next === 0x2b ||
+      next === 0x2d
+    ) {
       throw this.fail(`malformed number ${JSON.stringify(m[0] + this.text[this.i])}`);
     }
     return m[0];
@@ -163,13 +183,15 @@ class Parser {
       return obj;
     }
     for (;;) {
-      if (this.text.charCodeAt(this.i) !== QUOTE) throw this.fail(`expected a member name in double quotes, got ${this.shown()}`);
+      if (this.text.charCodeAt(this.i) !== QUOTE)
+        throw this.fail(`expected a member name in double quotes, got ${this.shown()}`);
       const line = this.line;
       const key = this.string();
       this.at.push(key);
       this.order.push(members.length);
       this.ws();
-      if (this.text.charCodeAt(this.i) !== 0x3a) throw this.fail(`expected \`:\` after the member name, got ${this.shown()}`);
+      if (this.text.charCodeAt(this.i) !== 0x3a)
+        throw this.fail(`expected \`:\` after the member name, got ${this.shown()}`);
       this.i++;
       this.ws();
       const c = this.text.charCodeAt(this.i);
@@ -179,14 +201,15 @@ class Parser {
         numberText = this.number();
         value = Number(numberText);
       } else value = this.value(depth);
-      const duplicate = Object.prototype.hasOwnProperty.call(obj, key);
+      const duplicate = Object.hasOwn(obj, key);
       if (duplicate) this.duplicates.push({ key, path: this.path(), pos: [...this.order], line });
       this.at.pop();
       this.order.pop();
       members.push(numberText === undefined ? { key, duplicate, line } : { key, duplicate, line, numberText });
       // `__proto__` must become an own member, never the object's prototype.
       if (!duplicate) {
-        if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+        if (key === '__proto__')
+          Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
         else obj[key] = value;
       }
       this.ws();
@@ -249,7 +272,10 @@ class Parser {
         this.i++;
         break;
       }
-      if (c < 0x20) throw this.fail(`control character U+${c.toString(16).toUpperCase().padStart(4, '0')} must be escaped inside a string`);
+      if (c < 0x20)
+        throw this.fail(
+          `control character U+${c.toString(16).toUpperCase().padStart(4, '0')} must be escaped inside a string`,
+        );
       if (c >= 0xd800 && c <= 0xdfff) high = true;
       if (c !== BACKSLASH) {
         this.i++;
@@ -268,10 +294,11 @@ class Parser {
         if (u >= 0xd800 && u <= 0xdfff) high = true;
         out += String.fromCharCode(u);
         this.i += 6;
-      } else throw this.fail(`invalid escape ${JSON.stringify('\\' + (e ?? ''))}`);
+      } else throw this.fail(`invalid escape ${JSON.stringify(`\\${e ?? ''}`)}`);
       run = this.i;
     }
-    if (high && hasLoneSurrogate(out)) throw this.fail('the string holds a lone surrogate, which is not a Unicode scalar value', start);
+    if (high && hasLoneSurrogate(out))
+      throw this.fail('the string holds a lone surrogate, which is not a Unicode scalar value', start);
     return out;
   }
 

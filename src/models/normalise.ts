@@ -35,7 +35,14 @@ export function normaliseModel(m: Model): Model {
       (a) => assumptionText(a, q),
     ),
     rules: uniqueByText(
-      m.rules.map((r): Rule => ({ source: r.source, action: r.action, inputs: byRank(r.inputs, inputRank, inputs), targets: byRank(r.targets, stateRank, states) })),
+      m.rules.map(
+        (r): Rule => ({
+          source: r.source,
+          action: r.action,
+          inputs: byRank(r.inputs, inputRank, inputs),
+          targets: byRank(r.targets, stateRank, states),
+        }),
+      ),
       (r) => ruleText(r, q),
     ),
     state_observations: stateObservations,

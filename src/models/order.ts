@@ -13,7 +13,7 @@
  */
 export function byCodePoint(a: string, b: string): number {
   if (a === b) return 0;
-  const n = a.length < b.length ? a.length : b.length;
+  const n = Math.min(a.length, b.length);
   for (let k = 0; k < n; k++) {
     const x = a.charCodeAt(k);
     const y = b.charCodeAt(k);
@@ -54,7 +54,9 @@ export function codePointKey(s: string): string {
  */
 export function sortByCodePoint(values: string[]): string[] {
   if (!values.some((v) => HIGH_UNITS.test(v))) return values.sort();
-  const keyed = values.map((v) => [codePointKey(v), v] as const).sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
+  const keyed = values
+    .map((v) => [codePointKey(v), v] as const)
+    .sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
   keyed.forEach(([, v], k) => (values[k] = v));
   return values;
 }

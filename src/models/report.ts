@@ -90,7 +90,14 @@ export interface Categories {
 }
 
 export type CategoryName = keyof Categories;
-export const CATEGORY_NAMES: readonly CategoryName[] = ['initial_states', 'states', 'assumption_contexts', 'enabled_contexts', 'transitions', 'observations'];
+export const CATEGORY_NAMES: readonly CategoryName[] = [
+  'initial_states',
+  'states',
+  'assumption_contexts',
+  'enabled_contexts',
+  'transitions',
+  'observations',
+];
 
 export interface ModelSummary {
   sha256: Sha256Id;
@@ -135,16 +142,20 @@ export function renderCompareReport(report: CompareReport): string {
   if (report.result === 'different' && c) {
     const n = CATEGORY_NAMES.filter((k) => c[k].count > 0).length;
     lines.push(`different: the models differ in ${n} ${n === 1 ? 'category' : 'categories'}`);
-  } else if (report.result === 'equivalent') lines.push('equivalent: no difference in any category over the complete declared space');
+  } else if (report.result === 'equivalent')
+    lines.push('equivalent: no difference in any category over the complete declared space');
   else lines.push(`${report.result}: ${report.reason ?? ''}`);
   for (const side of ['before', 'after'] as const) {
     const m = report.models[side];
-    const reach = m.reachable_states === null ? 'not explored to the end' : `${m.reachable_states} reachable ${m.reachable_states === 1 ? 'state' : 'states'}`;
+    const reach =
+      m.reachable_states === null
+        ? 'not explored to the end'
+        : `${m.reachable_states} reachable ${m.reachable_states === 1 ? 'state' : 'states'}`;
     lines.push(`  ${side.padEnd(6)} ${m.sha256} (${reach})`);
   }
   const b = report.budget;
   lines.push(`  budget ${b.contexts_used} of ${b.max_contexts} contexts, ${b.edges_used} of ${b.max_edges} edges`);
-  if (!c) return lines.join('\n') + '\n';
+  if (!c) return `${lines.join('\n')}\n`;
   for (const name of CATEGORY_NAMES) {
     const cat = c[name];
     if (cat.count === 0 || !cat.witness) continue;
@@ -157,23 +168,32 @@ export function renderCompareReport(report: CompareReport): string {
       const p = w.probe;
       const [yes, no] = name === 'assumption_contexts' ? ['permitted', 'not permitted'] : ['enabled', 'not enabled'];
       const show = (v: boolean | null) => (v === null ? 'unreachable' : v ? yes : no);
-      lines.push(`    probe (a context to inspect, not an executed transition) at ${tok(p.state)}, ${tok(p.action)}/${tok(p.input)}: before ${show(p.before)}, after ${show(p.after)}`);
+      lines.push(
+        `    probe (a context to inspect, not an executed transition) at ${tok(p.state)}, ${tok(p.action)}/${tok(p.input)}: before ${show(p.before)}, after ${show(p.after)}`,
+      );
     } else if ('in' in w) {
       lines.push(`    ${tok(el.state)} is ${name === 'initial_states' ? 'initial' : 'reachable'} in ${w.in} only`);
     } else if (name === 'transitions') {
       const last = w.path[w.path.length - 1] as TransitionEntry;
-      lines.push(`    at ${tok(last.from)}, ${tok(last.action)}/${tok(last.input)}: before ${targets(last.before)}, after ${targets(last.after)}`);
+      lines.push(
+        `    at ${tok(last.from)}, ${tok(last.action)}/${tok(last.input)}: before ${targets(last.before)}, after ${targets(last.after)}`,
+      );
     } else {
       const o = w as ObservationWitness;
-      lines.push(`    ${tok(el.state)} observes: before ${o.before === null ? '(unreachable)' : tok(o.before)}, after ${o.after === null ? '(unreachable)' : tok(o.after)}`);
+      lines.push(
+        `    ${tok(el.state)} observes: before ${o.before === null ? '(unreachable)' : tok(o.before)}, after ${o.after === null ? '(unreachable)' : tok(o.after)}`,
+      );
     }
   }
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 function drawPath(steps: PathStep[], state: string): string {
   if (steps.length === 0) return `${tok(state)} (initial)`;
-  return [tok((steps[0] as PathStep).from), ...steps.map((s) => `--${tok(s.action)}/${tok(s.input)}--> ${tok(s.to)}`)].join(' ');
+  return [
+    tok((steps[0] as PathStep).from),
+    ...steps.map((s) => `--${tok(s.action)}/${tok(s.input)}--> ${tok(s.to)}`),
+  ].join(' ');
 }
 
 function targets(ts: string[] | null): string {

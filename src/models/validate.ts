@@ -13,7 +13,15 @@ import type { Issue } from '../errors.js';
 import { indexPath, memberPath } from './json-path.js';
 import type { JsonMember, JsonTextSource } from './json-text.js';
 import { hasLoneSurrogate } from './order.js';
-import { ALPHABETS, DEFAULT_MAX_CONTEXTS, type AlphabetName, type Assumption, type CompareRequest, type Model, type Rule } from './types.js';
+import {
+  ALPHABETS,
+  DEFAULT_MAX_CONTEXTS,
+  type AlphabetName,
+  type Assumption,
+  type CompareRequest,
+  type Model,
+  type Rule,
+} from './types.js';
 
 /**
  * Where a value sits in the document: its parent, its member name or element index (for the path),
@@ -35,12 +43,14 @@ class Loc {
 
   get path(): string {
     if (!this.parent) return '$';
-    return typeof this.seg === 'number' ? indexPath(this.parent.path, this.seg) : memberPath(this.parent.path, this.seg);
+    return typeof this.seg === 'number'
+      ? indexPath(this.parent.path, this.seg)
+      : memberPath(this.parent.path, this.seg);
   }
 
   get pos(): number[] {
     const out: number[] = [];
-    for (let l: Loc | null = this; l && l.parent; l = l.parent) out.push(l.order);
+    for (let l: Loc | null = this; l?.parent; l = l.parent) out.push(l.order);
     return out.reverse();
   }
 }
@@ -52,7 +62,16 @@ interface Found {
 
 const REQUEST_KEYS = ['schema_version', 'before', 'after', 'max_contexts'] as const;
 const REQUIRED_REQUEST_KEYS = ['schema_version', 'before', 'after'] as const;
-const MODEL_KEYS = ['states', 'actions', 'inputs', 'observations', 'initial_states', 'assumptions', 'rules', 'state_observations'] as const;
+const MODEL_KEYS = [
+  'states',
+  'actions',
+  'inputs',
+  'observations',
+  'initial_states',
+  'assumptions',
+  'rules',
+  'state_observations',
+] as const;
 const ASSUMPTION_KEYS = ['action', 'input'] as const;
 const RULE_KEYS = ['source', 'action', 'inputs', 'targets'] as const;
 const INTEGER_FORM = /^-?(?:0|[1-9][0-9]*)$/;
@@ -81,7 +100,14 @@ class Walk {
     // Repeated member names are reported from the parser, which saw all of them, even inside values
     // no schema below reads; the walk itself just skips the repeats.
     for (const d of source?.duplicates() ?? []) {
-      this.found.push({ pos: d.pos, issue: { path: d.path, message: `Duplicate key \`${d.key}\`: a JSON object may name each member only once`, line: d.line } });
+      this.found.push({
+        pos: d.pos,
+        issue: {
+          path: d.path,
+          message: `Duplicate key \`${d.key}\`: a JSON object may name each member only once`,
+          line: d.line,
+        },
+      });
     }
   }
 
@@ -105,17 +131,30 @@ class Walk {
    * unknown key, repeats are skipped (the parser reports them). A missing key is placed after the
    * last member.
    */
-  private object<K extends string>(obj: Record<string, unknown>, loc: Loc, known: readonly K[], required: readonly K[], what: string): Map<K, Slot> {
+  private object<K extends string>(
+    obj: Record<string, unknown>,
+    loc: Loc,
+    known: readonly K[],
+    required: readonly K[],
+    what: string,
+  ): Map<K, Slot> {
     const members = this.membersOf(obj);
     const slots = new Map<K, Slot>();
     members.forEach((m, k) => {
       const line = m.line > 0 ? m.line : undefined;
       if (m.duplicate) return;
-      if ((known as readonly string[]).includes(m.key)) slots.set(m.key as K, { value: obj[m.key], loc: loc.child(m.key, k), member: m });
-      else this.add(loc.child(m.key, k), `Unknown key \`${m.key}\` in ${what}; expected only ${known.map((x) => `\`${x}\``).join(', ')}`, line);
+      if ((known as readonly string[]).includes(m.key))
+        slots.set(m.key as K, { value: obj[m.key], loc: loc.child(m.key, k), member: m });
+      else
+        this.add(
+          loc.child(m.key, k),
+          `Unknown key \`${m.key}\` in ${what}; expected only ${known.map((x) => `\`${x}\``).join(', ')}`,
+          line,
+        );
     });
     for (const key of required) {
-      if (!slots.has(key) && !members.some((m) => m.key === key)) this.add(loc.child(key, members.length), `Missing required key \`${key}\` in ${what}`);
+      if (!slots.has(key) && !members.some((m) => m.key === key))
+        this.add(loc.child(key, members.length), `Missing required key \`${key}\` in ${what}`);
     }
     return slots;
   }
@@ -128,9 +167,19 @@ class Walk {
     const slots = this.object(data, Loc.root, REQUEST_KEYS, REQUIRED_REQUEST_KEYS, 'the request');
     let ok = true;
     const sv = slots.get('schema_version');
-    if (sv && !this.integer(sv, 'schema_version', (n) => n === 1n, 'Expected `schema_version` to be the integer 1')) ok = false;
+    if (sv && !this.integer(sv, 'schema_version', (n) => n === 1n, 'Expected `schema_version` to be the integer 1'))
+      ok = false;
     const mc = slots.get('max_contexts');
-    if (mc && !this.integer(mc, 'max_contexts', (n) => n >= 1n && n <= MAX_SAFE, `Expected \`max_contexts\` to be an integer from 1 to ${Number.MAX_SAFE_INTEGER} (2^53-1)`)) ok = false;
+    if (
+      mc &&
+      !this.integer(
+        mc,
+        'max_contexts',
+        (n) => n >= 1n && n <= MAX_SAFE,
+        `Expected \`max_contexts\` to be an integer from 1 to ${Number.MAX_SAFE_INTEGER} (2^53-1)`,
+      )
+    )
+      ok = false;
     const before = slots.get('before');
     const after = slots.get('after');
     const b = before ? this.model(before) : undefined;
@@ -148,7 +197,11 @@ class Walk {
     const line = slot.member.line > 0 ? slot.member.line : undefined;
     if (text !== undefined) {
       if (!INTEGER_FORM.test(text)) {
-        this.add(slot.loc, `Expected \`${name}\` written in integer form (no fraction, no exponent), got \`${text}\``, line);
+        this.add(
+          slot.loc,
+          `Expected \`${name}\` written in integer form (no fraction, no exponent), got \`${text}\``,
+          line,
+        );
         return false;
       }
       if (!inRange(BigInt(text))) {
@@ -202,7 +255,11 @@ class Walk {
       const t: unknown = list[k];
       const bad = tokenProblem(t);
       if (bad) this.add(slot.loc.child(k), bad);
-      else if (seen.has(t as string)) this.add(slot.loc.child(k), `Duplicate token ${describe(t)} in \`${name}\` (already at index ${seen.get(t as string)}); an alphabet lists each token once`);
+      else if (seen.has(t as string))
+        this.add(
+          slot.loc.child(k),
+          `Duplicate token ${describe(t)} in \`${name}\` (already at index ${seen.get(t as string)}); an alphabet lists each token once`,
+        );
       else seen.set(t as string, k);
     }
     return new Set(seen.keys());
@@ -234,7 +291,8 @@ class Walk {
       return undefined;
     }
     let ok = true;
-    for (let k = 0; k < list.length; k++) if (!this.member(list[k], () => slot.loc.child(k), declared, what)) ok = false;
+    for (let k = 0; k < list.length; k++)
+      if (!this.member(list[k], () => slot.loc.child(k), declared, what)) ok = false;
     return ok ? (list as string[]).slice() : undefined;
   }
 
@@ -265,7 +323,8 @@ class Walk {
       const input = s.get('input');
       const a = action && this.member(action.value, () => action.loc, declared.actions, 'action');
       const i = input && this.member(input.value, () => input.loc, declared.inputs, 'input');
-      if (a && i && this.found.length === count) out.push({ action: action.value as string, input: input.value as string });
+      if (a && i && this.found.length === count)
+        out.push({ action: action.value as string, input: input.value as string });
       else ok = false;
     });
     return ok ? out : undefined;
@@ -293,7 +352,8 @@ class Walk {
       const act = action && this.member(action.value, () => action.loc, declared.actions, 'action');
       const ins = inputs && this.tokens(inputs, 'inputs', declared.inputs, 'input');
       const tgs = targets && this.tokens(targets, 'targets', declared.states, 'state');
-      if (src && act && ins && tgs && this.found.length === count) out.push({ source: source.value as string, action: action.value as string, inputs: ins, targets: tgs });
+      if (src && act && ins && tgs && this.found.length === count)
+        out.push({ source: source.value as string, action: action.value as string, inputs: ins, targets: tgs });
       else ok = false;
     });
     return ok ? out : undefined;
@@ -303,7 +363,10 @@ class Walk {
     if (!slot) return undefined;
     const data = slot.value;
     if (!isPlainObject(data)) {
-      this.add(slot.loc, `Expected \`state_observations\` to be an object from each declared state to a declared observation, got ${describe(data)}`);
+      this.add(
+        slot.loc,
+        `Expected \`state_observations\` to be an object from each declared state to a declared observation, got ${describe(data)}`,
+      );
       return undefined;
     }
     const members = this.membersOf(data);
@@ -314,7 +377,11 @@ class Walk {
       const line = m.line > 0 ? m.line : undefined;
       if (m.duplicate) return;
       if (declared.states && !declared.states.has(m.key)) {
-        this.add(loc(), `Expected the keys of \`state_observations\` to be declared states, got ${describe(m.key)}`, line);
+        this.add(
+          loc(),
+          `Expected the keys of \`state_observations\` to be declared states, got ${describe(m.key)}`,
+          line,
+        );
         return;
       }
       const value = data[m.key];
@@ -323,8 +390,11 @@ class Walk {
     if (declared.states) {
       let k = members.length;
       for (const state of declared.states) {
-        if (!Object.prototype.hasOwnProperty.call(data, state)) {
-          this.add(slot.loc.child(state, k++), `Missing declared state ${describe(state)} in \`state_observations\`; it must map every declared state`);
+        if (!Object.hasOwn(data, state)) {
+          this.add(
+            slot.loc.child(state, k++),
+            `Missing declared state ${describe(state)} in \`state_observations\`; it must map every declared state`,
+          );
         }
       }
     }
@@ -335,7 +405,8 @@ class Walk {
 /** Why `t` is not a token (a non-empty string of Unicode scalar values), or null when it is one. */
 function tokenProblem(t: unknown): string | null {
   if (typeof t !== 'string' || t === '') return `Expected a token (a non-empty string), got ${describe(t)}`;
-  if (hasLoneSurrogate(t)) return `Expected a token of Unicode scalar values, got a string with a lone surrogate: ${describe(t)}`;
+  if (hasLoneSurrogate(t))
+    return `Expected a token of Unicode scalar values, got a string with a lone surrogate: ${describe(t)}`;
   return null;
 }
 

@@ -33,14 +33,16 @@ export class BackgroundBuilds {
   start(open: OpenOptions, req: BuildRequest): { build: string; state: 'running' } {
     const id = newId('build', BigInt(Date.now()) * 1_000_000n);
     const entry: Entry = { id, settled: Promise.resolve() };
-    entry.settled = build(open, req).then(
-      (report) => {
-        entry.outcome = { report };
-      },
-      (error: unknown) => {
-        entry.outcome = { error };
-      },
-    ).finally(() => this.forgetOld());
+    entry.settled = build(open, req)
+      .then(
+        (report) => {
+          entry.outcome = { report };
+        },
+        (error: unknown) => {
+          entry.outcome = { error };
+        },
+      )
+      .finally(() => this.forgetOld());
     this.entries.set(id, entry);
     return { build: id, state: 'running' };
   }
@@ -52,7 +54,12 @@ export class BackgroundBuilds {
   async wait(id: string, timeoutMs: number): Promise<BackgroundAnswer> {
     const entry = this.entries.get(id);
     if (!entry) {
-      throw invalid('ERR_USAGE', `No background build \`${id}\` in this server`, { path: 'run' }, 'A build id is known only to the MCP server that started it, and finished builds are forgotten after a while; list the runs with runs_list.');
+      throw invalid(
+        'ERR_USAGE',
+        `No background build \`${id}\` in this server`,
+        { path: 'run' },
+        'A build id is known only to the MCP server that started it, and finished builds are forgotten after a while; list the runs with runs_list.',
+      );
     }
     if (!entry.outcome && timeoutMs > 0) {
       let timer: NodeJS.Timeout | undefined;

@@ -48,7 +48,10 @@ async function withScratch<T>(fn: (dir: string) => Promise<T>): Promise<T> {
   }
 }
 
-export async function exportEvidence(open: OpenOptions, req: { run: string; out: string; includeAssets?: boolean }): Promise<ExportResult> {
+export async function exportEvidence(
+  open: OpenOptions,
+  req: { run: string; out: string; includeAssets?: boolean },
+): Promise<ExportResult> {
   const out = resolve(req.out);
   let parent;
   try {
@@ -56,13 +59,17 @@ export async function exportEvidence(open: OpenOptions, req: { run: string; out:
   } catch {
     parent = undefined;
   }
-  if (!parent?.isDirectory()) throw invalid('ERR_USAGE', `Expected --out to be a file in an existing directory, got \`${req.out}\``, { path: '--out' });
+  if (!parent?.isDirectory())
+    throw invalid('ERR_USAGE', `Expected --out to be a file in an existing directory, got \`${req.out}\``, {
+      path: '--out',
+    });
   const store = await openStore(open);
   try {
     let plan = planExport(store, req.run, Boolean(req.includeAssets));
     await withScratch(async (assetDir) => {
       // A formal run's capsule is streamed out of the engine into scratch files, then into the bundle.
-      if (req.includeAssets && hasFormalAssets(plan.receipt)) plan = planExport(store, req.run, true, await collectFormalAssets(plan.receipt, assetDir));
+      if (req.includeAssets && hasFormalAssets(plan.receipt))
+        plan = planExport(store, req.run, true, await collectFormalAssets(plan.receipt, assetDir));
       await writeTar(out, plan.sources);
     });
     const carried = capsuleEntryNames(plan.manifest);
@@ -70,7 +77,10 @@ export async function exportEvidence(open: OpenOptions, req: { run: string; out:
     // the manifest and receipt the store vouched for (capsule entries are hashed, not copied).
     await withScratch(async (scratch) => {
       const checked = checkBundle(await readBundle(out, scratch, undefined, { keep: (name) => !carried.has(name) }));
-      if (!manifestBytes(checked.manifest).equals(manifestBytes(plan.manifest)) || checked.manifest.receipt.sha256 !== plan.receiptId) {
+      if (
+        !manifestBytes(checked.manifest).equals(manifestBytes(plan.manifest)) ||
+        checked.manifest.receipt.sha256 !== plan.receiptId
+      ) {
         throw new Error(`the bundle written to ${out} does not read back as the run's evidence`);
       }
     });
@@ -92,7 +102,11 @@ export async function exportEvidence(open: OpenOptions, req: { run: string; out:
       receipt: plan.receiptId,
       recorded_outcome: m.outcome.outcome,
       entries: plan.sources.length,
-      assets: { requested: m.assets.requested, capsules: m.assets.capsules.length, note: assetsNote(m, m.kind, 'include') },
+      assets: {
+        requested: m.assets.requested,
+        capsules: m.assets.capsules.length,
+        note: assetsNote(m, m.kind, 'include'),
+      },
       integrity: INTEGRITY_NOTE,
     };
   } finally {
@@ -114,7 +128,10 @@ export interface ReplayResult {
   integrity: string;
 }
 
-export async function replayEvidence(open: OpenOptions, req: { file: string; restoreAssets?: boolean; jobs?: number; limits?: BundleLimits }): Promise<ReplayResult> {
+export async function replayEvidence(
+  open: OpenOptions,
+  req: { file: string; restoreAssets?: boolean; jobs?: number; limits?: BundleLimits },
+): Promise<ReplayResult> {
   const file = resolve(req.file);
   let st;
   try {
@@ -122,19 +139,35 @@ export async function replayEvidence(open: OpenOptions, req: { file: string; res
   } catch {
     st = undefined;
   }
-  if (!st?.isFile()) throw invalid('ERR_USAGE', `Expected a bundle file, got \`${req.file}\``, { path: 'FILE' }, 'Make one with `vkit evidence export --run ID --out FILE`.');
+  if (!st?.isFile())
+    throw invalid(
+      'ERR_USAGE',
+      `Expected a bundle file, got \`${req.file}\``,
+      { path: 'FILE' },
+      'Make one with `vkit evidence export --run ID --out FILE`.',
+    );
   // Capsule bytes are kept (in scratch) only when they are to be restored; otherwise only hashed.
   const { checked, restored } = await withScratch(async (scratch) => {
-    const read = await readBundle(file, scratch, req.limits, { keep: (name) => Boolean(req.restoreAssets) || !name.startsWith('assets/') });
+    const read = await readBundle(file, scratch, req.limits, {
+      keep: (name) => Boolean(req.restoreAssets) || !name.startsWith('assets/'),
+    });
     const ok = checkBundle(read);
     // Restored before the fresh check, and only from a bundle whose every entry was already checked.
-    return { checked: ok, restored: req.restoreAssets ? (await restoreAssets(ok.manifest, read, scratch)).restored : [] };
+    return {
+      checked: ok,
+      restored: req.restoreAssets ? (await restoreAssets(ok.manifest, read, scratch)).restored : [],
+    };
   });
   const { manifest, receipt: accepted } = checked;
 
   const ws = await openWorkspace(open);
   try {
-    const result = (status: ReplayStatus, reason: string, identities: IdentityCheck[], replayed: ReplayResult['replayed']): ReplayResult => ({
+    const result = (
+      status: ReplayStatus,
+      reason: string,
+      identities: IdentityCheck[],
+      replayed: ReplayResult['replayed'],
+    ): ReplayResult => ({
       schema: 'vkit.evidence-replay/1',
       bundle: file,
       status,
@@ -143,26 +176,71 @@ export async function replayEvidence(open: OpenOptions, req: { file: string; res
       recorded: { run: accepted.run, outcome: accepted.outcome, accepted: false },
       replayed,
       identities,
-      assets: { restore_requested: Boolean(req.restoreAssets), restored, note: assetsNote(manifest, accepted.kind, 'restore') },
+      assets: {
+        restore_requested: Boolean(req.restoreAssets),
+        restored,
+        note: assetsNote(manifest, accepted.kind, 'restore'),
+      },
       integrity: INTEGRITY_NOTE,
     });
     const none = { run: null, receipt: null, key: null, outcome: null };
-    if (!ws.graph.graph.hasNode(accepted.label)) return result('BLOCKED', `the current config declares no \`${accepted.label}\`: the bundle's requirement is not accepted here`, [], none);
+    if (!ws.graph.graph.hasNode(accepted.label))
+      return result(
+        'BLOCKED',
+        `the current config declares no \`${accepted.label}\`: the bundle's requirement is not accepted here`,
+        [],
+        none,
+      );
 
     // The candidate is captured here, independently of the bundle, and the check runs again.
-    const ctx = { root: ws.root, config: ws.config, graph: ws.graph, store: ws.store, jobs: ws.jobs, rules: ws.rules, files: ws.files, env: ws.env };
-    const report = await runEngine(ctx, { mode: 'build', only: [accepted.label], fresh: [accepted.label], deep: true, jobs: req.jobs });
+    const ctx = {
+      root: ws.root,
+      config: ws.config,
+      graph: ws.graph,
+      store: ws.store,
+      jobs: ws.jobs,
+      rules: ws.rules,
+      files: ws.files,
+      env: ws.env,
+    };
+    const report = await runEngine(ctx, {
+      mode: 'build',
+      only: [accepted.label],
+      fresh: [accepted.label],
+      deep: true,
+      jobs: req.jobs,
+    });
     const action = report.actions.find((a) => a.label === accepted.label);
-    let fresh: Fresh = { receipt: undefined, reason: action?.reason ?? 'no action was planned', key: action?.key ?? null };
+    let fresh: Fresh = {
+      receipt: undefined,
+      reason: action?.reason ?? 'no action was planned',
+      key: action?.key ?? null,
+    };
     if (action?.receipt && action.run) {
       const read = ws.store.readReceipt(action.receipt);
       const receipt = read.state === 'intact' ? parseReceipt(read.receipt) : undefined;
       const item = report.gate.items.find((i) => i.id === accepted.label);
       // The gate's judgement of the fresh receipt (a rule's `judge`, e.g. an expired acceptance decision) counts too.
-      fresh = receipt ? { receipt, run: action.run, receiptId: action.receipt, ...(item ? { judged: { status: item.status, reason: item.reason } } : {}) } : { receipt: undefined, reason: `the fresh receipt ${action.receipt} is ${read.state === 'intact' ? 'not a vkit.receipt/1' : read.state}`, key: action.key };
+      fresh = receipt
+        ? {
+            receipt,
+            run: action.run,
+            receiptId: action.receipt,
+            ...(item ? { judged: { status: item.status, reason: item.reason } } : {}),
+          }
+        : {
+            receipt: undefined,
+            reason: `the fresh receipt ${action.receipt} is ${read.state === 'intact' ? 'not a vkit.receipt/1' : read.state}`,
+            key: action.key,
+          };
     }
     const verdict = judgeReplay(accepted, fresh);
-    return result(verdict.status, verdict.reason, verdict.identities, { run: action?.run ?? null, receipt: action?.receipt ?? null, key: action?.key ?? null, outcome: action?.outcome ?? null });
+    return result(verdict.status, verdict.reason, verdict.identities, {
+      run: action?.run ?? null,
+      receipt: action?.receipt ?? null,
+      key: action?.key ?? null,
+      outcome: action?.outcome ?? null,
+    });
   } finally {
     ws.close();
   }

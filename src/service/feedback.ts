@@ -99,7 +99,8 @@ export function validateFeedback(data: unknown): { value?: FeedbackRequest; issu
   const input = data as Record<string, unknown>;
   const issues: Issue[] = [];
   for (const key of Object.keys(input)) {
-    if (!KNOWN_FIELDS.has(key) && input[key] !== undefined) issues.push({ path: key, message: `Unknown field \`${key}\`: expected task, missing, benefit, kind or run` });
+    if (!KNOWN_FIELDS.has(key) && input[key] !== undefined)
+      issues.push({ path: key, message: `Unknown field \`${key}\`: expected task, missing, benefit, kind or run` });
   }
   const text: Partial<Record<(typeof TEXT_FIELDS)[number], string>> = {};
   for (const field of TEXT_FIELDS) {
@@ -109,21 +110,37 @@ export function validateFeedback(data: unknown): { value?: FeedbackRequest; issu
     else text[field] = normalise(value as string);
   }
   const kind = input.kind === undefined ? 'formal' : input.kind;
-  if (!(FEEDBACK_KINDS as readonly unknown[]).includes(kind)) issues.push({ path: 'kind', message: `Expected \`kind\` to be formal or reliable, got ${describe(kind)}` });
+  if (!(FEEDBACK_KINDS as readonly unknown[]).includes(kind))
+    issues.push({ path: 'kind', message: `Expected \`kind\` to be formal or reliable, got ${describe(kind)}` });
   const run = input.run === undefined || input.run === null ? null : input.run;
-  if (run !== null && (typeof run !== 'string' || !RUN_ID.test(run))) issues.push({ path: 'run', message: `Expected \`run\` to be a run id like run_0abc123 (run_ then 1 to 64 of 0-9 a-z), got ${describe(run)}` });
+  if (run !== null && (typeof run !== 'string' || !RUN_ID.test(run)))
+    issues.push({
+      path: 'run',
+      message: `Expected \`run\` to be a run id like run_0abc123 (run_ then 1 to 64 of 0-9 a-z), got ${describe(run)}`,
+    });
   if (issues.length) return { issues };
-  return { value: { kind: kind as FeedbackKind, task: text.task!, missing: text.missing!, benefit: text.benefit!, run: run as string | null }, issues };
+  return {
+    value: {
+      kind: kind as FeedbackKind,
+      task: text.task!,
+      missing: text.missing!,
+      benefit: text.benefit!,
+      run: run as string | null,
+    },
+    issues,
+  };
 }
 
 function paragraphProblem(value: unknown): string | undefined {
   if (typeof value !== 'string') return `a non-empty single paragraph, got ${describe(value)}`;
   if (value.trim() === '') return 'a non-empty single paragraph, got an empty string';
   if (LONE_SURROGATE.test(value)) return 'valid Unicode text, got a lone surrogate';
-  if (CONTROL.test(value)) return `text without control characters, got U+${value.match(CONTROL)![0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+  if (CONTROL.test(value))
+    return `text without control characters, got U+${value.match(CONTROL)![0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
   if (severalParagraphs(value)) return 'a single paragraph, got a blank line (several paragraphs)';
   const length = [...normalise(value)].length;
-  if (length > FEEDBACK_MAX_CHARS) return `at most ${FEEDBACK_MAX_CHARS.toLocaleString('en-US')} characters, got ${length.toLocaleString('en-US')}`;
+  if (length > FEEDBACK_MAX_CHARS)
+    return `at most ${FEEDBACK_MAX_CHARS.toLocaleString('en-US')} characters, got ${length.toLocaleString('en-US')}`;
   return undefined;
 }
 
@@ -147,7 +164,14 @@ function describe(value: unknown): string {
 
 /** Identity of a request: sha256 over its canonical JSON. No time, host or path enters it. */
 export function feedbackId(req: FeedbackRequest): Sha256Id {
-  return jsonId({ schema: 'vkit.feedback/1', kind: req.kind, task: req.task, missing: req.missing, benefit: req.benefit, run: req.run });
+  return jsonId({
+    schema: 'vkit.feedback/1',
+    kind: req.kind,
+    task: req.task,
+    missing: req.missing,
+    benefit: req.benefit,
+    run: req.run,
+  });
 }
 
 /** `<kind>-<first 16 hex of the identity>.md` */
@@ -155,7 +179,10 @@ export function feedbackFileName(req: FeedbackRequest): string {
   return `${req.kind}-${hexOf(feedbackId(req)).slice(0, 16)}.md`;
 }
 
-const TITLES: Record<FeedbackKind, string> = { formal: 'formal verification request', reliable: 'reliable check request' };
+const TITLES: Record<FeedbackKind, string> = {
+  formal: 'formal verification request',
+  reliable: 'reliable check request',
+};
 
 /**
  * The file's bytes: a fixed line layout (every field is one line after normalisation), so
@@ -190,7 +217,12 @@ export function parseFeedback(text: string): FeedbackRequest | undefined {
   const kind = lines[2]?.match(/^- Kind: (formal|reliable)$/)?.[1] as FeedbackKind | undefined;
   const run = lines[3]?.match(/^- Linked run: (run_[0-9a-z]+|none)$/)?.[1];
   if (!kind || !run || !lines[0]?.startsWith('# vkit feedback: ')) return undefined;
-  if (lines[6] !== '## Task' || lines[10] !== '## Missing capability' || lines[14] !== '## Expected verification benefit') return undefined;
+  if (
+    lines[6] !== '## Task' ||
+    lines[10] !== '## Missing capability' ||
+    lines[14] !== '## Expected verification benefit'
+  )
+    return undefined;
   const [task, missing, benefit] = [lines[8], lines[12], lines[16]];
   if (!task || !missing || !benefit) return undefined;
   return { kind, task, missing, benefit, run: run === 'none' ? null : run };
@@ -211,14 +243,20 @@ export interface FeedbackEntry {
 /** Formal requests first, then reliable; newest first within each; ties by name, so the order is total. */
 export function orderFeedback<E extends FeedbackEntry>(entries: readonly E[]): E[] {
   const rank = (k: FeedbackKind) => FEEDBACK_KINDS.indexOf(k);
-  return [...entries].sort((a, b) => rank(a.kind) - rank(b.kind) || (a.mtimeNs > b.mtimeNs ? -1 : a.mtimeNs < b.mtimeNs ? 1 : 0) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return [...entries].sort(
+    (a, b) =>
+      rank(a.kind) - rank(b.kind) ||
+      (a.mtimeNs > b.mtimeNs ? -1 : a.mtimeNs < b.mtimeNs ? 1 : 0) ||
+      (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+  );
 }
 
 // ---- I/O ----
 
 function checkRoot(root: string): string {
   const dir = resolve(root);
-  if (!existsSync(dir) || !lstatSync(dir).isDirectory()) throw invalid('ERR_ROOT', `Expected --root to be a directory, got \`${dir}\``, { path: 'root' });
+  if (!existsSync(dir) || !lstatSync(dir).isDirectory())
+    throw invalid('ERR_ROOT', `Expected --root to be a directory, got \`${dir}\``, { path: 'root' });
   return dir;
 }
 
@@ -237,10 +275,21 @@ export async function feedbackDir(root: string): Promise<string> {
  */
 export async function addFeedback(root: string, input: FeedbackInput): Promise<FeedbackAddResult> {
   const { value, issues } = validateFeedback(input);
-  if (!value) throw new InvalidInputError('ERR_FEEDBACK_INVALID', issues, 'Give task, missing and benefit as non-empty single paragraphs of at most 4,000 characters; kind is formal or reliable; run is a run id such as run_0abc123.');
+  if (!value)
+    throw new InvalidInputError(
+      'ERR_FEEDBACK_INVALID',
+      issues,
+      'Give task, missing and benefit as non-empty single paragraphs of at most 4,000 characters; kind is formal or reliable; run is a run id such as run_0abc123.',
+    );
   const dir = await feedbackDir(root);
   const file = join(dir, feedbackFileName(value));
-  const result = (created: boolean): FeedbackAddResult => ({ schema: 'vkit.feedback-add/1', file, created, kind: value.kind, id: feedbackId(value) });
+  const result = (created: boolean): FeedbackAddResult => ({
+    schema: 'vkit.feedback-add/1',
+    file,
+    created,
+    kind: value.kind,
+    id: feedbackId(value),
+  });
   if (await exists(file)) return result(false);
   await mkdir(dir, { recursive: true });
   return result(await publish(dir, file, renderFeedback(value)));
@@ -263,7 +312,8 @@ async function publish(dir: string, file: string, text: string): Promise<boolean
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EEXIST') return false;
       // Filesystems without hard links: exclusive create of the final name keeps one file per request.
-      if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS') return writeExclusive(file, text);
+      if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS')
+        return writeExclusive(file, text);
       throw error;
     }
   } finally {
@@ -301,7 +351,11 @@ async function exists(file: string): Promise<boolean> {
 /** Checks a `limit`: an integer from 1 to 200. */
 export function validateLimit(limit: unknown): number {
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > FEEDBACK_MAX_LIMIT) {
-    throw invalid('ERR_FEEDBACK_INVALID', `Expected \`limit\` to be an integer from 1 to ${FEEDBACK_MAX_LIMIT}, got ${describe(limit)}`, { path: 'limit' });
+    throw invalid(
+      'ERR_FEEDBACK_INVALID',
+      `Expected \`limit\` to be an integer from 1 to ${FEEDBACK_MAX_LIMIT}, got ${describe(limit)}`,
+      { path: 'limit' },
+    );
   }
   return limit;
 }
@@ -324,7 +378,8 @@ export async function listFeedback(root: string, opts: { limit?: number } = {}):
   for (const name of names) {
     try {
       const s = await stat(join(dir, name), { bigint: true });
-      if (s.isFile()) entries.push({ name, kind: name.slice(0, name.indexOf('-')) as FeedbackKind, mtimeNs: s.mtimeNs });
+      if (s.isFile())
+        entries.push({ name, kind: name.slice(0, name.indexOf('-')) as FeedbackKind, mtimeNs: s.mtimeNs });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error; // removed while listing
     }
@@ -334,7 +389,13 @@ export async function listFeedback(root: string, opts: { limit?: number } = {}):
   for (const e of ordered) {
     const file = join(dir, e.name);
     const req = parseFeedback(await readHead(file, 64 * 1024));
-    items.push({ file, kind: e.kind, task: req ? truncate(req.task) : null, missing: req ? truncate(req.missing) : null, run: req?.run ?? null });
+    items.push({
+      file,
+      kind: e.kind,
+      task: req ? truncate(req.task) : null,
+      missing: req ? truncate(req.missing) : null,
+      run: req?.run ?? null,
+    });
   }
   return { schema: 'vkit.feedback-list/1', dir, total: entries.length, shown: items.length, items };
 }

@@ -36,12 +36,25 @@ export interface AcceptResult {
  * (named, with what is missing) and nothing new is written for it (an earlier entry stays); the
  * others are still accepted. Entries of components no longer declared are dropped.
  */
-export async function policyAccept(open: OpenOptions, opts: { components?: string[]; env?: NodeJS.ProcessEnv; now?: () => Date } = {}): Promise<AcceptResult> {
+export async function policyAccept(
+  open: OpenOptions,
+  opts: { components?: string[]; env?: NodeJS.ProcessEnv; now?: () => Date } = {},
+): Promise<AcceptResult> {
   const root = resolve(open.root ?? process.cwd());
   const config = await readConfig(root);
   const declared = config.manifest.formal.components;
-  for (const id of opts.components ?? []) if (!declared.some((c) => c.id === id)) throw invalid('ERR_USAGE', `Expected --component to name a declared formal component, got \`${id}\``, { path: '--component' });
-  if (declared.length === 0) throw invalid('ERR_USAGE', 'No formal components are declared: nothing to accept', { path: 'formal.components' }, 'Declare formal.components in the config first.');
+  for (const id of opts.components ?? [])
+    if (!declared.some((c) => c.id === id))
+      throw invalid('ERR_USAGE', `Expected --component to name a declared formal component, got \`${id}\``, {
+        path: '--component',
+      });
+  if (declared.length === 0)
+    throw invalid(
+      'ERR_USAGE',
+      'No formal components are declared: nothing to accept',
+      { path: 'formal.components' },
+      'Declare formal.components in the config first.',
+    );
   const env = opts.env ?? open.env ?? process.env;
   const previous = readLock(root) ?? emptyLock();
   const next = emptyLock();
@@ -60,7 +73,12 @@ export async function policyAccept(open: OpenOptions, opts: { components?: strin
       if (old) next.components[c.id] = old;
       continue;
     }
-    const same = old && old.policy_sha256 === judged.policy_sha256 && old.package_sha256 === judged.package_sha256 && old.checker_sha256 === judged.checker_sha256 && old.profile === judged.profile;
+    const same =
+      old &&
+      old.policy_sha256 === judged.policy_sha256 &&
+      old.package_sha256 === judged.package_sha256 &&
+      old.checker_sha256 === judged.checker_sha256 &&
+      old.profile === judged.profile;
     const entry: LockEntry = same ? old : { ...judged, accepted_at: (opts.now?.() ?? new Date()).toISOString() };
     next.components[c.id] = entry;
     result.accepted.push({ component: c.id, entry, changed: !same });
@@ -69,7 +87,10 @@ export async function policyAccept(open: OpenOptions, opts: { components?: strin
   return result;
 }
 
-async function judgeComponent(c: ResolvedComponent, env: NodeJS.ProcessEnv): Promise<Omit<LockEntry, 'accepted_at'> | { reasons: string[] }> {
+async function judgeComponent(
+  c: ResolvedComponent,
+  env: NodeJS.ProcessEnv,
+): Promise<Omit<LockEntry, 'accepted_at'> | { reasons: string[] }> {
   let pkg;
   try {
     pkg = loadPackage(c.package.id, c.package.version);
@@ -82,7 +103,12 @@ async function judgeComponent(c: ResolvedComponent, env: NodeJS.ProcessEnv): Pro
   if (problems.length) return { reasons: problems };
   const checker = await resolveChecker(profile, env);
   if (!checker.ok) return { reasons: checker.missing };
-  return { policy_sha256: policySliceDigest(c), package_sha256: pkg.sha256, checker_sha256: checker.tree.digest, profile: profile.id };
+  return {
+    policy_sha256: policySliceDigest(c),
+    package_sha256: pkg.sha256,
+    checker_sha256: checker.tree.digest,
+    profile: profile.id,
+  };
 }
 
 /** Reads and validates a request file (exit 2 naming the JSON path), relative to the root. */
@@ -91,14 +117,20 @@ export function readFormalRequest(file: string, shown = file): FormalRequest {
   try {
     data = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw invalid('ERR_REQUEST_INVALID', `Cannot read the request: ${(error as Error).message}`, { file: shown }, 'Pass a JSON file with schema_version 2.');
+    throw invalid(
+      'ERR_REQUEST_INVALID',
+      `Cannot read the request: ${(error as Error).message}`,
+      { file: shown },
+      'Pass a JSON file with schema_version 2.',
+    );
   }
   return checkFormalRequest(data, shown);
 }
 
 export function checkFormalRequest(data: unknown, shown?: string): FormalRequest {
   const { value, issues } = validateFormalRequest(data, shown);
-  if (!value) throw new InvalidInputError('ERR_REQUEST_INVALID', issues, 'See schema/vkit.formal-request-2.schema.json.');
+  if (!value)
+    throw new InvalidInputError('ERR_REQUEST_INVALID', issues, 'See schema/vkit.formal-request-2.schema.json.');
   return value;
 }
 
@@ -107,54 +139,173 @@ export function checkFormalRequest(data: unknown, shown?: string): FormalRequest
  * A working-tree source is one fresh run of `formal:<id>` through the engine (provisional evidence);
  * a git-commit source freezes the commit's bytes of the declared inputs and runs that job.
  */
-export async function verifyFormalRequest(open: OpenOptions, req: FormalRequest, opts: { file?: string; signal?: AbortSignal; waitMs?: number; jobs?: number } = {}): Promise<BuildReport> {
+export async function verifyFormalRequest(
+  open: OpenOptions,
+  req: FormalRequest,
+  opts: { file?: string; signal?: AbortSignal; waitMs?: number; jobs?: number } = {},
+): Promise<BuildReport> {
   const ws = await openWorkspace(open);
   try {
     const component = ws.config.manifest.formal.components.find((c) => c.id === req.claim.component);
-    if (!component) throw invalid('ERR_REQUEST_INVALID', `Expected claim.component to name a declared formal component, got \`${req.claim.component}\``, { file: opts.file, path: 'claim.component' });
+    if (!component)
+      throw invalid(
+        'ERR_REQUEST_INVALID',
+        `Expected claim.component to name a declared formal component, got \`${req.claim.component}\``,
+        { file: opts.file, path: 'claim.component' },
+      );
     let packageDigest: string | null = null;
     try {
       packageDigest = loadPackage(component.package.id, component.package.version).sha256;
     } catch {
       packageDigest = null;
     }
-    const issues = requestLockIssues(req, readLock(ws.root)?.components[component.id], { policy_sha256: policySliceDigest(component), package_sha256: packageDigest }, opts.file);
-    if (issues.length) throw new InvalidInputError('ERR_REQUEST_INVALID', issues, 'Take the digests from vkit.lock.json, or run `vkit policy accept` after a change.');
+    const issues = requestLockIssues(
+      req,
+      readLock(ws.root)?.components[component.id],
+      { policy_sha256: policySliceDigest(component), package_sha256: packageDigest },
+      opts.file,
+    );
+    if (issues.length)
+      throw new InvalidInputError(
+        'ERR_REQUEST_INVALID',
+        issues,
+        'Take the digests from vkit.lock.json, or run `vkit policy accept` after a change.',
+      );
     const label = `formal:${component.id}`;
     if (req.source.kind === 'working-tree') {
-      const report = await runEngine({ root: ws.root, config: ws.config, graph: ws.graph, store: ws.store, jobs: ws.jobs, rules: ws.rules, files: ws.files, env: ws.env }, { mode: 'build', only: [label], fresh: [label], reusePassing: req.reuse, jobs: opts.jobs, signal: opts.signal, waitMs: opts.waitMs });
+      const report = await runEngine(
+        {
+          root: ws.root,
+          config: ws.config,
+          graph: ws.graph,
+          store: ws.store,
+          jobs: ws.jobs,
+          rules: ws.rules,
+          files: ws.files,
+          env: ws.env,
+        },
+        {
+          mode: 'build',
+          only: [label],
+          fresh: [label],
+          reusePassing: req.reuse,
+          jobs: opts.jobs,
+          signal: opts.signal,
+          waitMs: opts.waitMs,
+        },
+      );
       attachTails(ws.store, report.actions);
       const checked = req.reuse ? await applyFormalReuseCheck(ws, report, label) : report;
-      return { ...checked, actions: checked.actions.filter((a) => a.label === label), gate: showOnly(checked.gate, [label]) };
+      return {
+        ...checked,
+        actions: checked.actions.filter((a) => a.label === label),
+        gate: showOnly(checked.gate, [label]),
+      };
     }
     let capture;
     try {
       capture = await captureFormal(ws.root, component.inputs, req.source);
     } catch (error) {
-      if (error instanceof InvalidInputError) throw new InvalidInputError(error.code, error.issues.map((i) => ({ ...i, path: i.path || 'source' })), error.hint);
+      if (error instanceof InvalidInputError)
+        throw new InvalidInputError(
+          error.code,
+          error.issues.map((i) => ({ ...i, path: i.path || 'source' })),
+          error.hint,
+        );
       throw error;
     }
-    const attrs: VerifyAttrs = { ...component, candidate: { kind: 'git-commit', commit: capture.source.kind === 'git-commit' ? capture.source.commit : req.source.commit, digest: capture.digest } };
+    const attrs: VerifyAttrs = {
+      ...component,
+      candidate: {
+        kind: 'git-commit',
+        commit: capture.source.kind === 'git-commit' ? capture.source.commit : req.source.commit,
+        digest: capture.digest,
+      },
+    };
     // The lock is read from the working tree (the local target authority); its bytes are the job's only working-tree input.
     const lockCapture = captureSelector(ws.root, [LOCK_FILE], ws.files, ws.store, ws.store.now, undefined, 'raw');
     const rule = ws.rules.get('verify')!;
     const planned = rule.plan({ label, id: component.id, attrs, capture: lockCapture }, []);
-    const key = actionKey({ rule: { kind: rule.kind, version: rule.version }, capture: lockCapture.digest, definition: planned.definition, env: {}, checker: null, deps: [] });
+    const key = actionKey({
+      rule: { kind: rule.kind, version: rule.version },
+      capture: lockCapture.digest,
+      definition: planned.definition,
+      env: {},
+      checker: null,
+      deps: [],
+    });
     const t0 = performance.now();
     const found = req.reuse ? (await import('../engine/evidence.js')).lookupEvidence(ws.store, key, false) : undefined;
     let action: BuildReport['actions'][number];
-    const reuseProblem = found?.state === 'hit' && found.receipt.outcome === 'PASS' ? await formalReuseProblem(ws, component, found.receiptId) : 'no reuse';
+    const reuseProblem =
+      found?.state === 'hit' && found.receipt.outcome === 'PASS'
+        ? await formalReuseProblem(ws, component, found.receiptId)
+        : 'no reuse';
     if (found?.state === 'hit' && found.receipt.outcome === 'PASS' && reuseProblem === undefined) {
-      action = { label, kind: 'verify', key, status: 'cached', outcome: 'PASS', reason: found.receipt.reason, run: found.receipt.run, receipt: found.receiptId, ms: 0 };
+      action = {
+        label,
+        kind: 'verify',
+        key,
+        status: 'cached',
+        outcome: 'PASS',
+        reason: found.receipt.reason,
+        run: found.receipt.run,
+        receipt: found.receiptId,
+        ms: 0,
+      };
     } else {
-      const job: Job = { schema: 'vkit.job/1', key, label, rule: { kind: rule.kind, version: rule.version }, id: component.id, attrs: attrs as unknown as Record<string, unknown>, capture: { digest: lockCapture.digest, files: lockCapture.files.map(({ path, mode, sha256 }) => ({ path, mode, sha256 })), hash: 'raw' }, deps: [], policy: ws.config.policyDigest, env: [...planned.env].sort() };
+      const job: Job = {
+        schema: 'vkit.job/1',
+        key,
+        label,
+        rule: { kind: rule.kind, version: rule.version },
+        id: component.id,
+        attrs: attrs as unknown as Record<string, unknown>,
+        capture: {
+          digest: lockCapture.digest,
+          files: lockCapture.files.map(({ path, mode, sha256 }) => ({ path, mode, sha256 })),
+          hash: 'raw',
+        },
+        deps: [],
+        policy: ws.config.policyDigest,
+        env: [...planned.env].sort(),
+      };
       const r = await ws.jobs.run(job, opts.signal, opts.waitMs);
       const status = r.outcome === 'PASS' ? 'ran' : r.outcome === 'FAIL' ? 'failed' : 'blocked';
-      action = { label, kind: 'verify', key, status, outcome: r.outcome, reason: r.reason, run: r.run, receipt: r.receipt, ms: Math.round(performance.now() - t0), ...(r.pending ? { pending: true } : {}) };
+      action = {
+        label,
+        kind: 'verify',
+        key,
+        status,
+        outcome: r.outcome,
+        reason: r.reason,
+        run: r.run,
+        receipt: r.receipt,
+        ms: Math.round(performance.now() - t0),
+        ...(r.pending ? { pending: true } : {}),
+      };
     }
     attachTails(ws.store, [action]);
-    const item = { id: label, required: component.required, status: action.outcome, reason: action.reason ?? action.outcome.toLowerCase(), run: action.run, receipt: action.receipt };
-    return { schema: 'vkit.build/1', actions: [action], gate: evaluateGate([item]), stats: { ran: action.status === 'cached' ? 0 : 1, cached: action.status === 'cached' ? 1 : 0, hashed: 0, reused_hashes: 0, ms: action.ms } };
+    const item = {
+      id: label,
+      required: component.required,
+      status: action.outcome,
+      reason: action.reason ?? action.outcome.toLowerCase(),
+      run: action.run,
+      receipt: action.receipt,
+    };
+    return {
+      schema: 'vkit.build/1',
+      actions: [action],
+      gate: evaluateGate([item]),
+      stats: {
+        ran: action.status === 'cached' ? 0 : 1,
+        cached: action.status === 'cached' ? 1 : 0,
+        hashed: 0,
+        reused_hashes: 0,
+        ms: action.ms,
+      },
+    };
   } finally {
     ws.close();
   }
@@ -166,35 +317,59 @@ export async function verifyFormalRequest(open: OpenOptions, req: FormalRequest,
  * current tool identity must still be the accepted checker. Returns why the reuse is refused, or
  * undefined. Reads the receipt and asks the engine; never runs the profile.
  */
-export async function formalReuseProblem(ws: { root: string; store: import('../store/store.js').Store; config: { manifest: { formal: { components: ResolvedComponent[] } } }; env: NodeJS.ProcessEnv }, component: ResolvedComponent, receiptId: string): Promise<string | undefined> {
+export async function formalReuseProblem(
+  ws: {
+    root: string;
+    store: import('../store/store.js').Store;
+    config: { manifest: { formal: { components: ResolvedComponent[] } } };
+    env: NodeJS.ProcessEnv;
+  },
+  component: ResolvedComponent,
+  receiptId: string,
+): Promise<string | undefined> {
   const read = ws.store.readReceipt(receiptId);
-  const subject = read.state === 'intact' ? (read.receipt.subject as { formal?: { package_sha256?: string; checker_sha256?: string } } | undefined)?.formal : undefined;
+  const subject =
+    read.state === 'intact'
+      ? (read.receipt.subject as { formal?: { package_sha256?: string; checker_sha256?: string } } | undefined)?.formal
+      : undefined;
   let installed: string | undefined;
   try {
     installed = loadPackage(component.package.id, component.package.version).sha256;
   } catch {
     installed = undefined;
   }
-  if (!subject || subject.package_sha256 !== installed) return 'reuse refused: the retained evidence is not for the installed package digest';
+  if (!subject || subject.package_sha256 !== installed)
+    return 'reuse refused: the retained evidence is not for the installed package digest';
   const profile = await loadProfile(component.profile);
   if (!profile) return `reuse refused: profile \`${component.profile}\` is not built into this vkit`;
   const checker = await resolveChecker(profile, ws.env);
   if (!checker.ok) return `reuse refused: the current tool identity cannot be checked: ${checker.missing.join('; ')}`;
   const entry = readLock(ws.root)?.components[component.id];
-  if (!entry || entry.checker_sha256 !== checker.tree.digest || subject.checker_sha256 !== checker.tree.digest) return 'reuse refused: renewed acceptance required (checker digest changed)';
+  if (!entry || entry.checker_sha256 !== checker.tree.digest || subject.checker_sha256 !== checker.tree.digest)
+    return 'reuse refused: renewed acceptance required (checker digest changed)';
   return undefined;
 }
 
 /** A cached formal action whose reuse is refused becomes BLOCKED with the reason (nothing is rerun). */
-export async function applyFormalReuseCheck(ws: Parameters<typeof formalReuseProblem>[0], report: BuildReport, label: string): Promise<BuildReport> {
+export async function applyFormalReuseCheck(
+  ws: Parameters<typeof formalReuseProblem>[0],
+  report: BuildReport,
+  label: string,
+): Promise<BuildReport> {
   const action = report.actions.find((a) => a.label === label);
   const component = ws.config.manifest.formal.components.find((c) => `formal:${c.id}` === label);
   if (!action || !component || action.status !== 'cached' || !action.receipt) return report;
   const problem = await formalReuseProblem(ws, component, action.receipt);
   if (!problem) return report;
   const blockedAction = { ...action, status: 'blocked' as const, outcome: 'BLOCKED' as const, reason: problem };
-  const items = report.gate.items.map((i) => (i.id === label ? { ...i, status: 'BLOCKED' as const, reason: problem } : i));
-  return { ...report, actions: report.actions.map((a) => (a === action ? blockedAction : a)), gate: evaluateGate(items) };
+  const items = report.gate.items.map((i) =>
+    i.id === label ? { ...i, status: 'BLOCKED' as const, reason: problem } : i,
+  );
+  return {
+    ...report,
+    actions: report.actions.map((a) => (a === action ? blockedAction : a)),
+    gate: evaluateGate(items),
+  };
 }
 
 /** Exit code of a formal verification's one action. */

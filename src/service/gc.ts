@@ -11,7 +11,10 @@ import { join } from 'node:path';
 import { parseReceipt } from '../store/receipt.js';
 import type { Store } from '../store/store.js';
 
-export function collectGarbage(store: Store, keepRuns: number): { runs_deleted: number; blobs_deleted: number; blobs_kept: number } {
+export function collectGarbage(
+  store: Store,
+  keepRuns: number,
+): { runs_deleted: number; blobs_deleted: number; blobs_kept: number } {
   const db = store.db;
   // Receipts are content-addressed: what one names is read once, outside the lock where possible.
   const named = new Map<string, string[]>();
@@ -34,8 +37,12 @@ export function collectGarbage(store: Store, keepRuns: number): { runs_deleted: 
         .map((r) => r.id),
     );
     const found = new Set<string>();
-    for (const r of db.prepare<[], { id: string; receipt: string | null }>('SELECT id, receipt FROM runs').all()) if (keep.has(r.id) && r.receipt) found.add(r.receipt);
-    for (const r of db.prepare<[], { receipt: string }>('SELECT receipt FROM action_cache UNION SELECT receipt FROM latest').all()) found.add(r.receipt);
+    for (const r of db.prepare<[], { id: string; receipt: string | null }>('SELECT id, receipt FROM runs').all())
+      if (keep.has(r.id) && r.receipt) found.add(r.receipt);
+    for (const r of db
+      .prepare<[], { receipt: string }>('SELECT receipt FROM action_cache UNION SELECT receipt FROM latest')
+      .all())
+      found.add(r.receipt);
     return { keep, found };
   };
   for (const id of roots().found) artifactsOf(id); // warm the receipt reads before taking the lock
@@ -44,7 +51,8 @@ export function collectGarbage(store: Store, keepRuns: number): { runs_deleted: 
   const blobs: string[] = [];
   for (const dir of readdirSync(store.cas.dir, { withFileTypes: true })) {
     if (!dir.isDirectory() || !/^[0-9a-f]{2}$/.test(dir.name)) continue;
-    for (const rest of readdirSync(join(store.cas.dir, dir.name), { withFileTypes: true })) if (rest.isFile() && /^[0-9a-f]{62}$/.test(rest.name)) blobs.push(`${dir.name}/${rest.name}`);
+    for (const rest of readdirSync(join(store.cas.dir, dir.name), { withFileTypes: true }))
+      if (rest.isFile() && /^[0-9a-f]{62}$/.test(rest.name)) blobs.push(`${dir.name}/${rest.name}`);
   }
 
   const { runsDeleted, blobsDeleted, kept } = store.batch(() => {
@@ -63,9 +71,17 @@ export function collectGarbage(store: Store, keepRuns: number): { runs_deleted: 
     }
     // A running attempt may have put artifacts that no receipt names yet: blobs written (or reused,
     // which touches them) since the oldest running attempt started are left for the next gc.
-    const oldestRunning = db.prepare<[], { started: string | null }>("SELECT MIN(started_ns) AS started FROM attempts WHERE state = 'running'").get()?.started;
+    const oldestRunning = db
+      .prepare<[], { started: string | null }>(
+        "SELECT MIN(started_ns) AS started FROM attempts WHERE state = 'running'",
+      )
+      .get()?.started;
     // A damaged time reads as "now": gc then spares every blob (fail closed), never throws.
-    const youngerThan = oldestRunning ? (/^\d+$/.test(oldestRunning) ? Number(BigInt(oldestRunning) / 1_000_000n) : -Infinity) : Infinity;
+    const youngerThan = oldestRunning
+      ? /^\d+$/.test(oldestRunning)
+        ? Number(BigInt(oldestRunning) / 1_000_000n)
+        : -Infinity
+      : Infinity;
     let deleted = 0;
     for (const rel of blobs) {
       const id = `sha256:${rel.replace('/', '')}`;
@@ -90,7 +106,8 @@ export function collectGarbage(store: Store, keepRuns: number): { runs_deleted: 
       process.kill(pid, 0);
     } catch (error) {
       // EPERM: the writer lives (another user's process); only a pid that is gone frees its files.
-      if ((error as NodeJS.ErrnoException).code === 'ESRCH') rmSync(join(store.dir, 'tmp', entry.name), { force: true });
+      if ((error as NodeJS.ErrnoException).code === 'ESRCH')
+        rmSync(join(store.dir, 'tmp', entry.name), { force: true });
     }
   }
   return { runs_deleted: runsDeleted, blobs_deleted: blobsDeleted, blobs_kept: kept };

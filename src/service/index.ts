@@ -17,7 +17,14 @@ export { collectGarbage } from './gc.js';
 export { initConfig } from './init.js';
 export { compareRequestFile, compareRequestValue } from './models.js';
 export { acceptanceDigest } from './acceptance/digest.js';
-export { addFeedback, feedbackDir, listFeedback, FEEDBACK_KINDS, FEEDBACK_MAX_LIMIT, type FeedbackInput } from './feedback.js';
+export {
+  addFeedback,
+  feedbackDir,
+  listFeedback,
+  FEEDBACK_KINDS,
+  FEEDBACK_MAX_LIMIT,
+  type FeedbackInput,
+} from './feedback.js';
 
 export type BuildRequest = Omit<BuildOptions, 'mode'>;
 
@@ -31,13 +38,27 @@ async function withWorkspace<T>(open: OpenOptions, fn: (ws: Workspace) => Promis
 }
 
 export function engineFor(ws: Workspace) {
-  return { root: ws.root, config: ws.config, graph: ws.graph, store: ws.store, jobs: ws.jobs, rules: ws.rules, files: ws.files, env: ws.env };
+  return {
+    root: ws.root,
+    config: ws.config,
+    graph: ws.graph,
+    store: ws.store,
+    jobs: ws.jobs,
+    rules: ws.rules,
+    files: ws.files,
+    env: ws.env,
+  };
 }
 
 function checkOnly(ws: Workspace, only: string[] | undefined): void {
   for (const o of only ?? []) {
-    const known = ws.graph.order.some((l) => l === o || (ws.graph.graph.getNodeAttributes(l).kind !== 'capture' && ws.graph.graph.getNodeAttributes(l).id === o));
-    if (!known) throw invalid('ERR_USAGE', `Expected --only to name a declared check or label, got \`${o}\``, { path: '--only' });
+    const known = ws.graph.order.some(
+      (l) =>
+        l === o ||
+        (ws.graph.graph.getNodeAttributes(l).kind !== 'capture' && ws.graph.graph.getNodeAttributes(l).id === o),
+    );
+    if (!known)
+      throw invalid('ERR_USAGE', `Expected --only to name a declared check or label, got \`${o}\``, { path: '--only' });
   }
 }
 
@@ -52,7 +73,10 @@ export async function build(open: OpenOptions, req: BuildRequest = {}): Promise<
 }
 
 /** `vkit gate`: the same walk with nothing allowed to run. */
-export async function gate(open: OpenOptions, req: { deep?: boolean; only?: string[]; today?: string } = {}): Promise<BuildReport> {
+export async function gate(
+  open: OpenOptions,
+  req: { deep?: boolean; only?: string[]; today?: string } = {},
+): Promise<BuildReport> {
   return withWorkspace(open, async (ws) => {
     checkOnly(ws, req.only);
     const report = await runEngine(engineFor(ws), { mode: 'gate', deep: req.deep, today: req.today });
@@ -61,15 +85,44 @@ export async function gate(open: OpenOptions, req: { deep?: boolean; only?: stri
 }
 
 /** `vkit verify --check ID`: a fresh run of one check (its dependencies reused), or with `reuse` intact identical passing evidence. */
-export async function verify(open: OpenOptions, req: { check: string; reuse?: boolean; explain?: boolean; jobs?: number; onEvent?: BuildOptions['onEvent']; signal?: AbortSignal; waitMs?: number }): Promise<BuildReport> {
+export async function verify(
+  open: OpenOptions,
+  req: {
+    check: string;
+    reuse?: boolean;
+    explain?: boolean;
+    jobs?: number;
+    onEvent?: BuildOptions['onEvent'];
+    signal?: AbortSignal;
+    waitMs?: number;
+  },
+): Promise<BuildReport> {
   return withWorkspace(open, async (ws) => {
     const label = req.check.includes(':') ? req.check : `check:${req.check}`;
-    if (!ws.graph.graph.hasNode(label)) throw invalid('ERR_USAGE', `Expected --check to name a declared check, got \`${req.check}\``, { path: '--check' });
-    let report = await runEngine(engineFor(ws), { mode: 'build', only: [label], fresh: [label], reusePassing: req.reuse, explain: req.explain, jobs: req.jobs, onEvent: req.onEvent, signal: req.signal, waitMs: req.waitMs });
+    if (!ws.graph.graph.hasNode(label))
+      throw invalid('ERR_USAGE', `Expected --check to name a declared check, got \`${req.check}\``, {
+        path: '--check',
+      });
+    let report = await runEngine(engineFor(ws), {
+      mode: 'build',
+      only: [label],
+      fresh: [label],
+      reusePassing: req.reuse,
+      explain: req.explain,
+      jobs: req.jobs,
+      onEvent: req.onEvent,
+      signal: req.signal,
+      waitMs: req.waitMs,
+    });
     // Formal reuse also needs the installed package digest and the accepted tool identity, rechecked now.
-    if (req.reuse && label.startsWith('formal:')) report = await (await import('./formal.js')).applyFormalReuseCheck(ws, report, label);
+    if (req.reuse && label.startsWith('formal:'))
+      report = await (await import('./formal.js')).applyFormalReuseCheck(ws, report, label);
     attachTails(ws.store, report.actions);
-    return { ...report, actions: report.actions.filter((a) => a.label === label), gate: showOnly(report.gate, [label]) };
+    return {
+      ...report,
+      actions: report.actions.filter((a) => a.label === label),
+      gate: showOnly(report.gate, [label]),
+    };
   });
 }
 
@@ -86,7 +139,8 @@ async function withJobs<T>(open: OpenOptions, fn: (jobs: JobService, store: Stor
 }
 
 function knownRun(store: Store, run: string): void {
-  if (!store.getRun(run)) throw invalid('ERR_USAGE', `No run \`${run}\` in this store`, { path: 'run' }, 'List runs with `vkit runs`.');
+  if (!store.getRun(run))
+    throw invalid('ERR_USAGE', `No run \`${run}\` in this store`, { path: 'run' }, 'List runs with `vkit runs`.');
 }
 
 /** Waits for a run (bounded); a wait that times out says so while the worker continues. */
@@ -118,15 +172,30 @@ export async function retryRun(open: OpenOptions, run: string, timeoutMs = Infin
 }
 
 /** A run (or else the label's latest run) as details for a face: diagnostics and the last lines of its output. */
-export async function latestRunDetails(open: OpenOptions, label: string, runId: string | null = null, lines = 20): Promise<{ diagnostics: string[]; log: string[] } | null> {
+export async function latestRunDetails(
+  open: OpenOptions,
+  label: string,
+  runId: string | null = null,
+  lines = 20,
+): Promise<{ diagnostics: string[]; log: string[] } | null> {
   const store = await openStore(open);
   try {
     const run = (runId ? store.getRun(runId) : undefined) ?? store.listRuns({ label, limit: 1 })[0];
     if (!run) return null;
     const shown = showRun(store, run.id, ['diagnostics', 'log']);
-    const d = shown.diagnostics as { outcome?: string; reason?: string | null; exit_code?: number | null; expected?: number | null } | undefined;
-    const diagnostics = d && 'outcome' in d ? [`${run.id}: ${d.outcome}${d.reason ? ` (${d.reason})` : ''}`, `exit code ${d.exit_code ?? '-'}, expected ${d.expected ?? '-'}`] : [`${run.id}: ${run.state}`];
-    const log = Object.values((shown.log ?? {}) as Record<string, { lines?: string[] }>).flatMap((stream) => stream.lines ?? []);
+    const d = shown.diagnostics as
+      | { outcome?: string; reason?: string | null; exit_code?: number | null; expected?: number | null }
+      | undefined;
+    const diagnostics =
+      d && 'outcome' in d
+        ? [
+            `${run.id}: ${d.outcome}${d.reason ? ` (${d.reason})` : ''}`,
+            `exit code ${d.exit_code ?? '-'}, expected ${d.expected ?? '-'}`,
+          ]
+        : [`${run.id}: ${run.state}`];
+    const log = Object.values((shown.log ?? {}) as Record<string, { lines?: string[] }>).flatMap(
+      (stream) => stream.lines ?? [],
+    );
     return { diagnostics, log: log.slice(-lines) };
   } finally {
     store.close();

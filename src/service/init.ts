@@ -10,7 +10,13 @@ import { invalid } from '../errors.js';
 
 export async function initConfig(root: string): Promise<{ file: string }> {
   const existing = findConfig(root);
-  if (existing) throw invalid('ERR_INIT_EXISTS', `A config already exists: ${existing}`, { file: existing }, 'Edit it, or remove it first.');
+  if (existing)
+    throw invalid(
+      'ERR_INIT_EXISTS',
+      `A config already exists: ${existing}`,
+      { file: existing },
+      'Edit it, or remove it first.',
+    );
   const check = existsSync(join(root, 'package.json'))
     ? { id: 'test', run: ['npm', 'test'], inputs: ['package.json', '**/*.{js,ts,mjs,cjs,json}', '!node_modules/**'] }
     : existsSync(join(root, 'Cargo.toml'))
@@ -22,7 +28,8 @@ export async function initConfig(root: string): Promise<{ file: string }> {
   const git = await gitInfo(root);
   const files = git ? (await listGitFiles(root)).sort() : walkTree(root);
   const ignored = git ? await listIgnored(root, git.prefix) : [];
-  for (const u of uncapturedPaths(check.inputs, files, ignored)) if (!check.inputs.includes(u.exclude)) check.inputs.push(u.exclude);
+  for (const u of uncapturedPaths(check.inputs, files, ignored))
+    if (!check.inputs.includes(u.exclude)) check.inputs.push(u.exclude);
   const text = `import { defineConfig } from 'vkit';
 
 // Every check is required: the gate is READY only when each has intact, current, passing evidence.

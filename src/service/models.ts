@@ -24,7 +24,12 @@ export async function compareRequestFile(file: string, shown = file): Promise<Ex
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw invalid('ERR_REQUEST_READ', `Cannot read the request: ${(error as Error).message}`, { file: shown }, 'Pass --request with the path of a JSON request file.');
+    throw invalid(
+      'ERR_REQUEST_READ',
+      `Cannot read the request: ${(error as Error).message}`,
+      { file: shown },
+      'Pass --request with the path of a JSON request file.',
+    );
   }
   const outcome = (await models()).compareRequestText(text);
   if (!outcome.ok) throw requestInvalid(outcome.issues.map((i) => ({ ...i, file: shown })));

@@ -13,7 +13,20 @@
  * target authority: the private store is divided by the authority digest (config modules, policy
  * digest and lock), so evidence made under other requirements can never be seen.
  */
-import { copyFileSync, chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { git, gitInfo, listGitFiles, lsTree, readBlobs } from '../capture/git.js';
@@ -43,8 +56,21 @@ export interface ProtectedRequest {
 
 export interface ProtectedReport {
   schema: 'vkit.protected-gate/1';
-  target: { rev: string; commit: string; authority: string; policy_sha256: string; config: string[]; lock_sha256: string | null };
-  candidate: { kind: 'git_commit' | 'working_tree'; rev: string | null; commit: string | null; source_sha256: string; provisional: boolean };
+  target: {
+    rev: string;
+    commit: string;
+    authority: string;
+    policy_sha256: string;
+    config: string[];
+    lock_sha256: string | null;
+  };
+  candidate: {
+    kind: 'git_commit' | 'working_tree';
+    rev: string | null;
+    commit: string | null;
+    source_sha256: string;
+    provisional: boolean;
+  };
   /** The private store's directory for this target authority: where the runs of this gate are. */
   store: string;
   reuse: boolean;
@@ -55,8 +81,14 @@ export interface ProtectedReport {
 export async function protectedGate(open: OpenOptions, req: ProtectedRequest): Promise<ProtectedReport> {
   const root = resolve(open.root ?? process.cwd());
   const info = await gitInfo(root);
-  if (!info) throw invalid('ERR_USAGE', `The protected gate reads the target commit from git, but \`${root}\` is not in a git work tree`, { path: '--root' });
-  if (req.candidate !== undefined && req.workingTree) throw invalid('ERR_USAGE', 'Expected either --candidate REV or --working-tree, got both', { path: '--candidate' });
+  if (!info)
+    throw invalid(
+      'ERR_USAGE',
+      `The protected gate reads the target commit from git, but \`${root}\` is not in a git work tree`,
+      { path: '--root' },
+    );
+  if (req.candidate !== undefined && req.workingTree)
+    throw invalid('ERR_USAGE', 'Expected either --candidate REV or --working-tree, got both', { path: '--candidate' });
   const storeRoot = privateStore(root, info.commonDir, open.store);
   const targetCommit = await commitOf(root, req.target, '--target');
   const candidateRev = req.workingTree ? null : (req.candidate ?? 'HEAD');
@@ -72,7 +104,12 @@ export async function protectedGate(open: OpenOptions, req: ProtectedRequest): P
     // Working-tree (provisional) and commit candidates keep separate evidence: a formal job's key
     // does not see which kind of copy it ran in, so a provisional receipt must never be reusable
     // by a commit run (it would be BLOCKED as provisional) nor the other way round.
-    const store = join(storeRoot, 'targets', hexOf(authority.digest as Sha256Id), req.workingTree ? 'working-tree' : 'commits');
+    const store = join(
+      storeRoot,
+      'targets',
+      hexOf(authority.digest as Sha256Id),
+      req.workingTree ? 'working-tree' : 'commits',
+    );
     // A job is frozen with the root it first ran in, and workers run it there; so the combined
     // candidate of one private store and authority always lives at the same path, rewritten for
     // each protected run under a lock (two runs at once would rewrite each other's tree).
@@ -80,15 +117,35 @@ export async function protectedGate(open: OpenOptions, req: ProtectedRequest): P
     release = lockCombined(path);
     combined = path; // only once the lock is ours: the finally removes it
     rmSync(path, { recursive: true, force: true });
-    const source = req.workingTree ? await copyWorkingTree(root, path) : await materializeCommit(root, candidateCommit!, path);
+    const source = req.workingTree
+      ? await copyWorkingTree(root, path)
+      : await materializeCommit(root, candidateCommit!, path);
     overlayRequirements(targetDir, path, authority.files);
     // Formal captures of this plain copy record which candidate it holds (and whether provisional).
-    markProtectedCopy(path, req.workingTree ? { kind: 'protected-copy', of: 'working-tree', commit: candidateCommit } : { kind: 'protected-copy', of: 'git-commit', commit: candidateCommit! });
+    markProtectedCopy(
+      path,
+      req.workingTree
+        ? { kind: 'protected-copy', of: 'working-tree', commit: candidateCommit }
+        : { kind: 'protected-copy', of: 'git-commit', commit: candidateCommit! },
+    );
 
     const report = (actions: ActionReport[], gate: Gate): ProtectedReport => ({
       schema: 'vkit.protected-gate/1',
-      target: { rev: req.target, commit: targetCommit, authority: authority.digest, policy_sha256: authority.config.policyDigest, config: authority.files, lock_sha256: authority.lock },
-      candidate: { kind: req.workingTree ? 'working_tree' : 'git_commit', rev: candidateRev, commit: candidateCommit, source_sha256: treeDigest(source), provisional: Boolean(req.workingTree) },
+      target: {
+        rev: req.target,
+        commit: targetCommit,
+        authority: authority.digest,
+        policy_sha256: authority.config.policyDigest,
+        config: authority.files,
+        lock_sha256: authority.lock,
+      },
+      candidate: {
+        kind: req.workingTree ? 'working_tree' : 'git_commit',
+        rev: candidateRev,
+        commit: candidateCommit,
+        source_sha256: treeDigest(source),
+        provisional: Boolean(req.workingTree),
+      },
       store,
       reuse: Boolean(req.reuse),
       actions,
@@ -97,22 +154,67 @@ export async function protectedGate(open: OpenOptions, req: ProtectedRequest): P
 
     let ws: Workspace;
     try {
-      ws = await openWorkspace({ root: path, store, env: open.env, storeOptions: open.storeOptions, hooks: open.hooks, confineChecks: true });
+      ws = await openWorkspace({
+        root: path,
+        store,
+        env: open.env,
+        storeOptions: open.storeOptions,
+        hooks: open.hooks,
+        confineChecks: true,
+      });
     } catch (error) {
       // The target's requirements name inputs the candidate does not have (a deleted test file):
       // the candidate cannot be judged, which is BLOCKED, not a bad request.
-      if (error instanceof InvalidInputError && error.code === 'ERR_CONFIG_INPUTS') return report([], blockedGate(authority.config, `the candidate lacks inputs the target requires: ${error.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`));
+      if (error instanceof InvalidInputError && error.code === 'ERR_CONFIG_INPUTS')
+        return report(
+          [],
+          blockedGate(
+            authority.config,
+            `the candidate lacks inputs the target requires: ${error.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+          ),
+        );
       throw error;
     }
     try {
       // Defence in depth: the combined candidate must load to exactly the target's requirements.
-      if (ws.config.policyDigest !== authority.config.policyDigest) return report([], blockedGate(authority.config, 'the combined candidate does not load to the target commit\'s requirements'));
-      const ctx = { root: ws.root, config: ws.config, graph: ws.graph, store: ws.store, jobs: ws.jobs, rules: ws.rules, files: ws.files, env: ws.env };
+      if (ws.config.policyDigest !== authority.config.policyDigest)
+        return report(
+          [],
+          blockedGate(authority.config, "the combined candidate does not load to the target commit's requirements"),
+        );
+      const ctx = {
+        root: ws.root,
+        config: ws.config,
+        graph: ws.graph,
+        store: ws.store,
+        jobs: ws.jobs,
+        rules: ws.rules,
+        files: ws.files,
+        env: ws.env,
+      };
       const labels = ws.graph.order.filter((l) => ws.graph.graph.getNodeAttributes(l).kind !== 'capture');
-      const built = await runEngine(ctx, req.reuse ? { mode: 'build', fresh: labels, reusePassing: true, deep: true, jobs: req.jobs, onEvent: req.onEvent, signal: req.signal } : { mode: 'build', force: true, deep: true, jobs: req.jobs, onEvent: req.onEvent, signal: req.signal });
+      const built = await runEngine(
+        ctx,
+        req.reuse
+          ? {
+              mode: 'build',
+              fresh: labels,
+              reusePassing: true,
+              deep: true,
+              jobs: req.jobs,
+              onEvent: req.onEvent,
+              signal: req.signal,
+            }
+          : { mode: 'build', force: true, deep: true, jobs: req.jobs, onEvent: req.onEvent, signal: req.signal },
+      );
       // The verdict comes from a second, read-only pass that re-hashes every receipt and blob.
       const judged = await runEngine(ctx, { mode: 'gate', deep: true });
-      return report(built.actions, protectedFold(judged.gate.items, built.actions, Boolean(req.workingTree), (receipt) => formalEvidenceOf(ws, receipt)));
+      return report(
+        built.actions,
+        protectedFold(judged.gate.items, built.actions, Boolean(req.workingTree), (receipt) =>
+          formalEvidenceOf(ws, receipt),
+        ),
+      );
     } finally {
       ws.close();
     }
@@ -136,7 +238,12 @@ function lockCombined(combined: string): () => void {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = Number(readFileSync(lock, 'utf8'));
       if (Number.isInteger(holder) && holder > 0 && alive(holder)) {
-        throw new VkitError('ERR_PROTECTED_BUSY', EXIT.blocked, `Another protected gate (pid ${holder}) is checking a candidate for this private store and target`, { hint: 'Wait for it, or use another --store.' });
+        throw new VkitError(
+          'ERR_PROTECTED_BUSY',
+          EXIT.blocked,
+          `Another protected gate (pid ${holder}) is checking a candidate for this private store and target`,
+          { hint: 'Wait for it, or use another --store.' },
+        );
       }
       rmSync(lock, { force: true });
     }
@@ -163,16 +270,21 @@ export interface FormalEvidence {
 function formalEvidenceOf(ws: Workspace, receipt: string): FormalEvidence | undefined {
   const read = ws.store.readReceipt(receipt);
   if (read.state !== 'intact') return undefined;
-  const formal = (read.receipt.subject as { formal?: { source?: FormalSource; provisional?: unknown } } | undefined)?.formal;
-  return formal ? { source: formal.source, provisional: typeof formal.provisional === 'boolean' ? formal.provisional : undefined } : undefined;
+  const formal = (read.receipt.subject as { formal?: { source?: FormalSource; provisional?: unknown } } | undefined)
+    ?.formal;
+  return formal
+    ? { source: formal.source, provisional: typeof formal.provisional === 'boolean' ? formal.provisional : undefined }
+    : undefined;
 }
 
 /** Why a formal PASS cannot stand under the protected gate, judged by the receipt's own record; undefined when it can. */
 function formalProblem(evidence: FormalEvidence | undefined): string | undefined {
   if (!evidence) return 'the formal receipt does not record its capture source';
-  if (evidence.provisional !== false) return 'provisional (working-tree) formal evidence is not accepted by the protected gate (the receipt records a provisional capture)';
+  if (evidence.provisional !== false)
+    return 'provisional (working-tree) formal evidence is not accepted by the protected gate (the receipt records a provisional capture)';
   const s = evidence.source;
-  if (s?.kind !== 'protected-copy' || s.of !== 'git-commit') return `formal evidence not captured from vkit's own copy of a candidate commit (recorded source: ${JSON.stringify(s ?? null)})`;
+  if (s?.kind !== 'protected-copy' || s.of !== 'git-commit')
+    return `formal evidence not captured from vkit's own copy of a candidate commit (recorded source: ${JSON.stringify(s ?? null)})`;
   return undefined;
 }
 
@@ -185,16 +297,30 @@ function formalProblem(evidence: FormalEvidence | undefined): string | undefined
  * `formalOf` is omitted only by pure unit tests of the flag rule. Registered checks run afresh in
  * the scratch copy, so their evidence describes exactly the bytes that were copied.
  */
-export function protectedFold(items: readonly GateItem[], actions: readonly ActionReport[], provisional: boolean, formalOf?: (receipt: string) => FormalEvidence | undefined): Gate {
+export function protectedFold(
+  items: readonly GateItem[],
+  actions: readonly ActionReport[],
+  provisional: boolean,
+  formalOf?: (receipt: string) => FormalEvidence | undefined,
+): Gate {
   // Only this invocation's evidence counts (its fresh runs, or with --reuse what it reused): the
   // gate pass could otherwise fall back on an older receipt for the same key when a fresh run was
   // BLOCKED, and "freshly checked" would be a lie.
   const ours = new Set(actions.flatMap((a) => (a.receipt ? [a.receipt] : [])));
   const judged = items.map((i): GateItem => {
-    if (provisional && i.id.startsWith('formal:') && i.status === 'PASS') return { ...i, status: 'BLOCKED', reason: 'provisional (working-tree) formal evidence is not accepted by the protected gate' };
+    if (provisional && i.id.startsWith('formal:') && i.status === 'PASS')
+      return {
+        ...i,
+        status: 'BLOCKED',
+        reason: 'provisional (working-tree) formal evidence is not accepted by the protected gate',
+      };
     if ((i.status === 'PASS' || i.status === 'FAIL') && !(i.receipt && ours.has(i.receipt))) {
       const action = actions.find((a) => a.label === i.id);
-      return { ...i, status: 'BLOCKED', reason: `no evidence from this protected run${action?.reason ? `: ${action.reason}` : ''}` };
+      return {
+        ...i,
+        status: 'BLOCKED',
+        reason: `no evidence from this protected run${action?.reason ? `: ${action.reason}` : ''}`,
+      };
     }
     if (formalOf && i.id.startsWith('formal:') && i.status === 'PASS') {
       const problem = formalProblem(formalOf(i.receipt!));
@@ -208,8 +334,22 @@ export function protectedFold(items: readonly GateItem[], actions: readonly Acti
 /** Every target requirement BLOCKED with one reason: the candidate could not be checked at all. */
 function blockedGate(config: LoadedConfig, reason: string): Gate {
   const m = config.manifest;
-  const ids = [...m.checks.map((c) => `check:${c.id}`), ...m.actions.map((a) => `${a.rule}:${a.id}`), ...m.compare.map((c) => `compare:${c.id}`), ...m.acceptance.map((a) => `accept:${a.id}`), ...m.formal.components.map((c) => `formal:${c.id}`)];
-  const items: GateItem[] = ids.map((id) => ({ id, required: id.startsWith('formal:') ? (m.formal.components.find((c) => `formal:${c.id}` === id)?.required ?? true) : true, status: 'BLOCKED', reason, run: null }));
+  const ids = [
+    ...m.checks.map((c) => `check:${c.id}`),
+    ...m.actions.map((a) => `${a.rule}:${a.id}`),
+    ...m.compare.map((c) => `compare:${c.id}`),
+    ...m.acceptance.map((a) => `accept:${a.id}`),
+    ...m.formal.components.map((c) => `formal:${c.id}`),
+  ];
+  const items: GateItem[] = ids.map((id) => ({
+    id,
+    required: id.startsWith('formal:')
+      ? (m.formal.components.find((c) => `formal:${c.id}` === id)?.required ?? true)
+      : true,
+    status: 'BLOCKED',
+    reason,
+    run: null,
+  }));
   return evaluateGate(items);
 }
 
@@ -218,12 +358,28 @@ function blockedGate(config: LoadedConfig, reason: string): Gate {
  * directory or anything inside its work tree (which the candidate controls).
  */
 function privateStore(root: string, commonDir: string, store: string | undefined): string {
-  if (!store) throw invalid('ERR_USAGE', 'The protected gate needs --store DIR: a private store outside the repository', { path: '--store' }, 'Pass a directory the candidate cannot write, e.g. --store "$RUNNER_TEMP/vkit-protected".');
+  if (!store)
+    throw invalid(
+      'ERR_USAGE',
+      'The protected gate needs --store DIR: a private store outside the repository',
+      { path: '--store' },
+      'Pass a directory the candidate cannot write, e.g. --store "$RUNNER_TEMP/vkit-protected".',
+    );
   const dir = realish(resolve(store));
   const inside = (parent: string) => dir === parent || dir.startsWith(parent.endsWith(sep) ? parent : parent + sep);
   const gitDir = realish(commonDir);
-  const why = inside(gitDir) ? `it is the repository's own store or inside its git directory (${gitDir})` : inside(realish(root)) ? `it is inside the repository's work tree (${realish(root)}), which the candidate controls` : undefined;
-  if (why) throw invalid('ERR_PROTECTED_STORE', `Expected --store to be a private store, but \`${store}\`: ${why}`, { path: '--store' }, 'Use a directory outside the repository, e.g. --store "$RUNNER_TEMP/vkit-protected".');
+  const why = inside(gitDir)
+    ? `it is the repository's own store or inside its git directory (${gitDir})`
+    : inside(realish(root))
+      ? `it is inside the repository's work tree (${realish(root)}), which the candidate controls`
+      : undefined;
+  if (why)
+    throw invalid(
+      'ERR_PROTECTED_STORE',
+      `Expected --store to be a private store, but \`${store}\`: ${why}`,
+      { path: '--store' },
+      'Use a directory outside the repository, e.g. --store "$RUNNER_TEMP/vkit-protected".',
+    );
   return dir;
 }
 
@@ -242,7 +398,12 @@ async function commitOf(root: string, rev: string, flag: string): Promise<string
   try {
     return (await git(root, ['rev-parse', '--verify', '--end-of-options', `${rev}^{commit}`])).trim();
   } catch {
-    throw invalid('ERR_CAPTURE_REV', `Expected ${flag} to name a commit in this repository, got \`${rev}\``, { path: flag }, 'Fetch it first (e.g. git fetch origin main), or pass a commit id.');
+    throw invalid(
+      'ERR_CAPTURE_REV',
+      `Expected ${flag} to name a commit in this repository, got \`${rev}\``,
+      { path: flag },
+      'Fetch it first (e.g. git fetch origin main), or pass a commit id.',
+    );
   }
 }
 
@@ -269,18 +430,37 @@ async function targetAuthority(dir: string, commit: string): Promise<Authority> 
     config = await readConfig(dir);
   } catch (error) {
     if (error instanceof InvalidInputError && error.code === 'ERR_CONFIG_NOT_FOUND') {
-      throw invalid('ERR_CONFIG_NOT_FOUND', `The target commit ${commit} has no vkit.config.ts or vkit.manifest.json: it declares no requirements`, { path: '--target' }, 'Pass the commit of the branch the candidate merges into.');
+      throw invalid(
+        'ERR_CONFIG_NOT_FOUND',
+        `The target commit ${commit} has no vkit.config.ts or vkit.manifest.json: it declares no requirements`,
+        { path: '--target' },
+        'Pass the commit of the branch the candidate merges into.',
+      );
     }
     if (error instanceof InvalidInputError) {
-      const issues = error.issues.map((i) => ({ ...i, file: i.file ? `${commit.slice(0, 12)}:${relative(dir, resolve(i.file))}` : `${commit.slice(0, 12)}` }));
-      throw new InvalidInputError(error.code, issues, `The target commit's requirements must load; fix them on the target branch.`);
+      const issues = error.issues.map((i) => ({
+        ...i,
+        file: i.file ? `${commit.slice(0, 12)}:${relative(dir, resolve(i.file))}` : `${commit.slice(0, 12)}`,
+      }));
+      throw new InvalidInputError(
+        error.code,
+        issues,
+        `The target commit's requirements must load; fix them on the target branch.`,
+      );
     }
     throw error;
   }
-  const files = [...new Set([relative(dir, config.file), ...config.sources.map((s) => relative(dir, s))])].filter((p) => !p.startsWith('..') && !isAbsolute(p)).sort();
+  const files = [...new Set([relative(dir, config.file), ...config.sources.map((s) => relative(dir, s))])]
+    .filter((p) => !p.startsWith('..') && !isAbsolute(p))
+    .sort();
   const lockPath = join(dir, LOCK_FILE);
   const lock = existsSync(lockPath) ? sha256Id(readFileSync(lockPath)) : null;
-  const digest = jsonId({ schema: 'vkit.target-authority/1', policy: config.policyDigest, config: files.map((f) => ({ path: f, sha256: sha256Id(readFileSync(join(dir, f))) })), lock });
+  const digest = jsonId({
+    schema: 'vkit.target-authority/1',
+    policy: config.policyDigest,
+    config: files.map((f) => ({ path: f, sha256: sha256Id(readFileSync(join(dir, f))) })),
+    lock,
+  });
   return { digest, config, files: lock ? [...files, LOCK_FILE] : files, lock };
 }
 
@@ -307,7 +487,10 @@ function safeRelative(path: string): boolean {
 async function materializeCommit(root: string, commit: string, dir: string): Promise<TreeEntry[]> {
   mkdirSync(dir, { recursive: true });
   const rows = (await lsTree(root, commit)).filter((r) => r.type === 'blob' && safeRelative(r.path));
-  const blobs = await readBlobs(root, rows.map((r) => r.oid));
+  const blobs = await readBlobs(
+    root,
+    rows.map((r) => r.oid),
+  );
   const entries: TreeEntry[] = [];
   for (const r of rows) {
     const dest = join(dir, r.path);

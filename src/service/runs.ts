@@ -5,7 +5,15 @@ import { parseReceipt, type Receipt } from '../store/receipt.js';
 import type { RunRow, Store } from '../store/store.js';
 import type { Job } from '../jobs/job.js';
 
-export const SECTIONS = ['diagnostics', 'obligations', 'provenance', 'coverage', 'compilation', 'artifacts', 'log'] as const;
+export const SECTIONS = [
+  'diagnostics',
+  'obligations',
+  'provenance',
+  'coverage',
+  'compilation',
+  'artifacts',
+  'log',
+] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** Log lines per page, and the longest line a page carries (longer ones are cut, and counted). */
@@ -16,7 +24,15 @@ export const ARTIFACT_PAGE_ITEMS = 100;
 const TAIL_LINES = 12;
 
 export function listRuns(store: Store, filter: { label?: string; limit?: number } = {}) {
-  return store.listRuns(filter).map((r) => ({ run: r.id, label: r.label, state: r.state, outcome: r.outcome, reason: r.reason, receipt: r.receipt, created_at: isoOf(r.created_ns) }));
+  return store.listRuns(filter).map((r) => ({
+    run: r.id,
+    label: r.label,
+    state: r.state,
+    outcome: r.outcome,
+    reason: r.reason,
+    receipt: r.receipt,
+    created_at: isoOf(r.created_ns),
+  }));
 }
 
 function isoOf(ns: string | null): string | null {
@@ -40,7 +56,8 @@ export function attachTails(store: Store, actions: ActionReport[]): void {
     const lines: string[] = [];
     for (const name of ['stdout', 'stderr']) {
       const art = receipt?.artifacts.find((x) => x.name === name);
-      if (art && store.cas.state(art.sha256, false) === 'intact') lines.push(...lastLines(store, art.sha256, TAIL_LINES));
+      if (art && store.cas.state(art.sha256, false) === 'intact')
+        lines.push(...lastLines(store, art.sha256, TAIL_LINES));
     }
     a.tail = lines.slice(-TAIL_LINES);
   }
@@ -48,16 +65,33 @@ export function attachTails(store: Store, actions: ActionReport[]): void {
 
 export interface RunShown {
   schema: 'vkit.run/1';
-  summary: { run: string; label: string; state: string; outcome: string | null; reason: string | null; next: string } & Record<string, unknown>;
+  summary: {
+    run: string;
+    label: string;
+    state: string;
+    outcome: string | null;
+    reason: string | null;
+    next: string;
+  } & Record<string, unknown>;
   [section: string]: unknown;
 }
 
 /** `vkit run show`: a summary plus the selected sections, read from retained results. */
 export function showRun(store: Store, runId: string, sections: Section[], page = 1): RunShown {
   const run = store.getRun(runId);
-  if (!run) throw invalid('ERR_USAGE', `No run \`${runId}\` in this store`, { path: '--run' }, 'List runs with `vkit runs`.');
+  if (!run)
+    throw invalid('ERR_USAGE', `No run \`${runId}\` in this store`, { path: '--run' }, 'List runs with `vkit runs`.');
   const receipt = receiptOf(store, run);
-  const attempts = store.attemptsOf(run.id).map((a) => ({ attempt: a.id, state: a.state, outcome: a.outcome, reason: a.reason, host: a.host, pid: a.pid, started_at: isoOf(a.started_ns), ended_at: isoOf(a.ended_ns) }));
+  const attempts = store.attemptsOf(run.id).map((a) => ({
+    attempt: a.id,
+    state: a.state,
+    outcome: a.outcome,
+    reason: a.reason,
+    host: a.host,
+    pid: a.pid,
+    started_at: isoOf(a.started_ns),
+    ended_at: isoOf(a.ended_ns),
+  }));
   const summary = {
     run: run.id,
     job: run.job,
@@ -69,7 +103,9 @@ export function showRun(store: Store, runId: string, sections: Section[], page =
     receipt: run.receipt,
     claim: receipt?.claim ?? null,
     assurance: receipt?.assurance ?? null,
-    obligations: formalSections(receipt)?.obligations ? formalCounts(formalSections(receipt)!) : obligationCounts(receipt),
+    obligations: formalSections(receipt)?.obligations
+      ? formalCounts(formalSections(receipt)!)
+      : obligationCounts(receipt),
     attempts,
     next: nextAction(run),
   };
@@ -90,9 +126,26 @@ export function showRun(store: Store, runId: string, sections: Section[], page =
       out[section] = noReceipt;
       continue;
     }
-    if (section === 'diagnostics') out[section] = { outcome: receipt.outcome, reason: receipt.reason, exit_code: receipt.exit_code, expected: (receipt.definition.expect as { exit_code?: number } | undefined)?.exit_code ?? null };
+    if (section === 'diagnostics')
+      out[section] = {
+        outcome: receipt.outcome,
+        reason: receipt.reason,
+        exit_code: receipt.exit_code,
+        expected: (receipt.definition.expect as { exit_code?: number } | undefined)?.exit_code ?? null,
+      };
     if (section === 'obligations') out[section] = receipt.obligations;
-    if (section === 'provenance') out[section] = { policy_sha256: receipt.policy_sha256, definition_sha256: receipt.definition_sha256, definition: receipt.definition, capture: receipt.capture, checker: receipt.checker, deps: receipt.deps, env: receipt.env, timings: receipt.timings, logical_trust: 'empirical: a test run, no axioms or proofs involved' };
+    if (section === 'provenance')
+      out[section] = {
+        policy_sha256: receipt.policy_sha256,
+        definition_sha256: receipt.definition_sha256,
+        definition: receipt.definition,
+        capture: receipt.capture,
+        checker: receipt.checker,
+        deps: receipt.deps,
+        env: receipt.env,
+        timings: receipt.timings,
+        logical_trust: 'empirical: a test run, no axioms or proofs involved',
+      };
     if (section === 'artifacts') out[section] = artifactPage(store, receipt, page);
     if (section === 'log') out[section] = logPage(store, receipt, page);
   }
@@ -112,7 +165,11 @@ function identitiesOf(store: Store, run: RunRow, receipt: Receipt | undefined) {
   } catch {
     job = undefined;
   }
-  const formal = (receipt?.subject as { formal?: { policy_sha256?: string; package_sha256?: string; checker_sha256?: string } } | undefined)?.formal;
+  const formal = (
+    receipt?.subject as
+      | { formal?: { policy_sha256?: string; package_sha256?: string; checker_sha256?: string } }
+      | undefined
+  )?.formal;
   return {
     job: run.job,
     source: job?.capture?.digest ?? receipt?.capture.digest ?? null,
@@ -127,11 +184,14 @@ function nextAction(run: RunRow): string {
   if (run.state === 'queued' || run.state === 'running') return `vkit run wait --run ${run.id}`;
   if (run.state === 'done' && run.outcome === 'PASS') return 'nothing to do';
   const verify = `vkit verify --check ${run.label.replace(/^check:/, '')}`;
-  if (run.state === 'done' && run.outcome === 'FAIL') return `vkit run show --run ${run.id} --section diagnostics --section log, fix, then ${verify}`;
+  if (run.state === 'done' && run.outcome === 'FAIL')
+    return `vkit run show --run ${run.id} --section diagnostics --section log, fix, then ${verify}`;
   return verify;
 }
 
-type Sections = { obligations?: { total: number | null; proved: number; failed: number; unknown: number | null; items: unknown[] } } & Record<string, unknown>;
+type Sections = {
+  obligations?: { total: number | null; proved: number; failed: number; unknown: number | null; items: unknown[] };
+} & Record<string, unknown>;
 
 /** The sections a formal (`verify`) receipt keeps in its subject, when present. */
 function formalSections(receipt: Receipt | undefined): Sections | undefined {
@@ -151,7 +211,15 @@ function formalSection(receipt: Receipt, s: Sections, section: Section): unknown
     case 'diagnostics':
       return { outcome: receipt.outcome, reason: receipt.reason, claim: receipt.claim, items: s.diagnostics ?? [] };
     case 'provenance':
-      return { identities, policy_sha256: receipt.policy_sha256, capture: receipt.capture, scope: s.scope ?? null, inventory: s.inventory ?? null, ...((s.provenance as object | undefined) ?? {}), timings: receipt.timings };
+      return {
+        identities,
+        policy_sha256: receipt.policy_sha256,
+        capture: receipt.capture,
+        scope: s.scope ?? null,
+        inventory: s.inventory ?? null,
+        ...((s.provenance as object | undefined) ?? {}),
+        timings: receipt.timings,
+      };
     case 'compilation':
       return s.compilation ?? { applicable: false, note: 'this profile produced no compilation section' };
     default:
@@ -166,7 +234,13 @@ function formalSection(receipt: Receipt, s: Sections, section: Section): unknown
 function obligationCounts(receipt: Receipt | undefined) {
   if (!receipt) return { total: null, passed: 0, failed: 0, blocked: 0, unknown: null };
   const count = (o: string) => receipt.obligations.filter((x) => x.outcome === o).length;
-  return { total: receipt.obligations.length, passed: count('PASS'), failed: count('FAIL'), blocked: count('BLOCKED'), unknown: receipt.obligations.filter((x) => x.claim === 'unknown').length };
+  return {
+    total: receipt.obligations.length,
+    passed: count('PASS'),
+    failed: count('FAIL'),
+    blocked: count('BLOCKED'),
+    unknown: receipt.obligations.filter((x) => x.claim === 'unknown').length,
+  };
 }
 
 function logPage(store: Store, receipt: Receipt, page: number) {
@@ -178,12 +252,24 @@ function logPage(store: Store, receipt: Receipt, page: number) {
       streams[name] = { state: 'missing or altered' };
       continue;
     }
-    const { total, lines } = linesOf(store.cas.chunks(art.sha256), (page - 1) * LOG_PAGE_LINES, page * LOG_PAGE_LINES, LINE_BYTES_KEPT);
+    const { total, lines } = linesOf(
+      store.cas.chunks(art.sha256),
+      (page - 1) * LOG_PAGE_LINES,
+      page * LOG_PAGE_LINES,
+      LINE_BYTES_KEPT,
+    );
     const pages = Math.max(1, Math.ceil(total / LOG_PAGE_LINES));
     // Bounded in lines and in characters: a line longer than LOG_LINE_CHARS is cut (the artifact keeps it whole).
     let cut = 0;
     const shown = lines.map((l) => (l.length > LOG_LINE_CHARS ? (cut++, `${l.slice(0, LOG_LINE_CHARS)}…`) : l));
-    streams[name] = { page, pages, total_lines: total, lines: shown, lines_cut: cut, ...(art.dropped_bytes ? { dropped_bytes: art.dropped_bytes } : {}) };
+    streams[name] = {
+      page,
+      pages,
+      total_lines: total,
+      lines: shown,
+      lines_cut: cut,
+      ...(art.dropped_bytes ? { dropped_bytes: art.dropped_bytes } : {}),
+    };
   }
   return streams;
 }
@@ -252,6 +338,8 @@ function lastLines(store: Store, id: string, count: number): string[] {
 function artifactPage(store: Store, receipt: Receipt, page: number) {
   const total = receipt.artifacts.length;
   const pages = Math.max(1, Math.ceil(total / ARTIFACT_PAGE_ITEMS));
-  const items = receipt.artifacts.slice((page - 1) * ARTIFACT_PAGE_ITEMS, page * ARTIFACT_PAGE_ITEMS).map((a) => ({ ...a, state: store.cas.state(a.sha256, false) }));
+  const items = receipt.artifacts
+    .slice((page - 1) * ARTIFACT_PAGE_ITEMS, page * ARTIFACT_PAGE_ITEMS)
+    .map((a) => ({ ...a, state: store.cas.state(a.sha256, false) }));
   return { page, pages, total, items };
 }

@@ -75,13 +75,24 @@ function captureInputs(config: LoadedConfig, graph?: ActionGraph): string[][] | 
   return sets;
 }
 
-function planFor(root: string, config: LoadedConfig | undefined, previous: Plan | undefined, graph?: ActionGraph): Plan {
+function planFor(
+  root: string,
+  config: LoadedConfig | undefined,
+  previous: Plan | undefined,
+  graph?: ActionGraph,
+): Plan {
   const configFiles = new Set<string>(CONFIG_FILES.map((f) => join(root, f)));
   // An unloadable config keeps the previous globs and imports: the fix may be in any of them.
   for (const s of config ? config.sources : [...(previous?.configFiles ?? [])]) configFiles.add(s);
   const inRoot = [...configFiles].map((f) => toRel(root, f)).filter((r) => !r.startsWith('..'));
   const patterns = config ? captureInputs(config, graph) : undefined;
-  if (!patterns) return { globSets: previous?.globSets ?? [], configFiles, dirs: previous?.dirs ?? [], paths: [...new Set([...inRoot, ...(previous?.paths ?? [])])] };
+  if (!patterns)
+    return {
+      globSets: previous?.globSets ?? [],
+      configFiles,
+      dirs: previous?.dirs ?? [],
+      paths: [...new Set([...inRoot, ...(previous?.paths ?? [])])],
+    };
   const globSets = patterns.map((set) => set.map(compileGlob));
   const positive = globSets.flat().filter((g) => !g.negated);
   const dirs = [...new Set(positive.filter((g) => !g.literal).map((g) => g.prefix))];
@@ -105,7 +116,8 @@ function blockedGate(message: string): Gate {
 /** Runs the watch loop until `signal` aborts; resolves once the last cycle has settled and the watcher is closed. */
 export async function watch(open: OpenOptions, opts: WatchOptions): Promise<void> {
   const root = resolve(open.root ?? process.cwd());
-  if (!existsSync(root) || !statSync(root).isDirectory()) throw invalid('ERR_ROOT', `Expected --root to be a directory, got \`${root}\``);
+  if (!existsSync(root) || !statSync(root).isDirectory())
+    throw invalid('ERR_ROOT', `Expected --root to be a directory, got \`${root}\``);
   const storeDir = open.store ? resolve(open.store) : await defaultStoreDir(root);
   const emit = opts.onEvent;
   const debounceMs = opts.debounceMs ?? 50;
@@ -119,7 +131,9 @@ export async function watch(open: OpenOptions, opts: WatchOptions): Promise<void
   let failure: unknown;
 
   const isIgnored = (abs: string) =>
-    ignoredDirs.some((d) => abs === d || abs.startsWith(d + sep)) || TEMP_CONFIG.test(abs) || (abs.includes(`${sep}node_modules${sep}`) && !plan.globSets.flat().some((g) => g.source.includes('node_modules')));
+    ignoredDirs.some((d) => abs === d || abs.startsWith(d + sep)) ||
+    TEMP_CONFIG.test(abs) ||
+    (abs.includes(`${sep}node_modules${sep}`) && !plan.globSets.flat().some((g) => g.source.includes('node_modules')));
 
   const matters = (abs: string): boolean => {
     if (plan.configFiles.has(abs)) return true;
@@ -138,11 +152,14 @@ export async function watch(open: OpenOptions, opts: WatchOptions): Promise<void
     if (isIgnored(abs)) return false;
     const rel = toRel(root, abs);
     if (rel === '' || rel.startsWith('..')) return true; // outside the root: only the config's own imports are watched there
-    const under = (p: string) => p.startsWith(rel + '/');
+    const under = (p: string) => p.startsWith(`${rel}/`);
     return plan.dirs.some((d) => rel.startsWith(d) || under(d)) || plan.paths.some((p) => p === rel || under(p));
   };
   const outside = (p: Plan) => [...p.configFiles].filter((f) => toRel(root, f).startsWith('..'));
-  const watcher: FSWatcher = chokidarWatch([root, ...outside(plan)], { ignoreInitial: true, ignored: (p: string) => !keep(p) });
+  const watcher: FSWatcher = chokidarWatch([root, ...outside(plan)], {
+    ignoreInitial: true,
+    ignored: (p: string) => !keep(p),
+  });
   const ready = new Promise<void>((r) => watcher.once('ready', () => r()));
 
   const retarget = (next: Plan) => {
@@ -174,23 +191,47 @@ export async function watch(open: OpenOptions, opts: WatchOptions): Promise<void
       retarget(planFor(root, config, plan));
       const message = error.message;
       emit(makeEvent({ type: 'config.invalid', code: error.code, message }));
-      emit(makeEvent({ type: 'cycle.settled', status: 'BLOCKED', ran: 0, cached: 0, ms: Math.round(performance.now() - t0), cycle: n, gate: blockedGate(message) }));
+      emit(
+        makeEvent({
+          type: 'cycle.settled',
+          status: 'BLOCKED',
+          ran: 0,
+          cached: 0,
+          ms: Math.round(performance.now() - t0),
+          cycle: n,
+          gate: blockedGate(message),
+        }),
+      );
       return;
     }
     try {
       retarget(planFor(root, ws.config, plan, ws.graph));
-      const sink: EventSink = (e) => emit(e.type === 'cycle.settled' ? { ...e, ms: Math.round(performance.now() - t0) } : e);
+      const sink: EventSink = (e) =>
+        emit(e.type === 'cycle.settled' ? { ...e, ms: Math.round(performance.now() - t0) } : e);
       const { root: r, config, graph, store, jobs, rules, files, env } = ws;
       // Stopped while opening: settle from retained evidence rather than start work that would be cancelled.
       const mode = opts.signal.aborted ? 'gate' : 'build';
       const again = rerun === 'all' ? { force: true } : rerun ? { fresh: [...rerun] } : {};
       try {
-        await runEngine({ root: r, config, graph, store, jobs, rules, files, env }, { mode, jobs: opts.jobs ?? 1, onEvent: sink, signal: opts.signal, cycle: n, explain: true, ...again });
+        await runEngine(
+          { root: r, config, graph, store, jobs, rules, files, env },
+          { mode, jobs: opts.jobs ?? 1, onEvent: sink, signal: opts.signal, cycle: n, explain: true, ...again },
+        );
       } catch (error) {
         // The engine's own input checks (a link or special file among the inputs) come before any work.
         if (!(error instanceof InvalidInputError)) throw error;
         emit(makeEvent({ type: 'config.invalid', code: error.code, message: error.message }));
-        emit(makeEvent({ type: 'cycle.settled', status: 'BLOCKED', ran: 0, cached: 0, ms: Math.round(performance.now() - t0), cycle: n, gate: blockedGate(error.message) }));
+        emit(
+          makeEvent({
+            type: 'cycle.settled',
+            status: 'BLOCKED',
+            ran: 0,
+            cached: 0,
+            ms: Math.round(performance.now() - t0),
+            cycle: n,
+            gate: blockedGate(error.message),
+          }),
+        );
       }
     } finally {
       ws.close();
@@ -247,10 +288,14 @@ export async function watch(open: OpenOptions, opts: WatchOptions): Promise<void
       if ((opts.signal.aborted || failure) && !running) resolveStop();
     };
     wake = check;
-    opts.signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      check();
-    }, { once: true });
+    opts.signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        check();
+      },
+      { once: true },
+    );
     check();
   });
   clearTimeout(timer);

@@ -56,7 +56,8 @@ export async function openStore(opts: OpenOptions = {}): Promise<Store> {
 
 export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> {
   const root = resolve(opts.root ?? process.cwd());
-  if (!existsSync(root) || !lstatSync(root).isDirectory()) throw invalid('ERR_ROOT', `Expected --root to be a directory, got \`${root}\``);
+  if (!existsSync(root) || !lstatSync(root).isDirectory())
+    throw invalid('ERR_ROOT', `Expected --root to be a directory, got \`${root}\``);
   // Listing the tree (a git process) overlaps with loading the config and opening the store.
   const info = await gitInfo(root);
   const listing = info ? listGitFiles(root).then((f) => f.sort()) : Promise.resolve(walkTree(root));
@@ -66,8 +67,12 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
   listing.catch(() => {}); // awaited below; a config error must not leave it unhandled
   ignoring.catch(() => {});
   const config = await loadConfig(root);
-  if (opts.confineChecks) for (const check of config.manifest.checks) if (typeof check.sandbox === 'object') check.sandbox = 'isolated';
-  const store = new Store(opts.store ? resolve(opts.store) : info ? join(info.commonDir, 'vkit') : join(root, '.vkit'), opts.storeOptions);
+  if (opts.confineChecks)
+    for (const check of config.manifest.checks) if (typeof check.sandbox === 'object') check.sandbox = 'isolated';
+  const store = new Store(
+    opts.store ? resolve(opts.store) : info ? join(info.commonDir, 'vkit') : join(root, '.vkit'),
+    opts.storeOptions,
+  );
   let files: string[];
   let ignored: string[];
   try {
@@ -80,20 +85,27 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
   }
   const shown = relative(process.cwd(), config.file) || config.file;
   // Acceptance and model code load only for manifests that use them (a no-op build of plain checks never does).
-  const acceptance = config.manifest.acceptance.length ? { ...(await import('../acceptance/inputs.js')), ...(await import('../acceptance/graph.js')) } : undefined;
+  const acceptance = config.manifest.acceptance.length
+    ? { ...(await import('../acceptance/inputs.js')), ...(await import('../acceptance/graph.js')) }
+    : undefined;
   const models = config.manifest.compare.length ? await import('../models/index.js') : undefined;
   const issues: Issue[] = [];
   // Checks, actions and comparisons must not select what vkit will not capture (git-ignored or
   // secret-looking files, ignored directories) unless they exclude it. Acceptance items are judged by
   // their own rule instead: the accept action is BLOCKED on any file it reads outside its capture,
   // and most of its inputs are derived, where no `!` could be written.
-  config.manifest.checks.forEach((c, i) => issues.push(...selectorIssues(c.inputs, files, `checks[${i}].inputs`, shown, ignored)));
-  config.manifest.actions.forEach((a, i) => issues.push(...selectorIssues(a.inputs, files, `actions[${i}].inputs`, shown, ignored)));
+  config.manifest.checks.forEach((c, i) =>
+    issues.push(...selectorIssues(c.inputs, files, `checks[${i}].inputs`, shown, ignored)),
+  );
+  config.manifest.actions.forEach((a, i) =>
+    issues.push(...selectorIssues(a.inputs, files, `actions[${i}].inputs`, shown, ignored)),
+  );
   config.manifest.acceptance.forEach((a, i) => {
     a.inputs ??= acceptance!.acceptanceInputs(root, a);
     issues.push(...selectorIssues(a.inputs, files, `acceptance[${i}].inputs`, shown));
     a.expansion = acceptance!.expandAcceptance(root, a, files);
-    for (const n of a.expansion.nodes) issues.push(...selectorIssues(n.inputs, files, `acceptance[${i}] (${n.label}) inputs`, shown));
+    for (const n of a.expansion.nodes)
+      issues.push(...selectorIssues(n.inputs, files, `acceptance[${i}] (${n.label}) inputs`, shown));
   });
   config.manifest.compare.forEach((c, i) => {
     const missing = selectorIssues([c.request], files, `compare[${i}].request`, shown, ignored);
@@ -113,11 +125,21 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
   }
   const env = opts.env ?? process.env;
   const jobs = new JobService({ root, store, rules, env, hooks: opts.hooks, confine: opts.confineChecks });
-  return { root, config, graph, store, jobs, rules, files, env, close: () => {
+  return {
+    root,
+    config,
+    graph,
+    store,
+    jobs,
+    rules,
+    files,
+    env,
+    close: () => {
       jobs.close();
       store.close();
       void config.close();
-    } };
+    },
+  };
 }
 
 /** An invalid comparison request is a config error (exit 2), named by its file and JSON path. */
@@ -125,4 +147,3 @@ function requestIssues(root: string, request: string, requestTextIssues: (text: 
   const issues = requestTextIssues(readFileSync(join(root, request), 'utf8'));
   return issues.map((i) => ({ ...i, file: relative(process.cwd(), join(root, request)) }));
 }
-

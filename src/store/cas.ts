@@ -3,7 +3,21 @@
  * into place, so a reader never sees half a blob. Each blob's stat fingerprint is recorded when
  * written or last verified; an unchanged fingerprint counts as intact, anything else is re-hashed.
  */
-import { closeSync, createReadStream, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, utimesSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  utimesSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { fingerprintOf, sameFingerprint, streamDigest, type Fingerprint } from '../capture/files.js';
@@ -28,7 +42,9 @@ export class Cas {
     mkdirSync(this.dir, { recursive: true });
     mkdirSync(this.tmp, { recursive: true });
     this.getFp = db.prepare<[string], Fingerprint>('SELECT size, mtime_ns, ctime_ns, ino FROM blobs WHERE id = ?');
-    this.putFp = db.prepare('INSERT OR REPLACE INTO blobs (id, size, mtime_ns, ctime_ns, ino) VALUES (@id, @size, @mtime_ns, @ctime_ns, @ino)');
+    this.putFp = db.prepare(
+      'INSERT OR REPLACE INTO blobs (id, size, mtime_ns, ctime_ns, ino) VALUES (@id, @size, @mtime_ns, @ctime_ns, @ino)',
+    );
     this.delFp = db.prepare('DELETE FROM blobs WHERE id = ?');
   }
 

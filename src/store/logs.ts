@@ -16,7 +16,9 @@ export function logCapOf(env: NodeJS.ProcessEnv): number | string {
   const asked = env.VKIT_LOG_CAP_BYTES;
   if (asked === undefined || asked === '') return DEFAULT_LOG_CAP_BYTES;
   const cap = Number(asked);
-  return /^[0-9]+$/.test(asked) && Number.isSafeInteger(cap) && cap > 0 ? cap : `Expected VKIT_LOG_CAP_BYTES to be a positive whole number of bytes, got \`${asked}\``;
+  return /^[0-9]+$/.test(asked) && Number.isSafeInteger(cap) && cap > 0
+    ? cap
+    : `Expected VKIT_LOG_CAP_BYTES to be a positive whole number of bytes, got \`${asked}\``;
 }
 
 /** The line standing for the bytes a capped log dropped between its head and its tail. */
@@ -25,7 +27,11 @@ function droppedLine(dropped: number, head: number, tail: number): string {
 }
 
 /** Puts a process log into the CAS, capped at `cap` bytes of its own (plus the dropped line). */
-export async function putLog(cas: Cas, path: string, cap: number): Promise<{ sha256: string; size: number; dropped_bytes?: number }> {
+export async function putLog(
+  cas: Cas,
+  path: string,
+  cap: number,
+): Promise<{ sha256: string; size: number; dropped_bytes?: number }> {
   const size = statSync(path).size;
   if (size <= cap) return cas.putFile(path);
   const head = Math.floor(cap / 2);

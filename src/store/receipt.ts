@@ -52,7 +52,9 @@ export const ReceiptSchema = v.object({
    */
   capture: v.object({
     digest: sha256Field,
-    files: v.array(v.object({ path: v.string(), mode: v.string(), sha256: sha256Field, raw_sha256: v.optional(sha256Field) })),
+    files: v.array(
+      v.object({ path: v.string(), mode: v.string(), sha256: sha256Field, raw_sha256: v.optional(sha256Field) }),
+    ),
     raw_digest: v.optional(sha256Field),
   }),
   checker: v.nullable(CheckerSchema),

@@ -16,27 +16,40 @@ export function indexError(path: string, error: unknown): unknown {
   if (!(error instanceof Database.SqliteError)) return error;
   const why = `${error.code}: ${error.message}`;
   if (BUSY.test(error.code)) {
-    return new VkitError('ERR_STORE_BUSY', EXIT.blocked, `the store index ${path} stayed locked by another process (${why})`, {
-      where: path,
-      hint: 'Another vkit process holds the store; run the command again when it is done.',
-      cause: error,
-    });
+    return new VkitError(
+      'ERR_STORE_BUSY',
+      EXIT.blocked,
+      `the store index ${path} stayed locked by another process (${why})`,
+      {
+        where: path,
+        hint: 'Another vkit process holds the store; run the command again when it is done.',
+        cause: error,
+      },
+    );
   }
   return damagedIndex(path, why, error);
 }
 
 /** The error for a damaged index: what SQLite said, or what vkit read in it that it never writes. */
 export function damagedIndex(path: string, why: string, cause?: unknown): VkitError {
-  return new VkitError('ERR_STORE_DAMAGED', EXIT.blocked, `the store index ${path} is damaged or unusable (${why}): no evidence in it can be trusted`, {
-    where: path,
-    hint: `Check that the disk has room and the store is writable; if it is, move ${path} aside (with its -wal and -shm files): the next build starts an empty index and reruns every check.`,
-    cause,
-  });
+  return new VkitError(
+    'ERR_STORE_DAMAGED',
+    EXIT.blocked,
+    `the store index ${path} is damaged or unusable (${why}): no evidence in it can be trusted`,
+    {
+      where: path,
+      hint: `Check that the disk has room and the store is writable; if it is, move ${path} aside (with its -wal and -shm files): the next build starts an empty index and reruns every check.`,
+      cause,
+    },
+  );
 }
 
 /** Opens the index with every SQLite error reported through `indexError`. */
 export function openIndex(path: string): Database.Database {
-  return guardObject(guarded(path, () => new Database(path, { timeout: 10_000 })), path);
+  return guardObject(
+    guarded(path, () => new Database(path, { timeout: 10_000 })),
+    path,
+  );
 }
 
 function guarded<T>(path: string, call: () => T): T {
@@ -65,7 +78,8 @@ function guardObject<T extends object>(target: T, path: string): T {
           if (result === obj) return proxy;
           if (prop === 'prepare') return guardObject(result as object, path);
           if (prop === 'iterate') return guardIterator(result as IterableIterator<unknown>, path);
-          if (prop === 'transaction') return guardTransaction(result as Database.Transaction<(...a: unknown[]) => unknown>, path);
+          if (prop === 'transaction')
+            return guardTransaction(result as Database.Transaction<(...a: unknown[]) => unknown>, path);
           return result;
         };
         methods.set(prop, method);
@@ -79,7 +93,8 @@ function guardObject<T extends object>(target: T, path: string): T {
 function guardIterator<T>(iterator: IterableIterator<T>, path: string): IterableIterator<T> {
   return {
     next: () => guarded(path, () => iterator.next()),
-    return: (value?: unknown) => guarded(path, () => iterator.return?.(value) ?? { done: true as const, value: undefined }),
+    return: (value?: unknown) =>
+      guarded(path, () => iterator.return?.(value) ?? { done: true as const, value: undefined }),
     [Symbol.iterator]() {
       return this;
     },
@@ -89,7 +104,10 @@ function guardIterator<T>(iterator: IterableIterator<T>, path: string): Iterable
 type AnyTransaction = Database.Transaction<(...a: unknown[]) => unknown>;
 
 function guardTransaction(transaction: AnyTransaction, path: string): AnyTransaction {
-  const wrap = (fn: (...a: unknown[]) => unknown) => (...args: unknown[]) => guarded(path, () => fn(...args));
+  const wrap =
+    (fn: (...a: unknown[]) => unknown) =>
+    (...args: unknown[]) =>
+      guarded(path, () => fn(...args));
   return Object.assign(wrap(transaction), {
     default: wrap(transaction.default),
     deferred: wrap(transaction.deferred),

@@ -8,7 +8,15 @@
 import { mkdirSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import type Database from 'better-sqlite3';
-import { fingerprintKey, RACY_WINDOW_NS, reusable, type CacheMode, type FileStateCache, type FileStateEntry, type Fingerprint } from '../capture/files.js';
+import {
+  fingerprintKey,
+  RACY_WINDOW_NS,
+  reusable,
+  type CacheMode,
+  type FileStateCache,
+  type FileStateEntry,
+  type Fingerprint,
+} from '../capture/files.js';
 import { canonicalJson, isSha256Id, sha256Id } from '../hash/index.js';
 import { Cas, type BlobState } from './cas.js';
 import { currentOwner, ownerAlive, type Owner } from './liveness.js';
@@ -67,11 +75,13 @@ const DIGITS = /^[0-9]+$/;
  */
 function damageIn(row: RunRow | AttemptRow): string | undefined {
   if (!STATES.has(row.state)) return `state \`${row.state}\``;
-  const times = 'heartbeat_ns' in row ? [row.started_ns, row.heartbeat_ns, row.ended_ns] : [row.created_ns, row.ended_ns];
+  const times =
+    'heartbeat_ns' in row ? [row.started_ns, row.heartbeat_ns, row.ended_ns] : [row.created_ns, row.ended_ns];
   const time = times.find((t) => t !== null && !DIGITS.test(t));
   if (time !== undefined) return `time \`${time}\``;
   if ('pid' in row && !(Number.isInteger(row.pid) && row.pid > 0)) return `pid \`${row.pid}\``;
-  if ('child_pgid' in row && row.child_pgid !== null && !(Number.isInteger(row.child_pgid) && row.child_pgid > 1)) return `process group \`${row.child_pgid}\``;
+  if ('child_pgid' in row && row.child_pgid !== null && !(Number.isInteger(row.child_pgid) && row.child_pgid > 1))
+    return `process group \`${row.child_pgid}\``;
   return undefined;
 }
 
@@ -121,22 +131,40 @@ export class Store implements FileStateCache {
       this.cas = new Cas(dir, this.db);
       const db = this.db;
       this.stmts = {
-        fsGet: db.prepare<[string, string], FileStateEntry>('SELECT size, mtime_ns, ctime_ns, ino, sha256, recorded_ns FROM file_states WHERE path = ? AND mode = ?'),
+        fsGet: db.prepare<[string, string], FileStateEntry>(
+          'SELECT size, mtime_ns, ctime_ns, ino, sha256, recorded_ns FROM file_states WHERE path = ? AND mode = ?',
+        ),
         // `clean`: recorded outside the racy window, computed by SQLite so a no-op parses no timestamps.
-        fsUnder: db.prepare<[string, string, string]>("SELECT path, mode, size || ':' || mtime_ns || ':' || ctime_ns || ':' || ino, sha256 FROM file_states WHERE path >= ? AND path < ? AND mode <> 'text' AND CAST(mtime_ns AS INTEGER) < CAST(recorded_ns AS INTEGER) - CAST(? AS INTEGER)"),
-        fsPut: db.prepare('INSERT OR REPLACE INTO file_states (path, mode, size, mtime_ns, ctime_ns, ino, sha256, recorded_ns) VALUES (@path, @mode, @size, @mtime_ns, @ctime_ns, @ino, @sha256, @recorded_ns)'),
+        fsUnder: db.prepare<[string, string, string]>(
+          "SELECT path, mode, size || ':' || mtime_ns || ':' || ctime_ns || ':' || ino, sha256 FROM file_states WHERE path >= ? AND path < ? AND mode <> 'text' AND CAST(mtime_ns AS INTEGER) < CAST(recorded_ns AS INTEGER) - CAST(? AS INTEGER)",
+        ),
+        fsPut: db.prepare(
+          'INSERT OR REPLACE INTO file_states (path, mode, size, mtime_ns, ctime_ns, ino, sha256, recorded_ns) VALUES (@path, @mode, @size, @mtime_ns, @ctime_ns, @ino, @sha256, @recorded_ns)',
+        ),
         cacheGet: db.prepare<[string], { receipt: string }>('SELECT receipt FROM action_cache WHERE key = ?'),
-        cachePut: db.prepare('INSERT OR REPLACE INTO action_cache (key, receipt, label, created_ns) VALUES (?, ?, ?, ?)'),
+        cachePut: db.prepare(
+          'INSERT OR REPLACE INTO action_cache (key, receipt, label, created_ns) VALUES (?, ?, ?, ?)',
+        ),
         cacheDel: db.prepare('DELETE FROM action_cache WHERE key = ?'),
-        latestGet: db.prepare<[string], { receipt: string; key: string }>('SELECT receipt, key FROM latest WHERE label = ?'),
+        latestGet: db.prepare<[string], { receipt: string; key: string }>(
+          'SELECT receipt, key FROM latest WHERE label = ?',
+        ),
         latestPut: db.prepare('INSERT OR REPLACE INTO latest (label, receipt, key) VALUES (?, ?, ?)'),
-        runInsert: db.prepare('INSERT INTO runs (id, job, queue, label, kind, key, state, created_ns, root) VALUES (@id, @job, @queue, @label, @kind, @key, @state, @created_ns, @root)'),
+        runInsert: db.prepare(
+          'INSERT INTO runs (id, job, queue, label, kind, key, state, created_ns, root) VALUES (@id, @job, @queue, @label, @kind, @key, @state, @created_ns, @root)',
+        ),
         runGet: db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?'),
-        runEnd: db.prepare("UPDATE runs SET state = @state, outcome = @outcome, reason = @reason, receipt = @receipt, ended_ns = @ended_ns WHERE id = @id AND state = 'running'"),
+        runEnd: db.prepare(
+          "UPDATE runs SET state = @state, outcome = @outcome, reason = @reason, receipt = @receipt, ended_ns = @ended_ns WHERE id = @id AND state = 'running'",
+        ),
         runClaim: db.prepare("UPDATE runs SET state = 'running' WHERE id = ? AND state = 'queued'"),
-        attemptInsert: db.prepare('INSERT INTO attempts (id, run, state, host, pid, pid_start, heartbeat_ns, started_ns) VALUES (@id, @run, @state, @host, @pid, @pid_start, @heartbeat_ns, @started_ns)'),
+        attemptInsert: db.prepare(
+          'INSERT INTO attempts (id, run, state, host, pid, pid_start, heartbeat_ns, started_ns) VALUES (@id, @run, @state, @host, @pid, @pid_start, @heartbeat_ns, @started_ns)',
+        ),
         attemptBeat: db.prepare("UPDATE attempts SET heartbeat_ns = ? WHERE id = ? AND state = 'running'"),
-        attemptEnd: db.prepare("UPDATE attempts SET state = @state, outcome = @outcome, reason = @reason, ended_ns = @ended_ns WHERE id = @id AND state = 'running'"),
+        attemptEnd: db.prepare(
+          "UPDATE attempts SET state = @state, outcome = @outcome, reason = @reason, ended_ns = @ended_ns WHERE id = @id AND state = 'running'",
+        ),
         attemptsOf: db.prepare<[string], AttemptRow>('SELECT * FROM attempts WHERE run = ? ORDER BY started_ns'),
         running: db.prepare<[], AttemptRow>("SELECT * FROM attempts WHERE state = 'running'"),
       };
@@ -205,8 +233,13 @@ export class Store implements FileStateCache {
     // Only entries that were not racily clean when recorded (SQLite compares the timestamps, so a
     // no-op parses none), never the retired `text` key (see CacheMode), as raw rows [path, mode, fingerprint key, sha256] in one map per hash mode:
     // loading tens of thousands of rows is dominated by allocation otherwise.
-    const loaded: Record<CacheMode, Map<string, unknown[]>> = { 'text:same': new Map(), 'text:crlf': new Map(), raw: new Map() };
-    for (const r of this.stmts.fsUnder.raw(true).iterate(lo, hi, String(RACY_WINDOW_NS)) as Iterable<unknown[]>) loaded[r[1] as CacheMode]?.set(r[0] as string, r);
+    const loaded: Record<CacheMode, Map<string, unknown[]>> = {
+      'text:same': new Map(),
+      'text:crlf': new Map(),
+      raw: new Map(),
+    };
+    for (const r of this.stmts.fsUnder.raw(true).iterate(lo, hi, String(RACY_WINDOW_NS)) as Iterable<unknown[]>)
+      loaded[r[1] as CacheMode]?.set(r[0] as string, r);
     return {
       reuse: (absPath, mode, fp) => {
         if (!absPath.startsWith(lo)) return this.reuse(absPath, mode, fp);
@@ -245,7 +278,9 @@ export class Store implements FileStateCache {
    * Reads a receipt, re-hashing its bytes (receipts are small, and the gate trusts nothing it has
    * not checked). Returns the state when it is not intact.
    */
-  readReceipt(id: string): { state: 'intact'; receipt: Record<string, unknown> } | { state: Exclude<BlobState, 'intact'> } {
+  readReceipt(
+    id: string,
+  ): { state: 'intact'; receipt: Record<string, unknown> } | { state: Exclude<BlobState, 'intact'> } {
     const read = this.cas.readVerified(id);
     if (read.state !== 'intact') return read;
     try {
@@ -274,7 +309,9 @@ export class Store implements FileStateCache {
 
   /** Every label's last receipt, in one query. */
   latestAll(): Map<string, { receipt: string; key: string }> {
-    const rows = this.db.prepare<[], { label: string; receipt: string; key: string }>('SELECT label, receipt, key FROM latest').all();
+    const rows = this.db
+      .prepare<[], { label: string; receipt: string; key: string }>('SELECT label, receipt, key FROM latest')
+      .all();
     return new Map(rows.map((r) => [r.label, { receipt: r.receipt, key: r.key }]));
   }
 
@@ -285,7 +322,14 @@ export class Store implements FileStateCache {
   // Runs and attempts ------------------------------------------------------------------------
 
   /** A new run, `queued` on `queue` (the submitter's) until a worker claims it. */
-  createRun(job: string, label: string, kind: string, key: string, queue: string | null = null, root: string | null = null): string {
+  createRun(
+    job: string,
+    label: string,
+    kind: string,
+    key: string,
+    queue: string | null = null,
+    root: string | null = null,
+  ): string {
     const now = this.now();
     const id = newId('run', now);
     this.stmts.runInsert.run({ id, job, queue, label, kind, key, state: 'queued', created_ns: String(now), root });
@@ -294,11 +338,15 @@ export class Store implements FileStateCache {
 
   /** Freezes a job so any worker (or a later retry) can run it. Idempotent: the job is content-addressed. */
   putJob(key: string, job: object, root: string): void {
-    this.db.prepare('INSERT OR IGNORE INTO jobs (key, job, root, created_ns) VALUES (?, ?, ?, ?)').run(key, JSON.stringify(job), root, String(this.now()));
+    this.db
+      .prepare('INSERT OR IGNORE INTO jobs (key, job, root, created_ns) VALUES (?, ?, ?, ?)')
+      .run(key, JSON.stringify(job), root, String(this.now()));
   }
 
   getJob(key: string): { job: string; root: string } | undefined {
-    return this.db.prepare<[string], { job: string; root: string }>('SELECT job, root FROM jobs WHERE key = ?').get(key);
+    return this.db
+      .prepare<[string], { job: string; root: string }>('SELECT job, root FROM jobs WHERE key = ?')
+      .get(key);
   }
 
   /**
@@ -308,7 +356,13 @@ export class Store implements FileStateCache {
   claimRun(queue: string, owner: Owner = currentOwner()): { run: RunRow; attempt: string } | undefined {
     return this.db
       .transaction(() => {
-        const run = this.intact(this.db.prepare<[string], RunRow>("SELECT * FROM runs WHERE queue = ? AND state = 'queued' ORDER BY created_ns, id LIMIT 1").get(queue));
+        const run = this.intact(
+          this.db
+            .prepare<[string], RunRow>(
+              "SELECT * FROM runs WHERE queue = ? AND state = 'queued' ORDER BY created_ns, id LIMIT 1",
+            )
+            .get(queue),
+        );
         if (!run) return undefined;
         const attempt = this.startAttempt(run.id, owner);
         return { run: { ...run, state: 'running' as const }, attempt };
@@ -322,20 +376,29 @@ export class Store implements FileStateCache {
    */
   requestCancel(run: string): 'queued' | 'running' | 'ended' {
     // IMMEDIATE: a deferred read-then-write would fail with BUSY_SNAPSHOT when a heartbeat commits between.
-    return this.db.transaction(() => {
-      const row = this.getRun(run);
-      if (!row || row.state === 'done' || row.state === 'interrupted') return 'ended';
-      if (row.state === 'queued') {
-        const ended = this.db.prepare("UPDATE runs SET state = 'interrupted', outcome = 'BLOCKED', reason = 'cancelled', ended_ns = ? WHERE id = ? AND state = 'queued'").run(String(this.now()), run).changes;
-        return ended ? 'queued' : 'ended';
-      }
-      this.db.prepare("UPDATE attempts SET cancel_requested = 1 WHERE run = ? AND state = 'running'").run(run);
-      return 'running';
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        const row = this.getRun(run);
+        if (!row || row.state === 'done' || row.state === 'interrupted') return 'ended';
+        if (row.state === 'queued') {
+          const ended = this.db
+            .prepare(
+              "UPDATE runs SET state = 'interrupted', outcome = 'BLOCKED', reason = 'cancelled', ended_ns = ? WHERE id = ? AND state = 'queued'",
+            )
+            .run(String(this.now()), run).changes;
+          return ended ? 'queued' : 'ended';
+        }
+        this.db.prepare("UPDATE attempts SET cancel_requested = 1 WHERE run = ? AND state = 'running'").run(run);
+        return 'running';
+      })
+      .immediate();
   }
 
   cancelRequested(attempt: string): boolean {
-    return (this.db.prepare<[string], { c: number }>('SELECT cancel_requested AS c FROM attempts WHERE id = ?').get(attempt)?.c ?? 0) === 1;
+    return (
+      (this.db.prepare<[string], { c: number }>('SELECT cancel_requested AS c FROM attempts WHERE id = ?').get(attempt)
+        ?.c ?? 0) === 1
+    );
   }
 
   setChildPgid(attempt: string, pgid: number | null): void {
@@ -343,12 +406,16 @@ export class Store implements FileStateCache {
   }
 
   runningAttempt(run: string): AttemptRow | undefined {
-    return this.intact(this.db.prepare<[string], AttemptRow>("SELECT * FROM attempts WHERE run = ? AND state = 'running'").get(run));
+    return this.intact(
+      this.db.prepare<[string], AttemptRow>("SELECT * FROM attempts WHERE run = ? AND state = 'running'").get(run),
+    );
   }
 
   /** How many runs of a queue wait for a worker. */
   queuedCount(queue: string): number {
-    return this.db.prepare<[string], { n: number }>("SELECT COUNT(*) AS n FROM runs WHERE queue = ? AND state = 'queued'").get(queue)!.n;
+    return this.db
+      .prepare<[string], { n: number }>("SELECT COUNT(*) AS n FROM runs WHERE queue = ? AND state = 'queued'")
+      .get(queue)!.n;
   }
 
   getRun(id: string): RunRow | undefined {
@@ -361,7 +428,16 @@ export class Store implements FileStateCache {
     this.batch(() => {
       // Only a queued run can be claimed: a cancelled or finished one is never revived.
       if (this.stmts.runClaim.run(run).changes === 0) throw new Error(`run ${run} is not queued`);
-      this.stmts.attemptInsert.run({ id, run, state: 'running', host: owner.host, pid: owner.pid, pid_start: owner.pidStart, heartbeat_ns: now, started_ns: now });
+      this.stmts.attemptInsert.run({
+        id,
+        run,
+        state: 'running',
+        host: owner.host,
+        pid: owner.pid,
+        pid_start: owner.pidStart,
+        heartbeat_ns: now,
+        started_ns: now,
+      });
     });
     return id;
   }
@@ -376,7 +452,11 @@ export class Store implements FileStateCache {
    * interrupted run into a pass. Also false when a `done` end's receipt or one of its artifacts is no
    * longer intact: the attempt and run then end interrupted (BLOCKED) without the receipt.
    */
-  finishAttempt(run: string, attempt: string, end: { state: 'done' | 'interrupted'; outcome: string; reason?: string; receipt?: string }): boolean {
+  finishAttempt(
+    run: string,
+    attempt: string,
+    end: { state: 'done' | 'interrupted'; outcome: string; reason?: string; receipt?: string },
+  ): boolean {
     return this.batch(() => {
       const ended_ns = String(this.now());
       // Under the write lock `store gc` deletes blobs under: a result whose receipt or artifacts are
@@ -384,14 +464,29 @@ export class Store implements FileStateCache {
       const lost = end.state === 'done' && end.receipt ? this.missingEvidence(end.receipt) : undefined;
       if (lost) {
         const reason = `${lost} before the attempt ended (a concurrent \`vkit store gc\`?); rerun the check`;
-        if (this.stmts.attemptEnd.run({ id: attempt, state: 'interrupted', outcome: 'BLOCKED', reason, ended_ns }).changes) {
+        if (
+          this.stmts.attemptEnd.run({ id: attempt, state: 'interrupted', outcome: 'BLOCKED', reason, ended_ns }).changes
+        ) {
           this.stmts.runEnd.run({ id: run, state: 'interrupted', outcome: 'BLOCKED', reason, receipt: null, ended_ns });
         }
         return false;
       }
-      const changed = this.stmts.attemptEnd.run({ id: attempt, state: end.state, outcome: end.outcome, reason: end.reason ?? null, ended_ns }).changes;
+      const changed = this.stmts.attemptEnd.run({
+        id: attempt,
+        state: end.state,
+        outcome: end.outcome,
+        reason: end.reason ?? null,
+        ended_ns,
+      }).changes;
       if (changed === 0) return false;
-      this.stmts.runEnd.run({ id: run, state: end.state, outcome: end.outcome, reason: end.reason ?? null, receipt: end.receipt ?? null, ended_ns });
+      this.stmts.runEnd.run({
+        id: run,
+        state: end.state,
+        outcome: end.outcome,
+        reason: end.reason ?? null,
+        receipt: end.receipt ?? null,
+        ended_ns,
+      });
       return true;
     });
   }
@@ -403,7 +498,10 @@ export class Store implements FileStateCache {
     const artifacts = (read.receipt as { artifacts?: unknown }).artifacts;
     if (!Array.isArray(artifacts)) return `receipt ${receiptId} names no artifacts`;
     for (const a of artifacts as Array<{ name?: unknown; sha256?: unknown }>) {
-      const state = typeof a?.sha256 === 'string' && /^sha256:[0-9a-f]{64}$/.test(a.sha256) ? this.cas.state(a.sha256, false) : 'altered';
+      const state =
+        typeof a?.sha256 === 'string' && /^sha256:[0-9a-f]{64}$/.test(a.sha256)
+          ? this.cas.state(a.sha256, false)
+          : 'altered';
       if (state !== 'intact') return `artifact ${String(a?.name)} (${String(a?.sha256)}) is ${state}`;
     }
     return undefined;
@@ -418,9 +516,10 @@ export class Store implements FileStateCache {
   receiptChainBroken(receiptId: string, receipt: { run: string; attempt?: unknown; key: string }): string | undefined {
     const run = this.stmts.runGet.get(receipt.run);
     if (!run) return `its run ${receipt.run} is not in the store`;
-    if (run.receipt !== receiptId || run.key !== receipt.key || run.state !== 'done') return `run ${receipt.run} recorded another result`;
+    if (run.receipt !== receiptId || run.key !== receipt.key || run.state !== 'done')
+      return `run ${receipt.run} recorded another result`;
     const attempt = this.stmts.attemptsOf.all(receipt.run).find((a) => a.id === receipt.attempt);
-    if (!attempt || attempt.state !== 'done') return `attempt ${String(receipt.attempt)} of run ${receipt.run} did not record it`;
+    if (attempt?.state !== 'done') return `attempt ${String(receipt.attempt)} of run ${receipt.run} did not record it`;
     return undefined;
   }
 
@@ -431,7 +530,11 @@ export class Store implements FileStateCache {
   listRuns(filter: { label?: string; limit?: number } = {}): RunRow[] {
     const limit = filter.limit ?? 50;
     const rows = filter.label
-      ? this.db.prepare<[string, number], RunRow>('SELECT * FROM runs WHERE label = ? ORDER BY created_ns DESC, id DESC LIMIT ?').all(filter.label, limit)
+      ? this.db
+          .prepare<[string, number], RunRow>(
+            'SELECT * FROM runs WHERE label = ? ORDER BY created_ns DESC, id DESC LIMIT ?',
+          )
+          .all(filter.label, limit)
       : this.db.prepare<[number], RunRow>('SELECT * FROM runs ORDER BY created_ns DESC, id DESC LIMIT ?').all(limit);
     return rows.map((r) => this.intact(r));
   }
@@ -459,7 +562,8 @@ export class Store implements FileStateCache {
     for (const a of this.stmts.running.all().map((r) => this.intact(r))) {
       if (now - BigInt(a.heartbeat_ns) <= STALE_HEARTBEAT_NS) continue;
       if (this.alive({ host: a.host, pid: a.pid, pidStart: a.pid_start })) continue;
-      if (this.finishAttempt(a.run, a.id, { state: 'interrupted', outcome: 'BLOCKED', reason: 'worker lost' })) found.push(a.id);
+      if (this.finishAttempt(a.run, a.id, { state: 'interrupted', outcome: 'BLOCKED', reason: 'worker lost' }))
+        found.push(a.id);
     }
     return found;
   }

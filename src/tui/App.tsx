@@ -57,13 +57,15 @@ export function App({ events, root, store, onRerun, onRerunAll, onQuit, loadDeta
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const [filter, setFilter] = useState<Filter>('all');
   const [showDetails, setShowDetails] = useState(false);
-  const [loaded, setLoaded] = useState<{ label: string; run: string | null; details: LoadedDetails | null } | null>(null);
+  const [loaded, setLoaded] = useState<{ label: string; run: string | null; details: LoadedDetails | null } | null>(
+    null,
+  );
 
   useEffect(() => subscribe(events, dispatch), [events]);
 
   const visible = visibleItems(state.items, filter);
   const found = visible.findIndex((i) => i.id === selectedId);
-  const index = visible.length === 0 ? -1 : found >= 0 ? found : 0;
+  const index = visible.length === 0 ? -1 : Math.max(found, 0);
   const item = index >= 0 ? visible[index] : undefined;
 
   useEffect(() => {
@@ -93,7 +95,7 @@ export function App({ events, root, store, onRerun, onRerunAll, onQuit, loadDeta
     const now = latest.current;
     const shown = visibleItems(now.items, now.filter);
     const at = shown.findIndex((i) => i.id === now.selectedId);
-    const i = shown.length === 0 ? -1 : at >= 0 ? at : 0;
+    const i = shown.length === 0 ? -1 : Math.max(at, 0);
     if (input === 'q') onQuit('quit');
     else if (key.ctrl && input === 'c') onQuit('interrupt');
     else if (key.downArrow || input === 'j') {
@@ -131,7 +133,7 @@ export function App({ events, root, store, onRerun, onRerunAll, onQuit, loadDeta
         {showDetails && item ? <Details item={item} loaded={details} maxLines={detailsLines} /> : null}
         <Text dimColor wrap="truncate-end">
           filter: {filter}
-          {filter === 'all' ? '' : ` (${visible.length} of ${state.items.length} shown; status covers all)`}  {KEYS}
+          {filter === 'all' ? '' : ` (${visible.length} of ${state.items.length} shown; status covers all)`} {KEYS}
         </Text>
       </Box>
     </>

@@ -16,7 +16,10 @@ export interface DetailsProps {
   maxLines: number;
 }
 
-export function detailLines(item: ItemView, loaded: LoadedDetails | null | undefined): { text: string; dim?: boolean; head?: boolean }[] {
+export function detailLines(
+  item: ItemView,
+  loaded: LoadedDetails | null | undefined,
+): { text: string; dim?: boolean; head?: boolean }[] {
   const lines: { text: string; dim?: boolean; head?: boolean }[] = [];
   lines.push({ text: `reason: ${item.reason || '-'}` });
   if (item.run) lines.push({ text: `run: ${item.run}  (vkit run show --run ${item.run})`, dim: true });
@@ -40,7 +43,14 @@ export function Details({ item, loaded, maxLines }: DetailsProps) {
   const all = detailLines(item, loaded);
   const budget = Math.max(1, maxLines - 2); // the border and the title line
   // Keep the head (reason first) and the end of the log: drop lines just after the budget's head.
-  const lines = all.length <= budget ? all : [...all.slice(0, Math.ceil(budget / 2)), { text: `  … ${all.length - budget + 1} line(s) cut`, dim: true }, ...all.slice(all.length - (budget - Math.ceil(budget / 2) - 1))];
+  const lines =
+    all.length <= budget
+      ? all
+      : [
+          ...all.slice(0, Math.ceil(budget / 2)),
+          { text: `  … ${all.length - budget + 1} line(s) cut`, dim: true },
+          ...all.slice(all.length - (budget - Math.ceil(budget / 2) - 1)),
+        ];
   return (
     <Box flexDirection="column" borderStyle="single" borderLeft={false} borderRight={false} borderBottom={false}>
       <Text bold>
@@ -48,6 +58,7 @@ export function Details({ item, loaded, maxLines }: DetailsProps) {
         {item.required ? '' : <Text dimColor> (not required)</Text>}
       </Text>
       {lines.map((l, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: a fixed list of lines, rebuilt whole on every render.
         <Text key={i} dimColor={l.dim} bold={l.head} wrap="truncate-end">
           {l.text}
         </Text>

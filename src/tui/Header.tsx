@@ -9,9 +9,21 @@ function clock(ts: string): string {
   return Number.isNaN(d.getTime()) ? ts : d.toLocaleTimeString('en-GB', { hour12: false });
 }
 
-export function Header({ state }: { state: Pick<TuiState, 'root' | 'store' | 'gate' | 'gateReason' | 'cycle' | 'settleMs' | 'settledAt' | 'configInvalid' | 'fromEvidence'> }) {
+export function Header({
+  state,
+}: {
+  state: Pick<
+    TuiState,
+    'root' | 'store' | 'gate' | 'gateReason' | 'cycle' | 'settleMs' | 'settledAt' | 'configInvalid' | 'fromEvidence'
+  >;
+}) {
   const status = state.gate ?? 'WAITING';
-  const settle = state.settleMs !== null && state.settledAt !== null ? `settled in ${formatMs(state.settleMs)} at ${clock(state.settledAt)}` : state.fromEvidence ? 'from retained evidence' : 'not settled yet';
+  const settle =
+    state.settleMs !== null && state.settledAt !== null
+      ? `settled in ${formatMs(state.settleMs)} at ${clock(state.settledAt)}`
+      : state.fromEvidence
+        ? 'from retained evidence'
+        : 'not settled yet';
   return (
     <Box flexDirection="column">
       <Box>

@@ -19,7 +19,7 @@ export function windowStart(count: number, selected: number, height: number): nu
   return Math.min(wanted, count - height);
 }
 
-const cell = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + '…' : s.padEnd(n));
+const cell = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s.padEnd(n));
 
 /** `42s`, `5m`, `3h`, `2d`: the age of the evidence when the cycle settled. */
 export function ageText(s: number | null | undefined): string {
@@ -48,7 +48,7 @@ export function ItemTable({ items, selected, height }: ItemTableProps) {
         {cell('RUN', 26)}
         ID
       </Text>
-      {items.length === 0 ? <Text dimColor>  no items yet: waiting for the first cycle</Text> : null}
+      {items.length === 0 ? <Text dimColor> no items yet: waiting for the first cycle</Text> : null}
       {shown.map((item, i) => {
         const isSelected = start + i === selected;
         return (

@@ -6,7 +6,15 @@ import { App, type AppProps } from './App.js';
 export { App, subscribe, type AppProps, type EventSource } from './App.js';
 export type { LoadedDetails } from './Details.js';
 export { renderOverviewOnce, type OverviewOptions } from './overview.js';
-export { reduce, initialState, stateFromGate, visibleItems, type TuiState, type ItemView, type Filter } from './state.js';
+export {
+  reduce,
+  initialState,
+  stateFromGate,
+  visibleItems,
+  type TuiState,
+  type ItemView,
+  type Filter,
+} from './state.js';
 export { overviewLines } from './lines.js';
 
 export interface StartTuiOptions extends Omit<AppProps, 'rows' | 'initial'> {
@@ -26,8 +34,21 @@ export interface TuiHandle {
  */
 export function startTui(opts: StartTuiOptions): TuiHandle {
   const stdout = opts.stdout ?? process.stdout;
-  const props = { events: opts.events, root: opts.root, store: opts.store, onRerun: opts.onRerun, onRerunAll: opts.onRerunAll, onQuit: opts.onQuit, loadDetails: opts.loadDetails };
-  const instance = render(createElement(App, { ...props, rows: stdout.rows ?? 24 }), { stdout, stdin: opts.stdin ?? process.stdin, exitOnCtrlC: false, patchConsole: false });
+  const props = {
+    events: opts.events,
+    root: opts.root,
+    store: opts.store,
+    onRerun: opts.onRerun,
+    onRerunAll: opts.onRerunAll,
+    onQuit: opts.onQuit,
+    loadDetails: opts.loadDetails,
+  };
+  const instance = render(createElement(App, { ...props, rows: stdout.rows ?? 24 }), {
+    stdout,
+    stdin: opts.stdin ?? process.stdin,
+    exitOnCtrlC: false,
+    patchConsole: false,
+  });
   const onResize = () => instance.rerender(createElement(App, { ...props, rows: stdout.rows ?? 24 }));
   stdout.on('resize', onResize);
   return {

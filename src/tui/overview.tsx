@@ -14,7 +14,9 @@ export interface OverviewOptions {
 }
 
 export function renderOverviewOnce(gate: Gate, opts: OverviewOptions): string {
-  const text = renderToString(<Overview state={stateFromGate(gate, opts.root, opts.store)} />, { columns: opts.columns ?? process.stdout.columns ?? 100 });
-  (opts.write ?? ((t: string) => process.stdout.write(t)))(text + '\n');
+  const text = renderToString(<Overview state={stateFromGate(gate, opts.root, opts.store)} />, {
+    columns: opts.columns ?? process.stdout.columns ?? 100,
+  });
+  (opts.write ?? ((t: string) => process.stdout.write(t)))(`${text}\n`);
   return text;
 }

@@ -66,7 +66,22 @@ export interface TuiState {
 }
 
 export function initialState(root: string, store: string): TuiState {
-  return { root, store, gate: null, gateReason: '', cycle: null, settleMs: null, settledAt: null, items: [], progress: null, configInvalid: null, fromEvidence: false, log: [], cycleSeen: [], cycleDone: [] };
+  return {
+    root,
+    store,
+    gate: null,
+    gateReason: '',
+    cycle: null,
+    settleMs: null,
+    settledAt: null,
+    items: [],
+    progress: null,
+    configInvalid: null,
+    fromEvidence: false,
+    log: [],
+    cycleSeen: [],
+    cycleDone: [],
+  };
 }
 
 export function kindOf(id: string): string {
@@ -91,7 +106,17 @@ export function formatMs(ms: number): string {
 
 function upsert(items: readonly ItemView[], label: string, patch: Partial<ItemView>): ItemView[] {
   const found = items.find((i) => i.id === label);
-  const base: ItemView = found ?? { id: label, kind: kindOf(label), required: true, status: 'MISSING', reason: '', run: null, ms: null, explain: [], tail: [] };
+  const base: ItemView = found ?? {
+    id: label,
+    kind: kindOf(label),
+    required: true,
+    status: 'MISSING',
+    reason: '',
+    run: null,
+    ms: null,
+    explain: [],
+    tail: [],
+  };
   const next = { ...base, ...patch };
   return sortItems(found ? items.map((i) => (i === found ? next : i)) : [...items, next]);
 }
@@ -112,9 +137,20 @@ export function reduce(state: TuiState, event: VkitEvent): TuiState {
     case 'cycle.started': {
       // Inputs changed: until this cycle settles, the last gate and its rows are not known to hold, so
       // the header never shows the previous status under the new cycle's number, nor a row as fresh.
-      const previous = state.gate ? `; last settled ${state.gate}${state.cycle !== null ? ` (cycle ${state.cycle})` : ''}` : '';
+      const previous = state.gate
+        ? `; last settled ${state.gate}${state.cycle !== null ? ` (cycle ${state.cycle})` : ''}`
+        : '';
       const items = state.items.map((i) => (i.freshness === 'fresh' ? { ...i, freshness: undefined } : i));
-      return { ...state, cycle: event.cycle, gate: null, gateReason: `cycle ${event.cycle} is checking what changed${previous}`, items, cycleSeen: [], cycleDone: [], progress: null };
+      return {
+        ...state,
+        cycle: event.cycle,
+        gate: null,
+        gateReason: `cycle ${event.cycle} is checking what changed${previous}`,
+        items,
+        cycleSeen: [],
+        cycleDone: [],
+        progress: null,
+      };
     }
     case 'action.queued':
     case 'action.started': {
@@ -123,17 +159,44 @@ export function reduce(state: TuiState, event: VkitEvent): TuiState {
       return { ...state, items, cycleSeen, progress: progressOf(cycleSeen, state.cycleDone, items) };
     }
     case 'action.cached': {
-      const items = upsert(state.items, event.label, { status: event.outcome, run: event.run, ms: event.ms, explain: [], tail: [] });
+      const items = upsert(state.items, event.label, {
+        status: event.outcome,
+        run: event.run,
+        ms: event.ms,
+        explain: [],
+        tail: [],
+      });
       const cycleSeen = add(state.cycleSeen, event.label);
       const cycleDone = add(state.cycleDone, event.label);
-      return { ...state, items, cycleSeen, cycleDone, progress: progressOf(cycleSeen, cycleDone, items), log: withLog(state, { kind: 'action', word: 'cached', text: event.label }) };
+      return {
+        ...state,
+        items,
+        cycleSeen,
+        cycleDone,
+        progress: progressOf(cycleSeen, cycleDone, items),
+        log: withLog(state, { kind: 'action', word: 'cached', text: event.label }),
+      };
     }
     case 'action.finished': {
-      const items = upsert(state.items, event.label, { status: event.outcome, reason: event.reason ?? '', run: event.run, ms: event.ms, explain: event.explain ?? [], tail: event.tail ?? [] });
+      const items = upsert(state.items, event.label, {
+        status: event.outcome,
+        reason: event.reason ?? '',
+        run: event.run,
+        ms: event.ms,
+        explain: event.explain ?? [],
+        tail: event.tail ?? [],
+      });
       const cycleSeen = add(state.cycleSeen, event.label);
       const cycleDone = add(state.cycleDone, event.label);
       const why = event.status === 'ran' || !event.reason ? '' : `  ${event.reason}`;
-      return { ...state, items, cycleSeen, cycleDone, progress: progressOf(cycleSeen, cycleDone, items), log: withLog(state, { kind: 'action', word: event.status, text: `${event.label} ${formatMs(event.ms)}${why}` }) };
+      return {
+        ...state,
+        items,
+        cycleSeen,
+        cycleDone,
+        progress: progressOf(cycleSeen, cycleDone, items),
+        log: withLog(state, { kind: 'action', word: event.status, text: `${event.label} ${formatMs(event.ms)}${why}` }),
+      };
     }
     case 'cycle.settled': {
       let items = state.items;
@@ -143,14 +206,40 @@ export function reduce(state: TuiState, event: VkitEvent): TuiState {
         items = sortItems(
           event.gate.items.map((g) => {
             const p = prior.get(g.id);
-            const freshness = g.status === 'PASS' || g.status === 'FAIL' ? ('fresh' as const) : g.status === 'STALE' ? ('stale' as const) : undefined;
-            const ageS = g.ended_at ? Math.max(0, Math.round((Date.parse(event.ts) - Date.parse(g.ended_at)) / 1000)) : null;
-            return { id: g.id, kind: kindOf(g.id), required: g.required, status: g.status, reason: g.reason, run: g.run, ms: p?.ms ?? null, assurance: g.assurance, freshness, ageS, explain: p?.explain ?? [], tail: p?.tail ?? [] };
+            const freshness =
+              g.status === 'PASS' || g.status === 'FAIL'
+                ? ('fresh' as const)
+                : g.status === 'STALE'
+                  ? ('stale' as const)
+                  : undefined;
+            const ageS = g.ended_at
+              ? Math.max(0, Math.round((Date.parse(event.ts) - Date.parse(g.ended_at)) / 1000))
+              : null;
+            return {
+              id: g.id,
+              kind: kindOf(g.id),
+              required: g.required,
+              status: g.status,
+              reason: g.reason,
+              run: g.run,
+              ms: p?.ms ?? null,
+              assurance: g.assurance,
+              freshness,
+              ageS,
+              explain: p?.explain ?? [],
+              tail: p?.tail ?? [],
+            };
           }),
         );
       } else {
         // No gate in the event: nothing is running once a cycle settles.
-        items = sortItems(items.map((i) => (i.status === 'running' || i.status === 'queued' ? { ...i, status: 'MISSING' as const, reason: i.reason || 'not finished' } : i)));
+        items = sortItems(
+          items.map((i) =>
+            i.status === 'running' || i.status === 'queued'
+              ? { ...i, status: 'MISSING' as const, reason: i.reason || 'not finished' }
+              : i,
+          ),
+        );
       }
       const cycle = event.cycle ?? state.cycle;
       const text = `${cycle === null ? 'build' : `cycle ${cycle}`} settled: ${event.status} in ${formatMs(event.ms)} (${event.ran} ran, ${event.cached} cached)`;
@@ -204,7 +293,12 @@ export function stateFromGate(gate: Gate, root: string, store: string): TuiState
       run: g.run,
       ms: null,
       assurance: g.assurance,
-      freshness: g.status === 'PASS' || g.status === 'FAIL' ? ('fresh' as const) : g.status === 'STALE' ? ('stale' as const) : undefined,
+      freshness:
+        g.status === 'PASS' || g.status === 'FAIL'
+          ? ('fresh' as const)
+          : g.status === 'STALE'
+            ? ('stale' as const)
+            : undefined,
       ageS: null,
       explain: [],
       tail: [],

@@ -22,10 +22,17 @@ export interface Ran {
 }
 
 /** Runs the built CLI asynchronously (so two lanes can share the machine), killed at `timeoutMs`. */
-export function runVkit(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs: number }): Promise<Ran> {
+export function runVkit(
+  args: string[],
+  opts: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<Ran> {
   const t0 = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [VKIT_BIN, ...args], { cwd: opts.cwd, env: { ...process.env, NO_COLOR: '1', VKIT_DAEMON: '0', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [VKIT_BIN, ...args], {
+      cwd: opts.cwd,
+      env: { ...process.env, NO_COLOR: '1', VKIT_DAEMON: '0', ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => out.push(b));
@@ -37,13 +44,22 @@ export function runVkit(args: string[], opts: { cwd: string; env?: NodeJS.Proces
     }, opts.timeoutMs);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ args, code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), ms: performance.now() - t0, hang });
+      resolve({
+        args,
+        code,
+        signal,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        ms: performance.now() - t0,
+        hang,
+      });
     });
   });
 }
 
 /** Frames of a JavaScript stack (`    at f (file:line:col)`), or node's own modules. */
-const STACK = /^\s+at (?:.+ \()?(?:file:\/\/|node:|\/|\[eval\]|<anonymous>)[^\n]*(?::\d+:\d+\)?|\))\s*$|node:internal|internal error/m;
+const STACK =
+  /^\s+at (?:.+ \()?(?:file:\/\/|node:|\/|\[eval\]|<anonymous>)[^\n]*(?::\d+:\d+\)?|\))\s*$|node:internal|internal error/m;
 
 export interface CliExpectation {
   /** Names the case (seed, case number, generator), for messages. */
@@ -64,7 +80,8 @@ export function cliViolations(r: Ran, o: CliExpectation): string[] {
   if (r.hang) v.push(`${cmd}: killed after ${Math.round(r.ms)} ms (a hang)`);
   else if (r.code === null || ![0, 1, 2, 3].includes(r.code)) v.push(`${cmd}: exit ${r.code ?? r.signal}${shown()}`);
   if (STACK.test(r.stderr)) v.push(`${cmd}: a stack or internal error on stderr${shown()}`);
-  if (r.code === 2 && ![o.configName, ...(o.alsoNamed ?? [])].some((f) => r.stderr.includes(f))) v.push(`${cmd}: exit 2 without naming ${o.configName}${shown()}`);
+  if (r.code === 2 && ![o.configName, ...(o.alsoNamed ?? [])].some((f) => r.stderr.includes(f)))
+    v.push(`${cmd}: exit 2 without naming ${o.configName}${shown()}`);
   if (o.json && r.code !== null && !r.hang && (r.code !== 2 || r.stdout.trim() !== '')) {
     try {
       JSON.parse(r.stdout);
@@ -129,13 +146,26 @@ export async function cliCase(c: CliCase): Promise<string[]> {
   const run = async (args: string[]) => {
     const r = await runVkit([...args, '--root', c.root], { cwd: c.root, env: c.env, timeoutMs: c.timeoutMs });
     c.tally.add(r);
-    v.push(...cliViolations(r, { what: c.what, configName: c.configName, alsoNamed: c.known?.named, json: args.includes('--json') }));
-    if (c.invalid && !r.hang && r.code !== 2) v.push(`vkit ${args.join(' ')}: exit ${r.code} for ${c.invalid} (only 2 is right)\n  stdout: ${r.stdout.slice(0, 1500)}\n  stderr: ${r.stderr.slice(0, 1500)}`);
+    v.push(
+      ...cliViolations(r, {
+        what: c.what,
+        configName: c.configName,
+        alsoNamed: c.known?.named,
+        json: args.includes('--json'),
+      }),
+    );
+    if (c.invalid && !r.hang && r.code !== 2)
+      v.push(
+        `vkit ${args.join(' ')}: exit ${r.code} for ${c.invalid} (only 2 is right)\n  stdout: ${r.stdout.slice(0, 1500)}\n  stderr: ${r.stderr.slice(0, 1500)}`,
+      );
     return r;
   };
   c.tally.cases++;
   const gate1 = await run(['gate', '--json']);
-  if (gate1.code === 0 && c.known && c.known.requirements > 0) v.push(`gate: READY before anything ran, with ${c.known.requirements} requirement(s) declared (a false green)\n  stdout: ${gate1.stdout.slice(0, 1500)}`);
+  if (gate1.code === 0 && c.known && c.known.requirements > 0)
+    v.push(
+      `gate: READY before anything ran, with ${c.known.requirements} requirement(s) declared (a false green)\n  stdout: ${gate1.stdout.slice(0, 1500)}`,
+    );
   const build = await run(['build', '--json']);
   if (build.code !== null && [0, 1, 3].includes(build.code) && !build.hang) {
     let report: { gate?: { status?: string; items?: Array<{ id: string; status: string }> } } | undefined;
@@ -145,21 +175,35 @@ export async function cliCase(c: CliCase): Promise<string[]> {
       // reported by cliViolations
     }
     const status = report?.gate?.status;
-    if (report && STATUS_EXIT[status ?? ''] !== build.code) v.push(`build --json: exit ${build.code} but the gate says ${status}`);
+    if (report && STATUS_EXIT[status ?? ''] !== build.code)
+      v.push(`build --json: exit ${build.code} but the gate says ${status}`);
     const items = new Map((report?.gate?.items ?? []).map((i) => [i.id, i.status]));
-    for (const k of c.known?.checks ?? []) if (report && !items.has(`check:${k.id}`)) v.push(`build --json: no gate item for check:${k.id} (a requirement dropped)`);
+    for (const k of c.known?.checks ?? [])
+      if (report && !items.has(`check:${k.id}`))
+        v.push(`build --json: no gate item for check:${k.id} (a requirement dropped)`);
     if (build.code === 0) {
-      if (c.known?.cannotPass.length) v.push(`build: READY although ${c.known.cannotPass.join('; ')} (a false green)\n  stdout: ${build.stdout.slice(0, 3000)}`);
-      for (const k of c.known?.checks ?? []) if (!existsSync(k.mark)) v.push(`build: READY but check:${k.id} never ran (no mark ${k.mark}) (a false green)`);
+      if (c.known?.cannotPass.length)
+        v.push(
+          `build: READY although ${c.known.cannotPass.join('; ')} (a false green)\n  stdout: ${build.stdout.slice(0, 3000)}`,
+        );
+      for (const k of c.known?.checks ?? [])
+        if (!existsSync(k.mark)) v.push(`build: READY but check:${k.id} never ran (no mark ${k.mark}) (a false green)`);
       for (const [id, s] of items) if (s !== 'PASS') v.push(`build: READY with ${id} ${s}`);
     }
   }
-  if (c.mustPass && !build.hang && build.code !== 0) v.push(`build: exit ${build.code} for a valid config whose checks all pass\n  stdout: ${build.stdout.slice(0, 3000)}\n  stderr: ${build.stderr.slice(0, 1500)}`);
+  if (c.mustPass && !build.hang && build.code !== 0)
+    v.push(
+      `build: exit ${build.code} for a valid config whose checks all pass\n  stdout: ${build.stdout.slice(0, 3000)}\n  stderr: ${build.stderr.slice(0, 1500)}`,
+    );
   const again = await run(['build']);
-  if (build.code !== null && [0, 1].includes(build.code) && !again.hang && again.code !== build.code) v.push(`the second build exits ${again.code}, the first ${build.code}\n  stdout: ${again.stdout.slice(0, 2000)}`);
+  if (build.code !== null && [0, 1].includes(build.code) && !again.hang && again.code !== build.code)
+    v.push(`the second build exits ${again.code}, the first ${build.code}\n  stdout: ${again.stdout.slice(0, 2000)}`);
   const gate2 = await run(['gate']);
   if (gate2.code === 0 && again.code !== 0) v.push(`gate: READY after a build that said ${again.code} (a false green)`);
-  if (again.code !== null && [0, 1].includes(again.code) && !gate2.hang && gate2.code !== again.code) v.push(`gate exits ${gate2.code} after a build that exited ${again.code}\n  stdout: ${gate2.stdout.slice(0, 2000)}`);
+  if (again.code !== null && [0, 1].includes(again.code) && !gate2.hang && gate2.code !== again.code)
+    v.push(
+      `gate exits ${gate2.code} after a build that exited ${again.code}\n  stdout: ${gate2.stdout.slice(0, 2000)}`,
+    );
   const left = leftoverTempModules(c.root);
   if (left.length) v.push(`temp modules left in the work tree: ${left.join(', ')}`);
   return v.map((m) => `${c.what}: ${m}`);

@@ -26,7 +26,11 @@ export const MAX_BRACE_DEPTH = 64;
 
 export type Reference = { problem: string } | { problem?: undefined; negated: boolean; test(path: string): boolean };
 
-type Token = { t: 'lit'; c: string } | { t: 'any' } | { t: 'star' } | { t: 'class'; neg: boolean; ranges: [number, number][] };
+type Token =
+  | { t: 'lit'; c: string }
+  | { t: 'any' }
+  | { t: 'star' }
+  | { t: 'class'; neg: boolean; ranges: [number, number][] };
 type Segment = 'globstar' | Token[];
 
 const classEnd = (s: string, i: number) => s.indexOf(']', i + 2);
@@ -186,7 +190,8 @@ function pathMatches(segments: Segment[], path: string): boolean {
     const segment = segments[p]!;
     for (let n = N; n >= 0; n--) {
       // A trailing `**` after other segments spans one or more names; elsewhere zero or more.
-      if (segment === 'globstar') cur[n] = p === last && last > 0 ? (n < N ? 1 : 0) : next[n] || (n < N && cur[n + 1]) ? 1 : 0;
+      if (segment === 'globstar')
+        cur[n] = p === last && last > 0 ? (n < N ? 1 : 0) : next[n] || (n < N && cur[n + 1]) ? 1 : 0;
       else cur[n] = n < N && next[n + 1] && segmentMatches(segment, names[n]!) ? 1 : 0;
     }
     next = cur;
@@ -215,23 +220,78 @@ export function referenceGlob(pattern: string): Reference {
 // ---------------------------------------------------------------------------------------------
 
 /** Names for trees and literal parts of patterns: plain, dotted, unicode, and names holding glob characters. */
-export const NAMES = ['a', 'b', 'c', 'ab', 'abc', 'x.ts', 'y.md', 'a.b.c', '.hidden', '.env', 'README', 'é', 'e\u0301', '日本', '😀', 'ﬁ', 'A', 'a b', 'a-b', '[x]', '{a,b}', 'a*', 'q?', 'x!', '-', '..a', '~', 'back\\slash', 'sp ace', 'ü.txt'];
+export const NAMES = [
+  'a',
+  'b',
+  'c',
+  'ab',
+  'abc',
+  'x.ts',
+  'y.md',
+  'a.b.c',
+  '.hidden',
+  '.env',
+  'README',
+  'é',
+  'e\u0301',
+  '日本',
+  '😀',
+  'ﬁ',
+  'A',
+  'a b',
+  'a-b',
+  '[x]',
+  '{a,b}',
+  'a*',
+  'q?',
+  'x!',
+  '-',
+  '..a',
+  '~',
+  'back\\slash',
+  'sp ace',
+  'ü.txt',
+];
 const DIRS = ['src', 'lib', 'a', 'b', 'deep', 'x', '.config', 'é', 'sp ace', '{d}'];
 
 /** A random small tree: sorted unique root-relative paths, none a prefix directory of another file. */
 export function randomTree(rng: Rng, size = rng.between(3, 25)): string[] {
   const paths = new Set<string>();
   for (let k = 0; k < size; k++) {
-    const depth = rng.weighted([[3, 0], [4, 1], [3, 2], [1, 3], [1, 5]] as const);
+    const depth = rng.weighted([
+      [3, 0],
+      [4, 1],
+      [3, 2],
+      [1, 3],
+      [1, 5],
+    ] as const);
     const dirs = Array.from({ length: depth }, () => rng.pick(DIRS));
     paths.add([...dirs, rng.pick(NAMES)].join('/'));
   }
   // A file may not also be a directory.
   const all = [...paths];
-  return all.filter((p) => !all.some((q) => q.startsWith(p + '/'))).sort();
+  return all.filter((p) => !all.some((q) => q.startsWith(`${p}/`))).sort();
 }
 
-const CLASSES = ['[ab]', '[!a]', '[^.]', '[a-c]', '[]a]', '[-a]', '[a-]', '[é-ü]', '[!]', '[x]', '[.]', '[a-zA-Z]', '[0-9]', '[😀]', '[\\]', '[z-a]', '[[]'];
+const CLASSES = [
+  '[ab]',
+  '[!a]',
+  '[^.]',
+  '[a-c]',
+  '[]a]',
+  '[-a]',
+  '[a-]',
+  '[é-ü]',
+  '[!]',
+  '[x]',
+  '[.]',
+  '[a-zA-Z]',
+  '[0-9]',
+  '[😀]',
+  '[\\]',
+  '[z-a]',
+  '[[]',
+];
 
 function atom(rng: Rng, names: readonly string[], depth: number): string {
   return rng.weighted<() => string>([
@@ -240,7 +300,11 @@ function atom(rng: Rng, names: readonly string[], depth: number): string {
     [4, () => '*'],
     [2, () => '?'],
     [2, () => rng.pick(CLASSES)],
-    [depth < 2 ? 2 : 0, () => `{${Array.from({ length: rng.between(1, 3) }, () => pattern(rng, names, depth + 1, rng.chance(0.3))).join(',')}}`],
+    [
+      depth < 2 ? 2 : 0,
+      () =>
+        `{${Array.from({ length: rng.between(1, 3) }, () => pattern(rng, names, depth + 1, rng.chance(0.3))).join(',')}}`,
+    ],
   ])();
 }
 
@@ -265,7 +329,28 @@ export function randomGlob(rng: Rng, tree: readonly string[]): string {
 
 /** Glob characters in random order: unclosed braces and classes, stray `}`, `]`, `,`, `!`. */
 export function junkGlob(rng: Rng): string {
-  const alphabet = ['*', '*', '?', '[', ']', '{', '}', ',', '!', '/', '.', '-', '^', '\\', 'a', 'b', '/', '**', './', 'é'];
+  const alphabet = [
+    '*',
+    '*',
+    '?',
+    '[',
+    ']',
+    '{',
+    '}',
+    ',',
+    '!',
+    '/',
+    '.',
+    '-',
+    '^',
+    '\\',
+    'a',
+    'b',
+    '/',
+    '**',
+    './',
+    'é',
+  ];
   return Array.from({ length: rng.between(1, 24) }, () => rng.pick(alphabet)).join('');
 }
 
@@ -274,15 +359,18 @@ export function hostileGlob(rng: Rng): { pattern: string; paths: string[] } {
   const n = rng.between(8, 32);
   const name = 'a'.repeat(rng.between(20, 120));
   const shapes: Array<() => { pattern: string; paths: string[] }> = [
-    () => ({ pattern: '*'.repeat(n) + 'b', paths: [name] }),
-    () => ({ pattern: '*a'.repeat(n) + 'b', paths: [name, `x/${name}`] }),
-    () => ({ pattern: '?*'.repeat(n) + 'b', paths: [name] }),
-    () => ({ pattern: '**/'.repeat(n) + 'b', paths: [Array.from({ length: 30 }, () => 'a').join('/')] }),
-    () => ({ pattern: '**/*a'.repeat(Math.min(n, 12)) + 'b', paths: [Array.from({ length: 20 }, () => 'aaaa').join('/')] }),
-    () => ({ pattern: '{a,a}'.repeat(Math.min(n, 12)) + '*b', paths: [name] }),
+    () => ({ pattern: `${'*'.repeat(n)}b`, paths: [name] }),
+    () => ({ pattern: `${'*a'.repeat(n)}b`, paths: [name, `x/${name}`] }),
+    () => ({ pattern: `${'?*'.repeat(n)}b`, paths: [name] }),
+    () => ({ pattern: `${'**/'.repeat(n)}b`, paths: [Array.from({ length: 30 }, () => 'a').join('/')] }),
+    () => ({
+      pattern: `${'**/*a'.repeat(Math.min(n, 12))}b`,
+      paths: [Array.from({ length: 20 }, () => 'aaaa').join('/')],
+    }),
+    () => ({ pattern: `${'{a,a}'.repeat(Math.min(n, 12))}*b`, paths: [name] }),
     () => ({ pattern: '{a,b}'.repeat(n), paths: ['ab'.repeat(n / 2)] }),
-    () => ({ pattern: '{*,a}'.repeat(Math.min(n, 6)) + 'b', paths: [name] }),
-    () => ({ pattern: '[a-z]*'.repeat(n) + 'b', paths: [name] }),
+    () => ({ pattern: `${'{*,a}'.repeat(Math.min(n, 6))}b`, paths: [name] }),
+    () => ({ pattern: `${'[a-z]*'.repeat(n)}b`, paths: [name] }),
     () => ({ pattern: 'x'.repeat(2_000 + rng.int(3_000)), paths: ['x'.repeat(2_000), name] }),
     () => ({ pattern: `${'{'.repeat(n)}a${'}'.repeat(n - 1)}`, paths: ['a'] }),
     () => ({ pattern: `${'{a,'.repeat(n)}b${'}'.repeat(n)}`, paths: ['a', 'b'] }),

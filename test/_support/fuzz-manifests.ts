@@ -13,6 +13,7 @@
  */
 import { hostileGlob, junkGlob, randomTree } from './fuzz-globs.js';
 import type { Rng } from './random.js';
+import { WATCHED_FROM_OUTSIDE } from './repo.js';
 
 /** Text written as is in the document (deep nesting, numbers JSON.stringify cannot write). */
 export class Raw {
@@ -54,17 +55,42 @@ export const BASE_FILES: Record<string, string> = {
 export const MODEL_REQUEST = 'models/request.json';
 export const MODEL_ANSWER = 'different';
 
-const GOOD_INPUTS = ['a.txt', 'src/**', 'src/**/*.ts', '**/*.md', 'docs/*', '{a.txt,data/*.json}', 'data/x.json', './a.txt', 'src/*.ts', 'src/{main,lib/util}.ts', '**'];
+const GOOD_INPUTS = [
+  'a.txt',
+  'src/**',
+  'src/**/*.ts',
+  '**/*.md',
+  'docs/*',
+  '{a.txt,data/*.json}',
+  'data/x.json',
+  './a.txt',
+  'src/*.ts',
+  'src/{main,lib/util}.ts',
+  '**',
+];
 const EXCLUSIONS = ['!src/lib/**', '!**/*.md', '!docs/**', '!./README.md'];
-const IDS = ['lint', 'unit', 'build.x', 'A_b-1', '0x', 'e2e', 'types', 'c.d.e', 'Z', 'long-id-with-dashes_and_underscores.42'];
+const IDS = [
+  'lint',
+  'unit',
+  'build.x',
+  'A_b-1',
+  '0x',
+  'e2e',
+  'types',
+  'c.d.e',
+  'Z',
+  'long-id-with-dashes_and_underscores.42',
+];
 
 /** The command of a check, from which a test reads what it does: leave `mark`, exit `code`. */
 export function markCommand(rng: Rng, mark: string, code: number, slow = false): string[] | string {
   const wait = slow ? 'Atomics.wait(new Int32Array(new SharedArrayBuffer(4)),0,0,3000);' : '';
-  if (rng.chance(0.7)) return ['node', '-e', `require('fs').writeFileSync(${JSON.stringify(mark)},'');${wait}process.exit(${code})`];
+  if (rng.chance(0.7))
+    return ['node', '-e', `require('fs').writeFileSync(${JSON.stringify(mark)},'');${wait}process.exit(${code})`];
   return `touch '${mark}' && ${slow ? 'sleep 3 && ' : ''}exit ${code}`;
 }
-const ARGV_CODE = /^require\('fs'\)\.writeFileSync\(("(?:[^"\\]|\\.)*"),''\);(?:Atomics\.wait\(new Int32Array\(new SharedArrayBuffer\(4\)\),0,0,3000\);)?process\.exit\((\d+)\)$/s;
+const ARGV_CODE =
+  /^require\('fs'\)\.writeFileSync\(("(?:[^"\\]|\\.)*"),''\);(?:Atomics\.wait\(new Int32Array\(new SharedArrayBuffer\(4\)\),0,0,3000\);)?process\.exit\((\d+)\)$/s;
 const SHELL_CODE = /^touch '([^']*)' && (?:sleep 3 && )?exit (\d+)$/s;
 
 /** What a command is known to do: its mark and exit code, or undefined when it is not one markCommand wrote. */
@@ -94,8 +120,16 @@ export interface BaseConfig {
 /** A valid config over BASE_FILES: 0-5 checks, `after` edges forward only, sometimes a comparison. */
 export function baseConfig(rng: Rng, marksDir: string, opts: { failing?: number } = {}): BaseConfig {
   const files: Record<string, string> = { ...BASE_FILES };
-  if (rng.chance(0.3)) for (const p of randomTree(rng, rng.between(1, 6))) if (!Object.keys(files).some((f) => f.startsWith(p + '/') || p.startsWith(f + '/'))) files[p] = `${p}\n`;
-  const n = rng.weighted([[1, 0], [6, 1], [6, 2], [3, 3], [2, 5]] as const);
+  if (rng.chance(0.3))
+    for (const p of randomTree(rng, rng.between(1, 6)))
+      if (!Object.keys(files).some((f) => f.startsWith(`${p}/`) || p.startsWith(`${f}/`))) files[p] = `${p}\n`;
+  const n = rng.weighted([
+    [1, 0],
+    [6, 1],
+    [6, 2],
+    [3, 3],
+    [2, 5],
+  ] as const);
   const ids: string[] = [];
   while (ids.length < n) {
     const id = rng.chance(0.5) ? `c${ids.length}` : rng.pick(IDS);
@@ -104,11 +138,18 @@ export function baseConfig(rng: Rng, marksDir: string, opts: { failing?: number 
   const failing = opts.failing ?? 0.2;
   const checks = ids.map((id, i) => {
     const code = rng.chance(failing) ? rng.pick([1, 2, 42]) : 0;
-    const check: Record<string, unknown> = { id, run: markCommand(rng, `${marksDir}/${id}`, code), inputs: [] as string[] };
+    const check: Record<string, unknown> = {
+      id,
+      run: markCommand(rng, `${marksDir}/${id}`, code),
+      inputs: [] as string[],
+      // The mark is written outside the work tree, where the default sandbox's private /tmp would hide it.
+      sandbox: { ...WATCHED_FROM_OUTSIDE },
+    };
     const inputs = check.inputs as string[];
     for (let k = rng.between(1, 3); k > 0; k--) inputs.push(rng.pick(GOOD_INPUTS));
     if (rng.chance(0.2)) inputs.push(rng.pick(EXCLUSIONS));
-    if (i > 0 && rng.chance(0.4)) check.after = [...new Set(Array.from({ length: rng.between(1, i) }, () => ids[rng.int(i)]!))];
+    if (i > 0 && rng.chance(0.4))
+      check.after = [...new Set(Array.from({ length: rng.between(1, i) }, () => ids[rng.int(i)]!))];
     if (rng.chance(0.15)) check.expect = { exit_code: code };
     if (rng.chance(0.15)) check.timeout_s = rng.pick([30, 60, 600]);
     if (rng.chance(0.1)) check.env = rng.pick([['CI'], ['HOME'], ['VKIT_FUZZ_X', 'LANG']]);
@@ -118,7 +159,9 @@ export function baseConfig(rng: Rng, marksDir: string, opts: { failing?: number 
   const data: Record<string, unknown> = { checks };
   if (rng.chance(0.15)) {
     files[MODEL_REQUEST] = MODEL_REQUEST_TEXT;
-    data.compare = [{ id: 'model', request: MODEL_REQUEST, expect: rng.pick(['different', 'different', 'equivalent']) }];
+    data.compare = [
+      { id: 'model', request: MODEL_REQUEST, expect: rng.pick(['different', 'different', 'equivalent']) },
+    ];
   }
   if (rng.chance(0.1)) data.$schema = rng.pick(['./schema/manifest.schema.json', 'https://example.invalid/x.json']);
   if (rng.chance(0.1)) data.schema_version = 3;
@@ -144,7 +187,9 @@ interface Slot {
 /** Every slot (object member or array element) of a value, depth first. */
 function slots(value: unknown, out: Slot[] = []): Slot[] {
   if (Array.isArray(value)) value.forEach((v, i) => (out.push({ parent: value, key: i }), slots(v, out)));
-  else if (value && typeof value === 'object' && !(value instanceof Raw) && !(value instanceof Members)) for (const [k, v] of Object.entries(value)) out.push({ parent: value as Record<string, unknown>, key: k }), slots(v, out);
+  else if (value && typeof value === 'object' && !(value instanceof Raw) && !(value instanceof Members))
+    for (const [k, v] of Object.entries(value))
+      out.push({ parent: value as Record<string, unknown>, key: k }), slots(v, out);
   return out;
 }
 function objects(value: unknown, out: Record<string, unknown>[] = []): Record<string, unknown>[] {
@@ -157,13 +202,50 @@ function objects(value: unknown, out: Record<string, unknown>[] = []): Record<st
 }
 const set = (s: Slot, v: unknown) => ((s.parent as Record<string | number, unknown>)[s.key] = v);
 
-const UNICODE = ['é', 'e\u0301', 'İ', 'ﬁ', '\u202eevil', 'a\u200bb', '😀', '\ud800', '\udfff', '日本語', '\u0085', '\u2028', '\ufeff', 'Ω', 'ǅ', '\u00a0'];
+const UNICODE = [
+  'é',
+  'e\u0301',
+  'İ',
+  'ﬁ',
+  '\u202eevil',
+  'a\u200bb',
+  '😀',
+  '\ud800',
+  '\udfff',
+  '日本語',
+  '\u0085',
+  '\u2028',
+  '\ufeff',
+  'Ω',
+  'ǅ',
+  '\u00a0',
+];
 
 function hostileValue(rng: Rng): unknown {
   return rng.weighted<() => unknown>([
     [3, () => rng.pick([null, true, false, 0, -1, 1.5, -0, 2 ** 53 + 1, 1e308, -1e308, 5e-324])],
     [2, () => new Raw(rng.pick(['1e400', '-0.0', '123456789012345678901234567890', '1E2', '0.1e-400', '-1e-7']))],
-    [3, () => rng.pick(['', ' ', 'x', '\u0000', '../x', '/etc/passwd', '*', '!', '{', '[z-a]', '.', 'true', 'null', '\n', 'a'.repeat(300)])],
+    [
+      3,
+      () =>
+        rng.pick([
+          '',
+          ' ',
+          'x',
+          '\u0000',
+          '../x',
+          '/etc/passwd',
+          '*',
+          '!',
+          '{',
+          '[z-a]',
+          '.',
+          'true',
+          'null',
+          '\n',
+          'a'.repeat(300),
+        ]),
+    ],
     [2, () => rng.pick(UNICODE)],
     [2, () => rng.pick([[], [null], [1, 'a'], {}, { a: 1 }, [[]], { id: 'x' }])],
   ])();
@@ -179,22 +261,86 @@ function hugeValue(rng: Rng): unknown {
 
 function deepText(rng: Rng): Raw {
   const d = rng.pick([63, 64, 65, 100, 1_000, 10_000, 100_000]);
-  return new Raw(rng.pick([`${'['.repeat(d)}1${']'.repeat(d)}`, `${'{"a":'.repeat(d)}1${'}'.repeat(d)}`, `${'[{"a":'.repeat(d)}1${'}]'.repeat(d)}`]));
+  return new Raw(
+    rng.pick([
+      `${'['.repeat(d)}1${']'.repeat(d)}`,
+      `${'{"a":'.repeat(d)}1${'}'.repeat(d)}`,
+      `${'[{"a":'.repeat(d)}1${'}]'.repeat(d)}`,
+    ]),
+  );
 }
 
 function badGlob(rng: Rng): string {
   return rng.weighted<() => string>([
-    [3, () => rng.pick(['', '!', '!**', '{', 'src/{a,b', '[z-a]', '[', '**/', '/abs', '../x', './', '.', '..', 'src/', '\u0000', 'a\\', '{,}', '{}', '[!]', '***', '**/**/**', '*'.repeat(40) + 'x', '\ud800', '.env', 'config/app.key', '.git/**', '.vkit/**', 'nothing/**', 'a.txt/**'])],
+    [
+      3,
+      () =>
+        rng.pick([
+          '',
+          '!',
+          '!**',
+          '{',
+          'src/{a,b',
+          '[z-a]',
+          '[',
+          '**/',
+          '/abs',
+          '../x',
+          './',
+          '.',
+          '..',
+          'src/',
+          '\u0000',
+          'a\\',
+          '{,}',
+          '{}',
+          '[!]',
+          '***',
+          '**/**/**',
+          `${'*'.repeat(40)}x`,
+          '\ud800',
+          '.env',
+          'config/app.key',
+          '.git/**',
+          '.vkit/**',
+          'nothing/**',
+          'a.txt/**',
+        ]),
+    ],
     [2, () => junkGlob(rng)],
     [1, () => hostileGlob(rng).pattern],
   ])();
 }
 
-const EXTRA_KEYS = ['extra', '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '$schema', 'schema_version', 'id ', 'ID', '', 'İd', 'checks', 'run', 'inputs', 'rules', 'actions'];
+const EXTRA_KEYS = [
+  'extra',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  '$schema',
+  'schema_version',
+  'id ',
+  'ID',
+  '',
+  'İd',
+  'checks',
+  'run',
+  'inputs',
+  'rules',
+  'actions',
+];
 
 /** One mutation of the data; returns its name. Mutations that make the document invalid say so through `invalid`. */
 type Mutation = (rng: Rng, doc: { data: Record<string, unknown>; duplicates: boolean }) => void;
-const checksOf = (data: Record<string, unknown>) => (Array.isArray(data.checks) ? (data.checks as unknown[]).filter((c): c is Record<string, unknown> => !!c && typeof c === 'object' && !Array.isArray(c) && !(c instanceof Raw) && !(c instanceof Members)) : []);
+const checksOf = (data: Record<string, unknown>) =>
+  Array.isArray(data.checks)
+    ? (data.checks as unknown[]).filter(
+        (c): c is Record<string, unknown> =>
+          !!c && typeof c === 'object' && !Array.isArray(c) && !(c instanceof Raw) && !(c instanceof Members),
+      )
+    : [];
 
 export const MUTATIONS: Record<string, Mutation> = {
   'wrong type': (rng, { data }) => {
@@ -209,7 +355,12 @@ export const MUTATIONS: Record<string, Mutation> = {
   },
   'extra field': (rng, { data }) => {
     const o = rng.pick(objects(data));
-    Object.defineProperty(o, rng.pick(EXTRA_KEYS), { value: hostileValue(rng), enumerable: true, configurable: true, writable: true });
+    Object.defineProperty(o, rng.pick(EXTRA_KEYS), {
+      value: hostileValue(rng),
+      enumerable: true,
+      configurable: true,
+      writable: true,
+    });
   },
   'huge value': (rng, { data }) => {
     const all = slots(data);
@@ -221,9 +372,21 @@ export const MUTATIONS: Record<string, Mutation> = {
     else data.deep = deepText(rng);
   },
   'duplicate key': (rng, doc) => {
-    const all = slots(doc.data).filter((s) => { const v = (s.parent as Record<string | number, unknown>)[s.key]; return !!v && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Raw) && !(v instanceof Members) && Object.keys(v).length > 0; });
+    const all = slots(doc.data).filter((s) => {
+      const v = (s.parent as Record<string | number, unknown>)[s.key];
+      return (
+        !!v &&
+        typeof v === 'object' &&
+        !Array.isArray(v) &&
+        !(v instanceof Raw) &&
+        !(v instanceof Members) &&
+        Object.keys(v).length > 0
+      );
+    });
     const target = all.length && rng.chance(0.8) ? all[rng.int(all.length)]! : undefined;
-    const obj = target ? ((target.parent as Record<string | number, unknown>)[target.key] as Record<string, unknown>) : doc.data;
+    const obj = target
+      ? ((target.parent as Record<string | number, unknown>)[target.key] as Record<string, unknown>)
+      : doc.data;
     const entries = Object.entries(obj);
     if (!entries.length) return;
     const [k, v] = rng.pick(entries);
@@ -238,15 +401,22 @@ export const MUTATIONS: Record<string, Mutation> = {
     doc.duplicates = true;
   },
   'odd unicode': (rng, { data }) => {
-    const strings = slots(data).filter((s) => typeof (s.parent as Record<string | number, unknown>)[s.key] === 'string');
+    const strings = slots(data).filter(
+      (s) => typeof (s.parent as Record<string | number, unknown>)[s.key] === 'string',
+    );
     if (!strings.length) return;
     const s = rng.pick(strings);
     const old = (s.parent as Record<string | number, unknown>)[s.key] as string;
     const u = rng.pick(UNICODE);
-    set(s, rng.pick([u, old + u, u + old, old.normalize('NFD'), old.toUpperCase(), `${old.slice(0, 1)}${u}${old.slice(1)}`]));
+    set(
+      s,
+      rng.pick([u, old + u, u + old, old.normalize('NFD'), old.toUpperCase(), `${old.slice(0, 1)}${u}${old.slice(1)}`]),
+    );
   },
   'NUL in a string': (rng, { data }) => {
-    const strings = slots(data).filter((s) => typeof (s.parent as Record<string | number, unknown>)[s.key] === 'string');
+    const strings = slots(data).filter(
+      (s) => typeof (s.parent as Record<string | number, unknown>)[s.key] === 'string',
+    );
     if (!strings.length) return;
     const s = rng.pick(strings);
     const old = (s.parent as Record<string | number, unknown>)[s.key] as string;
@@ -264,7 +434,8 @@ export const MUTATIONS: Record<string, Mutation> = {
   },
   'after naming nothing': (rng, { data }) => {
     const checks = checksOf(data);
-    if (checks.length) rng.pick(checks).after = rng.pick([['nope'], ['compare:model'], ['check:lint'], ['lint', 'lint'], [''], 'lint']);
+    if (checks.length)
+      rng.pick(checks).after = rng.pick([['nope'], ['compare:model'], ['check:lint'], ['lint', 'lint'], [''], 'lint']);
   },
   'duplicate id': (rng, { data }) => {
     const checks = checksOf(data);
@@ -282,24 +453,69 @@ export const MUTATIONS: Record<string, Mutation> = {
   'many checks': (rng, { data }) => {
     // A small template (copying a mutated check a thousand times could make gigabytes of text).
     const first = checksOf(data)[0];
-    const template = { id: typeof first?.id === 'string' ? first.id.slice(0, 100) : 'c', run: 'true', inputs: ['a.txt'] };
+    const template = {
+      id: typeof first?.id === 'string' ? first.id.slice(0, 100) : 'c',
+      run: 'true',
+      inputs: ['a.txt'],
+    };
     // Cheap commands (a shell builtin) when they are unique, so that a case that runs them stays quick;
     // repeated ids are refused before anything runs, so those can be many.
     const unique = rng.chance(0.5);
     const n = unique ? rng.pick([30, 100]) : rng.pick([200, 2_000]);
-    data.checks = Array.from({ length: n }, (_, i) => ({ ...template, id: unique ? `m${i}` : template.id, ...(unique ? { run: ':' } : {}) }));
+    data.checks = Array.from({ length: n }, (_, i) => ({
+      ...template,
+      id: unique ? `m${i}` : template.id,
+      ...(unique ? { run: ':' } : {}),
+    }));
   },
   'bad cwd': (rng, { data }) => {
     const checks = checksOf(data);
-    if (checks.length) rng.pick(checks).cwd = rng.pick(['../', '/', '/tmp', 'nope', 'a.txt', 'src/../..', '.git', '', ' ', 'src/lib', '\u0000', 'é']);
+    if (checks.length)
+      rng.pick(checks).cwd = rng.pick([
+        '../',
+        '/',
+        '/tmp',
+        'nope',
+        'a.txt',
+        'src/../..',
+        '.git',
+        '',
+        ' ',
+        'src/lib',
+        '\u0000',
+        'é',
+      ]);
   },
   'bad env': (rng, { data }) => {
     const checks = checksOf(data);
-    if (checks.length) rng.pick(checks).env = rng.pick([['PATH'], ['X\u0000'], ['1BAD'], ['A'.repeat(5000)], ['HOME', 'HOME'], [''], 'CI', [['CI']], ['LD_PRELOAD']]);
+    if (checks.length)
+      rng.pick(checks).env = rng.pick([
+        ['PATH'],
+        ['X\u0000'],
+        ['1BAD'],
+        ['A'.repeat(5000)],
+        ['HOME', 'HOME'],
+        [''],
+        'CI',
+        [['CI']],
+        ['LD_PRELOAD'],
+      ]);
   },
   'bad expect': (rng, { data }) => {
     const checks = checksOf(data);
-    if (checks.length) rng.pick(checks).expect = rng.pick([{ exit_code: 256 }, { exit_code: -1 }, { exit_code: 1.5 }, { exit_code: '0' }, { exit_code: null }, {}, null, 0, { exit_code: 0, extra: 1 }, { exit_code: 1 }]);
+    if (checks.length)
+      rng.pick(checks).expect = rng.pick([
+        { exit_code: 256 },
+        { exit_code: -1 },
+        { exit_code: 1.5 },
+        { exit_code: '0' },
+        { exit_code: null },
+        {},
+        null,
+        0,
+        { exit_code: 0, extra: 1 },
+        { exit_code: 1 },
+      ]);
   },
   'slow check, short timeout': (rng, { data }) => {
     const checks = checksOf(data);
@@ -328,9 +544,21 @@ export const MUTATIONS: Record<string, Mutation> = {
       {},
       null,
       [{}],
-      { components: [{ id: 'f', package: { id: 'p', version: '1', sha256: 'sha256:' + '0'.repeat(64) }, contract: 'c', source: { entry: 'a.txt' }, profile: 'coq-linux-x86_64-v1', bindings: {}, inputs: ['a.txt'] }] },
+      {
+        components: [
+          {
+            id: 'f',
+            package: { id: 'p', version: '1', sha256: `sha256:${'0'.repeat(64)}` },
+            contract: 'c',
+            source: { entry: 'a.txt' },
+            profile: 'coq-linux-x86_64-v1',
+            bindings: {},
+            inputs: ['a.txt'],
+          },
+        ],
+      },
       [{ id: 'acc', root: '.', spec: 'nope.toml', package: 'nope.toml', decision: 'nope.toml' }],
-      [{ kind: 'mine', version: 1, source_sha256: 'sha256:' + '0'.repeat(64) }],
+      [{ kind: 'mine', version: 1, source_sha256: `sha256:${'0'.repeat(64)}` }],
       [{ id: 'x', rule: 'check', inputs: ['a.txt'] }],
       hostileValue(rng),
     ]);
@@ -342,7 +570,16 @@ const TOP = '\u0000top';
 
 export const BYTE_MUTATIONS: Record<string, (rng: Rng, bytes: Buffer) => Buffer> = {
   'invalid UTF-8': (rng, bytes) => {
-    const bad = rng.pick([[0xff], [0xfe], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0x80], [0xe2, 0x82], [0xf0, 0x9f, 0x98]]);
+    const bad = rng.pick([
+      [0xff],
+      [0xfe],
+      [0xc0, 0xaf],
+      [0xed, 0xa0, 0x80],
+      [0xf4, 0x90, 0x80, 0x80],
+      [0x80],
+      [0xe2, 0x82],
+      [0xf0, 0x9f, 0x98],
+    ]);
     // Inside a string most of the time (right after a quote), where JSON.parse would take it.
     const quotes = [...bytes.keys()].filter((i) => bytes[i] === 0x22);
     const at = quotes.length && rng.chance(0.8) ? rng.pick(quotes) + 1 : rng.int(bytes.length + 1);
@@ -360,7 +597,24 @@ export const BYTE_MUTATIONS: Record<string, (rng: Rng, bytes: Buffer) => Buffer>
     return out;
   },
   'CRLF line ends': (_rng, bytes) => Buffer.from(bytes.toString('latin1').replace(/\n/g, '\r\n'), 'latin1'),
-  'not an object': (rng) => Buffer.from(rng.pick(['[]', 'null', '"checks"', '1', 'true', '', ' ', '{', '}', '{"checks": []} {}', '{"checks": [],}', '// x\n{}', "{'checks': []}"])),
+  'not an object': (rng) =>
+    Buffer.from(
+      rng.pick([
+        '[]',
+        'null',
+        '"checks"',
+        '1',
+        'true',
+        '',
+        ' ',
+        '{',
+        '}',
+        '{"checks": []} {}',
+        '{"checks": [],}',
+        '// x\n{}',
+        "{'checks': []}",
+      ]),
+    ),
 };
 
 function repeatsAKey(value: unknown): boolean {
@@ -387,7 +641,14 @@ export function generateManifest(rng: Rng, marksDir: string, opts: { mutations?:
   const base = baseConfig(rng, marksDir);
   const doc = { data: base.data, duplicates: false };
   const names: string[] = [];
-  const n = opts.mutations ?? rng.weighted([[3, 0], [6, 1], [3, 2], [1, 3]] as const);
+  const n =
+    opts.mutations ??
+    rng.weighted([
+      [3, 0],
+      [6, 1],
+      [3, 2],
+      [1, 3],
+    ] as const);
   for (let k = 0; k < n; k++) {
     const name = rng.pick(Object.keys(MUTATIONS));
     MUTATIONS[name]!(rng, doc);
@@ -433,15 +694,22 @@ export function knownOf(data: unknown): Known {
   const known: Known = { named: [], requirements: 0, checks: [], cannotPass: [] };
   if (!data || typeof data !== 'object' || Array.isArray(data)) return known;
   const d = data as Record<string, unknown>;
-  for (const key of ['checks', 'compare', 'actions', 'acceptance']) if (Array.isArray(d[key])) known.requirements += (d[key] as unknown[]).length;
+  for (const key of ['checks', 'compare', 'actions', 'acceptance'])
+    if (Array.isArray(d[key])) known.requirements += (d[key] as unknown[]).length;
   const formal = d.formal as { components?: unknown } | undefined;
   if (formal && Array.isArray(formal.components)) known.requirements += formal.components.length;
   if (Array.isArray(d.checks)) {
     for (const c of d.checks as Array<Record<string, unknown>>) {
       if (!c || typeof c !== 'object' || typeof c.id !== 'string') continue;
       const cmd = readCommand(c.run);
-      if (!cmd) continue;
-      const expect = c.expect === undefined ? 0 : typeof c.expect === 'object' && c.expect !== null ? ((c.expect as { exit_code?: unknown }).exit_code ?? 0) : undefined;
+      // Sandboxed (its opt-out mutated away), a check cannot leave its mark outside the work tree.
+      if (!cmd || JSON.stringify(c.sandbox) !== JSON.stringify(WATCHED_FROM_OUTSIDE)) continue;
+      const expect =
+        c.expect === undefined
+          ? 0
+          : typeof c.expect === 'object' && c.expect !== null
+            ? ((c.expect as { exit_code?: unknown }).exit_code ?? 0)
+            : undefined;
       if (typeof expect !== 'number') continue;
       known.checks.push({ id: c.id, mark: cmd.mark, passes: cmd.code === expect });
       if (cmd.code !== expect) known.cannotPass.push(`check:${c.id} exits ${cmd.code}, expected ${expect}`);
@@ -450,7 +718,13 @@ export function knownOf(data: unknown): Known {
   if (Array.isArray(d.compare)) {
     for (const c of d.compare as Array<Record<string, unknown>>) {
       if (c && typeof c.request === 'string' && c.request) known.named.push(c.request);
-      if (c && c.request === MODEL_REQUEST && (c.expect === 'equivalent' || c.expect === 'different') && c.expect !== MODEL_ANSWER) known.cannotPass.push(`compare:${String(c.id)} expects ${c.expect}, the models are ${MODEL_ANSWER}`);
+      if (
+        c &&
+        c.request === MODEL_REQUEST &&
+        (c.expect === 'equivalent' || c.expect === 'different') &&
+        c.expect !== MODEL_ANSWER
+      )
+        known.cannotPass.push(`compare:${String(c.id)} expects ${c.expect}, the models are ${MODEL_ANSWER}`);
     }
   }
   return known;

@@ -13,8 +13,26 @@ export function jobFor(ws: Workspace, label: string): Job {
   const tool = rule.tool!(node.attrs)!;
   const checker = checkerIdentity(tool.argv0, tool.shell, { cwd: ws.root, path: ws.env.PATH });
   const planned = rule.plan({ label, id: node.id, attrs: node.attrs, capture, checker }, []);
-  const key = actionKey({ rule: { kind: rule.kind, version: rule.version }, capture: capture.digest, definition: planned.definition, env: envDigests(planned.env, ws.env), checker, deps: [] });
+  const key = actionKey({
+    rule: { kind: rule.kind, version: rule.version },
+    capture: capture.digest,
+    definition: planned.definition,
+    env: envDigests(planned.env, ws.env),
+    checker,
+    deps: [],
+  });
   const files = capture.files.map(({ path, mode, sha256 }) => ({ path, mode, sha256 }));
-  return { schema: 'vkit.job/1', key, label, rule: { kind: rule.kind, version: rule.version }, id: node.id, attrs: node.attrs, capture: { digest: capture.digest, files }, checker, deps: [], policy: ws.config.policyDigest, env: [...planned.env].sort() };
+  return {
+    schema: 'vkit.job/1',
+    key,
+    label,
+    rule: { kind: rule.kind, version: rule.version },
+    id: node.id,
+    attrs: node.attrs,
+    capture: { digest: capture.digest, files },
+    checker,
+    deps: [],
+    policy: ws.config.policyDigest,
+    env: [...planned.env].sort(),
+  };
 }
-

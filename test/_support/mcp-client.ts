@@ -19,7 +19,9 @@ export interface McpSession {
 }
 
 export function childEnv(): Record<string, string> {
-  return Object.fromEntries(Object.entries({ ...process.env, NO_COLOR: '1' }).filter((e): e is [string, string] => e[1] !== undefined));
+  return Object.fromEntries(
+    Object.entries({ ...process.env, NO_COLOR: '1' }).filter((e): e is [string, string] => e[1] !== undefined),
+  );
 }
 
 export async function connect(repo: TempRepo, store = storeDir(repo)): Promise<McpSession> {

@@ -30,7 +30,12 @@ export function model(spec: ModelSpec): Model {
     observations: [...observations],
     initial_states: [...(spec.initial ?? [spec.states[0] as string])],
     assumptions: (spec.assumptions ?? []).map(([action, input]) => ({ action, input })),
-    rules: (spec.rules ?? []).map(([source, action, inputs, targets]) => ({ source, action, inputs: [...inputs], targets: [...targets] })),
+    rules: (spec.rules ?? []).map(([source, action, inputs, targets]) => ({
+      source,
+      action,
+      inputs: [...inputs],
+      targets: [...targets],
+    })),
     state_observations: so,
   };
 }
@@ -60,7 +65,9 @@ export function stuckToggle(): Model {
 }
 
 export function request(before: Model, after: Model, maxContexts?: number): Record<string, unknown> {
-  return maxContexts === undefined ? { schema_version: 1, before, after } : { schema_version: 1, before, after, max_contexts: maxContexts };
+  return maxContexts === undefined
+    ? { schema_version: 1, before, after }
+    : { schema_version: 1, before, after, max_contexts: maxContexts };
 }
 
 export const ZERO = { count: 0, witness: null } as const;
@@ -99,7 +106,8 @@ export function shuffled<T>(xs: readonly T[], rand: () => number): T[] {
 export function cpCompare(a: string, b: string): number {
   const x = [...a].map((c) => c.codePointAt(0) as number);
   const y = [...b].map((c) => c.codePointAt(0) as number);
-  for (let k = 0; k < Math.min(x.length, y.length); k++) if (x[k] !== y[k]) return (x[k] as number) < (y[k] as number) ? -1 : 1;
+  for (let k = 0; k < Math.min(x.length, y.length); k++)
+    if (x[k] !== y[k]) return (x[k] as number) < (y[k] as number) ? -1 : 1;
   return Math.sign(x.length - y.length);
 }
 
@@ -108,16 +116,25 @@ export function cpCompare(a: string, b: string): number {
  * assumptions, rules, a rule's inputs and targets) and `state_observations` keys reordered.
  */
 export function scrambled(m: Model, rand: () => number): Model {
-  const dup = <T>(xs: readonly T[]): T[] => (xs.length && rand() < 0.5 ? [...xs, xs[Math.floor(rand() * xs.length)] as T] : [...xs]);
+  const dup = <T>(xs: readonly T[]): T[] =>
+    xs.length && rand() < 0.5 ? [...xs, xs[Math.floor(rand() * xs.length)] as T] : [...xs];
   const so: Record<string, string> = {};
   for (const s of shuffled(Object.keys(m.state_observations), rand)) setOwn(so, s, m.state_observations[s] as string);
   return {
     state_observations: so,
     rules: shuffled(
-      dup(m.rules).map((r) => ({ targets: shuffled(dup(r.targets), rand), inputs: shuffled(dup(r.inputs), rand), action: r.action, source: r.source })),
+      dup(m.rules).map((r) => ({
+        targets: shuffled(dup(r.targets), rand),
+        inputs: shuffled(dup(r.inputs), rand),
+        action: r.action,
+        source: r.source,
+      })),
       rand,
     ),
-    assumptions: shuffled(dup(m.assumptions).map((a) => ({ input: a.input, action: a.action })), rand),
+    assumptions: shuffled(
+      dup(m.assumptions).map((a) => ({ input: a.input, action: a.action })),
+      rand,
+    ),
     initial_states: shuffled(dup(m.initial_states), rand),
     observations: shuffled(m.observations, rand),
     inputs: shuffled(m.inputs, rand),

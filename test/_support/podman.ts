@@ -44,7 +44,8 @@ export async function systemSandbox(opts: { cacheDir?: string; what?: string } =
     problem = `${opened.unavailable} (the engine is installed by scripts/setup-system.sh)`;
   } else {
     image = await opened.imageId(WORKER_IMAGE);
-    if (!image) problem = `the worker image ${WORKER_IMAGE} is not installed: run scripts/setup-system.sh (it runs scripts/build-worker-image.sh)`;
+    if (!image)
+      problem = `the worker image ${WORKER_IMAGE} is not installed: run scripts/setup-system.sh (it runs scripts/build-worker-image.sh)`;
   }
   if (problem === undefined) return { sandbox: opened as ContainerSandbox, image, skip: false };
   if (process.env.VKIT_REQUIRE_SYSTEM === '1') return { skip: false, problem };
@@ -54,7 +55,8 @@ export async function systemSandbox(opts: { cacheDir?: string; what?: string } =
 
 /** The sandbox and image, or a failure naming what is missing (when skipping was not allowed). */
 export function requireSandbox(sys: SystemSandbox): { sandbox: ContainerSandbox; image: string } {
-  if (!sys.sandbox || !sys.image) throw new Error(`Expected podman and the worker image (VKIT_REQUIRE_SYSTEM=1): ${sys.problem}`);
+  if (!sys.sandbox || !sys.image)
+    throw new Error(`Expected podman and the worker image (VKIT_REQUIRE_SYSTEM=1): ${sys.problem}`);
   return { sandbox: sys.sandbox, image: sys.image };
 }
 
@@ -83,7 +85,9 @@ export function busyboxImage(tag: string, files: Record<string, string | { link:
       else symlinkSync(content.link, path);
     }
     const ref = `localhost/vkit-test-busybox:${tag}`;
-    const r = spawnSync('sh', ['-c', `tar --numeric-owner -C "$1" -c . | podman import -q - "$2"`, 'sh', root, ref], { encoding: 'utf8' });
+    const r = spawnSync('sh', ['-c', `tar --numeric-owner -C "$1" -c . | podman import -q - "$2"`, 'sh', root, ref], {
+      encoding: 'utf8',
+    });
     if (r.status !== 0) throw new Error(`podman import of ${ref} failed: ${r.stderr}`);
     const id = r.stdout.trim().split('\n').pop()!;
     return id.startsWith('sha256:') ? id : `sha256:${id}`;

@@ -32,7 +32,10 @@ const GIT_ENV = {
 };
 
 /** A fresh git repository with the given files (not committed unless `commit` is set). */
-export function tempRepo(files: Record<string, string | Uint8Array> = {}, opts: { git?: boolean; commit?: boolean } = {}): TempRepo {
+export function tempRepo(
+  files: Record<string, string | Uint8Array> = {},
+  opts: { git?: boolean; commit?: boolean } = {},
+): TempRepo {
   const dir = mkdtempSync(join(tmpdir(), 'vkit-test-'));
   const useGit = opts.git ?? true;
   const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env: GIT_ENV, encoding: 'utf8' });
@@ -76,21 +79,35 @@ export interface CliResult {
 }
 
 /** Runs the built `vkit` binary synchronously; with `timeoutMs`, a hang is killed and reads as `code: null`. */
-export function vkit(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): CliResult {
-  const r = spawnSync(process.execPath, [VKIT_BIN, ...args], { cwd: opts.cwd, env: { ...process.env, NO_COLOR: '1', ...opts.env }, encoding: 'utf8', ...(opts.timeoutMs ? { timeout: opts.timeoutMs, killSignal: 'SIGKILL' as const } : {}) });
+export function vkit(
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): CliResult {
+  const r = spawnSync(process.execPath, [VKIT_BIN, ...args], {
+    cwd: opts.cwd,
+    env: { ...process.env, NO_COLOR: '1', ...opts.env },
+    encoding: 'utf8',
+    ...(opts.timeoutMs ? { timeout: opts.timeoutMs, killSignal: 'SIGKILL' as const } : {}),
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, json: () => JSON.parse(r.stdout) };
 }
 
 /** Starts the built `vkit` binary without waiting, for kill tests. */
 export function vkitAsync(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
-  return spawn(process.execPath, [VKIT_BIN, ...args], { cwd: opts.cwd, env: { ...process.env, NO_COLOR: '1', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, [VKIT_BIN, ...args], {
+    cwd: opts.cwd,
+    env: { ...process.env, NO_COLOR: '1', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 /**
  * The `sandbox` of a check a test watches from outside (its host pid, a marker file outside the work
  * tree): the default sandbox hides both (own PID namespace, private /tmp), so such checks opt out.
  */
-export const WATCHED_FROM_OUTSIDE = { none: 'the test watches this check from outside: host pids and files outside the work tree' };
+export const WATCHED_FROM_OUTSIDE = Object.freeze({
+  none: 'the test watches this check from outside: host pids and files outside the work tree',
+});
 
 /** A node one-liner as an argv check command: portable and resolvable on PATH. */
 export function nodeCheck(code: string): string[] {

@@ -51,7 +51,10 @@ export function toolsSkip(): { skip: string | false } {
 /** Throws when spin or gcc is missing: what a test does when it must not be skipped. */
 export function requireTools(): void {
   const missing = missingTools();
-  if (missing.length > 0) throw new Error(`Expected spin and gcc on PATH (VKIT_REQUIRE_SYSTEM=1), missing ${missing.join(', ')}: run scripts/setup-system.sh`);
+  if (missing.length > 0)
+    throw new Error(
+      `Expected spin and gcc on PATH (VKIT_REQUIRE_SYSTEM=1), missing ${missing.join(', ')}: run scripts/setup-system.sh`,
+    );
 }
 
 /** Runs the named checks (ltl block names, or `end-states`) on one variant of the model. */
@@ -62,7 +65,11 @@ export function checkModel(checks: string[], opts: CheckOptions = {}): Promise<M
   return new Promise((resolve, reject) => {
     execFile('bash', args, { cwd: REPO_ROOT, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error) {
-        reject(new Error(`check-lifecycle-model.sh ${args.slice(1).join(' ')} failed (${error.message.trim()}): ${stderr.trim()}`));
+        reject(
+          new Error(
+            `check-lifecycle-model.sh ${args.slice(1).join(' ')} failed (${error.message.trim()}): ${stderr.trim()}`,
+          ),
+        );
         return;
       }
       try {
@@ -87,16 +94,24 @@ export function parseChecks(stdout: string, checks: string[]): ModelCheck[] {
       continue;
     }
     if (line.startsWith('lifecycle-model: ')) {
-      const fields = Object.fromEntries(line.slice('lifecycle-model: '.length).split(' ').map((kv) => kv.split('=') as [string, string]));
+      const fields = Object.fromEntries(
+        line
+          .slice('lifecycle-model: '.length)
+          .split(' ')
+          .map((kv) => kv.split('=') as [string, string]),
+      );
       summaries.set(fields.check!, fields);
       current = undefined;
       continue;
     }
-    if (current !== undefined) blocks.set(current, blocks.get(current)! + line + '\n');
+    if (current !== undefined) blocks.set(current, `${blocks.get(current)! + line}\n`);
   }
   return checks.map((check) => {
     const s = summaries.get(check);
-    if (!s) throw new Error(`Expected a summary line for check \`${check}\` in the script's output, got:\n${stdout.slice(-2000)}`);
+    if (!s)
+      throw new Error(
+        `Expected a summary line for check \`${check}\` in the script's output, got:\n${stdout.slice(-2000)}`,
+      );
     return {
       check,
       errors: Number(s.errors),

@@ -10,7 +10,9 @@ import { nodeCheck, tempRepo, type TempRepo } from './repo.js';
 
 export const CHECK = {
   id: 't',
-  run: nodeCheck("const fs = require('fs'); fs.readFileSync('in.txt'); fs.mkdirSync('out', { recursive: true }); fs.writeFileSync('out/result.txt', 'result bytes'); console.log('stdout marker'); console.error('stderr marker')"),
+  run: nodeCheck(
+    "const fs = require('fs'); fs.readFileSync('in.txt'); fs.mkdirSync('out', { recursive: true }); fs.writeFileSync('out/result.txt', 'result bytes'); console.log('stdout marker'); console.error('stderr marker')",
+  ),
   inputs: ['in.txt'],
   outputs: ['out/*.txt'],
 };
@@ -31,7 +33,11 @@ export async function builtRepo(): Promise<{ repo: TempRepo; receipt: string; bl
 }
 
 /** Corrupts a blob, then records its new stat as the trusted fingerprint, as if it had been verified. */
-export function corruptAndTrust(repo: TempRepo, id: string, corrupt: (path: string) => void = (p) => flipByte(p, 1)): void {
+export function corruptAndTrust(
+  repo: TempRepo,
+  id: string,
+  corrupt: (path: string) => void = (p) => flipByte(p, 1),
+): void {
   const path = blobPath(repo, id);
   corrupt(path);
   trustCurrentStat(repo, id);
@@ -58,4 +64,3 @@ export function editRunId(path: string): void {
   writeFileSync(path, edited);
   JSON.parse(edited);
 }
-

@@ -69,7 +69,11 @@ export interface Trio {
 export const PINNED_SUBJECT = 'slug';
 
 /** Where `writeTrio` puts the three documents (relative to the directory it is given). */
-export const TRIO_PATHS = { spec: 'acceptance-specification.toml', pkg: 'acceptance.toml', decision: 'acceptance-decision.toml' } as const;
+export const TRIO_PATHS = {
+  spec: 'acceptance-specification.toml',
+  pkg: 'acceptance.toml',
+  decision: 'acceptance-decision.toml',
+} as const;
 
 export const DEFAULTS = {
   commit: '1c65772c4f078ca520f899ce3974565c612da56e',
@@ -96,7 +100,10 @@ export function m11(domain: string, content: string | Uint8Array): string {
 
 /** Replaces exactly one occurrence of `from`; throws when it occurs zero or several times. */
 export function edit(text: string, from: string | RegExp, to: string): string {
-  const count = typeof from === 'string' ? text.split(from).length - 1 : (text.match(new RegExp(from.source, from.flags.includes('g') ? from.flags : from.flags + 'g')) ?? []).length;
+  const count =
+    typeof from === 'string'
+      ? text.split(from).length - 1
+      : (text.match(new RegExp(from.source, from.flags.includes('g') ? from.flags : `${from.flags}g`)) ?? []).length;
   if (count !== 1) throw new Error(`edit: expected exactly one match of ${String(from)}, found ${count}`);
   return text.replace(from, to);
 }
@@ -169,7 +176,15 @@ clause_source = "consumer-statement"
 /** Each record's `inputs`, for the pinned default subject: the one file under it. */
 const PINNED_INPUTS = `  inputs = [{ path = "test/slug-test.js", digest = "${m11('subject', TEST_SCRIPT)}" }]\n`;
 
-function claimText(id: string, clause: string, statement: string, command: string, record: string, recordBytes: string, o: Required<TrioOptions>): string {
+function claimText(
+  id: string,
+  clause: string,
+  statement: string,
+  command: string,
+  record: string,
+  recordBytes: string,
+  o: Required<TrioOptions>,
+): string {
   return `[[claim]]
 id = "${id}"
 clause = "${clause}"
@@ -315,8 +330,10 @@ const HEX = '[0-9a-f]{128}';
  */
 export function rebind(trio: Trio): Trio {
   const pkg = trio.pkg
-    .replace(/(record\s*=\s*"([^"]+)"[^\[]*?record_hash\s*=\s*")record:sha-512:[0-9a-f]{128}"/g, (whole, head: string, path: string) =>
-      trio.files[path] === undefined ? whole : `${head}${m11('record', trio.files[path]!)}"`,
+    .replace(
+      /(record\s*=\s*"([^"]+)"[^[]*?record_hash\s*=\s*")record:sha-512:[0-9a-f]{128}"/g,
+      (whole, head: string, path: string) =>
+        trio.files[path] === undefined ? whole : `${head}${m11('record', trio.files[path]!)}"`,
     )
     .replace(new RegExp(`specification:sha-512:${HEX}`, 'g'), m11('specification', trio.spec));
   const decision = trio.decision

@@ -99,7 +99,7 @@ export const withGap = (text: string) => edit(text, 'claims_total = 1', 'claims_
 /** The 1-based line of the first occurrence of `needle` (at or after the occurrence of `after`). */
 export function lineOf(text: string, needle: string, after?: string): number {
   const start = after === undefined ? 0 : text.indexOf(after);
-  const at = text.indexOf(needle, start < 0 ? 0 : start);
+  const at = text.indexOf(needle, Math.max(start, 0));
   if (at < 0) throw new Error(`needle not found: ${needle}`);
   return text.slice(0, at).split('\n').length;
 }

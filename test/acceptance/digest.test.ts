@@ -14,7 +14,9 @@ test('the details page vector: `illustrative-binary-bytes` in domain record', ()
 test('M11 equals SHA-512 over `<domain>:` + raw bytes, computed independently, for every domain; bytes are not normalised', () => {
   const bytes = Buffer.from('line one\r\nline two\n\u00e9\u0000');
   for (const domain of M11_DOMAINS) {
-    const expected = createHash('sha512').update(Buffer.concat([Buffer.from(`${domain}:`, 'ascii'), bytes])).digest('hex');
+    const expected = createHash('sha512')
+      .update(Buffer.concat([Buffer.from(`${domain}:`, 'ascii'), bytes]))
+      .digest('hex');
     assert.equal(m11Digest(domain, bytes), `${domain}:sha-512:${expected}`);
   }
   assert.notEqual(m11Digest('record', 'a\r\n'), m11Digest('record', 'a\n'), 'CRLF is not normalised');
@@ -24,7 +26,14 @@ test('M11 equals SHA-512 over `<domain>:` + raw bytes, computed independently, f
 test('parseM11 accepts only `<known domain>:sha-512:<128 lowercase hex>`; the bare form is refused', () => {
   const hex = 'a'.repeat(128);
   assert.deepEqual(parseM11(`manifest:sha-512:${hex}`), { domain: 'manifest', hex });
-  for (const bad of [`sha-512:${hex}`, `manifest:sha-512:${hex.toUpperCase()}`, `manifest:sha-512:${hex.slice(1)}`, `bogus:sha-512:${hex}`, `manifest:sha-256:${hex}`, 42]) {
+  for (const bad of [
+    `sha-512:${hex}`,
+    `manifest:sha-512:${hex.toUpperCase()}`,
+    `manifest:sha-512:${hex.slice(1)}`,
+    `bogus:sha-512:${hex}`,
+    `manifest:sha-256:${hex}`,
+    42,
+  ]) {
     assert.equal(parseM11(bad), undefined, String(bad));
   }
 });
@@ -49,6 +58,19 @@ test('vkit acceptance digest prints the digest; bad domain or missing file exits
 test('vkit acceptance --help lists the group verbs (exit 0); no sub-verb is a usage error (exit 2)', () => {
   const help = vkit(['acceptance', '--help']);
   assert.equal(help.code, 0);
-  for (const verb of ['digest', 'check', 'check-spec', 'check-package', 'coverage', 'decide', 'check-decision', 'render', 'migrate', 'run', 'witness']) assert.match(help.stdout, new RegExp(`^ {4}${verb} `, 'm'));
+  for (const verb of [
+    'digest',
+    'check',
+    'check-spec',
+    'check-package',
+    'coverage',
+    'decide',
+    'check-decision',
+    'render',
+    'migrate',
+    'run',
+    'witness',
+  ])
+    assert.match(help.stdout, new RegExp(`^ {4}${verb} `, 'm'));
   assert.equal(vkit(['acceptance']).code, 2);
 });

@@ -29,12 +29,16 @@ const CARGO_BIN = join(homedir(), '.cargo', 'bin');
 const PATH_WITH_CARGO = `${CARGO_BIN}${delimiter}${process.env.PATH ?? ''}`;
 const hasCargo = spawnSync('cargo', ['--version'], { env: { ...process.env, PATH: PATH_WITH_CARGO } }).status === 0;
 const required = process.env.VKIT_REQUIRE_SYSTEM === '1';
-const noCargo = !hasCargo && !required ? `cargo is not installed (looked on PATH and in $HOME/.cargo/bin = ${CARGO_BIN}): install rustup, or set VKIT_REQUIRE_SYSTEM=1 to make this a failure` : false;
+const noCargo =
+  !hasCargo && !required
+    ? `cargo is not installed (looked on PATH and in $HOME/.cargo/bin = ${CARGO_BIN}): install rustup, or set VKIT_REQUIRE_SYSTEM=1 to make this a failure`
+    : false;
 
 // ---------------------------------------------------------------------------------------------
 // Independent hashing (node:crypto only; never the code under test)
 
-const m11 = (domain: string, bytes: Buffer | string) => `${domain}:sha-512:${createHash('sha512').update(`${domain}:`).update(bytes).digest('hex')}`;
+const m11 = (domain: string, bytes: Buffer | string) =>
+  `${domain}:sha-512:${createHash('sha512').update(`${domain}:`).update(bytes).digest('hex')}`;
 const sha512 = (bytes: Buffer) => createHash('sha512').update(bytes).digest('hex');
 
 /** The subject digest of acceptance-details §4, by a plain walk: `<path> NUL <sha-512 hex> \n` per file, sorted bytewise. */
@@ -107,17 +111,31 @@ const isRun = (c: ReadmeCommand) => c.args[1] === 'run';
 test('weighted-toy: every README command gives the documented exit code and output', () => {
   const cmds = runReadme(TOY, () => true);
   const verbs = new Set(cmds.map((c) => c.args[1]));
-  for (const verb of ['check', 'check-spec', 'check-package', 'coverage', 'check-decision', 'run']) assert.ok(verbs.has(verb), `README shows \`acceptance ${verb}\``);
-  assert.ok(cmds.some((c) => c.args.includes('--effect') && c.exit === 1), 'README shows an expired decision being refused');
+  for (const verb of ['check', 'check-spec', 'check-package', 'coverage', 'check-decision', 'run'])
+    assert.ok(verbs.has(verb), `README shows \`acceptance ${verb}\``);
+  assert.ok(
+    cmds.some((c) => c.args.includes('--effect') && c.exit === 1),
+    'README shows an expired decision being refused',
+  );
 });
 
 test('rust-delivery: every README command gives the documented exit code and output (run needs cargo)', () => {
   const cmds = runReadme(RUST, (c) => !isRun(c));
   const verbs = new Set(cmds.map((c) => c.args[1]));
-  for (const verb of ['check', 'check-spec', 'check-package', 'coverage', 'check-decision', 'render']) assert.ok(verbs.has(verb), `README shows \`acceptance ${verb}\``);
-  assert.ok(cmds.some((c) => c.args[1] === 'coverage' && c.exit === 1 && c.stdout.includes('R4: deviation-declared')), 'README shows R4 declared, not met');
-  assert.ok(cmds.some((c) => c.args.includes('--allow-conditions') && c.exit === 0), 'README shows the conditional decision honoured with --allow-conditions');
-  assert.ok(cmds.some((c) => c.args.includes('--effect') && !c.args.includes('--allow-conditions') && c.exit === 1), 'README shows it refused without');
+  for (const verb of ['check', 'check-spec', 'check-package', 'coverage', 'check-decision', 'render'])
+    assert.ok(verbs.has(verb), `README shows \`acceptance ${verb}\``);
+  assert.ok(
+    cmds.some((c) => c.args[1] === 'coverage' && c.exit === 1 && c.stdout.includes('R4: deviation-declared')),
+    'README shows R4 declared, not met',
+  );
+  assert.ok(
+    cmds.some((c) => c.args.includes('--allow-conditions') && c.exit === 0),
+    'README shows the conditional decision honoured with --allow-conditions',
+  );
+  assert.ok(
+    cmds.some((c) => c.args.includes('--effect') && !c.args.includes('--allow-conditions') && c.exit === 1),
+    'README shows it refused without',
+  );
 });
 
 test('rust-delivery: README `acceptance run` re-executes the cargo commands as documented', { skip: noCargo }, () => {
@@ -156,7 +174,10 @@ for (const [name, dir] of [
     assert.ok(records > 0);
     // The layout the README argues for: no document or record lies inside the subject it certifies.
     for (const doc of ['acceptance.toml', 'acceptance-specification.toml', 'acceptance-decision.toml', 'evidence'])
-      assert.ok(relative(join(dir, pkg.subject.root), join(dir, doc)).startsWith('..'), `${doc} is outside the subject root`);
+      assert.ok(
+        relative(join(dir, pkg.subject.root), join(dir, doc)).startsWith('..'),
+        `${doc} is outside the subject root`,
+      );
   });
 }
 
@@ -173,8 +194,14 @@ test('weighted-toy: `node --test` still prints the expected line, and the record
   const r = runClaim(claim.self_verify.command, join(TOY, pkg.subject.root));
   assert.equal(r.status, 0, r.stdout + r.stderr);
   assert.ok(r.stdout.includes(claim.self_verify.expect), `stdout lacks \`${claim.self_verify.expect}\`:\n${r.stdout}`);
-  assert.ok(readFileSync(join(TOY, claim.evidence[0].record), 'utf8').includes(claim.self_verify.expect), 'the record is the passing output');
-  assert.ok(!claim.self_verify.command.includes(claim.self_verify.expect), 'the expected text is not in the command itself');
+  assert.ok(
+    readFileSync(join(TOY, claim.evidence[0].record), 'utf8').includes(claim.self_verify.expect),
+    'the record is the passing output',
+  );
+  assert.ok(
+    !claim.self_verify.command.includes(claim.self_verify.expect),
+    'the expected text is not in the command itself',
+  );
 });
 
 test('weighted-toy: the recorded perturbation still turns the check red (on a temp copy)', () => {
@@ -190,14 +217,19 @@ test('weighted-toy: the recorded perturbation still turns the check red (on a te
     assert.notEqual(r.status, 0);
     assert.ok(!r.stdout.includes(claim.self_verify.expect));
     assert.ok(r.stdout.includes('SLUG-TEST FAILED: 3/6 cases'), r.stdout);
-    assert.ok(claim.self_verify.watched_fail.observed.includes('SLUG-TEST FAILED: 3/6 cases'), 'the witness records what the run shows');
-    assert.ok(readFileSync(join(TOY, 'evidence', 'watched-fail-run.txt'), 'utf8').includes('SLUG-TEST FAILED: 3/6 cases'));
+    assert.ok(
+      claim.self_verify.watched_fail.observed.includes('SLUG-TEST FAILED: 3/6 cases'),
+      'the witness records what the run shows',
+    );
+    assert.ok(
+      readFileSync(join(TOY, 'evidence', 'watched-fail-run.txt'), 'utf8').includes('SLUG-TEST FAILED: 3/6 cases'),
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
 
-test('rust-delivery: `cargo test --offline` still prints every claim\'s expected line', { skip: noCargo }, () => {
+test("rust-delivery: `cargo test --offline` still prints every claim's expected line", { skip: noCargo }, () => {
   assert.ok(hasCargo, `cargo is required (VKIT_REQUIRE_SYSTEM=1): looked on PATH and in ${CARGO_BIN}`);
   const pkg = toml(join(RUST, 'acceptance.toml'));
   const target = mkdtempSync(join(tmpdir(), 'vkit-cargo-target-'));
@@ -205,11 +237,20 @@ test('rust-delivery: `cargo test --offline` still prints every claim\'s expected
     let ran = 0;
     for (const claim of pkg.claim) {
       if (!claim.self_verify) continue;
-      const r = runClaim(claim.self_verify.command, join(RUST, pkg.subject.root), { PATH: PATH_WITH_CARGO, CARGO_TARGET_DIR: target });
+      const r = runClaim(claim.self_verify.command, join(RUST, pkg.subject.root), {
+        PATH: PATH_WITH_CARGO,
+        CARGO_TARGET_DIR: target,
+      });
       assert.equal(r.status, 0, `${claim.id}: ${r.stdout}${r.stderr}`);
-      assert.ok(r.stdout.includes(claim.self_verify.expect), `${claim.id}: stdout lacks \`${claim.self_verify.expect}\`:\n${r.stdout}`);
+      assert.ok(
+        r.stdout.includes(claim.self_verify.expect),
+        `${claim.id}: stdout lacks \`${claim.self_verify.expect}\`:\n${r.stdout}`,
+      );
       const record = claim.evidence.find((e: any) => e.result === 'pass').record;
-      assert.ok(readFileSync(join(RUST, record), 'utf8').includes(claim.self_verify.expect), `${claim.id}: ${record} holds the expected line`);
+      assert.ok(
+        readFileSync(join(RUST, record), 'utf8').includes(claim.self_verify.expect),
+        `${claim.id}: ${record} holds the expected line`,
+      );
       ran += 1;
     }
     assert.equal(ran, 4);
@@ -218,13 +259,18 @@ test('rust-delivery: `cargo test --offline` still prints every claim\'s expected
   }
 });
 
-test('rust-delivery: record-evidence.sh reproduces the evidence on a temp copy: every mutant goes red, the restored crate passes', { skip: noCargo }, () => {
+test('rust-delivery: record-evidence.sh reproduces the evidence on a temp copy: every mutant goes red, the restored crate passes', {
+  skip: noCargo,
+}, () => {
   assert.ok(hasCargo, `cargo is required (VKIT_REQUIRE_SYSTEM=1): looked on PATH and in ${CARGO_BIN}`);
   const dir = copyExample(RUST);
   const target = mkdtempSync(join(tmpdir(), 'vkit-cargo-target-'));
   try {
     const before = dirDigest(join(dir, 'ean-check'));
-    const r = spawnSync('sh', [join(dir, 'record-evidence.sh')], { env: { ...process.env, ...CLEAN_ENV, PATH: PATH_WITH_CARGO, CARGO_TARGET_DIR: target }, encoding: 'utf8' });
+    const r = spawnSync('sh', [join(dir, 'record-evidence.sh')], {
+      env: { ...process.env, ...CLEAN_ENV, PATH: PATH_WITH_CARGO, CARGO_TARGET_DIR: target },
+      encoding: 'utf8',
+    });
     assert.equal(r.status, 0, r.stdout + r.stderr);
     assert.equal(dirDigest(join(dir, 'ean-check')), before, 'every perturbation was reverted byte for byte');
     const pkg = toml(join(RUST, 'acceptance.toml'));
@@ -233,7 +279,11 @@ test('rust-delivery: record-evidence.sh reproduces the evidence on a temp copy: 
         const fresh = readFileSync(join(dir, ev.record), 'utf8');
         const summary = (t: string) => t.match(/^test result: .*?(?=; finished)/m)?.[0];
         assert.ok(summary(fresh), `${ev.record} has a test result line`);
-        assert.equal(summary(fresh), summary(readFileSync(join(RUST, ev.record), 'utf8')), `${ev.record}: same verdict and counts as the committed record`);
+        assert.equal(
+          summary(fresh),
+          summary(readFileSync(join(RUST, ev.record), 'utf8')),
+          `${ev.record}: same verdict and counts as the committed record`,
+        );
         if (ev.result === 'fail') assert.match(fresh, /^exit: 101$/m, `${ev.record}: the mutant went red`);
       }
   } finally {
@@ -245,7 +295,15 @@ test('rust-delivery: record-evidence.sh reproduces the evidence on a temp copy: 
 // ---------------------------------------------------------------------------------------------
 // The decisions bind the bytes: a change anywhere they cover fails closed (temp copies only).
 
-const DECIDE = ['acceptance', 'check-decision', 'acceptance-decision.toml', '--spec', 'acceptance-specification.toml', '--package', 'acceptance.toml'];
+const DECIDE = [
+  'acceptance',
+  'check-decision',
+  'acceptance-decision.toml',
+  '--spec',
+  'acceptance-specification.toml',
+  '--package',
+  'acceptance.toml',
+];
 
 test('weighted-toy: one changed byte of slug.js makes check-decision fail naming the subject (exit 1)', () => {
   const dir = copyExample(TOY);

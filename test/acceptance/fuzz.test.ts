@@ -22,7 +22,8 @@ import { promisify } from 'node:util';
 import { validateFormat } from '../../src/acceptance/format.js';
 import type { Outcome } from '../../src/acceptance/report.js';
 import { checkSpecification } from '../../src/acceptance/specification.js';
-import { firstInvalidUtf8, MAX_DEPTH, parseDoc, type FieldPath } from '../../src/acceptance/toml.js';
+import { MAX_DEPTH, parseDoc, type FieldPath } from '../../src/acceptance/toml.js';
+import { firstInvalidUtf8 } from '../../src/text/utf8.js';
 import { VkitError } from '../../src/errors.js';
 import { checkFiles } from '../../src/service/acceptance/check.js';
 import { checkDecision } from '../../src/service/acceptance/decision.js';
@@ -67,7 +68,11 @@ const caseRng = (seed: number, index: number) => new Rng((seed ^ Math.imul(index
 // ---------------------------------------------------------------------------------------------
 
 const EXAMPLE = join(REPO_ROOT, 'examples', 'weighted-toy');
-const FILES = { package: 'acceptance.toml', spec: 'acceptance-specification.toml', decision: 'acceptance-decision.toml' } as const;
+const FILES = {
+  package: 'acceptance.toml',
+  spec: 'acceptance-specification.toml',
+  decision: 'acceptance-decision.toml',
+} as const;
 type Role = keyof typeof FILES;
 const SEEDS: Record<Role, Buffer> = {
   package: readFileSync(join(EXAMPLE, FILES.package)),
@@ -86,7 +91,9 @@ const as03 = (bytes: Buffer) =>
 const SEEDS_03: Record<Role, Buffer> = (() => {
   const spec = Buffer.from(as03(SEEDS.spec));
   const binding = `contract:sha-512:${createHash('sha512').update('contract:').update(spec).digest('hex')}`;
-  const pkg = Buffer.from(as03(SEEDS.package).replace(/^(hash\s*)= "specification:sha-512:[0-9a-f]+"/m, `$1= "${binding}"`));
+  const pkg = Buffer.from(
+    as03(SEEDS.package).replace(/^(hash\s*)= "specification:sha-512:[0-9a-f]+"/m, `$1= "${binding}"`),
+  );
   return { spec, package: pkg, decision: SEEDS.decision };
 })();
 
@@ -100,11 +107,13 @@ interface Case {
 
 const segments = (n: number) => Array.from({ length: n }, (_, i) => `k${i}`).join('.');
 /** Sizes around the depth limit, and far past it (`far` for inline nesting, which the parser stops early). */
-const depthOf = (rng: Rng, far = 10_000) => rng.pick([MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1, 100, 1000, 5000, 1 + rng.int(far), far]);
+const depthOf = (rng: Rng, far = 10_000) =>
+  rng.pick([MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1, 100, 1000, 5000, 1 + rng.int(far), far]);
 const appended = (seed: Buffer, text: string) => Buffer.concat([seed, Buffer.from(`\n${text}\n`)]);
 /** At the top, before any header: a key there sits at the depth it spells. */
 const prepended = (seed: Buffer, text: string) => Buffer.concat([Buffer.from(`${text}\n`), seed]);
-const insertAt = (seed: Buffer, at: number, bytes: Uint8Array) => Buffer.concat([seed.subarray(0, at), bytes, seed.subarray(at)]);
+const insertAt = (seed: Buffer, at: number, bytes: Uint8Array) =>
+  Buffer.concat([seed.subarray(0, at), bytes, seed.subarray(at)]);
 
 function nested(rng: Rng, depth: number): string {
   const shape = rng.pick(['array', 'table', 'mixed'] as const);
@@ -119,31 +128,67 @@ function nested(rng: Rng, depth: number): string {
   return `${head}1${tail}`;
 }
 
-const INVALID_UTF8 = [[0xff], [0xfe], [0xff, 0xfe], [0xc0, 0xaf], [0xc1, 0xbf], [0xe0, 0x80, 0xaf], [0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf], [0xf0, 0x80, 0x80, 0xaf], [0xf4, 0x90, 0x80, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0x80], [0xbf], [0xe2, 0x82], [0xf0, 0x9f, 0x98]];
+const INVALID_UTF8 = [
+  [0xff],
+  [0xfe],
+  [0xff, 0xfe],
+  [0xc0, 0xaf],
+  [0xc1, 0xbf],
+  [0xe0, 0x80, 0xaf],
+  [0xed, 0xa0, 0x80],
+  [0xed, 0xbf, 0xbf],
+  [0xf0, 0x80, 0x80, 0xaf],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xf8, 0x88, 0x80, 0x80, 0x80],
+  [0x80],
+  [0xbf],
+  [0xe2, 0x82],
+  [0xf0, 0x9f, 0x98],
+];
 
 const GENERATORS: Record<string, (rng: Rng, seed: Buffer) => Buffer> = {
   'long dotted key': (rng, seed) => prepended(seed, `${segments(depthOf(rng))} = 1`),
   'deep table header': (rng, seed) => {
-    const [open, close] = rng.pick([['[', ']'], ['[[', ']]']]);
+    const [open, close] = rng.pick([
+      ['[', ']'],
+      ['[[', ']]'],
+    ]);
     return appended(seed, `${open}${segments(depthOf(rng))}${close}\nx = 1`);
   },
   'deep inline value': (rng, seed) => prepended(seed, `x = ${nested(rng, depthOf(rng, 100_000))}`),
   'deep header and inline value': (rng, seed) => {
     const header = 1 + rng.int(MAX_DEPTH);
-    return appended(seed, `[${segments(header)}]\nx = ${nested(rng, Math.max(0, MAX_DEPTH - header - 1 + rng.int(3)))}`);
+    return appended(
+      seed,
+      `[${segments(header)}]\nx = ${nested(rng, Math.max(0, MAX_DEPTH - header - 1 + rng.int(3)))}`,
+    );
   },
-  'huge array': (rng, seed) => appended(seed, `x = [${rng.pick(['1, ', '[], ', '{}, ', '"s", ']).repeat(1 + rng.int(50_000))}]`),
+  'huge array': (rng, seed) =>
+    appended(seed, `x = [${rng.pick(['1, ', '[], ', '{}, ', '"s", ']).repeat(1 + rng.int(50_000))}]`),
   // Now and then past 120,000 keys: findings once merged by spreading them as arguments.
-  'wide table': (rng, seed) => appended(seed, Array.from({ length: rng.int(16) ? 1 + rng.int(5_000) : 150_000 }, (_, i) => `k${i} = ${i}`).join('\n')),
+  'wide table': (rng, seed) =>
+    appended(
+      seed,
+      Array.from({ length: rng.int(16) ? 1 + rng.int(5_000) : 150_000 }, (_, i) => `k${i} = ${i}`).join('\n'),
+    ),
   'many tables': (rng, seed) => appended(seed, `[[x]]\na = 1\n`.repeat(1 + rng.int(3_000))),
   'many claims': (rng, seed) => {
     const text = seed.toString('utf8');
     const at = text.indexOf('[[claim]]');
     return at < 0 ? seed : Buffer.from(text + `\n${text.slice(at)}`.repeat(1 + rng.int(40)));
   },
-  'long run of blanks': (rng, seed) => appended(seed, rng.pick([`x = [\n[${' '.repeat(1 + rng.int(50_000))}1], [2]\n]`, `[${' '.repeat(1 + rng.int(50_000))}a]`, `${'a . '.repeat(1 + rng.int(5_000))}b = 1`])),
+  'long run of blanks': (rng, seed) =>
+    appended(
+      seed,
+      rng.pick([
+        `x = [\n[${' '.repeat(1 + rng.int(50_000))}1], [2]\n]`,
+        `[${' '.repeat(1 + rng.int(50_000))}a]`,
+        `${'a . '.repeat(1 + rng.int(5_000))}b = 1`,
+      ]),
+    ),
   'invalid UTF-8': (rng, seed) => insertAt(seed, rng.int(seed.length + 1), Uint8Array.from(rng.pick(INVALID_UTF8))),
-  'byte-order mark': (rng, seed) => insertAt(seed, rng.pick([0, 0, rng.int(seed.length + 1)]), Uint8Array.from([0xef, 0xbb, 0xbf])),
+  'byte-order mark': (rng, seed) =>
+    insertAt(seed, rng.pick([0, 0, rng.int(seed.length + 1)]), Uint8Array.from([0xef, 0xbb, 0xbf])),
   'NUL bytes': (rng, seed) => {
     let out = seed;
     for (let n = 1 + rng.int(3); n > 0; n--) out = insertAt(out, rng.int(out.length + 1), Uint8Array.of(0));
@@ -151,7 +196,10 @@ const GENERATORS: Record<string, (rng: Rng, seed: Buffer) => Buffer> = {
   },
   'CR-only line ends': (rng, seed) => {
     const all = rng.int(2) === 0;
-    return Buffer.from(seed.toString('latin1').replace(/\n/g, () => (all || rng.int(4) === 0 ? '\r' : '\n')), 'latin1');
+    return Buffer.from(
+      seed.toString('latin1').replace(/\n/g, () => (all || rng.int(4) === 0 ? '\r' : '\n')),
+      'latin1',
+    );
   },
   'CRLF line ends': (_rng, seed) => Buffer.from(seed.toString('latin1').replace(/\n/g, '\r\n'), 'latin1'),
   'byte flips': (rng, seed) => {
@@ -176,7 +224,15 @@ const GENERATORS: Record<string, (rng: Rng, seed: Buffer) => Buffer> = {
   cut: (rng, seed) => seed.subarray(0, rng.int(seed.length)),
   // A 0.3 document (what migrate splices), now and then mutated further.
   'acceptance 0.3': (rng, seed) => {
-    const then = rng.pick(['byte-order mark', 'CRLF line ends', 'line edits', 'byte flips', 'cut', undefined, undefined]);
+    const then = rng.pick([
+      'byte-order mark',
+      'CRLF line ends',
+      'line edits',
+      'byte flips',
+      'cut',
+      undefined,
+      undefined,
+    ]);
     return then ? GENERATORS[then]!(rng, seed) : seed;
   },
 };
@@ -271,12 +327,14 @@ function workspace(): { dir: string; place(c: Case): void } {
   return {
     dir,
     place(c) {
-      for (const role of Object.keys(FILES) as Role[]) writeFileSync(join(dir, FILES[role]), role === c.role ? c.bytes : c.beside[role]);
+      for (const role of Object.keys(FILES) as Role[])
+        writeFileSync(join(dir, FILES[role]), role === c.role ? c.bytes : c.beside[role]);
     },
   };
 }
 
-const name = (index: number, c: Case, verb: Verb) => `case ${index} (${c.generator}, ${c.role}, ${verb}) of VKIT_FUZZ_SEED=${SEED}`;
+const name = (index: number, c: Case, verb: Verb) =>
+  `case ${index} (${c.generator}, ${c.role}, ${verb}) of VKIT_FUZZ_SEED=${SEED}`;
 
 const workspaces: { dir: string; place(c: Case): void }[] = [];
 before(() => {
@@ -299,7 +357,12 @@ test('in-process: parseDoc, the validators and every verb answer each generated 
     w.place(c);
     const read = await settle(async () => {
       const doc = parseDoc(c.bytes, FILES[c.role], join(w.dir, FILES[c.role]));
-      const verdict = c.role === 'spec' ? `${checkSpecification(doc).findings.errors} errors` : c.role === 'package' ? (await validateFormat(doc, { root: w.dir })).verdict : 'read';
+      const verdict =
+        c.role === 'spec'
+          ? `${checkSpecification(doc).findings.errors} errors`
+          : c.role === 'package'
+            ? (await validateFormat(doc, { root: w.dir })).verdict
+            : 'read';
       return { exitCode: 0, lines: [verdict], json: null };
     });
     assertHandled(read, `${what}: parseDoc and the validator`);
@@ -329,9 +392,18 @@ test('the CLI: every verb that reads documents answers generated documents with 
         const what = name(index, c, verb);
         w.place(c);
         const args = [VKIT_BIN, 'acceptance', ...cliArgs(verb, c.role), '--root', w.dir];
-        const r = await run(process.execPath, args, { timeout: 4 * CASE_MS, maxBuffer: 1 << 28, env: { ...process.env, NO_COLOR: '1' } }).then(
+        const r = await run(process.execPath, args, {
+          timeout: 4 * CASE_MS,
+          maxBuffer: 1 << 28,
+          env: { ...process.env, NO_COLOR: '1' },
+        }).then(
           (out) => ({ code: 0, signal: null, stdout: out.stdout, stderr: out.stderr }),
-          (e: { code?: number | string; signal?: string | null; stdout?: string; stderr?: string }) => ({ code: e.code, signal: e.signal ?? null, stdout: e.stdout ?? '', stderr: e.stderr ?? '' }),
+          (e: { code?: number | string; signal?: string | null; stdout?: string; stderr?: string }) => ({
+            code: e.code,
+            signal: e.signal ?? null,
+            stdout: e.stdout ?? '',
+            stderr: e.stderr ?? '',
+          }),
         );
         assert.equal(r.signal, null, `${what}: killed (${r.signal}): a hang`);
         assert.ok(!r.stderr.includes('internal error'), `${what}: ${r.stderr.slice(0, 2000)}`);
@@ -357,8 +429,17 @@ test('the UTF-8 check agrees with a fatal TextDecoder on generated and random by
   };
   for (let index = 0; index < CASES; index++) {
     const rng = caseRng(SEED ^ 0x7f7f, index);
-    const bytes = index % 2 ? generate(rng).bytes.subarray(0, 4096) : Uint8Array.from({ length: rng.int(64) }, () => rng.pick([rng.int(256), 0x80 + rng.int(64), 0xc0 + rng.int(64), rng.int(128)]));
-    assert.equal(firstInvalidUtf8(bytes) === undefined, valid(bytes), `case ${index} of VKIT_FUZZ_SEED=${SEED}: ${Buffer.from(bytes).toString('hex').slice(0, 200)}`);
+    const bytes =
+      index % 2
+        ? generate(rng).bytes.subarray(0, 4096)
+        : Uint8Array.from({ length: rng.int(64) }, () =>
+            rng.pick([rng.int(256), 0x80 + rng.int(64), 0xc0 + rng.int(64), rng.int(128)]),
+          );
+    assert.equal(
+      firstInvalidUtf8(bytes) === undefined,
+      valid(bytes),
+      `case ${index} of VKIT_FUZZ_SEED=${SEED}: ${Buffer.from(bytes).toString('hex').slice(0, 200)}`,
+    );
   }
 });
 
@@ -367,7 +448,8 @@ test('a leading BOM changes neither the data nor the lines', () => {
     const plain = parseDoc(SEEDS[role], FILES[role]);
     const bom = parseDoc(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), SEEDS[role]]), FILES[role]);
     assert.deepEqual(bom.data, plain.data);
-    for (const path of fieldPaths(plain.data)) assert.equal(bom.line(path), plain.line(path), `${role}: ${path.join('.')}`);
+    for (const path of fieldPaths(plain.data))
+      assert.equal(bom.line(path), plain.line(path), `${role}: ${path.join('.')}`);
   }
 });
 
@@ -419,7 +501,7 @@ function locateOnEachCall(text: string, path: FieldPath): number | undefined {
         const key = [...parent, names.at(-1)!].join('\u0000');
         const index = counts.get(key) ?? 0;
         counts.set(key, index + 1);
-        for (const k of counts.keys()) if (k.startsWith(key + '\u0000')) counts.delete(k);
+        for (const k of counts.keys()) if (k.startsWith(`${key}\u0000`)) counts.delete(k);
         current = [...parent, names.at(-1)!, String(index)];
       } else current = resolveParent(current, names);
       consider(current, i + 1);
@@ -467,7 +549,11 @@ test('the line index gives the lines the per-look-up scan gave, on the seeds and
       continue;
     }
     for (const path of fieldPaths(doc.data, generator === 'many claims' ? 60 : 400)) {
-      assert.equal(doc.line(path), locateOnEachCall(doc.text, path), `case ${index} (${generator ?? 'seed'}, ${role}) of VKIT_FUZZ_SEED=${SEED}: ${path.join('.')}`);
+      assert.equal(
+        doc.line(path),
+        locateOnEachCall(doc.text, path),
+        `case ${index} (${generator ?? 'seed'}, ${role}) of VKIT_FUZZ_SEED=${SEED}: ${path.join('.')}`,
+      );
       compared++;
     }
   }

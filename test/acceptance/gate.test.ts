@@ -12,19 +12,37 @@ import { edit, rebind, validTrio, writeTrio, type Trio } from './_docs.js';
 const SUBJECT = { 'acc/subject/slug.js': "export const slug = (s) => s.trim().toLowerCase().replace(/\\s+/g, '-');\n" };
 
 /** A repo whose subject is committed, then a trio bound to that commit, and the manifest item. */
-function setup(opts: { validUntil?: string; item?: Record<string, unknown>; change?: (t: Trio) => Trio } = {}): { repo: TempRepo; trio: Trio } {
+function setup(opts: { validUntil?: string; item?: Record<string, unknown>; change?: (t: Trio) => Trio } = {}): {
+  repo: TempRepo;
+  trio: Trio;
+} {
   const repo = tempRepo(SUBJECT);
   const commit = repo.commitAll('subject');
-  let trio = validTrio({ commit, subjectRoot: 'subject', validUntil: opts.validUntil ?? '2099-01-01', staleAfter: null });
+  let trio = validTrio({
+    commit,
+    subjectRoot: 'subject',
+    validUntil: opts.validUntil ?? '2099-01-01',
+    staleAfter: null,
+  });
   if (opts.change) trio = opts.change(trio);
   writeTrio(`${repo.dir}/acc`, trio);
   repo.manifest({
-    acceptance: [{ id: 'slug', root: 'acc', spec: 'acc/acceptance-specification.toml', package: 'acc/acceptance.toml', decision: 'acc/acceptance-decision.toml', ...opts.item }],
+    acceptance: [
+      {
+        id: 'slug',
+        root: 'acc',
+        spec: 'acc/acceptance-specification.toml',
+        package: 'acc/acceptance.toml',
+        decision: 'acc/acceptance-decision.toml',
+        ...opts.item,
+      },
+    ],
   });
   return { repo, trio };
 }
 
-const item = (r: ReturnType<typeof cli>) => (r.json().gate?.items ?? r.json().items).find((i: { id: string }) => i.id === 'accept:slug');
+const item = (r: ReturnType<typeof cli>) =>
+  (r.json().gate?.items ?? r.json().items).find((i: { id: string }) => i.id === 'accept:slug');
 
 test('a valid, effect-eligible decision is a PASS item; the second build is cached', () => {
   const { repo } = setup();
@@ -92,7 +110,11 @@ test('a rejected decision fails the item (REJECTED gate); accepted-with-conditio
     change: (t) =>
       rebind({
         ...t,
-        decision: edit(edit(t.decision, 'verdict = "accepted"', 'verdict = "rejected"'), /requirement = "R1"\nstatus = "satisfied"\nbasis = \["WT-1"\]/, 'requirement = "R1"\nstatus = "unsatisfied"\nbasis = ["WT-1"]'),
+        decision: edit(
+          edit(t.decision, 'verdict = "accepted"', 'verdict = "rejected"'),
+          /requirement = "R1"\nstatus = "satisfied"\nbasis = \["WT-1"\]/,
+          'requirement = "R1"\nstatus = "unsatisfied"\nbasis = ["WT-1"]',
+        ),
       }),
   });
   try {
@@ -107,7 +129,17 @@ test('a rejected decision fails the item (REJECTED gate); accepted-with-conditio
 });
 
 test('a decision for a dirty or unknown commit never passes; an unknown acceptance key is a config error', () => {
-  const { repo } = setup({ change: (t) => rebind({ ...t, pkg: t.pkg.replace(/commit = "[0-9a-f]{40}"/, `commit = "${'ab'.repeat(20)}"`), decision: t.decision.replace(/subject = \{ commit = "[0-9a-f]{40}" \}/, `subject = { commit = "${'ab'.repeat(20)}" }`) }) });
+  const { repo } = setup({
+    change: (t) =>
+      rebind({
+        ...t,
+        pkg: t.pkg.replace(/commit = "[0-9a-f]{40}"/, `commit = "${'ab'.repeat(20)}"`),
+        decision: t.decision.replace(
+          /subject = \{ commit = "[0-9a-f]{40}" \}/,
+          `subject = { commit = "${'ab'.repeat(20)}" }`,
+        ),
+      }),
+  });
   try {
     const r = cli(repo, ['build', '--json']);
     assert.notEqual(item(r).status, 'PASS', JSON.stringify(item(r)));

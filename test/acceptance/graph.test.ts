@@ -26,7 +26,8 @@ type Item = { id: string; status: string; reason: string; required: boolean };
 type Action = { label: string; status: string; outcome: string; reason: string | null };
 const items = (r: CliResult): Item[] => r.json().gate.items;
 const itemOf = (r: CliResult, id: string) => items(r).find((i) => i.id === id);
-const actionOf = (r: CliResult, label: string): Action | undefined => r.json().actions.find((a: Action) => a.label === label);
+const actionOf = (r: CliResult, label: string): Action | undefined =>
+  r.json().actions.find((a: Action) => a.label === label);
 
 describe('paint-stack: one accept node per library', () => {
   const EX = 'examples/paint-stack';
@@ -45,7 +46,8 @@ describe('paint-stack: one accept node per library', () => {
     assert.notEqual(next, text, `edit of ${rel} matched nothing`);
     write(rel, next);
   };
-  const restamp = (...args: string[]) => execFileSync(process.execPath, ['restamp.mjs', ...args], { cwd: join(repo.dir, EX) });
+  const restamp = (...args: string[]) =>
+    execFileSync(process.execPath, ['restamp.mjs', ...args], { cwd: join(repo.dir, EX) });
   /** Runs a change, then puts every file back as committed. */
   const withChange = (doChange: () => void, body: () => void) => {
     try {
@@ -94,7 +96,13 @@ describe('paint-stack: one accept node per library', () => {
       assert.equal(itemOf(first, id)?.required, true, id);
       assert.equal(actionOf(first, id)?.status, 'ran', id);
     }
-    assert.deepEqual(items(first).filter((i) => i.id.startsWith('accept:')).map((i) => i.id).sort(), [APP_ITEM, GEOM, RASTER].sort());
+    assert.deepEqual(
+      items(first)
+        .filter((i) => i.id.startsWith('accept:'))
+        .map((i) => i.id)
+        .sort(),
+      [APP_ITEM, GEOM, RASTER].sort(),
+    );
     const second = build();
     for (const id of [APP_ITEM, RASTER, GEOM]) assert.equal(actionOf(second, id)?.status, 'cached', id);
   });
@@ -153,8 +161,16 @@ describe('paint-stack: one accept node per library', () => {
   test('a registry crate in Cargo.lock: the app is BLOCKED (indeterminate), never PASS, and no library stands in for it', () => {
     withChange(
       () => {
-        change(`${EX}/Cargo.lock`, /name = "geom-math"\nversion = "0.1.0"\n/, 'name = "geom-math"\nversion = "0.1.0"\ndependencies = [\n "libm",\n]\n');
-        write(`${EX}/Cargo.lock`, read(`${EX}/Cargo.lock`) + '\n[[package]]\nname = "libm"\nversion = "0.2.15"\nsource = "registry+https://github.com/rust-lang/crates.io-index"\nchecksum = "f9fbbcab0aa80ef1c66a3b04b44b0d4d36b1da5e4a0e1c4d4ab7a1b5e6ea5c0f"\n');
+        change(
+          `${EX}/Cargo.lock`,
+          /name = "geom-math"\nversion = "0.1.0"\n/,
+          'name = "geom-math"\nversion = "0.1.0"\ndependencies = [\n "libm",\n]\n',
+        );
+        write(
+          `${EX}/Cargo.lock`,
+          read(`${EX}/Cargo.lock`) +
+            '\n[[package]]\nname = "libm"\nversion = "0.2.15"\nsource = "registry+https://github.com/rust-lang/crates.io-index"\nchecksum = "f9fbbcab0aa80ef1c66a3b04b44b0d4d36b1da5e4a0e1c4d4ab7a1b5e6ea5c0f"\n',
+        );
       },
       () => {
         const r = build();
@@ -162,7 +178,10 @@ describe('paint-stack: one accept node per library', () => {
         assert.equal(r.json().gate.status, 'BLOCKED');
         assert.equal(itemOf(r, APP_ITEM)?.status, 'BLOCKED');
         assert.match(itemOf(r, APP_ITEM)!.reason, /indeterminate: .*libm/);
-        assert.ok(!items(r).some((i) => i.status === 'PASS' && i.id.startsWith(`${APP_ITEM}/`)), JSON.stringify(items(r)));
+        assert.ok(
+          !items(r).some((i) => i.status === 'PASS' && i.id.startsWith(`${APP_ITEM}/`)),
+          JSON.stringify(items(r)),
+        );
       },
     );
   });
@@ -170,7 +189,11 @@ describe('paint-stack: one accept node per library', () => {
   test('an element declared outside the checked boundary gets no node and is never accepted', () => {
     withChange(
       () => {
-        change(`${APP}/acceptance-package.toml`, /(name    = "geom-math"[\s\S]*?binding = "[^"]*")/, '$1\n  boundary = "vendored; audited outside this stack"');
+        change(
+          `${APP}/acceptance-package.toml`,
+          /(name {4}= "geom-math"[\s\S]*?binding = "[^"]*")/,
+          '$1\n  boundary = "vendored; audited outside this stack"',
+        );
         restamp();
       },
       () => {
@@ -185,7 +208,9 @@ describe('paint-stack: one accept node per library', () => {
 });
 
 describe('run_commands: one cached self-verify node per claim', () => {
-  const SUBJECT = { 'acc/subject/slug.js': "export const slug = (s) => s.trim().toLowerCase().replace(/\\s+/g, '-');\n" };
+  const SUBJECT = {
+    'acc/subject/slug.js': "export const slug = (s) => s.trim().toLowerCase().replace(/\\s+/g, '-');\n",
+  };
   const TEST = 'acc/subject/test/slug-test.js';
   const RUN1 = 'accept:slug/run:WT-1';
   const RUN2 = 'accept:slug/run:WT-2';
@@ -195,8 +220,22 @@ describe('run_commands: one cached self-verify node per claim', () => {
     const script = validTrio().files['test/slug-test.js']!;
     const repo = tempRepo({ ...SUBJECT, [TEST]: script });
     const commit = repo.commitAll('subject');
-    writeTrio(join(repo.dir, 'acc'), validTrio({ commit, subjectRoot: 'subject', validUntil: '2099-01-01', staleAfter: null }));
-    repo.manifest({ acceptance: [{ id: 'slug', root: 'acc', spec: 'acc/acceptance-specification.toml', package: 'acc/acceptance.toml', decision: 'acc/acceptance-decision.toml', run_commands: true }] });
+    writeTrio(
+      join(repo.dir, 'acc'),
+      validTrio({ commit, subjectRoot: 'subject', validUntil: '2099-01-01', staleAfter: null }),
+    );
+    repo.manifest({
+      acceptance: [
+        {
+          id: 'slug',
+          root: 'acc',
+          spec: 'acc/acceptance-specification.toml',
+          package: 'acc/acceptance.toml',
+          decision: 'acc/acceptance-decision.toml',
+          run_commands: true,
+        },
+      ],
+    });
     return repo;
   }
 
@@ -248,8 +287,17 @@ describe('run_commands: one cached self-verify node per claim', () => {
   test('a self-fulfilling command is never run: BLOCKED, never PASS', () => {
     const repo = setup();
     try {
-      const trio = validTrio({ commit: repo.git('rev-parse', 'HEAD').trim(), subjectRoot: 'subject', validUntil: '2099-01-01', staleAfter: null });
-      const pkg = edit(trio.pkg, '\n  command = "node test/slug-test.js"\n', '\n  command = "touch RAN; echo SLUG PASS: 5 cases"\n');
+      const trio = validTrio({
+        commit: repo.git('rev-parse', 'HEAD').trim(),
+        subjectRoot: 'subject',
+        validUntil: '2099-01-01',
+        staleAfter: null,
+      });
+      const pkg = edit(
+        trio.pkg,
+        '\n  command = "node test/slug-test.js"\n',
+        '\n  command = "touch RAN; echo SLUG PASS: 5 cases"\n',
+      );
       writeTrio(join(repo.dir, 'acc'), rebind({ ...trio, pkg }));
       const r = cli(repo, ['build', '--json']);
       assert.equal(itemOf(r, RUN1)?.status, 'BLOCKED', JSON.stringify(itemOf(r, RUN1)));
@@ -261,10 +309,15 @@ describe('run_commands: one cached self-verify node per claim', () => {
     }
   });
 
-  test('a claim id used twice is the record\'s error to report, never a crash of the graph', () => {
+  test("a claim id used twice is the record's error to report, never a crash of the graph", () => {
     const repo = setup();
     try {
-      const trio = validTrio({ commit: repo.git('rev-parse', 'HEAD').trim(), subjectRoot: 'subject', validUntil: '2099-01-01', staleAfter: null });
+      const trio = validTrio({
+        commit: repo.git('rev-parse', 'HEAD').trim(),
+        subjectRoot: 'subject',
+        validUntil: '2099-01-01',
+        staleAfter: null,
+      });
       writeTrio(join(repo.dir, 'acc'), rebind({ ...trio, pkg: edit(trio.pkg, 'id = "WT-2"', 'id = "WT-1"') }));
       const r = cli(repo, ['build', '--json']);
       assert.notEqual(r.code, 4, r.stderr);
@@ -280,7 +333,10 @@ describe('run_commands: one cached self-verify node per claim', () => {
     const repo = setup();
     try {
       // Passes only when the variable set for vkit never reaches it and it runs in the subject root.
-      repo.write(TEST, "const fs = require('node:fs');\nif (process.env.VKIT_GRAPH_LEAK || !fs.existsSync('slug.js')) { console.log('SLUG FAILED: env leaked or wrong cwd'); process.exit(1); }\nconsole.log('SLUG PASS: 5 cases');\n");
+      repo.write(
+        TEST,
+        "const fs = require('node:fs');\nif (process.env.VKIT_GRAPH_LEAK || !fs.existsSync('slug.js')) { console.log('SLUG FAILED: env leaked or wrong cwd'); process.exit(1); }\nconsole.log('SLUG PASS: 5 cases');\n",
+      );
       const r = cli(repo, ['build', '--json'], { VKIT_GRAPH_LEAK: '1' });
       assert.equal(itemOf(r, RUN1)?.status, 'PASS', JSON.stringify(itemOf(r, RUN1)));
     } finally {

@@ -32,7 +32,13 @@ test('a weight lost to an unrelated unknown key names the key, not "not granted"
       const r = repo.run('coverage', PKG, '--spec', SPEC);
       assert.equal(r.code, 1, r.stdout);
       assert.doesNotMatch(r.stdout, /not granted/);
-      assert.match(r.stdout, new RegExp(`^ {2}WT-1: weight required but refused: the claim has an error of its own \\(line ${line}\\): unknown key 'reviewer' \\(allowed: id, clause, `, 'm'));
+      assert.match(
+        r.stdout,
+        new RegExp(
+          `^ {2}WT-1: weight required but refused: the claim has an error of its own \\(line ${line}\\): unknown key 'reviewer' \\(allowed: id, clause, `,
+          'm',
+        ),
+      );
     },
   );
 });
@@ -55,7 +61,12 @@ test('a stale decision whose bound hash differs only in its last digit shows whe
       const presented = m11('manifest', repo.trio.pkg);
       const context = presented.slice(-5, -1);
       const where = `first differ at hex digit 128 of 128: …${context} ${lastDigitChanged(presented).at(-1)} vs …${context} ${presented.at(-1)}`;
-      assert.ok(r.stdout.includes(`ERROR acceptance-decision.toml: stale: renewed decision required: the package acceptance.toml changed since the decision (bound and presented digests ${where})`), r.stdout);
+      assert.ok(
+        r.stdout.includes(
+          `ERROR acceptance-decision.toml: stale: renewed decision required: the package acceptance.toml changed since the decision (bound and presented digests ${where})`,
+        ),
+        r.stdout,
+      );
     },
   );
 });
@@ -66,7 +77,12 @@ test('a package bound to another specification hash shows where the digests diff
     (repo) => {
       const r = repo.run('check-package', PKG, '--spec', SPEC);
       assert.equal(r.code, 1, r.stdout);
-      assert.ok(r.stdout.includes(`ERROR ${PKG}: [specification].hash does not match ${SPEC}: recorded and computed digests first differ at hex digit 128 of 128: `), r.stdout);
+      assert.ok(
+        r.stdout.includes(
+          `ERROR ${PKG}: [specification].hash does not match ${SPEC}: recorded and computed digests first differ at hex digit 128 of 128: `,
+        ),
+        r.stdout,
+      );
     },
   );
 });

@@ -170,7 +170,11 @@ role    = "producer"
 }
 
 function fixture(contract = CONTRACT, pkg = packageText(m11('contract', CONTRACT))): TempRepo {
-  const files: Record<string, string> = { 'acceptance-contract.toml': contract, 'acceptance.toml': pkg, 'evidence/slug-run.txt': RECORD };
+  const files: Record<string, string> = {
+    'acceptance-contract.toml': contract,
+    'acceptance.toml': pkg,
+    'evidence/slug-run.txt': RECORD,
+  };
   for (const [k, v] of Object.entries(SUBJECT)) files[`subject/${k}`] = v;
   return tempRepo(files, { git: false });
 }
@@ -184,12 +188,22 @@ test('real-shaped 0.3 documents: what has a 0.4 meaning is converted, the rest i
   try {
     const r = vkit([...ARGS, '--write', '--root', repo.dir]);
     assert.equal(r.code, 1, r.stdout + r.stderr);
-    const items = [...r.stdout.matchAll(ATTENTION)].map((m) => ({ file: m[1]!, line: Number(m[2]), field: m[3]!, wants: m[4]! }));
+    const items = [...r.stdout.matchAll(ATTENTION)].map((m) => ({
+      file: m[1]!,
+      line: Number(m[2]),
+      field: m[3]!,
+      wants: m[4]!,
+    }));
     // The 0.3 fields without a 0.4 meaning; anything else listed comes from the 0.4 validators'
     // own run on the output (here: R1 is not yet satisfied while its claim carries \`band\`).
     const known = items.filter((i) => !i.wants.startsWith('the 0.4 validator says: '));
     const fromValidator = items.filter((i) => !known.includes(i));
-    assert.ok(fromValidator.some((i) => i.field === 'claim[0].evidence[0].reviewed_by' && /unknown key 'reviewed_by'/.test(i.wants)), JSON.stringify(items, null, 1));
+    assert.ok(
+      fromValidator.some(
+        (i) => i.field === 'claim[0].evidence[0].reviewed_by' && /unknown key 'reviewed_by'/.test(i.wants),
+      ),
+      JSON.stringify(items, null, 1),
+    );
     assert.ok(fromValidator.length <= 2, JSON.stringify(items, null, 1));
     const fields = known.map((i) => `${i.file} ${i.field}`).sort();
     assert.deepEqual(fields, [
@@ -213,16 +227,26 @@ test('real-shaped 0.3 documents: what has a 0.4 meaning is converted, the rest i
     const pkg = readFileSync(join(repo.dir, 'acceptance.toml'), 'utf8');
     // Converted: the authority names the party, whose role it carried; statement -> reason.
     assert.match(spec, /^authority {13}= "Acme Ltd"$/m);
-    assert.match(spec, /^consumer = \{ name = "Acme Ltd", contact = "platform@acme\.example", role = "platform-lead" \}$/m);
+    assert.match(
+      spec,
+      /^consumer = \{ name = "Acme Ltd", contact = "platform@acme\.example", role = "platform-lead" \}$/m,
+    );
     // 0.3's documented default for an absent control_required, written out (0.4 requires the key).
-    assert.match(spec, /^  control_required = false$/m);
+    assert.match(spec, /^ {2}control_required = false$/m);
     assert.match(pkg, /^reason {11}= "nothing checks idempotence yet"$/m);
     assert.match(pkg, /^\[specification\]$/m);
     // Each item's line in the written file holds its field, with a TODO comment right above it.
     for (const item of [...known, ...fromValidator.filter((i) => i.field !== '(document)')]) {
       const lines = (item.file === 'acceptance.toml' ? pkg : spec).split('\n');
-      const key = item.field.split('.').at(-1)!.replace(/\[\d+\]$/, '');
-      assert.match(lines[item.line - 1]!, new RegExp(`^\\s*(\\[\\[)?${key}\\b`), `${item.file}:${item.line} holds ${item.field}`);
+      const key = item.field
+        .split('.')
+        .at(-1)!
+        .replace(/\[\d+\]$/, '');
+      assert.match(
+        lines[item.line - 1]!,
+        new RegExp(`^\\s*(\\[\\[)?${key}\\b`),
+        `${item.file}:${item.line} holds ${item.field}`,
+      );
       assert.match(lines[item.line - 2]!, /^\s*# TODO\(vkit migrate\): /, `a TODO above ${item.file}:${item.line}`);
     }
     // The validators ran on the output and their verdicts are printed.
@@ -237,22 +261,42 @@ test('real-shaped 0.3 documents: what has a 0.4 meaning is converted, the rest i
       const check = vkit(['acceptance', ...verb, '--root', repo.dir, '--json']);
       assert.equal(check.code, 1, check.stdout + check.stderr);
       const text = (file === 'acceptance.toml' ? pkg : spec).split('\n');
-      const errors = (check.json().findings as { level: string; file: string; line?: number; message: string }[]).filter((f) => f.level === 'ERROR' && f.file === file && f.line);
+      const errors = (
+        check.json().findings as { level: string; file: string; line?: number; message: string }[]
+      ).filter((f) => f.level === 'ERROR' && f.file === file && f.line);
       assert.ok(errors.length > 0);
-      for (const e of errors) assert.match(text[e.line! - 2] ?? '', /# TODO\(vkit migrate\)/, `${file}:${e.line} (${e.message}) has no TODO above it`);
+      for (const e of errors)
+        assert.match(
+          text[e.line! - 2] ?? '',
+          /# TODO\(vkit migrate\)/,
+          `${file}:${e.line} (${e.message}) has no TODO above it`,
+        );
     }
 
     // A human does what the TODOs say, and rebinds as migrate advises: the documents are valid.
-    const fixedSpec = spec.replace(/^# TODO.*\n/gm, '').replace('producer = { name = "Supplier X" }', 'producer = { name = "Supplier X", role = "maintainer" }');
+    const fixedSpec = spec
+      .replace(/^# TODO.*\n/gm, '')
+      .replace('producer = { name = "Supplier X" }', 'producer = { name = "Supplier X", role = "maintainer" }');
     let fixedPkg = pkg
       .replace(/^# TODO.*\n/gm, '')
-      .replace(/^ *(semantics|shape|spec_id|spec_sha|validator_sha|illustrative|band|waiver_requested|reviewed_by) .*\n/gm, '')
-      .replace(/\n\[\[filler\]\][^]*$/, '\n')
+      .replace(
+        /^ *(semantics|shape|spec_id|spec_sha|validator_sha|illustrative|band|waiver_requested|reviewed_by) .*\n/gm,
+        '',
+      )
+      .replace(/\n\[\[filler\]\][\s\S]*$/, '\n')
       .replace('status        = "gap"\n', 'status        = "gap"\ngap_reason    = "no property test yet"\n');
     fixedPkg = fixedPkg.replace(/specification:sha-512:[0-9a-f]{128}/, m11('specification', fixedSpec));
     repo.write('acceptance-contract.toml', fixedSpec);
     repo.write('acceptance.toml', fixedPkg);
-    const valid = vkit(['acceptance', 'check-package', 'acceptance.toml', '--spec', 'acceptance-contract.toml', '--root', repo.dir]);
+    const valid = vkit([
+      'acceptance',
+      'check-package',
+      'acceptance.toml',
+      '--spec',
+      'acceptance-contract.toml',
+      '--root',
+      repo.dir,
+    ]);
     assert.equal(valid.code, 0, valid.stdout + valid.stderr);
   } finally {
     repo.cleanup();
@@ -272,7 +316,13 @@ test('preview lists the same items and writes nothing; --json carries them with 
       assert.equal(typeof a.line, 'number');
       assert.ok(a.field && a.wants && a.file, JSON.stringify(a));
     }
-    assert.deepEqual(json.validation.map((v: any) => [v.file, v.status]), [['acceptance-contract.toml', 'invalid'], ['acceptance.toml', 'invalid']]);
+    assert.deepEqual(
+      json.validation.map((v: any) => [v.file, v.status]),
+      [
+        ['acceptance-contract.toml', 'invalid'],
+        ['acceptance.toml', 'invalid'],
+      ],
+    );
     assert.equal(readFileSync(join(repo.dir, 'acceptance.toml'), 'utf8'), packageText(m11('contract', CONTRACT)));
   } finally {
     repo.cleanup();

@@ -30,7 +30,11 @@ if (bad.length) { console.log('SLUG FAILED: ' + bad.length + '/5 cases'); proces
 console.log('SLUG PASS: 5 cases');
 `;
 const RECORD = 'node slug.test.js\nSLUG PASS: 5 cases\nexit: 0\n';
-const SUBJECT_FILES: Record<string, string> = { 'package.json': '{ "type": "module" }\n', 'slug.js': SLUG, 'slug.test.js': SLUG_TEST };
+const SUBJECT_FILES: Record<string, string> = {
+  'package.json': '{ "type": "module" }\n',
+  'slug.js': SLUG,
+  'slug.test.js': SLUG_TEST,
+};
 
 /** The subject digest (details §4) computed independently: `<path> NUL <sha-512 hex> \n`, sorted. */
 function subjectDigest(files: Record<string, string>): string {
@@ -143,7 +147,12 @@ const P03 = packageText('0.3', m11('contract', C03), `sha-512:${sha512('evidence
 const P04 = packageText('0.4', m11('specification', C04), m11('record', RECORD));
 
 function fixture(extra: Record<string, string> = {}): TempRepo {
-  const files: Record<string, string> = { 'acceptance-contract.toml': C03, 'acceptance.toml': P03, 'evidence/slug-run.txt': RECORD, ...extra };
+  const files: Record<string, string> = {
+    'acceptance-contract.toml': C03,
+    'acceptance.toml': P03,
+    'evidence/slug-run.txt': RECORD,
+    ...extra,
+  };
   for (const [k, v] of Object.entries(SUBJECT_FILES)) files[`subject/${k}`] = v;
   return tempRepo(files, { git: false });
 }
@@ -168,27 +177,60 @@ test('a 0.3 contract and package, given together, migrate to exactly the expecte
     const preview = vkit(['acceptance', 'migrate', 'acceptance-contract.toml', 'acceptance.toml', '--root', repo.dir]);
     assert.equal(preview.code, 0, preview.stdout + preview.stderr);
     assert.deepEqual(snapshot(repo.dir), before, 'preview writes nothing');
-    assert.match(preview.stdout, /^-kind      = "contract"$/m);
-    assert.match(preview.stdout, /^\+kind      = "specification"$/m);
+    assert.match(preview.stdout, /^-kind {6}= "contract"$/m);
+    assert.match(preview.stdout, /^\+kind {6}= "specification"$/m);
     assert.match(preview.stdout, /^-\[contract\]$/m);
     assert.match(preview.stdout, /^\+\[specification\]$/m);
     assert.ok(preview.stdout.includes(`+hash               = "${m11('specification', C04)}"`), preview.stdout);
-    assert.ok(preview.stdout.includes(`+  record_hash    = "${m11('record', RECORD)}"   # legacy wire in 0.3`), preview.stdout);
+    assert.ok(
+      preview.stdout.includes(`+  record_hash    = "${m11('record', RECORD)}"   # legacy wire in 0.3`),
+      preview.stdout,
+    );
     assert.match(preview.stdout, /preview only: nothing written; add --write/);
     assert.doesNotMatch(preview.stdout, /^[-+]# /m, 'comment lines are not changed');
 
-    const json = vkit(['acceptance', 'migrate', 'acceptance-contract.toml', 'acceptance.toml', '--root', repo.dir, '--json']).json();
+    const json = vkit([
+      'acceptance',
+      'migrate',
+      'acceptance-contract.toml',
+      'acceptance.toml',
+      '--root',
+      repo.dir,
+      '--json',
+    ]).json();
     assert.equal(json.written, false);
-    assert.deepEqual(json.files.map((f: any) => [f.file, f.kind, f.status]), [['acceptance-contract.toml', 'specification', 'migrated'], ['acceptance.toml', 'package', 'migrated']]);
+    assert.deepEqual(
+      json.files.map((f: any) => [f.file, f.kind, f.status]),
+      [
+        ['acceptance-contract.toml', 'specification', 'migrated'],
+        ['acceptance.toml', 'package', 'migrated'],
+      ],
+    );
 
-    const r = vkit(['acceptance', 'migrate', 'acceptance-contract.toml', 'acceptance.toml', '--write', '--root', repo.dir]);
+    const r = vkit([
+      'acceptance',
+      'migrate',
+      'acceptance-contract.toml',
+      'acceptance.toml',
+      '--write',
+      '--root',
+      repo.dir,
+    ]);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.equal(readFileSync(join(repo.dir, 'acceptance-contract.toml'), 'utf8'), C04);
     assert.equal(readFileSync(join(repo.dir, 'acceptance.toml'), 'utf8'), P04);
     assert.match(r.stdout, /decisions .* not migrated: the consumer must issue new ones/);
 
     // Running it again changes nothing.
-    const again = vkit(['acceptance', 'migrate', 'acceptance-contract.toml', 'acceptance.toml', '--write', '--root', repo.dir]);
+    const again = vkit([
+      'acceptance',
+      'migrate',
+      'acceptance-contract.toml',
+      'acceptance.toml',
+      '--write',
+      '--root',
+      repo.dir,
+    ]);
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /UNCHANGED acceptance-contract\.toml: already 0\.4, unchanged/);
     assert.match(again.stdout, /UNCHANGED acceptance\.toml: already 0\.4, unchanged/);
@@ -208,13 +250,25 @@ test('the migrated documents pass the 0.4 checkers; before migration each checke
     assert.equal(pkg03.code, 2, pkg03.stdout + pkg03.stderr);
     assert.match(pkg03.stderr, /vkit acceptance migrate acceptance\.toml/);
 
-    assert.equal(vkit(['acceptance', 'migrate', 'acceptance-contract.toml', 'acceptance.toml', '--write', '--root', repo.dir]).code, 0);
+    assert.equal(
+      vkit(['acceptance', 'migrate', 'acceptance-contract.toml', 'acceptance.toml', '--write', '--root', repo.dir])
+        .code,
+      0,
+    );
     const spec = vkit(['acceptance', 'check-spec', 'acceptance-contract.toml', '--root', repo.dir]);
     assert.equal(spec.code, 0, spec.stdout + spec.stderr);
     const check = vkit(['acceptance', 'check', 'acceptance.toml', '--strict', '--strict-weight', '--root', repo.dir]);
     assert.equal(check.code, 0, check.stdout + check.stderr);
     assert.match(check.stdout, /^PASS acceptance\.toml .*weighted: 1, unweighted: 0/m);
-    const pkg = vkit(['acceptance', 'check-package', 'acceptance.toml', '--spec', 'acceptance-contract.toml', '--root', repo.dir]);
+    const pkg = vkit([
+      'acceptance',
+      'check-package',
+      'acceptance.toml',
+      '--spec',
+      'acceptance-contract.toml',
+      '--root',
+      repo.dir,
+    ]);
     assert.equal(pkg.code, 0, pkg.stdout + pkg.stderr);
   } finally {
     repo.cleanup();
@@ -236,12 +290,25 @@ test('a package given alone finds its 0.3 contract through [spec] path and migra
 
 test('a binding that does not verify is never rebound: exit 1, nothing written', () => {
   // The contract changed after the package was bound to it.
-  const repo = fixture({ 'acceptance-contract.toml': C03.replace('min_tier          = "T3"', 'min_tier          = "T4"') });
+  const repo = fixture({
+    'acceptance-contract.toml': C03.replace('min_tier          = "T3"', 'min_tier          = "T4"'),
+  });
   try {
     const before = snapshot(repo.dir);
-    const r = vkit(['acceptance', 'migrate', 'acceptance-contract.toml', 'acceptance.toml', '--write', '--root', repo.dir]);
+    const r = vkit([
+      'acceptance',
+      'migrate',
+      'acceptance-contract.toml',
+      'acceptance.toml',
+      '--write',
+      '--root',
+      repo.dir,
+    ]);
     assert.equal(r.code, 1, r.stdout + r.stderr);
-    assert.match(r.stdout, /ERROR acceptance\.toml: \[contract\] hash does not match acceptance-contract\.toml .*not rebound \(line \d+\)/);
+    assert.match(
+      r.stdout,
+      /ERROR acceptance\.toml: \[contract\] hash does not match acceptance-contract\.toml .*not rebound \(line \d+\)/,
+    );
     assert.match(r.stdout, /nothing written/);
     assert.deepEqual(snapshot(repo.dir), before, 'all or nothing: the contract is not written either');
   } finally {
@@ -250,10 +317,18 @@ test('a binding that does not verify is never rebound: exit 1, nothing written',
 });
 
 test('a legacy record hash that does not match its record is not re-expressed: exit 1', () => {
-  const repo = fixture({ 'evidence/slug-run.txt': RECORD + 'tampered\n' });
+  const repo = fixture({ 'evidence/slug-run.txt': `${RECORD}tampered\n` });
   try {
     const before = snapshot(repo.dir);
-    const r = vkit(['acceptance', 'migrate', 'acceptance-contract.toml', 'acceptance.toml', '--write', '--root', repo.dir]);
+    const r = vkit([
+      'acceptance',
+      'migrate',
+      'acceptance-contract.toml',
+      'acceptance.toml',
+      '--write',
+      '--root',
+      repo.dir,
+    ]);
     assert.equal(r.code, 1, r.stdout + r.stderr);
     assert.match(r.stdout, /legacy record_hash does not match `evidence\/slug-run\.txt`/);
     assert.deepEqual(snapshot(repo.dir), before);
@@ -295,7 +370,16 @@ test('a 0.3 decision is never rewritten: exit 2 saying the consumer must issue a
   const repo = fixture({ 'acceptance-decision.toml': DECISION03 });
   try {
     const before = snapshot(repo.dir);
-    const r = vkit(['acceptance', 'migrate', 'acceptance-contract.toml', 'acceptance.toml', 'acceptance-decision.toml', '--write', '--root', repo.dir]);
+    const r = vkit([
+      'acceptance',
+      'migrate',
+      'acceptance-contract.toml',
+      'acceptance.toml',
+      'acceptance-decision.toml',
+      '--write',
+      '--root',
+      repo.dir,
+    ]);
     assert.equal(r.code, 2, r.stdout + r.stderr);
     assert.match(r.stderr, /acceptance-decision\.toml.*0\.3 decision: migrate never rewrites a decision/);
     assert.match(r.stderr, /must issue a new decision/);
@@ -331,11 +415,23 @@ test('CRLF documents keep their line endings', () => {
   const p03 = packageText('0.3', m11('contract', c03), `sha-512:${sha512(RECORD)}`).replace(/\n/g, '\r\n');
   const repo = fixture({ 'acceptance-contract.toml': c03, 'acceptance.toml': p03 });
   try {
-    const r = vkit(['acceptance', 'migrate', 'acceptance-contract.toml', 'acceptance.toml', '--write', '--root', repo.dir]);
+    const r = vkit([
+      'acceptance',
+      'migrate',
+      'acceptance-contract.toml',
+      'acceptance.toml',
+      '--write',
+      '--root',
+      repo.dir,
+    ]);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     const c04 = crlf(C04);
     assert.equal(readFileSync(join(repo.dir, 'acceptance-contract.toml'), 'utf8'), c04);
-    assert.equal(readFileSync(join(repo.dir, 'acceptance.toml'), 'utf8'), crlf(packageText('0.4', m11('specification', c04), m11('record', RECORD))), 'bare sha512(raw) legacy wire re-expressed too');
+    assert.equal(
+      readFileSync(join(repo.dir, 'acceptance.toml'), 'utf8'),
+      crlf(packageText('0.4', m11('specification', c04), m11('record', RECORD))),
+      'bare sha512(raw) legacy wire re-expressed too',
+    );
   } finally {
     repo.cleanup();
   }
@@ -377,19 +473,32 @@ test('scanToml resolves arrays of tables and finds values that span lines', () =
   assert.equal(DOC.slice(key('a.arr')!.valueStart, key('a.arr')!.valueEnd), '[\n  "x", # inside\n  "y",\n]');
   assert.equal(DOC.slice(key('a.s')!.valueStart, key('a.s')!.valueEnd), '"""\n[not a header]\nk = 2\n"""');
   assert.equal(key('a.k')!.line, 4);
-  assert.ok(!scan.tables.some((t) => t.path.join('.') === 'not a header'), 'text inside a multi-line string is not a header');
-  assert.deepEqual(scan.tables.map((t) => t.path.join('.')), ['a', 'b.0', 'b.1', 'b.1.c', 'd']);
+  assert.ok(
+    !scan.tables.some((t) => t.path.join('.') === 'not a header'),
+    'text inside a multi-line string is not a header',
+  );
+  assert.deepEqual(
+    scan.tables.map((t) => t.path.join('.')),
+    ['a', 'b.0', 'b.1', 'b.1.c', 'd'],
+  );
   assert.equal(DOC.slice(key('b.1.c.v')!.valueStart, key('b.1.c.v')!.valueEnd), "'lit'");
 });
 
 test('setValue replaces in place (comments stay) or adds a key after the table body, before a detached banner', () => {
   const out = setValue(DOC, ['b', 1, 'c'], 'v', tomlString('new "q"\n'));
   assert.equal(out, DOC.replace(`v = 'lit'   # keep`, `v = "new \\"q\\"\\n"   # keep`));
-  assert.equal(parseDoc(Buffer.from(out), 'x').data.b instanceof Array && (parseDoc(Buffer.from(out), 'x').data.b as any)[1].c.v, 'new "q"\n');
+  assert.equal(
+    Array.isArray(parseDoc(Buffer.from(out), 'x').data.b) && (parseDoc(Buffer.from(out), 'x').data.b as any)[1].c.v,
+    'new "q"\n',
+  );
   const added = setValue(DOC, ['b', 0], 'extra', '7');
   assert.equal(added, DOC.replace('id = "first"\n', 'id = "first"\nextra = 7\n'));
   const nested = setValue(DOC, ['b', 1, 'c'], 'w', '2');
-  assert.equal(nested, DOC.replace("  v = 'lit'   # keep\n", "  v = 'lit'   # keep\n  w = 2\n"), 'indented like the table keys, before the banner of [d]');
+  assert.equal(
+    nested,
+    DOC.replace("  v = 'lit'   # keep\n", "  v = 'lit'   # keep\n  w = 2\n"),
+    'indented like the table keys, before the banner of [d]',
+  );
   const root = setValue(DOC, [], 'title', '"y"');
   assert.equal(root, DOC.replace('title = "x"', 'title = "y"'));
   assert.throws(() => setValue(DOC, ['zzz'], 'k', '1'), /no \[zzz\] table/);
@@ -397,7 +506,7 @@ test('setValue replaces in place (comments stay) or adds a key after the table b
 
 test('insertTable adds a sub-table after the parent and its sub-tables; renameTable renames headers only', () => {
   const out = insertTable(DOC, ['b', 1, 'c', 'e'], [['of', '"x"']]);
-  assert.equal(out, DOC.replace("  v = 'lit'   # keep\n", "  v = 'lit'   # keep\n\n    [b.c.e]\n    of = \"x\"\n"));
+  assert.equal(out, DOC.replace("  v = 'lit'   # keep\n", '  v = \'lit\'   # keep\n\n    [b.c.e]\n    of = "x"\n'));
   assert.deepEqual((parseDoc(Buffer.from(out), 'x').data as any).b[1].c.e, { of: 'x' });
   assert.throws(() => insertTable(DOC, ['b', 1, 'c'], []), /already exists/);
   const renamed = renameTable('[contract] # c\nid = 1\n[contract.sub]\nx = 2\n', 'contract', 'specification');

@@ -35,12 +35,22 @@ test('invalid documents: the verdict and the first 10 errors open the Markdown a
   const errors = errorLines(pkg!.stdout);
   assert.ok(errors.length > 10, pkg!.stdout);
   const verdict = pkg!.stdout.trim().split('\n').at(-1)!;
-  assert.match(verdict, /^INVALID acceptance\.toml against acceptance-specification\.toml \(\d+ errors, \d+ warnings?\)$/);
+  assert.match(
+    verdict,
+    /^INVALID acceptance\.toml against acceptance-specification\.toml \(\d+ errors, \d+ warnings?\)$/,
+  );
   const more = `(and ${errors.length - 10} more)`;
-  assert.equal(render!.stderr, [verdict, ...errors.slice(0, 10), more].join('\n') + '\n');
+  assert.equal(render!.stderr, `${[verdict, ...errors.slice(0, 10), more].join('\n')}\n`);
   const md = render!.stdout.split('\n');
   assert.match(md[0]!, /^# Acceptance: /);
-  assert.deepEqual(md.slice(1, 16), ['', `**${verdict}**`, '', ...errors.slice(0, 10).map((e) => `- ${e}`), `- ${more}`, '']);
+  assert.deepEqual(md.slice(1, 16), [
+    '',
+    `**${verdict}**`,
+    '',
+    ...errors.slice(0, 10).map((e) => `- ${e}`),
+    `- ${more}`,
+    '',
+  ]);
   // The view itself still prints below.
   assert.ok(render!.stdout.includes('| Requirement | Mandatory | Floor |'), render!.stdout);
 });
@@ -54,12 +64,21 @@ test('at most 10 errors: no "(and N more)" line', () => {
 });
 
 test('a stale decision: the decision verdict line and the stale error, on stderr and at the top', () => {
-  const [render] = inRepo((t) => ({ ...t, pkg: edit(t.pkg, 'acceptance.toml for slug().', 'acceptance.toml for slug()!') }), ['render', SPEC, PKG, DECISION]);
+  const [render] = inRepo(
+    (t) => ({ ...t, pkg: edit(t.pkg, 'acceptance.toml for slug().', 'acceptance.toml for slug()!') }),
+    ['render', SPEC, PKG, DECISION],
+  );
   assert.equal(render!.code, 1);
   const stderr = render!.stderr.trim().split('\n');
   assert.deepEqual(stderr.length, 2, render!.stderr);
-  assert.equal(stderr[0], 'DECISION STALE acceptance-decision.toml: stale: renewed decision required (1 error, 0 warnings)');
-  assert.match(stderr[1]!, /^ERROR acceptance-decision\.toml: stale: renewed decision required: the package acceptance\.toml changed since the decision /);
+  assert.equal(
+    stderr[0],
+    'DECISION STALE acceptance-decision.toml: stale: renewed decision required (1 error, 0 warnings)',
+  );
+  assert.match(
+    stderr[1]!,
+    /^ERROR acceptance-decision\.toml: stale: renewed decision required: the package acceptance\.toml changed since the decision /,
+  );
   assert.ok(render!.stdout.includes(`**${stderr[0]}**\n\n- ${stderr[1]}\n`), render!.stdout);
 });
 
@@ -93,8 +112,19 @@ over = ["R1"]
   [requirement.demands.fields_exact]
   grade = "probe"
 `;
-  const [render] = inRepo((t) => rebind({ ...t, spec: t.spec + crossCutting, pkg: edit(t.pkg, 'requirements_total = 2', 'requirements_total = 3') }), ['render', SPEC, PKG]);
+  const [render] = inRepo(
+    (t) =>
+      rebind({
+        ...t,
+        spec: t.spec + crossCutting,
+        pkg: edit(t.pkg, 'requirements_total = 2', 'requirements_total = 3'),
+      }),
+    ['render', SPEC, PKG],
+  );
   assert.equal(render!.code, 0, render!.stdout + render!.stderr);
   const row = render!.stdout.split('\n').find((l) => l.startsWith('| R3 |'));
-  assert.equal(row, "| R3 | no | over R1: T3, weighted, control, bounds starts 'bounded', grade = 'probe' | - | satisfied (WT-1) | - | - |");
+  assert.equal(
+    row,
+    "| R3 | no | over R1: T3, weighted, control, bounds starts 'bounded', grade = 'probe' | - | satisfied (WT-1) | - | - |",
+  );
 });

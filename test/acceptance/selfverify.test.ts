@@ -12,14 +12,21 @@ import type { SelfVerify } from '../../src/acceptance/model.js';
 import { runSelfVerify, selfFulfilling } from '../../src/acceptance/selfverify.js';
 import { tempRepo, vkit } from '../_support/repo.js';
 
-const sv = (command: string, expect: string, expect_stream: SelfVerify['expect_stream'] = 'stdout'): SelfVerify => ({ command, expect, expect_stream });
+const sv = (command: string, expect: string, expect_stream: SelfVerify['expect_stream'] = 'stdout'): SelfVerify => ({
+  command,
+  expect,
+  expect_stream,
+});
 /** A shell-safe `node -e` command (double quotes outside, single quotes inside the script). */
 const node = (script: string) => `node -e "${script}"`;
 
 test('EXECUTED-PASS: exit 0 and the expected text in stdout', async () => {
   const dir = tempRepo({}, { git: false });
   try {
-    const r = await runSelfVerify(sv(node("console.log('first'); console.log('AB' + 'C OK: 3 cases')"), 'ABC OK: 3 cases'), dir.dir);
+    const r = await runSelfVerify(
+      sv(node("console.log('first'); console.log('AB' + 'C OK: 3 cases')"), 'ABC OK: 3 cases'),
+      dir.dir,
+    );
     assert.equal(r.status, 'EXECUTED-PASS');
     assert.equal(r.exit_code, 0);
     assert.equal(r.output_summary, 'ABC OK: 3 cases');
@@ -31,7 +38,10 @@ test('EXECUTED-PASS: exit 0 and the expected text in stdout', async () => {
 });
 
 test('EXECUTED-FAIL: a non-zero exit fails even when the expected text was printed', async () => {
-  const r = await runSelfVerify(sv(node("console.log('AB' + 'C OK'); console.log('case 2 FAILED: got X'); process.exit(3)"), 'ABC OK'), process.cwd());
+  const r = await runSelfVerify(
+    sv(node("console.log('AB' + 'C OK'); console.log('case 2 FAILED: got X'); process.exit(3)"), 'ABC OK'),
+    process.cwd(),
+  );
   assert.equal(r.status, 'EXECUTED-FAIL');
   assert.equal(r.exit_code, 3);
   assert.equal(r.output_summary, 'case 2 FAILED: got X (exit 3)', 'the first failing line, with the exit code');
@@ -70,7 +80,11 @@ test('NOT-RUN: no self_verify, an empty command, an empty expect (every output c
 test('CRLF output is matched after CRLF -> LF (a multi-line expect too)', async () => {
   const cmd = node("process.stdout.write('start\\r\\nAB' + 'C\\r\\nOK: done\\r\\n')");
   assert.equal((await runSelfVerify(sv(cmd, 'ABC\nOK: done'), process.cwd())).status, 'EXECUTED-PASS');
-  assert.equal((await runSelfVerify(sv(cmd, 'ABC\r\nOK: done'), process.cwd())).status, 'EXECUTED-PASS', 'CRLF in expect is normalised too');
+  assert.equal(
+    (await runSelfVerify(sv(cmd, 'ABC\r\nOK: done'), process.cwd())).status,
+    'EXECUTED-PASS',
+    'CRLF in expect is normalised too',
+  );
   assert.equal((await runSelfVerify(sv(cmd, 'ABC OK'), process.cwd())).status, 'EXPECT-MISMATCH');
 });
 
@@ -81,12 +95,19 @@ test('expect_stream selects stdout, stderr or the interleaved combination', asyn
   assert.equal((await runSelfVerify(sv(cmd, 'part one', 'stderr'), process.cwd())).status, 'EXPECT-MISMATCH');
   const combined = await runSelfVerify(sv(cmd, 'part one\npart two', 'combined'), process.cwd());
   assert.equal(combined.status, 'EXECUTED-PASS', 'both lines, in the order written');
-  assert.equal((await runSelfVerify(sv(cmd, 'part two\npart one', 'combined'), process.cwd())).status, 'EXPECT-MISMATCH');
+  assert.equal(
+    (await runSelfVerify(sv(cmd, 'part two\npart one', 'combined'), process.cwd())).status,
+    'EXPECT-MISMATCH',
+  );
 });
 
 test('a time-out kills the command and is EXECUTED-FAIL, never a pass', async () => {
   const started = Date.now();
-  const r = await runSelfVerify(sv(node("console.log('AB' + 'C'); setTimeout(() => {}, 20000)"), 'ABC'), process.cwd(), { timeoutMs: 400 });
+  const r = await runSelfVerify(
+    sv(node("console.log('AB' + 'C'); setTimeout(() => {}, 20000)"), 'ABC'),
+    process.cwd(),
+    { timeoutMs: 400 },
+  );
   assert.equal(r.status, 'EXECUTED-FAIL');
   assert.equal(r.timed_out, true);
   assert.equal(r.exit_code, null);
@@ -99,7 +120,10 @@ test('a time-out kills the command and is EXECUTED-FAIL, never a pass', async ()
 
 const q = (s: string) => JSON.stringify(s);
 
-function pkg(claims: { id: string; command?: string; expect?: string; stream?: string }[], subjectRoot?: string): string {
+function pkg(
+  claims: { id: string; command?: string; expect?: string; stream?: string }[],
+  subjectRoot?: string,
+): string {
   return `# a package for run
 [format]
 id = "acceptance/0.4"
@@ -132,7 +156,10 @@ const PASS = { command: node("console.log('AB' + 'C')"), expect: 'ABC' };
 const FAIL = { command: node('process.exit(2)'), expect: 'ABC' };
 
 test('run refuses without --yes-run-commands (exit 2), lists the commands, and runs nothing', () => {
-  const repo = tempRepo({ 'acceptance.toml': pkg([{ id: 'A', command: 'touch ran.txt', expect: 'x' }, { id: 'B' }]) }, { git: false });
+  const repo = tempRepo(
+    { 'acceptance.toml': pkg([{ id: 'A', command: 'touch ran.txt', expect: 'x' }, { id: 'B' }]) },
+    { git: false },
+  );
   try {
     const r = vkit(['acceptance', 'run', 'acceptance.toml', '--root', repo.dir]);
     assert.equal(r.code, 2, r.stdout + r.stderr);
@@ -148,8 +175,15 @@ test('run refuses without --yes-run-commands (exit 2), lists the commands, and r
 test('run prints one line per claim and exits 0 / 1 / 3 by the worst status', () => {
   const repo = tempRepo(
     {
-      'pass.toml': pkg([{ id: 'P1', ...PASS }, { id: 'P2', command: node('console.log(String.fromCharCode(88, 89))'), expect: 'XY' }]),
-      'fail.toml': pkg([{ id: 'P1', ...PASS }, { id: 'F1', ...FAIL }, { id: 'S1', command: 'echo ABC', expect: 'ABC' }]),
+      'pass.toml': pkg([
+        { id: 'P1', ...PASS },
+        { id: 'P2', command: node('console.log(String.fromCharCode(88, 89))'), expect: 'XY' },
+      ]),
+      'fail.toml': pkg([
+        { id: 'P1', ...PASS },
+        { id: 'F1', ...FAIL },
+        { id: 'S1', command: 'echo ABC', expect: 'ABC' },
+      ]),
       'open.toml': pkg([{ id: 'P1', ...PASS }, { id: 'S1', command: 'echo ABC', expect: 'ABC' }, { id: 'N1' }]),
     },
     { git: false },
@@ -168,7 +202,14 @@ test('run prints one line per claim and exits 0 / 1 / 3 by the worst status', ()
     const open = vkit(['acceptance', 'run', 'open.toml', '--yes-run-commands', '--root', repo.dir, '--json']);
     assert.equal(open.code, 3, open.stdout);
     const j = open.json();
-    assert.deepEqual(j.results.map((r: any) => [r.claim, r.status]), [['P1', 'EXECUTED-PASS'], ['S1', 'SELF-FULFILLING-SUSPECT'], ['N1', 'NOT-RUN']]);
+    assert.deepEqual(
+      j.results.map((r: any) => [r.claim, r.status]),
+      [
+        ['P1', 'EXECUTED-PASS'],
+        ['S1', 'SELF-FULFILLING-SUSPECT'],
+        ['N1', 'NOT-RUN'],
+      ],
+    );
     assert.equal(j.counts['EXECUTED-PASS'], 1);
 
     const only = vkit(['acceptance', 'run', 'fail.toml', '--claim', 'P1', '--yes-run-commands', '--root', repo.dir]);
@@ -196,9 +237,12 @@ test('run executes in the subject root ([subject] root relative to --root; defau
   try {
     assert.equal(vkit(['acceptance', 'run', 'docs/with-root.toml', '--yes-run-commands', '--root', repo.dir]).code, 0);
     assert.equal(vkit(['acceptance', 'run', 'docs/no-root.toml', '--yes-run-commands', '--root', repo.dir]).code, 0);
-    const escape = vkit(['acceptance', 'run', 'docs/escape.toml', '--yes-run-commands', '--root', repo.dir]);
-    assert.equal(escape.code, 2);
-    assert.match(escape.stderr, /docs\/escape\.toml:\d+ subject\.root: \[subject\] root `\.\.\/outside` is absolute or leaves --root/);
+    const escaped = vkit(['acceptance', 'run', 'docs/escape.toml', '--yes-run-commands', '--root', repo.dir]);
+    assert.equal(escaped.code, 2);
+    assert.match(
+      escaped.stderr,
+      /docs\/escape\.toml:\d+ subject\.root: \[subject\] root `\.\.\/outside` is absolute or leaves --root/,
+    );
   } finally {
     repo.cleanup();
   }
@@ -217,7 +261,10 @@ test('run: malformed self_verify, a 0.3 package, unparsable TOML and bad flags a
   try {
     const stream = vkit(['acceptance', 'run', 'stream.toml', '--yes-run-commands', '--root', repo.dir]);
     assert.equal(stream.code, 2);
-    assert.match(stream.stderr, /stream\.toml:\d+ claim\[0\]\.self_verify\.expect_stream: expect_stream must be one of stdout, stderr, combined/);
+    assert.match(
+      stream.stderr,
+      /stream\.toml:\d+ claim\[0\]\.self_verify\.expect_stream: expect_stream must be one of stdout, stderr, combined/,
+    );
     const noexpect = vkit(['acceptance', 'run', 'noexpect.toml', '--yes-run-commands', '--root', repo.dir]);
     assert.equal(noexpect.code, 2);
     assert.match(noexpect.stderr, /expect is required with command/);
@@ -228,7 +275,10 @@ test('run: malformed self_verify, a 0.3 package, unparsable TOML and bad flags a
     assert.equal(broken.code, 2);
     assert.match(broken.stderr, /broken\.toml:2/);
     assert.equal(vkit(['acceptance', 'run', '--yes-run-commands', '--root', repo.dir]).code, 2);
-    assert.equal(vkit(['acceptance', 'run', 'stream.toml', '--timeout', '-1', '--yes-run-commands', '--root', repo.dir]).code, 2);
+    assert.equal(
+      vkit(['acceptance', 'run', 'stream.toml', '--timeout', '-1', '--yes-run-commands', '--root', repo.dir]).code,
+      2,
+    );
     assert.equal(vkit(['acceptance', 'run', '--help']).code, 0);
   } finally {
     repo.cleanup();

@@ -45,11 +45,39 @@ function withChange(change: () => void, body: () => void): void {
 }
 
 function checkDecision(...extra: string[]) {
-  return vkit(['acceptance', 'check-decision', `${APP}/acceptance-decision.toml`, '--spec', `${APP}/acceptance-specification.toml`, '--package', `${APP}/acceptance-package.toml`, '--root', repo.dir, '--store', `ochre-accepted=${STORE}`, '--tree', `${commit}=.`, ...extra]);
+  return vkit([
+    'acceptance',
+    'check-decision',
+    `${APP}/acceptance-decision.toml`,
+    '--spec',
+    `${APP}/acceptance-specification.toml`,
+    '--package',
+    `${APP}/acceptance-package.toml`,
+    '--root',
+    repo.dir,
+    '--store',
+    `ochre-accepted=${STORE}`,
+    '--tree',
+    `${commit}=.`,
+    ...extra,
+  ]);
 }
 
 function checkPackage(...extra: string[]) {
-  return vkit(['acceptance', 'check-package', `${APP}/acceptance-package.toml`, '--spec', `${APP}/acceptance-specification.toml`, '--root', repo.dir, '--store', `ochre-accepted=${STORE}`, '--tree', `${commit}=.`, ...extra]);
+  return vkit([
+    'acceptance',
+    'check-package',
+    `${APP}/acceptance-package.toml`,
+    '--spec',
+    `${APP}/acceptance-specification.toml`,
+    '--root',
+    repo.dir,
+    '--store',
+    `ochre-accepted=${STORE}`,
+    '--tree',
+    `${commit}=.`,
+    ...extra,
+  ]);
 }
 
 /** Undecidable: check-package and check-decision exit 3 with the INDETERMINATE reason; never VALID. */
@@ -78,21 +106,59 @@ test('the paint stack is accepted: both libraries checked recursively, in stack 
   const stack = json.stack ?? json.check?.stack;
   assert.ok(stack, JSON.stringify(json).slice(0, 400));
   assert.equal(stack.status, 'pass');
-  assert.deepEqual(stack.elements.map((e: { name: string }) => e.name), ['raster-draw', 'geom-math']);
-  assert.deepEqual(stack.elements.map((e: { status: string }) => e.status), ['accepted', 'accepted']);
-  assert.deepEqual(stack.elements.map((e: { issuer: { name: string } }) => e.issuer.name), ['Ochre Raster', 'Studio Ochre']);
-  assert.deepEqual(stack.relations.map((x: { relation: string; inventories: string }) => `${x.relation}=${x.inventories}`), ['build-tool=uncovered', 'language=uncovered', 'platform=uncovered', 'runtime=inv-cargo / verified', 'verification-tool=uncovered']);
+  assert.deepEqual(
+    stack.elements.map((e: { name: string }) => e.name),
+    ['raster-draw', 'geom-math'],
+  );
+  assert.deepEqual(
+    stack.elements.map((e: { status: string }) => e.status),
+    ['accepted', 'accepted'],
+  );
+  assert.deepEqual(
+    stack.elements.map((e: { issuer: { name: string } }) => e.issuer.name),
+    ['Ochre Raster', 'Studio Ochre'],
+  );
+  assert.deepEqual(
+    stack.relations.map((x: { relation: string; inventories: string }) => `${x.relation}=${x.inventories}`),
+    [
+      'build-tool=uncovered',
+      'language=uncovered',
+      'platform=uncovered',
+      'runtime=inv-cargo / verified',
+      'verification-tool=uncovered',
+    ],
+  );
   const text = checkDecision();
   assert.equal(text.code, 0, text.stdout);
   assert.match(text.stdout, /DECISION VALID/);
 });
 
 test('render prints the relation table and the stack lines in stack order', () => {
-  const r = vkit(['acceptance', 'render', `${APP}/acceptance-specification.toml`, `${APP}/acceptance-package.toml`, `${APP}/acceptance-decision.toml`, '--root', repo.dir, '--store', `ochre-accepted=${STORE}`, '--tree', `${commit}=.`]);
+  const r = vkit([
+    'acceptance',
+    'render',
+    `${APP}/acceptance-specification.toml`,
+    `${APP}/acceptance-package.toml`,
+    `${APP}/acceptance-decision.toml`,
+    '--root',
+    repo.dir,
+    '--store',
+    `ochre-accepted=${STORE}`,
+    '--tree',
+    `${commit}=.`,
+  ]);
   assert.equal(r.code, 0, r.stdout + r.stderr);
   assert.ok(r.stdout.includes('| runtime | inv-cargo / verified |  |  |'), r.stdout);
-  assert.ok(r.stdout.includes('accepted by Ochre Raster / maintainer, Studio Ochre / tools-lead under their own specifications'), r.stdout);
-  assert.ok(r.stdout.indexOf('raster-draw: declared binding: build-time-copy') < r.stdout.indexOf('geom-math: declared binding: build-time-copy'));
+  assert.ok(
+    r.stdout.includes(
+      'accepted by Ochre Raster / maintainer, Studio Ochre / tools-lead under their own specifications',
+    ),
+    r.stdout,
+  );
+  assert.ok(
+    r.stdout.indexOf('raster-draw: declared binding: build-time-copy') <
+      r.stdout.indexOf('geom-math: declared binding: build-time-copy'),
+  );
   assert.match(r.stdout, /^stack accepted over inv-cargo for runtime at 2026-11-30T12:00:00Z$/m);
 });
 
@@ -102,7 +168,10 @@ test('removing one library decision fails the app and names the library', () => 
     () => {
       const r = checkDecision();
       assert.equal(r.code, 1, r.stdout);
-      assert.match(r.stdout, /ERROR examples\/paint-stack\/paint-app\/acceptance-package\.toml: library 'geom-math': .*lacks acceptance-decision\.toml/);
+      assert.match(
+        r.stdout,
+        /ERROR examples\/paint-stack\/paint-app\/acceptance-package\.toml: library 'geom-math': .*lacks acceptance-decision\.toml/,
+      );
       assert.match(r.stdout, /DECISION INVALID/);
     },
   );
@@ -114,7 +183,10 @@ test('one changed byte of a library source fails the app and names the library',
     () => {
       const r = checkDecision();
       assert.equal(r.code, 1, r.stdout);
-      assert.match(r.stdout, /paint-app\/acceptance-package\.toml: library 'geom-math': the bytes consumed from crates\/geom-math changed/);
+      assert.match(
+        r.stdout,
+        /paint-app\/acceptance-package\.toml: library 'geom-math': the bytes consumed from crates\/geom-math changed/,
+      );
     },
   );
   // An untracked file the build would compile is part of the bytes consumed, too.
@@ -148,8 +220,16 @@ test('a library package that certifies other bytes than the inventory names fail
 test('a registry dependency anywhere in the closure makes the stack indeterminate (exit 3), naming the package', () => {
   withChange(
     () => {
-      edit(`${EX}/Cargo.lock`, /name = "geom-math"\nversion = "0.1.0"\n/, 'name = "geom-math"\nversion = "0.1.0"\ndependencies = [\n "libm",\n]\n');
-      write(`${EX}/Cargo.lock`, read(`${EX}/Cargo.lock`) + '\n[[package]]\nname = "libm"\nversion = "0.2.15"\nsource = "registry+https://github.com/rust-lang/crates.io-index"\nchecksum = "f9fbbcab0aa80ef1c66a3b04b44b0d4d36b1da5e4a0e1c4d4ab7a1b5e6ea5c0f"\n');
+      edit(
+        `${EX}/Cargo.lock`,
+        /name = "geom-math"\nversion = "0.1.0"\n/,
+        'name = "geom-math"\nversion = "0.1.0"\ndependencies = [\n "libm",\n]\n',
+      );
+      write(
+        `${EX}/Cargo.lock`,
+        read(`${EX}/Cargo.lock`) +
+          '\n[[package]]\nname = "libm"\nversion = "0.2.15"\nsource = "registry+https://github.com/rust-lang/crates.io-index"\nchecksum = "f9fbbcab0aa80ef1c66a3b04b44b0d4d36b1da5e4a0e1c4d4ab7a1b5e6ea5c0f"\n',
+      );
     },
     () => assertIndeterminate(/INDETERMINATE: package 'libm' 0\.2\.15 comes from registry\+https/),
   );
@@ -175,16 +255,27 @@ function chainEdit(from: string | RegExp, to: string) {
 }
 
 test('a stack deeper than `depth` is indeterminate', () => {
-  withChange(chainEdit(/depth\s+= "all"/, 'depth = 1'), () => assertIndeterminate(/INDETERMINATE: library 'geom-math' is at depth 2, deeper than depth = 1/));
+  withChange(chainEdit(/depth\s+= "all"/, 'depth = 1'), () =>
+    assertIndeterminate(/INDETERMINATE: library 'geom-math' is at depth 2, deeper than depth = 1/),
+  );
 });
 
 test('more elements than max_elements is indeterminate', () => {
-  withChange(chainEdit('max_elements     = 500', 'max_elements     = 1'), () => assertIndeterminate(/INDETERMINATE: chain requirement 'runtime': the stack has 2 elements, more than max_elements = 1/));
+  withChange(chainEdit('max_elements     = 500', 'max_elements     = 1'), () =>
+    assertIndeterminate(
+      /INDETERMINATE: chain requirement 'runtime': the stack has 2 elements, more than max_elements = 1/,
+    ),
+  );
 });
 
 test('a dependency cycle in Cargo.lock is indeterminate', () => {
   withChange(
-    () => edit(`${EX}/Cargo.lock`, /name = "geom-math"\nversion = "0.1.0"\n/, 'name = "geom-math"\nversion = "0.1.0"\ndependencies = [\n "raster-draw",\n]\n'),
+    () =>
+      edit(
+        `${EX}/Cargo.lock`,
+        /name = "geom-math"\nversion = "0.1.0"\n/,
+        'name = "geom-math"\nversion = "0.1.0"\ndependencies = [\n "raster-draw",\n]\n',
+      ),
     () => assertIndeterminate(/INDETERMINATE: dependency cycle raster-draw -> geom-math -> raster-draw/),
   );
 });
@@ -192,18 +283,29 @@ test('a dependency cycle in Cargo.lock is indeterminate', () => {
 test('the inventory must equal what Cargo.lock resolves (completeness verified)', () => {
   withChange(
     () => {
-      edit(`${APP}/acceptance-package.toml`, /\n  \[\[inventory\.element\]\]\n  name    = "geom-math"[\s\S]*$/, '\n');
+      edit(
+        `${APP}/acceptance-package.toml`,
+        /\n {2}\[\[inventory\.element\]\]\n {2}name {4}= "geom-math"[\s\S]*$/,
+        '\n',
+      );
       restamp();
     },
     () => {
       const r = checkDecision();
       assert.equal(r.code, 1, r.stdout);
-      assert.match(r.stdout, /inventory 'inv-cargo': Cargo\.lock resolves 'geom-math' 0\.1\.0 for the app, but the inventory does not list it/);
+      assert.match(
+        r.stdout,
+        /inventory 'inv-cargo': Cargo\.lock resolves 'geom-math' 0\.1\.0 for the app, but the inventory does not list it/,
+      );
     },
   );
   withChange(
     () => {
-      edit(`${APP}/acceptance-package.toml`, /name    = "geom-math"\n  version = "0\.1\.0"/, 'name    = "geom-math"\n  version = "0.1.1"');
+      edit(
+        `${APP}/acceptance-package.toml`,
+        /name {4}= "geom-math"\n {2}version = "0\.1\.0"/,
+        'name    = "geom-math"\n  version = "0.1.1"',
+      );
       restamp();
     },
     () => {
@@ -215,7 +317,19 @@ test('the inventory must equal what Cargo.lock resolves (completeness verified)'
 });
 
 test('without a --store for the trusted acceptor the stack is indeterminate; an untrusted store does not count', () => {
-  const p = vkit(['acceptance', 'check-package', `${APP}/acceptance-package.toml`, '--spec', `${APP}/acceptance-specification.toml`, '--root', repo.dir, '--tree', `${commit}=.`, '--store', `someone-else=${STORE}`]);
+  const p = vkit([
+    'acceptance',
+    'check-package',
+    `${APP}/acceptance-package.toml`,
+    '--spec',
+    `${APP}/acceptance-specification.toml`,
+    '--root',
+    repo.dir,
+    '--tree',
+    `${commit}=.`,
+    '--store',
+    `someone-else=${STORE}`,
+  ]);
   assert.equal(p.code, 3, p.stdout + p.stderr);
   assert.match(p.stdout, /library 'raster-draw': no --store given for the trusted acceptor\(s\) ochre-accepted/);
 });
@@ -227,13 +341,20 @@ test('unaccepted = "gap" records a library without a decision as a gap instead o
       rmSync(join(repo.dir, STORE, 'geom-math'), { recursive: true });
       restamp();
       // raster-draw's own chain still refuses an unaccepted geom-math, so it alone is checked here:
-      edit(`${STORE}/raster-draw/acceptance-specification.toml`, 'unaccepted       = "refuse"', 'unaccepted       = "gap"');
+      edit(
+        `${STORE}/raster-draw/acceptance-specification.toml`,
+        'unaccepted       = "refuse"',
+        'unaccepted       = "gap"',
+      );
       restamp();
     },
     () => {
       const r = checkDecision('--json');
       const stack = r.json().stack;
-      assert.deepEqual(stack.elements.map((e: { name: string; status: string }) => `${e.name}:${e.status}`), ['raster-draw:accepted', 'geom-math:gap']);
+      assert.deepEqual(
+        stack.elements.map((e: { name: string; status: string }) => `${e.name}:${e.status}`),
+        ['raster-draw:accepted', 'geom-math:gap'],
+      );
       assert.deepEqual(stack.relations.find((x: { relation: string }) => x.relation === 'runtime').gaps, ['geom-math']);
     },
   );
@@ -242,7 +363,11 @@ test('unaccepted = "gap" records a library without a decision as a gap instead o
 /** Declares geom-math outside the checked boundary in the app's inventory, with `reason`, and re-stamps. */
 function declareBoundary(reason: string) {
   return () => {
-    edit(`${APP}/acceptance-package.toml`, /(name    = "geom-math"[\s\S]*?binding = "[^"]*")/, `$1\n  boundary = ${JSON.stringify(reason)}`);
+    edit(
+      `${APP}/acceptance-package.toml`,
+      /(name {4}= "geom-math"[\s\S]*?binding = "[^"]*")/,
+      `$1\n  boundary = ${JSON.stringify(reason)}`,
+    );
     restamp();
   };
 }
@@ -252,17 +377,49 @@ test('an element declared outside the checked boundary is listed, shown in the B
     const r = checkDecision('--json');
     assert.equal(r.code, 0, r.stdout + r.stderr);
     const stack = r.json().stack;
-    assert.deepEqual(stack.elements.map((e: { name: string; status: string }) => `${e.name}:${e.status}`), ['raster-draw:accepted', 'geom-math:boundary']);
-    assert.deepEqual(stack.relations.find((x: { relation: string }) => x.relation === 'runtime').boundary, ['geom-math']);
-    assert.equal(stack.elements.find((e: { name: string }) => e.name === 'geom-math').issuer, undefined, 'no acceptance is read for it');
+    assert.deepEqual(
+      stack.elements.map((e: { name: string; status: string }) => `${e.name}:${e.status}`),
+      ['raster-draw:accepted', 'geom-math:boundary'],
+    );
+    assert.deepEqual(stack.relations.find((x: { relation: string }) => x.relation === 'runtime').boundary, [
+      'geom-math',
+    ]);
+    assert.equal(
+      stack.elements.find((e: { name: string }) => e.name === 'geom-math').issuer,
+      undefined,
+      'no acceptance is read for it',
+    );
     const text = checkDecision();
-    assert.match(text.stdout, /NOTE .*library 'geom-math': declared outside the checked boundary \(vendored; audited outside this stack\): listed, not accepted/);
-    const rendered = vkit(['acceptance', 'render', `${APP}/acceptance-specification.toml`, `${APP}/acceptance-package.toml`, `${APP}/acceptance-decision.toml`, '--root', repo.dir, '--store', `ochre-accepted=${STORE}`, '--tree', `${commit}=.`]);
+    assert.match(
+      text.stdout,
+      /NOTE .*library 'geom-math': declared outside the checked boundary \(vendored; audited outside this stack\): listed, not accepted/,
+    );
+    const rendered = vkit([
+      'acceptance',
+      'render',
+      `${APP}/acceptance-specification.toml`,
+      `${APP}/acceptance-package.toml`,
+      `${APP}/acceptance-decision.toml`,
+      '--root',
+      repo.dir,
+      '--store',
+      `ochre-accepted=${STORE}`,
+      '--tree',
+      `${commit}=.`,
+    ]);
     assert.equal(rendered.code, 0, rendered.stdout + rendered.stderr);
     assert.ok(rendered.stdout.includes('| runtime | inv-cargo / verified | geom-math |  |'), rendered.stdout);
-    assert.ok(rendered.stdout.includes('outside the checked boundary (listed, not accepted): geom-math (vendored; audited outside this stack)'), rendered.stdout);
+    assert.ok(
+      rendered.stdout.includes(
+        'outside the checked boundary (listed, not accepted): geom-math (vendored; audited outside this stack)',
+      ),
+      rendered.stdout,
+    );
     // Only raster-draw's acceptor: geom-math's issuer is not read, so never listed as accepting it.
-    assert.ok(rendered.stdout.includes('accepted by Ochre Raster / maintainer under their own specifications'), rendered.stdout);
+    assert.ok(
+      rendered.stdout.includes('accepted by Ochre Raster / maintainer under their own specifications'),
+      rendered.stdout,
+    );
   });
 });
 
@@ -270,7 +427,10 @@ test('a boundary element must still be listed truly: an empty reason or a digest
   withChange(declareBoundary('  '), () => {
     const r = checkDecision();
     assert.equal(r.code, 1, r.stdout);
-    assert.match(r.stdout, /paint-app\/acceptance-package\.toml: library 'geom-math': `boundary` must be a nonempty reason/);
+    assert.match(
+      r.stdout,
+      /paint-app\/acceptance-package\.toml: library 'geom-math': `boundary` must be a nonempty reason/,
+    );
   });
   withChange(
     () => {
@@ -280,7 +440,10 @@ test('a boundary element must still be listed truly: an empty reason or a digest
     () => {
       const r = checkDecision();
       assert.equal(r.code, 1, r.stdout);
-      assert.match(r.stdout, /paint-app\/acceptance-package\.toml: library 'geom-math': the bytes consumed from crates\/geom-math changed/);
+      assert.match(
+        r.stdout,
+        /paint-app\/acceptance-package\.toml: library 'geom-math': the bytes consumed from crates\/geom-math changed/,
+      );
     },
   );
 });
@@ -288,7 +451,11 @@ test('a boundary element must still be listed truly: an empty reason or a digest
 test('an inventory element key the format does not know is an error naming it', () => {
   withChange(
     () => {
-      edit(`${APP}/acceptance-package.toml`, /(name    = "geom-math"[\s\S]*?binding = "[^"]*")/, '$1\n  boundry = "typo"');
+      edit(
+        `${APP}/acceptance-package.toml`,
+        /(name {4}= "geom-math"[\s\S]*?binding = "[^"]*")/,
+        '$1\n  boundry = "typo"',
+      );
       restamp();
     },
     () => {

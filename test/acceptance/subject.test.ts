@@ -20,10 +20,21 @@ function expectedDigest(files: Record<string, string>): string {
   return `subject:sha-512:${createHash('sha512').update('subject:').update(listing).digest('hex')}`;
 }
 
-const CRATE = { 'Cargo.toml': '[package]\nname = "k"\n', 'src/lib.rs': 'pub fn f() -> u8 { 1 }\r\n', 'src/Z.rs': '// upper case sorts first\n', 'é.txt': 'non-ascii name\n' };
+const CRATE = {
+  'Cargo.toml': '[package]\nname = "k"\n',
+  'src/lib.rs': 'pub fn f() -> u8 { 1 }\r\n',
+  'src/Z.rs': '// upper case sorts first\n',
+  'é.txt': 'non-ascii name\n',
+};
 
 test('crate digest: tracked + untracked-not-ignored files, target/ and ignored files excluded, sorted bytewise', async () => {
-  const repo = tempRepo({ ...Object.fromEntries(Object.entries(CRATE).map(([k, v]) => [`k/${k}`, v])), 'k/target/debug/x': 'build output', 'k/.gitignore': 'ignored.log\n', 'k/ignored.log': 'noise', 'other/file': 'not in the crate' });
+  const repo = tempRepo({
+    ...Object.fromEntries(Object.entries(CRATE).map(([k, v]) => [`k/${k}`, v])),
+    'k/target/debug/x': 'build output',
+    'k/.gitignore': 'ignored.log\n',
+    'k/ignored.log': 'noise',
+    'other/file': 'not in the crate',
+  });
   try {
     repo.git('add', 'k/Cargo.toml', 'k/src/lib.rs', 'k/.gitignore');
     const got = await crateDigest(join(repo.dir, 'k'));
@@ -45,7 +56,12 @@ test('crate digest without git: a walk of the same files', async () => {
   }
 });
 
-const pkgDoc = (dir: string, subject: string) => parseDoc(Buffer.from(`[subject]\nname = "k"\n${subject}`), 'pkg/acceptance.toml', join(dir, 'pkg', 'acceptance.toml'));
+const pkgDoc = (dir: string, subject: string) =>
+  parseDoc(
+    Buffer.from(`[subject]\nname = "k"\n${subject}`),
+    'pkg/acceptance.toml',
+    join(dir, 'pkg', 'acceptance.toml'),
+  );
 const ctxOf = (root: string, trees: Record<string, string> = {}) => ({ root, stores: {}, trees });
 async function findingsOf(dir: string, subject: string, trees?: Record<string, string>) {
   const f = new Findings('pkg/acceptance.toml');
@@ -75,11 +91,15 @@ test('component subjects: each component recomputed from <root>/<name>, and the 
     const a = expectedDigest({ 'a.txt': 'A\n' });
     const b = expectedDigest({ 'b.txt': 'B\n' });
     const aggregate = `subject:sha-512:${createHash('sha512').update('subject:').update(`alpha=content-digest:${a}\nbeta=content-digest:${b}\n`).digest('hex')}`;
-    const subject = (agg: string, bDigest = b) => `root = "sys"\ndigest = "${agg}"\n[[subject.components]]\nname = "beta"\ndigest = "${bDigest}"\n[[subject.components]]\nname = "alpha"\ndigest = "${a}"\n`;
+    const subject = (agg: string, bDigest = b) =>
+      `root = "sys"\ndigest = "${agg}"\n[[subject.components]]\nname = "beta"\ndigest = "${bDigest}"\n[[subject.components]]\nname = "alpha"\ndigest = "${a}"\n`;
     assert.deepEqual(await findingsOf(repo.dir, subject(aggregate)), []);
     assert.match((await findingsOf(repo.dir, subject(a))).join('\n'), /aggregate digest does not match its components/);
     repo.write('sys/beta/b.txt', 'changed\n');
-    assert.match((await findingsOf(repo.dir, subject(aggregate))).join('\n'), /component #1 digest does not match the bytes under `sys\/beta`/);
+    assert.match(
+      (await findingsOf(repo.dir, subject(aggregate))).join('\n'),
+      /component #1 digest does not match the bytes under `sys\/beta`/,
+    );
   } finally {
     repo.cleanup();
   }
@@ -91,11 +111,18 @@ test('commit subjects: --tree with the commit present compares every file; absen
     const commit = repo.commitAll();
     const subject = (c: string) => `root = "app"\ncommit = "${c}"\ndirty = false\n`;
     assert.deepEqual(await findingsOf(repo.dir, subject(commit), { [commit]: repo.dir }), []);
-    assert.deepEqual(await findingsOf(repo.dir, subject(commit)), [], 'without --tree: --root has the commit and equal bytes');
+    assert.deepEqual(
+      await findingsOf(repo.dir, subject(commit)),
+      [],
+      'without --tree: --root has the commit and equal bytes',
+    );
     repo.write('app/src/main.rs', 'fn main() { }\n');
     repo.write('app/src/extra.rs', '\n');
     const diff = await findingsOf(repo.dir, subject(commit), { [commit.slice(0, 12)]: repo.dir });
-    assert.deepEqual(diff, [`ERROR subject file \`app/src/extra.rs\` is not in commit ${commit.slice(0, 12)}`, `ERROR subject file \`app/src/main.rs\` differs from commit ${commit.slice(0, 12)}`]);
+    assert.deepEqual(diff, [
+      `ERROR subject file \`app/src/extra.rs\` is not in commit ${commit.slice(0, 12)}`,
+      `ERROR subject file \`app/src/main.rs\` differs from commit ${commit.slice(0, 12)}`,
+    ]);
     const absent = 'a'.repeat(40);
     // No recorded digest pins app/'s files, so nothing ties them to the absent commit (fail closed; tree-unverified.test.ts has the pinned case).
     assert.deepEqual(await findingsOf(repo.dir, subject(absent), { [absent]: repo.dir }), [

@@ -146,7 +146,10 @@ test('validating a package of 3,000 claims with one finding each stays fast', as
   const dir = mkdtempSync(join(tmpdir(), 'vkit-toml-many-'));
   try {
     mkdirSync(join(dir, 'evidence'));
-    writeFileSync(join(dir, 'acceptance-specification.toml'), readFileSync(join(EXAMPLE, 'acceptance-specification.toml')));
+    writeFileSync(
+      join(dir, 'acceptance-specification.toml'),
+      readFileSync(join(EXAMPLE, 'acceptance-specification.toml')),
+    );
     const doc = parseDoc(Buffer.from(manyClaims(3000)), 'acceptance.toml', join(dir, 'acceptance.toml'));
     const t0 = performance.now();
     const r = await validateFormat(doc, { root: dir });
@@ -180,9 +183,15 @@ test('a line of thousands of blanks inside a value costs the locator linear time
 });
 
 test('a CRLF document gets the same lines as its LF twin, commented headers included', () => {
-  const lf = '[format] # the format\nid = "x"\n\n[[claim]] # first\nid = "A"\n\n  [claim.self_verify] # how\n  command = "c"\n';
+  const lf =
+    '[format] # the format\nid = "x"\n\n[[claim]] # first\nid = "A"\n\n  [claim.self_verify] # how\n  command = "c"\n';
   const crlf = lf.replaceAll('\n', '\r\n');
-  for (const path of [['format', 'id'], ['claim', 0, 'id'], ['claim', 0, 'self_verify', 'command'], ['claim', 0, 'self_verify', 'expect']]) {
+  for (const path of [
+    ['format', 'id'],
+    ['claim', 0, 'id'],
+    ['claim', 0, 'self_verify', 'command'],
+    ['claim', 0, 'self_verify', 'expect'],
+  ]) {
     assert.equal(locate(crlf, path), locate(lf, path), path.join('.'));
   }
   assert.equal(locate(crlf, ['claim', 0, 'self_verify', 'command']), 8);
@@ -192,7 +201,8 @@ test('a CRLF document gets the same lines as its LF twin, commented headers incl
 // 3. UTF-8
 // ---------------------------------------------------------------------------------------------
 
-const withBytes = (before: string, bad: number[], after = '"\n') => Buffer.concat([Buffer.from(before), Buffer.from(bad), Buffer.from(after)]);
+const withBytes = (before: string, bad: number[], after = '"\n') =>
+  Buffer.concat([Buffer.from(before), Buffer.from(bad), Buffer.from(after)]);
 
 test('invalid UTF-8 inside a string is a parse error naming the byte offset and the line', () => {
   refused(withBytes('a = "', [0xff, 0xfe]), /not valid UTF-8 at byte 5\b/, 1);
@@ -212,7 +222,11 @@ test('encoded surrogates, overlong forms, code points past U+10FFFF and cut sequ
     ['cut 3-byte sequence', [0xe2, 0x82]],
   ];
   for (const [name, bad] of cases) {
-    assert.throws(() => parseDoc(withBytes('a = "', bad), 'doc.toml'), (e: unknown) => e instanceof InvalidInputError && e.exitCode === 2 && /at byte 5\b/.test(e.message), name);
+    assert.throws(
+      () => parseDoc(withBytes('a = "', bad), 'doc.toml'),
+      (e: unknown) => e instanceof InvalidInputError && e.exitCode === 2 && /at byte 5\b/.test(e.message),
+      name,
+    );
   }
   refused(Buffer.from([0x61, 0x20, 0x3d, 0x20, 0x22, 0xe2, 0x82]), /at byte 5\b/, 1); // cut at the end of the file
 });
@@ -230,7 +244,11 @@ test('a UTF-8 byte-order mark at the start is accepted and kept in the bytes; li
   assert.equal(doc.line(['format', 'id']), 2);
   assert.equal(doc.line(['format']), 1);
   assert.ok(doc.bytes.equals(bytes), 'hashes are over the raw bytes, BOM included');
-  refused(Buffer.concat([Buffer.from(text), Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('b = 1\n')]), /Cannot parse TOML/, 3);
+  refused(
+    Buffer.concat([Buffer.from(text), Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('b = 1\n')]),
+    /Cannot parse TOML/,
+    3,
+  );
 });
 
 test('NUL bytes and CR-only line ends are parse errors, not crashes', () => {

@@ -48,6 +48,7 @@ test('parseDoc normalises dates to their TOML text; a syntax error is exit 2 wit
   assert.equal(claims[1]!.self_verify!.watched_fail.date, '2026-08-28');
   assert.throws(
     () => parseDoc(Buffer.from('a = 1\nb = [\n'), 'bad.toml'),
-    (e: unknown) => e instanceof InvalidInputError && e.exitCode === 2 && e.issues[0]!.line === 3 && e.issues[0]!.file === 'bad.toml',
+    (e: unknown) =>
+      e instanceof InvalidInputError && e.exitCode === 2 && e.issues[0]!.line === 3 && e.issues[0]!.file === 'bad.toml',
   );
 });

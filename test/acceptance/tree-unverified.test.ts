@@ -24,11 +24,28 @@ const SHORT = FAKE.slice(0, 12);
 const TREE = `${FAKE}=.`;
 const { spec: S, pkg: P, decision: D } = TRIO_PATHS;
 
-const checkPackage = (dir: string, tree = TREE) => vkit(['acceptance', 'check-package', P, '--spec', S, '--root', dir, '--tree', tree]);
-const checkDecision = (dir: string, tree = TREE) => vkit(['acceptance', 'check-decision', D, '--spec', S, '--package', P, '--root', dir, '--tree', tree]);
+const checkPackage = (dir: string, tree = TREE) =>
+  vkit(['acceptance', 'check-package', P, '--spec', S, '--root', dir, '--tree', tree]);
+const checkDecision = (dir: string, tree = TREE) =>
+  vkit(['acceptance', 'check-decision', D, '--spec', S, '--package', P, '--root', dir, '--tree', tree]);
 const coverage = (dir: string) => vkit(['acceptance', 'coverage', P, '--spec', S, '--root', dir, '--tree', TREE]);
 const render = (dir: string) => vkit(['acceptance', 'render', S, P, D, '--root', dir, '--tree', TREE]);
-const decide = (dir: string) => vkit(['acceptance', 'decide', P, '--spec', S, '--issuer', DEFAULTS.consumer, '--out', 'drafted.toml', '--root', dir, '--tree', TREE]);
+const decide = (dir: string) =>
+  vkit([
+    'acceptance',
+    'decide',
+    P,
+    '--spec',
+    S,
+    '--issuer',
+    DEFAULTS.consumer,
+    '--out',
+    'drafted.toml',
+    '--root',
+    dir,
+    '--tree',
+    TREE,
+  ]);
 
 /** The shared trio's default subject, `slug/`, is pinned: its one file is every record's input. */
 const pinnedRepo = (opts: { git?: boolean } = {}): TempRepo => {
@@ -55,7 +72,22 @@ test('the subject bytes in DIR are not all pinned and DIR lacks the commit: INDE
     assert.equal(d.code, 3, d.stdout);
     assert.ok(d.stdout.includes(`DECISION INDETERMINATE ${D}: ${why}`), d.stdout);
     assert.doesNotMatch(d.stdout, /DECISION VALID/);
-    const effect = vkit(['acceptance', 'check-decision', D, '--spec', S, '--package', P, '--root', repo.dir, '--tree', TREE, '--effect', '--now', '2026-10-01']);
+    const effect = vkit([
+      'acceptance',
+      'check-decision',
+      D,
+      '--spec',
+      S,
+      '--package',
+      P,
+      '--root',
+      repo.dir,
+      '--tree',
+      TREE,
+      '--effect',
+      '--now',
+      '2026-10-01',
+    ]);
     assert.equal(effect.code, 3, effect.stdout);
     assert.doesNotMatch(effect.stdout, /EFFECT-ELIGIBLE/);
 
@@ -78,20 +110,27 @@ test('DIR in no git repository: INDETERMINATE saying so', () => {
     writeTrio(repo.dir, validTrio({ subjectRoot: null }));
     const d = checkDecision(repo.dir);
     assert.equal(d.code, 3, d.stdout);
-    assert.match(d.stdout, new RegExp(`DECISION INDETERMINATE ${D}: subject commit ${SHORT} cannot be verified \\(--tree \`\\.\` is not in a git repository\\), and 5 of 7 files under the subject root`));
+    assert.match(
+      d.stdout,
+      new RegExp(
+        `DECISION INDETERMINATE ${D}: subject commit ${SHORT} cannot be verified \\(--tree \`\\.\` is not in a git repository\\), and 5 of 7 files under the subject root`,
+      ),
+    );
   } finally {
     repo.cleanup();
   }
 });
 
-test('every subject file pinned by a recorded digest over DIR\'s bytes: valid, and the NOTE says exactly that', () => {
+test("every subject file pinned by a recorded digest over DIR's bytes: valid, and the NOTE says exactly that", () => {
   for (const git of [true, false]) {
     const repo = pinnedRepo({ git });
     try {
       const d = checkDecision(repo.dir);
       assert.equal(d.code, 0, d.stdout + d.stderr);
       assert.match(d.stdout, /^DECISION VALID acceptance-decision\.toml: verdict accepted/m);
-      const where = git ? `commit ${SHORT} not present in the repository of --tree \`.\`` : `--tree \`.\` is not in a git repository, so commit ${SHORT} cannot be looked up`;
+      const where = git
+        ? `commit ${SHORT} not present in the repository of --tree \`.\``
+        : `--tree \`.\` is not in a git repository, so commit ${SHORT} cannot be looked up`;
       assert.deepEqual(noteOf(d.stdout), [
         `NOTE ${P}: tree checkout: ${where}; every file under the subject root \`${PINNED_SUBJECT}\` there is an input named by the documents and was checked against its recorded digest over DIR's bytes: 1 file (line 10)`,
       ]);
@@ -104,27 +143,36 @@ test('every subject file pinned by a recorded digest over DIR\'s bytes: valid, a
   }
 });
 
-test('pinned, but one more file under the subject root, or DIR\'s bytes differ from a recorded digest: INDETERMINATE naming the file', () => {
+test("pinned, but one more file under the subject root, or DIR's bytes differ from a recorded digest: INDETERMINATE naming the file", () => {
   const repo = pinnedRepo();
   try {
     repo.write(`${PINNED_SUBJECT}/build.rs`, 'fn main() {}\n');
     const extra = checkDecision(repo.dir);
     assert.equal(extra.code, 3, extra.stdout);
-    assert.match(extra.stdout, /and 1 of 2 files under the subject root `slug` there has no recorded digest that matches: build\.rs; pass --tree/);
+    assert.match(
+      extra.stdout,
+      /and 1 of 2 files under the subject root `slug` there has no recorded digest that matches: build\.rs; pass --tree/,
+    );
     repo.git('clean', '-fq', '--', `${PINNED_SUBJECT}/build.rs`);
     assert.equal(checkDecision(repo.dir).code, 0);
 
     // DIR is another directory: the documents' digests are recomputed over ITS bytes, not --root's.
-    repo.write(`elsewhere/${PINNED_SUBJECT}/test/slug-test.js`, readFileSync(join(repo.dir, PINNED_SUBJECT, 'test/slug-test.js'), 'utf8').replace('5 cases', '5  cases'));
+    repo.write(
+      `elsewhere/${PINNED_SUBJECT}/test/slug-test.js`,
+      readFileSync(join(repo.dir, PINNED_SUBJECT, 'test/slug-test.js'), 'utf8').replace('5 cases', '5  cases'),
+    );
     const other = checkDecision(repo.dir, `${FAKE}=elsewhere`);
     assert.equal(other.code, 3, other.stdout);
-    assert.match(other.stdout, /not present in the repository of --tree `elsewhere`\), and 1 of 1 file under the subject root `slug` there has no recorded digest that matches: test\/slug-test\.js \(its recorded digest differs\)/);
+    assert.match(
+      other.stdout,
+      /not present in the repository of --tree `elsewhere`\), and 1 of 1 file under the subject root `slug` there has no recorded digest that matches: test\/slug-test\.js \(its recorded digest differs\)/,
+    );
   } finally {
     repo.cleanup();
   }
 });
 
-test('an inventory element\'s crate digest pins the files under its crate directory', async () => {
+test("an inventory element's crate digest pins the files under its crate directory", async () => {
   const ws: Record<string, string> = {
     'ws/Cargo.lock': 'version = 3\n',
     'ws/Cargo.toml': '[workspace]\nmembers = ["app", "crates/lib"]\n',
@@ -158,36 +206,70 @@ source = "Cargo.lock"
 `;
     const run = async (text: string) => {
       const f = new Findings('pkg/acceptance.toml');
-      await verifySubject(parseDoc(Buffer.from(text), 'pkg/acceptance.toml', join(repo.dir, 'pkg', 'acceptance.toml')), { root: repo.dir, stores: {}, trees: { aaaaaaa: repo.dir } }, f);
+      await verifySubject(
+        parseDoc(Buffer.from(text), 'pkg/acceptance.toml', join(repo.dir, 'pkg', 'acceptance.toml')),
+        { root: repo.dir, stores: {}, trees: { aaaaaaa: repo.dir } },
+        f,
+      );
       return { lines: f.list.map((x) => `${x.level} ${x.message}`), indeterminate: f.indeterminateReasons };
     };
     const all = await run(pkgText(['Cargo.lock', 'Cargo.toml', 'app/src/main.rs']));
     assert.deepEqual(all.indeterminate, []);
-    assert.deepEqual(all.lines, [`NOTE tree checkout: --tree \`.\` is not in a git repository, so commit aaaaaaaaaaaa cannot be looked up; every file under the subject root \`ws\` there is an input named by the documents and was checked against its recorded digest over DIR's bytes: 5 files`]);
+    assert.deepEqual(all.lines, [
+      `NOTE tree checkout: --tree \`.\` is not in a git repository, so commit aaaaaaaaaaaa cannot be looked up; every file under the subject root \`ws\` there is an input named by the documents and was checked against its recorded digest over DIR's bytes: 5 files`,
+    ]);
     const short = await run(pkgText(['Cargo.lock', 'app/src/main.rs']));
-    assert.match(short.indeterminate.join('\n'), /1 of 5 files under the subject root `ws` there has no recorded digest that matches: Cargo\.toml;/);
+    assert.match(
+      short.indeterminate.join('\n'),
+      /1 of 5 files under the subject root `ws` there has no recorded digest that matches: Cargo\.toml;/,
+    );
     repo.write('ws/crates/lib/src/lib.rs', 'pub fn f() { }\n');
     const changed = await run(pkgText(['Cargo.lock', 'Cargo.toml', 'app/src/main.rs']));
-    assert.match(changed.indeterminate.join('\n'), /2 of 5 files .*: crates\/lib\/Cargo\.toml \(its recorded digest differs\), crates\/lib\/src\/lib\.rs \(its recorded digest differs\);/);
+    assert.match(
+      changed.indeterminate.join('\n'),
+      /2 of 5 files .*: crates\/lib\/Cargo\.toml \(its recorded digest differs\), crates\/lib\/src\/lib\.rs \(its recorded digest differs\);/,
+    );
   } finally {
     repo.cleanup();
   }
 });
 
-test('paint-stack in a clone that lacks the app\'s commit: every app file is a recorded input, so it stays valid with the precise NOTE', () => {
+test("paint-stack in a clone that lacks the app's commit: every app file is a recorded input, so it stays valid with the precise NOTE", () => {
   const EX = 'examples/paint-stack';
   const APP = `${EX}/paint-app`;
   const repo = tempRepo();
   try {
     cpSync(join(REPO_ROOT, EX), join(repo.dir, EX), { recursive: true, filter: (src) => !src.includes('/target') });
     repo.commitAll('a history without the recorded commit');
-    const commit = /^commit\s*=\s*"([0-9a-f]{40})"/m.exec(readFileSync(join(repo.dir, APP, 'acceptance-package.toml'), 'utf8'))![1]!;
-    const run = () => vkit(['acceptance', 'check-decision', `${APP}/acceptance-decision.toml`, '--spec', `${APP}/acceptance-specification.toml`, '--package', `${APP}/acceptance-package.toml`, '--root', repo.dir, '--store', `ochre-accepted=${EX}/store/ochre-accepted`, '--tree', `${commit}=.`]);
+    const commit = /^commit\s*=\s*"([0-9a-f]{40})"/m.exec(
+      readFileSync(join(repo.dir, APP, 'acceptance-package.toml'), 'utf8'),
+    )![1]!;
+    const run = () =>
+      vkit([
+        'acceptance',
+        'check-decision',
+        `${APP}/acceptance-decision.toml`,
+        '--spec',
+        `${APP}/acceptance-specification.toml`,
+        '--package',
+        `${APP}/acceptance-package.toml`,
+        '--root',
+        repo.dir,
+        '--store',
+        `ochre-accepted=${EX}/store/ochre-accepted`,
+        '--tree',
+        `${commit}=.`,
+      ]);
     const r = run();
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /^DECISION VALID /m);
     assert.equal(noteOf(r.stdout).length, 1, r.stdout);
-    assert.match(noteOf(r.stdout)[0]!, new RegExp(`^NOTE ${APP}/acceptance-package\\.toml: tree checkout: commit ${commit.slice(0, 12)} not present in the repository of --tree \`\\.\`; every file under the subject root \`${EX}/crates/paint-app\` there is an input named by the documents and was checked against its recorded digest over DIR's bytes: 2 files \\(line \\d+\\)$`));
+    assert.match(
+      noteOf(r.stdout)[0]!,
+      new RegExp(
+        `^NOTE ${APP}/acceptance-package\\.toml: tree checkout: commit ${commit.slice(0, 12)} not present in the repository of --tree \`\\.\`; every file under the subject root \`${EX}/crates/paint-app\` there is an input named by the documents and was checked against its recorded digest over DIR's bytes: 2 files \\(line \\d+\\)$`,
+      ),
+    );
     // An untracked build script the build would compile is a subject file no document pins.
     repo.write(`${EX}/crates/paint-app/build.rs`, 'fn main() {}\n');
     const extra = run();
@@ -202,7 +284,11 @@ test('the accept gate item: an unverifiable commit is BLOCKED, never PASS; pinne
   const setup = (trio: Trio) => {
     const repo = tempRepo();
     writeTrio(`${repo.dir}/acc`, trio);
-    repo.manifest({ acceptance: [{ id: 'slug', root: 'acc', spec: `acc/${S}`, package: `acc/${P}`, decision: `acc/${D}`, tree: `${FAKE}=acc` }] });
+    repo.manifest({
+      acceptance: [
+        { id: 'slug', root: 'acc', spec: `acc/${S}`, package: `acc/${P}`, decision: `acc/${D}`, tree: `${FAKE}=acc` },
+      ],
+    });
     return repo;
   };
   const item = (r: ReturnType<typeof cli>) => r.json().gate.items.find((i: { id: string }) => i.id === 'accept:slug');
@@ -211,7 +297,12 @@ test('the accept gate item: an unverifiable commit is BLOCKED, never PASS; pinne
   try {
     const r = cli(loose, ['build', '--json']);
     assert.equal(item(r).status, 'BLOCKED', JSON.stringify(item(r)));
-    assert.match(item(r).reason, new RegExp(`indeterminate: subject commit ${SHORT} cannot be verified \\(it is not present in the repository of --tree \`\\.\`\\)`));
+    assert.match(
+      item(r).reason,
+      new RegExp(
+        `indeterminate: subject commit ${SHORT} cannot be verified \\(it is not present in the repository of --tree \`\\.\`\\)`,
+      ),
+    );
     assert.notEqual(r.json().gate.status, 'READY');
   } finally {
     loose.cleanup();

@@ -35,7 +35,18 @@ function withOldDecision() {
 }
 
 const checkDecision = (dir: string, ...extra: string[]) =>
-  vkit(['acceptance', 'check-decision', TRIO_PATHS.decision, '--spec', TRIO_PATHS.spec, '--package', TRIO_PATHS.pkg, '--root', dir, ...extra]);
+  vkit([
+    'acceptance',
+    'check-decision',
+    TRIO_PATHS.decision,
+    '--spec',
+    TRIO_PATHS.spec,
+    '--package',
+    TRIO_PATHS.pkg,
+    '--root',
+    dir,
+    ...extra,
+  ]);
 
 test('check-decision on a 0.3 decision says it cannot be migrated and names decide, never migrate as its conversion', () => {
   const repo = withOldDecision();
@@ -54,7 +65,15 @@ test('check-decision on a 0.3 decision says it cannot be migrated and names deci
     const json = checkDecision(repo.dir, '--json').json();
     assert.equal(json.error.code, 'ERR_ACCEPTANCE_VERSION');
     assert.match(json.error.hint, /vkit acceptance decide/);
-    const render = vkit(['acceptance', 'render', TRIO_PATHS.spec, TRIO_PATHS.pkg, TRIO_PATHS.decision, '--root', repo.dir]);
+    const render = vkit([
+      'acceptance',
+      'render',
+      TRIO_PATHS.spec,
+      TRIO_PATHS.pkg,
+      TRIO_PATHS.decision,
+      '--root',
+      repo.dir,
+    ]);
     assert.equal(render.code, 2, render.stdout + render.stderr);
     assert.match(render.stderr, /A 0\.3 decision cannot be migrated/);
   } finally {
@@ -66,7 +85,10 @@ test('a 0.3 specification or package still points at migrate', () => {
   const trio = validTrio();
   const repo = tempRepo({}, { git: false });
   try {
-    writeTrio(repo.dir, { ...trio, spec: trio.spec.replace('protocol = "acceptance-protocol/0.4"', 'protocol = "acceptance-protocol/0"') });
+    writeTrio(repo.dir, {
+      ...trio,
+      spec: trio.spec.replace('protocol = "acceptance-protocol/0.4"', 'protocol = "acceptance-protocol/0"'),
+    });
     const r = checkDecision(repo.dir);
     assert.equal(r.code, 2, r.stdout + r.stderr);
     assert.match(r.stderr, /acceptance-specification\.toml is an acceptance 0\.3 document/);

@@ -15,7 +15,8 @@ import { parse } from 'smol-toml';
 import { tempRepo, vkit, type TempRepo } from '../_support/repo.js';
 
 const sha256 = (b: string | Buffer) => createHash('sha256').update(b).digest('hex');
-const m11 = (domain: string, bytes: string | Buffer) => `${domain}:sha-512:${createHash('sha512').update(`${domain}:`).update(bytes).digest('hex')}`;
+const m11 = (domain: string, bytes: string | Buffer) =>
+  `${domain}:sha-512:${createHash('sha512').update(`${domain}:`).update(bytes).digest('hex')}`;
 
 const SLUG = `// slug(s): lowercase s and replace each run of whitespace with '-'.
 export function slug(s) {
@@ -96,7 +97,15 @@ const PATCH = `--- a/slug.js
 
 function project(): TempRepo {
   return tempRepo(
-    { 'acceptance.toml': PACKAGE, 'SPEC.md': '# slug\n\nS-1: slug(s) never returns an uppercase ASCII letter.\n', 'evidence/run.txt': RECORD, 'subject/package.json': '{ "type": "module" }\n', 'subject/slug.js': SLUG, 'subject/slug.test.js': SLUG_TEST, 'perturb/upper.diff': PATCH },
+    {
+      'acceptance.toml': PACKAGE,
+      'SPEC.md': '# slug\n\nS-1: slug(s) never returns an uppercase ASCII letter.\n',
+      'evidence/run.txt': RECORD,
+      'subject/package.json': '{ "type": "module" }\n',
+      'subject/slug.js': SLUG,
+      'subject/slug.test.js': SLUG_TEST,
+      'perturb/upper.diff': PATCH,
+    },
     { commit: true },
   );
 }
@@ -113,7 +122,8 @@ function snapshot(dir: string): Record<string, string> {
   return out;
 }
 
-const withoutPackage = (s: Record<string, string>) => Object.fromEntries(Object.entries(s).filter(([k]) => k !== 'acceptance.toml'));
+const withoutPackage = (s: Record<string, string>) =>
+  Object.fromEntries(Object.entries(s).filter(([k]) => k !== 'acceptance.toml'));
 
 test('a real mutation goes red: watched_fail is spliced in, the package passes --strict-weight, the hash change is reported, the tree is untouched', () => {
   const repo = project();
@@ -123,7 +133,21 @@ test('a real mutation goes red: watched_fail is spliced in, the package passes -
     assert.equal(refused.code, 1, refused.stdout + refused.stderr);
     assert.match(refused.stdout, /claim 'WT-1': WEIGHT REFUSED: no watched-fail witness/);
 
-    const r = vkit(['acceptance', 'witness', 'acceptance.toml', '--claim', 'WT-1', '--replace', 'subject/slug.js', '--old', '.toLowerCase()', '--new', '', '--root', repo.dir]);
+    const r = vkit([
+      'acceptance',
+      'witness',
+      'acceptance.toml',
+      '--claim',
+      'WT-1',
+      '--replace',
+      'subject/slug.js',
+      '--old',
+      '.toLowerCase()',
+      '--new',
+      '',
+      '--root',
+      repo.dir,
+    ]);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     const after = readFileSync(join(repo.dir, 'acceptance.toml'), 'utf8');
     const description = `replaced ".toLowerCase()" with "" in subject/slug.js (sha256:${sha256(JSON.stringify({ new: '', old: '.toLowerCase()', path: 'subject/slug.js' }))})`;
@@ -135,15 +159,26 @@ test('a real mutation goes red: watched_fail is spliced in, the package passes -
     observed = "not ok: slug(\\"HELLO\\") = \\"HELLO\\", want \\"hello\\" (exit 1)"
     date = "${today}"
 `;
-    assert.equal(after, PACKAGE.replace('  expect  = "SLUG-TEST PASS: 3/3 cases"\n', '  expect  = "SLUG-TEST PASS: 3/3 cases"\n' + block), 'exactly the new table, after the self_verify table; everything else byte-identical');
+    assert.equal(
+      after,
+      PACKAGE.replace('  expect  = "SLUG-TEST PASS: 3/3 cases"\n', `  expect  = "SLUG-TEST PASS: 3/3 cases"\n${block}`),
+      'exactly the new table, after the self_verify table; everything else byte-identical',
+    );
     const wf = (parse(after) as any).claim[0].self_verify.watched_fail;
     assert.equal(wf.of_command, 'node slug.test.js');
     assert.equal(wf.perturbed, description);
 
     assert.match(r.stdout, /^WITNESSED WT-1: node slug\.test\.js$/m);
-    assert.ok(r.stdout.includes(`package hash changed: ${m11('manifest', PACKAGE)} -> ${m11('manifest', after)}`), r.stdout);
+    assert.ok(
+      r.stdout.includes(`package hash changed: ${m11('manifest', PACKAGE)} -> ${m11('manifest', after)}`),
+      r.stdout,
+    );
     assert.match(r.stdout, /decision bound to the old package hash is now stale/);
-    assert.deepEqual(withoutPackage(snapshot(repo.dir)), withoutPackage(before), 'the user tree (slug.js included) is byte-identical');
+    assert.deepEqual(
+      withoutPackage(snapshot(repo.dir)),
+      withoutPackage(before),
+      'the user tree (slug.js included) is byte-identical',
+    );
     assert.equal(repo.git('status', '--porcelain').trim(), 'M acceptance.toml');
 
     const check = vkit(['acceptance', 'check', 'acceptance.toml', '--strict-weight', '--root', repo.dir]);
@@ -152,7 +187,18 @@ test('a real mutation goes red: watched_fail is spliced in, the package passes -
 
     // Witnessing again (with a patch) replaces the values in place: still one table, comments kept.
     const patchPath = 'perturb/upper.diff';
-    const again = vkit(['acceptance', 'witness', 'acceptance.toml', '--claim', 'WT-1', '--patch', patchPath, '--root', repo.dir, '--json']);
+    const again = vkit([
+      'acceptance',
+      'witness',
+      'acceptance.toml',
+      '--claim',
+      'WT-1',
+      '--patch',
+      patchPath,
+      '--root',
+      repo.dir,
+      '--json',
+    ]);
     assert.equal(again.code, 0, again.stdout + again.stderr);
     const j = again.json();
     assert.equal(j.result, 'WITNESSED');
@@ -173,7 +219,21 @@ test('a perturbation the command survives is a SURVIVOR: exit 1, nothing written
   try {
     const before = snapshot(repo.dir);
     // Changing the comment breaks nothing the test can see.
-    const r = vkit(['acceptance', 'witness', 'acceptance.toml', '--claim', 'WT-1', '--replace', 'subject/slug.js', '--old', 'lowercase s', '--new', 'LOWERCASE S', '--root', repo.dir]);
+    const r = vkit([
+      'acceptance',
+      'witness',
+      'acceptance.toml',
+      '--claim',
+      'WT-1',
+      '--replace',
+      'subject/slug.js',
+      '--old',
+      'lowercase s',
+      '--new',
+      'LOWERCASE S',
+      '--root',
+      repo.dir,
+    ]);
     assert.equal(r.code, 1, r.stdout + r.stderr);
     assert.match(r.stdout, /^SURVIVOR WT-1: node slug\.test\.js$/m);
     assert.match(r.stdout, /nothing written/);
@@ -188,7 +248,21 @@ test('a command that is red before any perturbation witnesses nothing: exit 1, n
   try {
     repo.write('subject/slug.js', SLUG.replace('.toLowerCase()', ''));
     const before = snapshot(repo.dir);
-    const r = vkit(['acceptance', 'witness', 'acceptance.toml', '--claim', 'WT-1', '--replace', 'subject/slug.js', '--old', 's.trim()', '--new', 's', '--root', repo.dir]);
+    const r = vkit([
+      'acceptance',
+      'witness',
+      'acceptance.toml',
+      '--claim',
+      'WT-1',
+      '--replace',
+      'subject/slug.js',
+      '--old',
+      's.trim()',
+      '--new',
+      's',
+      '--root',
+      repo.dir,
+    ]);
     assert.equal(r.code, 1, r.stdout + r.stderr);
     assert.match(r.stdout, /^BASELINE-NOT-GREEN WT-1/m);
     assert.deepEqual(snapshot(repo.dir), before);
@@ -216,8 +290,19 @@ test('bad perturbations and requests are exit 2 and write nothing', () => {
     assert.equal(patch.code, 2);
     assert.match(patch.stderr, /patch `bad\.diff` does not apply/);
     assert.equal(run('--claim', 'WT-1').code, 2, 'no perturbation');
-    const two = run('--claim', 'WT-1', '--patch', 'bad.diff', '--replace', 'subject/slug.js', '--old', 'a', '--new', 'b');
-    assert.equal(two.code, 2, 'two perturbations: ' + two.stderr);
+    const two = run(
+      '--claim',
+      'WT-1',
+      '--patch',
+      'bad.diff',
+      '--replace',
+      'subject/slug.js',
+      '--old',
+      'a',
+      '--new',
+      'b',
+    );
+    assert.equal(two.code, 2, `two perturbations: ${two.stderr}`);
     assert.equal(run('--claim', 'WT-1', '--replace', 'subject/slug.js', '--old', 'a').code, 2, '--new missing');
     const unknown = run('--claim', 'NOPE', '--replace', 'subject/slug.js', '--old', '.toLowerCase()', '--new', '');
     assert.equal(unknown.code, 2);

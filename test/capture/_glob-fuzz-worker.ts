@@ -28,7 +28,13 @@ parentPort!.on('message', (q: GlobQuery) => {
     const compiled = q.patterns.map((p, i) => {
       if (problems[i] !== null) return null;
       const g = compileGlob(p);
-      return { tests: q.paths.map((path) => g.re.test(path)), prefix: g.prefix, literal: g.literal, negated: g.negated, each: matchGlobs([g], q.paths) };
+      return {
+        tests: q.paths.map((path) => g.re.test(path)),
+        prefix: g.prefix,
+        literal: g.literal,
+        negated: g.negated,
+        each: matchGlobs([g], q.paths),
+      };
     });
     const together = matchGlobs(q.patterns.filter((_, i) => problems[i] === null).map(compileGlob), q.paths);
     parentPort!.postMessage({ problems, compiled, together, ms: performance.now() - t0 } satisfies GlobAnswer);

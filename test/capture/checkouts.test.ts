@@ -31,7 +31,14 @@ function project(): TempRepo {
   repo.manifest({
     checks: [
       { id: 'report', run: ['./tool.js'], inputs: ['src/**/*.txt'], outputs: ['out/report.txt'] },
-      { id: 'sub', run: 'test -s b.txt && node -e 0', cwd: 'sub', inputs: ['sub/*'], env: ['VKIT_TEST_FLAVOUR'], after: ['report'] },
+      {
+        id: 'sub',
+        run: 'test -s b.txt && node -e 0',
+        cwd: 'sub',
+        inputs: ['sub/*'],
+        env: ['VKIT_TEST_FLAVOUR'],
+        after: ['report'],
+      },
     ],
   });
   repo.commitAll();
@@ -61,18 +68,27 @@ test('identical content at different paths (a clone and a worktree) gives identi
     const a = build(first.dir);
     assert.equal(a.length, 2);
     for (const action of a) assert.match(action.key, /^sha256:[0-9a-f]{64}$/);
-    assert.deepEqual(a.map((x) => x.status), ['ran', 'ran']);
+    assert.deepEqual(
+      a.map((x) => x.status),
+      ['ran', 'ran'],
+    );
 
     // A clone has its own store, so it runs again, under the same keys.
     const b = build(clone);
     assert.deepEqual(keys(b), keys(a));
-    assert.deepEqual(b.map((x) => x.status), ['ran', 'ran']);
+    assert.deepEqual(
+      b.map((x) => x.status),
+      ['ran', 'ran'],
+    );
 
     // A worktree shares the repository's store: same keys, so the evidence is reused, except that
     // `report` runs again to write its declared output there (a build puts outputs back on disk).
     const c = build(worktree);
     assert.deepEqual(keys(c), keys(a));
-    assert.deepEqual(c.map((x) => x.status), ['ran', 'cached']);
+    assert.deepEqual(
+      c.map((x) => x.status),
+      ['ran', 'cached'],
+    );
     assert.ok(existsSync(join(worktree, 'out', 'report.txt')), 'the output is written in the worktree');
 
     // Sanity: the keys do depend on content (a different env value changes the `sub` key only).
@@ -100,9 +116,9 @@ test('checker identity: a `#!/usr/bin/env node` script records its interpreter; 
     assert.equal(id.shell, undefined);
     assert.ok(!JSON.stringify(id).includes(repo.dir), 'no host path in the identity');
 
-    repo.write('tool.js', TOOL + '// one more line\n');
+    repo.write('tool.js', `${TOOL}// one more line\n`);
     const edited = checkerIdentity('./tool.js', false, { cwd: repo.dir });
-    assert.equal(edited.sha256, sha256Id(TOOL + '// one more line\n'));
+    assert.equal(edited.sha256, sha256Id(`${TOOL}// one more line\n`));
     assert.equal(edited.interpreter, id.interpreter);
 
     // A native binary has no interpreter; a shell string adds the shell's identity.
@@ -121,7 +137,10 @@ test('CLI: editing the checker script (not an input) changes the key and reruns 
   try {
     const before = build(repo.dir);
     const again = build(repo.dir);
-    assert.deepEqual(again.map((a) => a.status), ['cached', 'cached']);
+    assert.deepEqual(
+      again.map((a) => a.status),
+      ['cached', 'cached'],
+    );
 
     repo.write('tool.js', TOOL.replace('a stand-in', 'a stand in'));
     const after = build(repo.dir);

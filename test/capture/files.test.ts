@@ -96,7 +96,11 @@ test('racy-clean boundary: recorded at mtime + 2 s is still re-hashed; 1 ns late
       hash(abs, recordAt);
       const before = { ...counter };
       // The second hash's own clock is irrelevant: only the recorded entry decides.
-      assert.equal(hash(abs, () => mtime + 100_000_000_000n), sha256Id(`content ${i}\n`), name);
+      assert.equal(
+        hash(abs, () => mtime + 100_000_000_000n),
+        sha256Id(`content ${i}\n`),
+        name,
+      );
       const delta = { hashed: counter.hashed - before.hashed, reused: counter.reused - before.reused };
       assert.deepEqual(delta, expected === 'reuse' ? { hashed: 0, reused: 1 } : { hashed: 1, reused: 0 }, name);
     });

@@ -19,9 +19,16 @@ import { Worker } from 'node:worker_threads';
 import { compileGlob, globProblem, matchGlobs } from '../../src/capture/glob.js';
 import { mkdirSync, rmSync } from 'node:fs';
 import { cliCase, Tally } from '../_support/fuzz-cli.js';
-import { hostileGlob, junkGlob, randomGlob, randomTree, referenceGlob, type Reference } from '../_support/fuzz-globs.js';
+import {
+  hostileGlob,
+  junkGlob,
+  randomGlob,
+  randomTree,
+  referenceGlob,
+  type Reference,
+} from '../_support/fuzz-globs.js';
 import { knownOf } from '../_support/fuzz-manifests.js';
-import { tempRepo } from '../_support/repo.js';
+import { tempRepo, WATCHED_FROM_OUTSIDE } from '../_support/repo.js';
 import { caseRng, type Rng } from '../_support/random.js';
 import type { GlobAnswer, GlobQuery } from './_glob-fuzz-worker.js';
 
@@ -40,13 +47,21 @@ interface Case {
 }
 
 function generate(rng: Rng): Case {
-  const kind = rng.weighted([[55, 'supported'], [15, 'several'], [18, 'junk'], [12, 'hostile']] as const);
+  const kind = rng.weighted([
+    [55, 'supported'],
+    [15, 'several'],
+    [18, 'junk'],
+    [12, 'hostile'],
+  ] as const);
   const tree = randomTree(rng);
   switch (kind) {
     case 'supported':
       return { kind, patterns: [randomGlob(rng, tree)], paths: tree };
     case 'several': {
-      const patterns = Array.from({ length: rng.between(2, 4) }, () => (rng.chance(0.35) ? '!' : '') + randomGlob(rng, tree));
+      const patterns = Array.from(
+        { length: rng.between(2, 4) },
+        () => (rng.chance(0.35) ? '!' : '') + randomGlob(rng, tree),
+      );
       return { kind, patterns, paths: tree };
     }
     case 'junk':
@@ -113,7 +128,11 @@ test('in-process: generated globs agree with the reference matcher, and matching
     c.patterns.forEach((p, i) => {
       const ref = refs[i]!;
       const got = a.compiled[i];
-      assert.equal(a.problems[i] !== null, ref.problem !== undefined, `${what}: pattern ${JSON.stringify(cut(p))}: vkit says ${a.problems[i] === null ? 'valid' : `problem "${a.problems[i]}"`}, the reference ${ref.problem ? `problem "${ref.problem}"` : 'valid'}`);
+      assert.equal(
+        a.problems[i] !== null,
+        ref.problem !== undefined,
+        `${what}: pattern ${JSON.stringify(cut(p))}: vkit says ${a.problems[i] === null ? 'valid' : `problem "${a.problems[i]}"`}, the reference ${ref.problem ? `problem "${ref.problem}"` : 'valid'}`,
+      );
       if (ref.problem !== undefined || !got) {
         tally.problems++;
         return;
@@ -123,21 +142,35 @@ test('in-process: generated globs agree with the reference matcher, and matching
       assert.deepEqual(matched, expected, `${what}: pattern ${JSON.stringify(cut(p))}: paths matched`);
       assert.deepEqual(got.each, ref.negated ? [] : expected, `${what}: matchGlobs([${JSON.stringify(cut(p))}])`);
       assert.equal(got.negated, ref.negated);
-      for (const m of matched) assert.ok(m.startsWith(got.prefix), `${what}: ${m} matched but lies outside the static prefix ${JSON.stringify(got.prefix)}`);
-      if (got.literal) assert.ok(matched.every((m) => m === got.prefix), `${what}: a literal matched ${matched.join(', ')}`);
+      for (const m of matched)
+        assert.ok(
+          m.startsWith(got.prefix),
+          `${what}: ${m} matched but lies outside the static prefix ${JSON.stringify(got.prefix)}`,
+        );
+      if (got.literal)
+        assert.ok(
+          matched.every((m) => m === got.prefix),
+          `${what}: a literal matched ${matched.join(', ')}`,
+        );
       tally.matches += matched.length;
     });
     const valid = refs.filter((r): r is Extract<Reference, { problem?: undefined }> => r.problem === undefined);
-    const together = c.paths.filter((path) => valid.some((r) => !r.negated && r.test(path)) && !valid.some((r) => r.negated && r.test(path)));
+    const together = c.paths.filter(
+      (path) => valid.some((r) => !r.negated && r.test(path)) && !valid.some((r) => r.negated && r.test(path)),
+    );
     assert.deepEqual(a.together, together, `${what}: matchGlobs over all of them`);
     kinds.set(c.kind, tally);
   }
   const s = ((performance.now() - t0) / 1000).toFixed(1);
-  console.log(`glob fuzz: ${CASES} cases in ${s} s, slowest ${slowest.toFixed(1)} ms; ${[...kinds].map(([k, t]) => `${k} ${t.cases} (${t.problems} problems, ${t.matches} matches)`).join('; ')}`);
-  console.log(`FUZZ-FIGURES ${JSON.stringify({ fuzzer: 'glob (in-process)', seed: SEED, cases: CASES, hangs: 0, slowest_ms: Math.round(slowest), seconds: Number(s) })}`);
+  console.log(
+    `glob fuzz: ${CASES} cases in ${s} s, slowest ${slowest.toFixed(1)} ms; ${[...kinds].map(([k, t]) => `${k} ${t.cases} (${t.problems} problems, ${t.matches} matches)`).join('; ')}`,
+  );
+  console.log(
+    `FUZZ-FIGURES ${JSON.stringify({ fuzzer: 'glob (in-process)', seed: SEED, cases: CASES, hangs: 0, slowest_ms: Math.round(slowest), seconds: Number(s) })}`,
+  );
 });
 
-test('the CLI: generated globs as a check\'s inputs over a generated tree: exit 0-3, a malformed glob exit 2, no stack, no hang, READY only when the check ran', async () => {
+test("the CLI: generated globs as a check's inputs over a generated tree: exit 0-3, a malformed glob exit 2, no stack, no hang, READY only when the check ran", async () => {
   const t0 = performance.now();
   const tally = new Tally();
   const failures: string[] = [];
@@ -153,12 +186,39 @@ test('the CLI: generated globs as a check\'s inputs over a generated tree: exit 
         mkdirSync(marks);
         try {
           // A path whose directory is also a file cannot exist (keep the first), nor a name past 255 bytes.
-          const files = c.paths.filter((p, i) => !c.paths.some((q, j) => j < i && (p.startsWith(q + '/') || q.startsWith(p + '/'))) && p.split('/').every((n) => Buffer.byteLength(n) <= 255));
+          const files = c.paths.filter(
+            (p, i) =>
+              !c.paths.some((q, j) => j < i && (p.startsWith(`${q}/`) || q.startsWith(`${p}/`))) &&
+              p.split('/').every((n) => Buffer.byteLength(n) <= 255),
+          );
           for (const p of files) repo.write(p, `${p}\n`);
-          const data = { checks: [{ id: 'globbed', run: ['node', '-e', `require('fs').writeFileSync(${JSON.stringify(`${marks}/globbed`)},'');process.exit(0)`], inputs: c.patterns }] };
+          const data = {
+            checks: [
+              {
+                id: 'globbed',
+                run: [
+                  'node',
+                  '-e',
+                  `require('fs').writeFileSync(${JSON.stringify(`${marks}/globbed`)},'');process.exit(0)`,
+                ],
+                inputs: c.patterns,
+                sandbox: WATCHED_FROM_OUTSIDE,
+              },
+            ],
+          };
           repo.write('vkit.manifest.json', JSON.stringify(data));
           const malformed = c.patterns.find((p) => referenceGlob(p).problem !== undefined);
-          failures.push(...(await cliCase({ what: `case ${index} (${c.kind}) of VKIT_FUZZ_SEED=${SEED}: ${c.patterns.map((p) => JSON.stringify(cut(p))).join(' ')}`, root: repo.dir, configName: 'vkit.manifest.json', known: knownOf(data), invalid: malformed === undefined ? undefined : `the malformed glob ${JSON.stringify(cut(malformed))}`, timeoutMs: HANG_MS * 12, tally })));
+          failures.push(
+            ...(await cliCase({
+              what: `case ${index} (${c.kind}) of VKIT_FUZZ_SEED=${SEED}: ${c.patterns.map((p) => JSON.stringify(cut(p))).join(' ')}`,
+              root: repo.dir,
+              configName: 'vkit.manifest.json',
+              known: knownOf(data),
+              invalid: malformed === undefined ? undefined : `the malformed glob ${JSON.stringify(cut(malformed))}`,
+              timeoutMs: HANG_MS * 12,
+              tally,
+            })),
+          );
         } finally {
           repo.cleanup();
           rmSync(marks, { recursive: true, force: true });
@@ -168,7 +228,9 @@ test('the CLI: generated globs as a check\'s inputs over a generated tree: exit 
   );
   const s = ((performance.now() - t0) / 1000).toFixed(1);
   console.log(`glob fuzz (CLI): ${tally.line()}, ${s} s`);
-  console.log(`FUZZ-FIGURES ${JSON.stringify({ fuzzer: 'glob (CLI)', seed: SEED, cases: tally.cases, invocations: tally.invocations, exits: Object.fromEntries(tally.exits), hangs: tally.hangs, seconds: Number(s) })}`);
+  console.log(
+    `FUZZ-FIGURES ${JSON.stringify({ fuzzer: 'glob (CLI)', seed: SEED, cases: tally.cases, invocations: tally.invocations, exits: Object.fromEntries(tally.exits), hangs: tally.hangs, seconds: Number(s) })}`,
+  );
   assert.deepEqual(failures, []);
 });
 
@@ -202,9 +264,9 @@ test('regression: `[]a]` is the class of `]` and `a`, not "Lone quantifier brack
 
 test('regression: `*` runs, `*a*a…` and `**/**/…` against a long name or a deep path answer at once (the regex took minutes)', async () => {
   const rows: GlobQuery[] = [
-    { patterns: ['*'.repeat(16) + 'b'], paths: ['a'.repeat(40)] },
-    { patterns: ['*a'.repeat(20) + 'b'], paths: ['a'.repeat(100)] },
-    { patterns: ['**/'.repeat(24) + 'b'], paths: [Array.from({ length: 40 }, () => 'a').join('/')] },
+    { patterns: [`${'*'.repeat(16)}b`], paths: ['a'.repeat(40)] },
+    { patterns: [`${'*a'.repeat(20)}b`], paths: ['a'.repeat(100)] },
+    { patterns: [`${'**/'.repeat(24)}b`], paths: [Array.from({ length: 40 }, () => 'a').join('/')] },
   ];
   for (const q of rows) {
     const answer = await matcher.ask(q);

@@ -6,7 +6,11 @@ import { compileGlob, coversBelow, escapeGlob, matchGlobs, reachesBelow } from '
 
 /** One row: does `pattern` match `path`? */
 function check(pattern: string, path: string, expected: boolean): void {
-  assert.equal(compileGlob(pattern).re.test(path), expected, `${pattern} vs ${path}: expected ${expected ? 'a match' : 'no match'}`);
+  assert.equal(
+    compileGlob(pattern).re.test(path),
+    expected,
+    `${pattern} vs ${path}: expected ${expected ? 'a match' : 'no match'}`,
+  );
 }
 
 test('glob matching, table-driven', () => {
@@ -149,8 +153,20 @@ test('matchGlobs: exclusions, overlapping globs, prefixes that are not directori
 });
 
 test('matchGlobs returns sorted, unique paths whatever the globs order and overlap', () => {
-  const got = matchGlobs(['test/*.ts', 'src/z/*.ts', '**/*.ts', 'src/a.ts', '{src,test}/**/a*.ts', 'b/*'].map(compileGlob), FILES);
-  const expected = ['b/c.txt', 'b/d.md', 'src/a.gen.ts', 'src/a.ts', 'src/b.ts', 'src/z/y.ts', 'srcx/a.ts', 'test/a.test.ts'];
+  const got = matchGlobs(
+    ['test/*.ts', 'src/z/*.ts', '**/*.ts', 'src/a.ts', '{src,test}/**/a*.ts', 'b/*'].map(compileGlob),
+    FILES,
+  );
+  const expected = [
+    'b/c.txt',
+    'b/d.md',
+    'src/a.gen.ts',
+    'src/a.ts',
+    'src/b.ts',
+    'src/z/y.ts',
+    'srcx/a.ts',
+    'test/a.test.ts',
+  ];
   assert.deepEqual(got, expected);
   assert.deepEqual(got, [...new Set(got)].sort());
 });
@@ -160,7 +176,10 @@ test('matchGlobs over a large sorted list finds every match behind a static pref
   for (let d = 0; d < 50; d++) for (let f = 0; f < 40; f++) files.push(`pkg${String(d).padStart(2, '0')}/src/f${f}.ts`);
   files.sort();
   const got = matchGlobs([compileGlob('pkg17/src/*.ts'), compileGlob('pkg3*/src/f1.ts')], files);
-  const expected = [...Array.from({ length: 40 }, (_, f) => `pkg17/src/f${f}.ts`), ...Array.from({ length: 10 }, (_, d) => `pkg3${d}/src/f1.ts`)].sort();
+  const expected = [
+    ...Array.from({ length: 40 }, (_, f) => `pkg17/src/f${f}.ts`),
+    ...Array.from({ length: 10 }, (_, d) => `pkg3${d}/src/f1.ts`),
+  ].sort();
   assert.deepEqual(got, expected);
 });
 
@@ -190,7 +209,8 @@ test('reachesBelow: whether a glob can match some path inside a directory vkit c
     ['**/.cache/*', 'a/.cache/b', true], // `**` can absorb all three: a/.cache/b/.cache/x
     ['x/.cache/*', 'x/.cache/b', false],
   ];
-  for (const [glob, dir, expected] of rows) assert.equal(reachesBelow(compileGlob(glob), dir), expected, `${glob} into ${dir}/`);
+  for (const [glob, dir, expected] of rows)
+    assert.equal(reachesBelow(compileGlob(glob), dir), expected, `${glob} into ${dir}/`);
 });
 
 test('coversBelow: an exclusion covers a directory only when it excludes every path inside it', () => {
@@ -206,7 +226,8 @@ test('coversBelow: an exclusion covers a directory only when it excludes every p
     ['!dist/**', 'node_modules', false],
     ['!{dist,node_modules}/**', 'node_modules', true],
   ];
-  for (const [glob, dir, expected] of rows) assert.equal(coversBelow(compileGlob(glob), dir), expected, `${glob} over ${dir}/`);
+  for (const [glob, dir, expected] of rows)
+    assert.equal(coversBelow(compileGlob(glob), dir), expected, `${glob} over ${dir}/`);
 });
 
 test('reachesBelow and coversBelow never miss a path: every match below a directory is reached, every covered one excluded (seeded)', () => {
@@ -222,17 +243,36 @@ test('reachesBelow and coversBelow never miss a path: every match below a direct
     const p = path(2 + Math.floor(rand() * 4));
     const segs = p.split('/');
     const dir = segs.slice(0, 1 + Math.floor(rand() * (segs.length - 1))).join('/');
-    if (g.re.test(p)) assert.ok(reachesBelow(g, dir), `seed ${seed}: ${glob} matches ${p} but is said not to reach ${dir}/`);
-    if (coversBelow(compileGlob(`!${glob}`), dir)) assert.ok(g.re.test(p), `seed ${seed}: !${glob} said to cover ${dir}/ but does not exclude ${p}`);
+    if (g.re.test(p))
+      assert.ok(reachesBelow(g, dir), `seed ${seed}: ${glob} matches ${p} but is said not to reach ${dir}/`);
+    if (coversBelow(compileGlob(`!${glob}`), dir))
+      assert.ok(g.re.test(p), `seed ${seed}: !${glob} said to cover ${dir}/ but does not exclude ${p}`);
   }
 });
 
 test('escapeGlob: the exclusion vkit suggests for a path matches exactly that path, glob characters and all', () => {
-  const paths = ['config/a[1].key', 'x/*.env', 'odd/{a,b}.pem', 'q?/r.txt', 'br]ace}/x', 'back\\slash', '!bang', 'a.b+c(d)|e^f$g'];
+  const paths = [
+    'config/a[1].key',
+    'x/*.env',
+    'odd/{a,b}.pem',
+    'q?/r.txt',
+    'br]ace}/x',
+    'back\\slash',
+    '!bang',
+    'a.b+c(d)|e^f$g',
+  ];
   for (const p of paths) {
     const g = compileGlob(escapeGlob(p));
     assert.ok(g.re.test(p), `${escapeGlob(p)} must match ${p}`);
-    assert.deepEqual(matchGlobs([g], [...paths, 'config/a1.key', 'x/a.env', 'odd/a.pem', 'qz/r.txt'].sort()), [p], escapeGlob(p));
-    assert.deepEqual(matchGlobs([compileGlob('**'), compileGlob(`!${escapeGlob(p)}`)], [p]), [], `!${escapeGlob(p)} excludes it`);
+    assert.deepEqual(
+      matchGlobs([g], [...paths, 'config/a1.key', 'x/a.env', 'odd/a.pem', 'qz/r.txt'].sort()),
+      [p],
+      escapeGlob(p),
+    );
+    assert.deepEqual(
+      matchGlobs([compileGlob('**'), compileGlob(`!${escapeGlob(p)}`)], [p]),
+      [],
+      `!${escapeGlob(p)} excludes it`,
+    );
   }
 });

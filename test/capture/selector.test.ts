@@ -56,7 +56,12 @@ test('CRLF identity: text files normalise CRLF to LF, binary files (NUL in the f
     ['binary (NUL at 0) CRLF vs LF', Buffer.from('\0a\r\nb\r\n', 'latin1'), Buffer.from('\0a\nb\n', 'latin1'), false],
     ['binary (NUL at byte 7,999) CRLF vs LF', ...withNulAt(7999), false],
     ['NUL at byte 8,000 is past the sniff: text', ...withNulAt(8000), true],
-    ['non-UTF-8 text bytes survive normalisation', Buffer.from([0xff, 0xfe, 0x0d, 0x0a, 0xe9]), Buffer.from([0xff, 0xfe, 0x0a, 0xe9]), true],
+    [
+      'non-UTF-8 text bytes survive normalisation',
+      Buffer.from([0xff, 0xfe, 0x0d, 0x0a, 0xe9]),
+      Buffer.from([0xff, 0xfe, 0x0a, 0xe9]),
+      true,
+    ],
   ];
   for (const [name, a, b, equal] of rows) assert.equal(await sameDigest(a, b), equal, name);
 });
@@ -86,7 +91,10 @@ test('CLI: converting a checked input from LF to CRLF leaves the check cached; a
     repo.write('a.txt', 'one\r\ntwo\r\n');
     const second = vkit(['build', '--json', '--root', repo.dir]);
     assert.equal(second.code, 0, second.stderr);
-    assert.deepEqual(second.json().actions.map((a: { status: string; key: string }) => [a.status, a.key]), [['cached', key]]);
+    assert.deepEqual(
+      second.json().actions.map((a: { status: string; key: string }) => [a.status, a.key]),
+      [['cached', key]],
+    );
 
     repo.write('a.txt', 'one\r\nthree\r\n');
     const third = vkit(['build', '--json', '--root', repo.dir]);
@@ -98,8 +106,31 @@ test('CLI: converting a checked input from LF to CRLF leaves the check cached; a
   }
 });
 
-const SECRETS = ['.env', '.env.local', 'config/.env.production', 'x.pem', 'certs/server.key', 'id_rsa', 'home/.ssh/id_ed25519', 'id_rsa.pub', '.npmrc', 'aws-credentials.txt', 'Credentials.json', '.netrc', 'store.p12'];
-const ORDINARY = ['.gitignore', 'README.md', 'environment.ts', 'keys.txt', 'src/a.ts', 'src/.eslintrc', 'pem.txt', 'docs/key.md'];
+const SECRETS = [
+  '.env',
+  '.env.local',
+  'config/.env.production',
+  'x.pem',
+  'certs/server.key',
+  'id_rsa',
+  'home/.ssh/id_ed25519',
+  'id_rsa.pub',
+  '.npmrc',
+  'aws-credentials.txt',
+  'Credentials.json',
+  '.netrc',
+  'store.p12',
+];
+const ORDINARY = [
+  '.gitignore',
+  'README.md',
+  'environment.ts',
+  'keys.txt',
+  'src/a.ts',
+  'src/.eslintrc',
+  'pem.txt',
+  'docs/key.md',
+];
 
 test('`**/*` never selects secret-looking paths, and selects every ordinary file, dotfiles included', async () => {
   const repo = tempRepo(Object.fromEntries([...SECRETS, ...ORDINARY].map((p) => [p, `content of ${p}\n`])));
@@ -109,7 +140,10 @@ test('`**/*` never selects secret-looking paths, and selects every ordinary file
     for (const secret of SECRETS) assert.ok(all.includes(secret), `git lists ${secret}`);
     assert.deepEqual(selectPaths(['**/*'], all), [...ORDINARY].sort());
     const capture = captureSelector(repo.dir, ['**/*', '*'], all, undefined, clock);
-    assert.deepEqual(capture.files.map((f) => f.path), [...ORDINARY].sort());
+    assert.deepEqual(
+      capture.files.map((f) => f.path),
+      [...ORDINARY].sort(),
+    );
     // Naming a secret through a glob that only it matches still selects nothing.
     assert.deepEqual(selectPaths(['*.pem', '**/id_*', '.env*'], all), []);
   } finally {
@@ -166,10 +200,16 @@ test('a symlink input is hashed as its target string, never followed', async () 
     // A dangling link and a link out of the repository are just strings too.
     unlinkSync(join(repo.dir, 'link'));
     symlinkSync('/etc/hostname', join(repo.dir, 'link'));
-    assert.equal(captureSelector(repo.dir, ['link'], await files(repo), undefined, clock).files[0]?.sha256, sha256Id('/etc/hostname'));
+    assert.equal(
+      captureSelector(repo.dir, ['link'], await files(repo), undefined, clock).files[0]?.sha256,
+      sha256Id('/etc/hostname'),
+    );
     unlinkSync(join(repo.dir, 'link'));
     symlinkSync('does/not/exist', join(repo.dir, 'link'));
-    assert.equal(captureSelector(repo.dir, ['link'], await files(repo), undefined, clock).files[0]?.sha256, sha256Id('does/not/exist'));
+    assert.equal(
+      captureSelector(repo.dir, ['link'], await files(repo), undefined, clock).files[0]?.sha256,
+      sha256Id('does/not/exist'),
+    );
   } finally {
     repo.cleanup();
   }

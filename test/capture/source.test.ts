@@ -88,9 +88,15 @@ test('working tree hashes raw bytes and records modes: CRLF and an executable bi
 test('captureCommit of something that is not a commit: ERR_CAPTURE_REV', () =>
   withRepo({ 'a.txt': 'a\n' }, async (repo) => {
     repo.commitAll();
-    await assert.rejects(captureCommit(repo.dir, 'no-such-branch'), (e: unknown) => e instanceof InvalidInputError && e.code === 'ERR_CAPTURE_REV');
+    await assert.rejects(
+      captureCommit(repo.dir, 'no-such-branch'),
+      (e: unknown) => e instanceof InvalidInputError && e.code === 'ERR_CAPTURE_REV',
+    );
     // An option-looking rev must not be taken as a git flag.
-    await assert.rejects(captureCommit(repo.dir, '--all'), (e: unknown) => e instanceof InvalidInputError && e.code === 'ERR_CAPTURE_REV');
+    await assert.rejects(
+      captureCommit(repo.dir, '--all'),
+      (e: unknown) => e instanceof InvalidInputError && e.code === 'ERR_CAPTURE_REV',
+    );
   }));
 
 /** Asserts a formal capture is refused with ERR_CAPTURE_REFUSED naming `path`. */
@@ -115,8 +121,18 @@ interface RefusalCase {
 }
 
 const REFUSALS: RefusalCase[] = [
-  { name: 'secret-looking path', path: 'config/.env.local', what: /secret/, make: (r) => r.write('config/.env.local', 'TOKEN=not-real\n') },
-  { name: 'private key', path: 'keys/id_ed25519', what: /secret/, make: (r) => r.write('keys/id_ed25519', 'not a real key\n') },
+  {
+    name: 'secret-looking path',
+    path: 'config/.env.local',
+    what: /secret/,
+    make: (r) => r.write('config/.env.local', 'TOKEN=not-real\n'),
+  },
+  {
+    name: 'private key',
+    path: 'keys/id_ed25519',
+    what: /secret/,
+    make: (r) => r.write('keys/id_ed25519', 'not a real key\n'),
+  },
   { name: 'symlink', path: 'link.txt', what: /symlink/, make: (r) => symlinkSync('a.txt', join(r.dir, 'link.txt')) },
   {
     name: 'submodule',

@@ -101,7 +101,10 @@ test('what vkit can read past is read past: quoted prefix values, `!`, `(` and `
   // A negated command is still the command that runs: a missing one is BLOCKED, never a negated 127.
   assert.deepEqual(toolOf('! no-such-tool-xyz --flag'), { argv0: 'no-such-tool-xyz', shell: true });
   const node = resolveExecutable('node', process.cwd());
-  assert.equal(checkerIdentity(toolOf('! node -e 0').argv0, true, { cwd: process.cwd() }).sha256, sha256Id(readFileSync(node)));
+  assert.equal(
+    checkerIdentity(toolOf('! node -e 0').argv0, true, { cwd: process.cwd() }).sha256,
+    sha256Id(readFileSync(node)),
+  );
 });
 
 test('CLI: `! grep -q` and `h=$(cat f) && test -n "$h"` run and pass; where vkit cannot read the string the receipt says the tools are not separately identified', () => {
@@ -118,8 +121,11 @@ test('CLI: `! grep -q` and `h=$(cat f) && test -n "$h"` run and pass; where vkit
     });
     const r = cli(repo, ['build', '--json']);
     const report = r.json();
-    const byLabel = new Map<string, { outcome: string; reason?: string; receipt?: string }>(report.actions.map((a: { label: string }) => [a.label, a]));
-    for (const label of ['check:negated', 'check:substituted', 'check:keyword']) assert.equal(byLabel.get(label)!.outcome, 'PASS', `${label}: ${byLabel.get(label)!.reason}`);
+    const byLabel = new Map<string, { outcome: string; reason?: string; receipt?: string }>(
+      report.actions.map((a: { label: string }) => [a.label, a]),
+    );
+    for (const label of ['check:negated', 'check:substituted', 'check:keyword'])
+      assert.equal(byLabel.get(label)!.outcome, 'PASS', `${label}: ${byLabel.get(label)!.reason}`);
     for (const label of ['check:substituted', 'check:keyword']) {
       const checker = receiptJson(repo, byLabel.get(label)!.receipt!).checker;
       assert.match(checker.tool, /not separately identified/, label);
@@ -140,7 +146,13 @@ test('CLI: `! grep -q` and `h=$(cat f) && test -n "$h"` run and pass; where vkit
 
     // Nothing changed: every key holds, the three passes are cached.
     const again = cli(repo, ['build', '--json']).json();
-    assert.deepEqual(again.actions.map((a: { label: string; status: string }) => `${a.label}=${a.status}`).sort(), ['check:keyword=cached', 'check:missing=blocked', 'check:negated-missing=blocked', 'check:negated=cached', 'check:substituted=cached']);
+    assert.deepEqual(again.actions.map((a: { label: string; status: string }) => `${a.label}=${a.status}`).sort(), [
+      'check:keyword=cached',
+      'check:missing=blocked',
+      'check:negated-missing=blocked',
+      'check:negated=cached',
+      'check:substituted=cached',
+    ]);
   } finally {
     repo.cleanup();
   }

@@ -15,7 +15,8 @@ test('--version prints the package version, exit 0', () => {
 test('--help (top level) lists every verb, exit 0; no verb at all is a usage error, exit 2', () => {
   const r = vkit(['--help']);
   assert.equal(r.code, 0);
-  for (const verb of ['build', 'gate', 'verify', 'runs', 'run show', 'init', 'store gc']) assert.match(r.stdout, new RegExp(`^  ${verb} `, 'm'), verb);
+  for (const verb of ['build', 'gate', 'verify', 'runs', 'run show', 'init', 'store gc'])
+    assert.match(r.stdout, new RegExp(`^  ${verb} `, 'm'), verb);
   assert.equal(vkit([]).code, 2);
 });
 

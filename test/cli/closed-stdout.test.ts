@@ -20,7 +20,9 @@ before(() => {
   repo = tempRepo({ 'in.txt': 'in\n' });
   repo.age('in.txt');
   // Many checks: a build prints many lines, so writes go on after the reader left.
-  repo.manifest({ checks: Array.from({ length: 40 }, (_, i) => ({ id: `c${i}`, run: nodeCheck('0'), inputs: ['in.txt'] })) });
+  repo.manifest({
+    checks: Array.from({ length: 40 }, (_, i) => ({ id: `c${i}`, run: nodeCheck('0'), inputs: ['in.txt'] })),
+  });
   repo.commitAll();
   assert.equal(vkit(['build', '--root', repo.dir, '--store', storeDir(repo)], { env: { VKIT_DAEMON: '0' } }).code, 0);
 });
@@ -32,8 +34,14 @@ after(() => {
 });
 
 /** Runs vkit with its stdout (and maybe stderr) read by a reader that leaves after `lines` lines. */
-function withEarlyReader(args: string[], opts: { lines: number; closeStderr?: boolean; env?: NodeJS.ProcessEnv }): Promise<{ code: number | null; signal: string | null; stderr: string; seen: string }> {
-  const child = vkitAsync([...args, '--root', repo.dir, '--store', storeDir(repo)], { cwd: repo.dir, env: { VKIT_DAEMON: '0', ...opts.env } });
+function withEarlyReader(
+  args: string[],
+  opts: { lines: number; closeStderr?: boolean; env?: NodeJS.ProcessEnv },
+): Promise<{ code: number | null; signal: string | null; stderr: string; seen: string }> {
+  const child = vkitAsync([...args, '--root', repo.dir, '--store', storeDir(repo)], {
+    cwd: repo.dir,
+    env: { VKIT_DAEMON: '0', ...opts.env },
+  });
   let seen = '';
   let stderr = '';
   const leave = () => child.stdout.destroy();

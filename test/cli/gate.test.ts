@@ -12,7 +12,11 @@ function failingRepo(): TempRepo {
   const repo = tempRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
   repo.manifest({
     checks: [
-      { id: 'A', run: nodeCheck("console.log('line one'); console.error('assertion failed: 1 != 2'); process.exit(1)"), inputs: ['a.txt'] },
+      {
+        id: 'A',
+        run: nodeCheck("console.log('line one'); console.error('assertion failed: 1 != 2'); process.exit(1)"),
+        inputs: ['a.txt'],
+      },
       { id: 'B', run: nodeCheck('0'), inputs: ['b.txt'] },
     ],
   });
@@ -42,7 +46,10 @@ test('a failing check: build REJECTED exit 1 with its output inline; gate afterw
     // FAIL is evidence: a rebuild does not rerun it.
     const again = cli(repo, ['build', '--json']);
     assert.equal(again.code, 1);
-    assert.deepEqual(again.json().actions.map((x: { status: string; outcome: string }) => `${x.status}/${x.outcome}`), ['cached/FAIL', 'cached/PASS']);
+    assert.deepEqual(
+      again.json().actions.map((x: { status: string; outcome: string }) => `${x.status}/${x.outcome}`),
+      ['cached/FAIL', 'cached/PASS'],
+    );
   } finally {
     repo.cleanup();
   }
@@ -58,8 +65,16 @@ test('--only cannot hide a failure: exit 1 with FAIL evidence for A, exit 3 with
     const r = onlyB.json();
     assert.equal(r.gate.status, 'BLOCKED');
     assert.match(r.gate.reason, /check:A/);
-    assert.deepEqual(r.actions.map((x: { label: string }) => x.label), ['check:B'], 'only B ran');
-    assert.deepEqual(r.gate.items.map((i: { id: string }) => i.id), ['check:B'], 'only B is shown');
+    assert.deepEqual(
+      r.actions.map((x: { label: string }) => x.label),
+      ['check:B'],
+      'only B ran',
+    );
+    assert.deepEqual(
+      r.gate.items.map((i: { id: string }) => i.id),
+      ['check:B'],
+      'only B is shown',
+    );
     assert.equal(r.gate.items[0].status, 'PASS');
     const gateOnly = cli(withoutEvidence, ['gate', '--only', 'check:B', '--json']);
     assert.equal(gateOnly.code, 3);
@@ -70,7 +85,10 @@ test('--only cannot hide a failure: exit 1 with FAIL evidence for A, exit 3 with
     const onlyB2 = cli(withEvidence, ['build', '--only', 'B', '--json']);
     assert.equal(onlyB2.code, 1);
     assert.equal(onlyB2.json().gate.status, 'REJECTED');
-    assert.deepEqual(onlyB2.json().gate.items.map((i: { id: string }) => i.id), ['check:B']);
+    assert.deepEqual(
+      onlyB2.json().gate.items.map((i: { id: string }) => i.id),
+      ['check:B'],
+    );
     assert.equal(cli(withEvidence, ['gate', '--only', 'B']).code, 1);
   } finally {
     withoutEvidence.cleanup();

@@ -14,8 +14,14 @@ import { nodeCheck, tempRepo } from '../_support/repo.js';
 import { sha256Id } from '../../src/hash/index.js';
 
 /** Exits 1 when `a.txt` holds a CR: a "no CRLF" lint. */
-const noCrlf = (id: string, extra: Record<string, unknown> = {}) => ({ id, run: nodeCheck("if (require('fs').readFileSync('a.txt', 'latin1').includes('\\r')) process.exit(1)"), inputs: ['a.txt'], ...extra });
-const NOTE = /inputs differ only in line endings \(a\.txt\); reused because the identity normalises CRLF; set line_endings: 'raw' if the check reads them/;
+const noCrlf = (id: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  run: nodeCheck("if (require('fs').readFileSync('a.txt', 'latin1').includes('\\r')) process.exit(1)"),
+  inputs: ['a.txt'],
+  ...extra,
+});
+const NOTE =
+  /inputs differ only in line endings \(a\.txt\); reused because the identity normalises CRLF; set line_endings: 'raw' if the check reads them/;
 
 test("line_endings: 'raw' reruns a CRLF-sensitive check when an input turns CRLF; the default reuses its PASS and says so everywhere", () => {
   const repo = tempRepo({ 'a.txt': 'one\ntwo\n' });
@@ -51,7 +57,13 @@ test("line_endings: 'raw' reruns a CRLF-sensitive check when an input turns CRLF
     repo.write('a.txt', 'one\ntwo\n');
     const back = cli(repo, ['build', '--json']);
     assert.equal(back.code, 0, back.stdout);
-    assert.deepEqual(back.json().actions.map((a: { status: string; notes?: string[] }) => [a.status, a.notes]), [['cached', undefined], ['cached', undefined]]);
+    assert.deepEqual(
+      back.json().actions.map((a: { status: string; notes?: string[] }) => [a.status, a.notes]),
+      [
+        ['cached', undefined],
+        ['cached', undefined],
+      ],
+    );
   } finally {
     repo.cleanup();
   }
@@ -60,10 +72,17 @@ test("line_endings: 'raw' reruns a CRLF-sensitive check when an input turns CRLF
 test('a receipt of a normalising capture records the raw digests beside the normalised ones; a raw one needs none', () => {
   const repo = tempRepo({ 'a.txt': 'x\r\ny\r\n', 'b.txt': 'plain\n' });
   try {
-    repo.manifest({ checks: [{ id: 'norm', run: nodeCheck('0'), inputs: ['*.txt'] }, { id: 'raw', run: nodeCheck('0'), inputs: ['*.txt'], line_endings: 'raw' }] });
+    repo.manifest({
+      checks: [
+        { id: 'norm', run: nodeCheck('0'), inputs: ['*.txt'] },
+        { id: 'raw', run: nodeCheck('0'), inputs: ['*.txt'], line_endings: 'raw' },
+      ],
+    });
     const built = cli(repo, ['build', '--json']);
     assert.equal(built.code, 0, built.stdout + built.stderr);
-    const receipts = Object.fromEntries(built.json().actions.map((a: { label: string; receipt: string }) => [a.label, receiptJson(repo, a.receipt)]));
+    const receipts = Object.fromEntries(
+      built.json().actions.map((a: { label: string; receipt: string }) => [a.label, receiptJson(repo, a.receipt)]),
+    );
     const norm = receipts['check:norm'].capture;
     assert.deepEqual(norm.files, [
       { path: 'a.txt', mode: '100644', sha256: sha256Id('x\ny\n'), raw_sha256: sha256Id('x\r\ny\r\n') },
@@ -72,7 +91,10 @@ test('a receipt of a normalising capture records the raw digests beside the norm
     assert.match(norm.raw_digest, /^sha256:[0-9a-f]{64}$/);
     assert.notEqual(norm.raw_digest, norm.digest);
     const raw = receipts['check:raw'];
-    assert.deepEqual(raw.capture.files.map((f: { sha256: string }) => f.sha256), [sha256Id('x\r\ny\r\n'), sha256Id('plain\n')]);
+    assert.deepEqual(
+      raw.capture.files.map((f: { sha256: string }) => f.sha256),
+      [sha256Id('x\r\ny\r\n'), sha256Id('plain\n')],
+    );
     assert.equal(raw.capture.raw_digest, undefined, 'a raw capture is its own raw digest');
     assert.equal(raw.definition.line_endings, 'raw');
     // The raw tree digest is the tree digest of the raw capture (the same files, raw bytes).
@@ -82,7 +104,7 @@ test('a receipt of a normalising capture records the raw digests beside the norm
   }
 });
 
-test('a no-op build knows its inputs\' raw digests without reading them again (the file-state cache holds both)', () => {
+test("a no-op build knows its inputs' raw digests without reading them again (the file-state cache holds both)", () => {
   const repo = tempRepo({ 'a.txt': 'one\r\ntwo\r\n', 'b.txt': 'lf\n' });
   try {
     repo.age('a.txt');

@@ -61,9 +61,29 @@ test('verify --reuse never reuses a FAIL: the check runs again, exit 1', async (
 test('run show returns diagnostics, log lines and coverage "not applicable"', async () => {
   const repo = tempRepo({ 'a.txt': 'a\n' });
   try {
-    repo.manifest({ checks: [{ id: 'f', run: nodeCheck("console.log('out 1'); console.log('out 2'); console.error('err 1'); process.exit(3)"), inputs: ['a.txt'] }] });
+    repo.manifest({
+      checks: [
+        {
+          id: 'f',
+          run: nodeCheck("console.log('out 1'); console.log('out 2'); console.error('err 1'); process.exit(3)"),
+          inputs: ['a.txt'],
+        },
+      ],
+    });
     const run = (await build(openOpts(repo))).actions[0]!.run!;
-    const shown = cli(repo, ['run', 'show', '--run', run, '--section', 'diagnostics', '--section', 'log', '--section', 'coverage', '--json']);
+    const shown = cli(repo, [
+      'run',
+      'show',
+      '--run',
+      run,
+      '--section',
+      'diagnostics',
+      '--section',
+      'log',
+      '--section',
+      'coverage',
+      '--json',
+    ]);
     assert.equal(shown.code, 0, shown.stderr);
     const s = shown.json();
     assert.equal(s.summary.run, run);
@@ -79,7 +99,10 @@ test('run show returns diagnostics, log lines and coverage "not applicable"', as
 
     const runs = cli(repo, ['runs', '--json']);
     assert.equal(runs.code, 0);
-    assert.deepEqual(runs.json().runs.map((r: { run: string }) => r.run), [run]);
+    assert.deepEqual(
+      runs.json().runs.map((r: { run: string }) => r.run),
+      [run],
+    );
 
     assert.equal(cli(repo, ['run', 'show', '--run', 'run_nope', '--json']).code, 2);
     assert.equal(cli(repo, ['run', 'show', '--run', run, '--section', 'bogus']).code, 2);

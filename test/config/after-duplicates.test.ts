@@ -18,14 +18,23 @@ function buildError(files: Record<string, string>): { code: number | null; error
   const repo = tempRepo({ 'a.txt': 'a\n', ...files });
   try {
     const r = cli(repo, ['build', '--json']);
-    return { code: r.code, error: r.code === 2 ? (r.json().error as ErrorReport) : ({ code: '', issues: [] } as ErrorReport), stderr: r.stdout + r.stderr };
+    return {
+      code: r.code,
+      error: r.code === 2 ? (r.json().error as ErrorReport) : ({ code: '', issues: [] } as ErrorReport),
+      stderr: r.stdout + r.stderr,
+    };
   } finally {
     repo.cleanup();
   }
 }
 
 test('a check whose `after` repeats an id: exit 2 at checks[1].after[1], naming the first listing', () => {
-  const manifest = { checks: [{ id: 'lint', run: nodeCheck('0'), inputs: ['a.txt'] }, { id: 'test', run: nodeCheck('0'), inputs: ['a.txt'], after: ['lint', 'lint'] }] };
+  const manifest = {
+    checks: [
+      { id: 'lint', run: nodeCheck('0'), inputs: ['a.txt'] },
+      { id: 'test', run: nodeCheck('0'), inputs: ['a.txt'], after: ['lint', 'lint'] },
+    ],
+  };
   const r = buildError({ 'vkit.manifest.json': JSON.stringify(manifest, null, 2) });
   assert.equal(r.code, 2, r.stderr);
   assert.equal(r.error.code, 'ERR_CONFIG_INVALID');

@@ -36,7 +36,9 @@ const NAME = 'vkit.config.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'vkit-config-fuzz-'));
 before(() => {
-  console.log(`config fuzz: VKIT_FUZZ_SEED=${SEED} VKIT_FUZZ_CONFIG_CASES=${CASES} VKIT_FUZZ_CONFIG_CLI_CASES=${CLI_CASES}`);
+  console.log(
+    `config fuzz: VKIT_FUZZ_SEED=${SEED} VKIT_FUZZ_CONFIG_CASES=${CASES} VKIT_FUZZ_CONFIG_CLI_CASES=${CLI_CASES}`,
+  );
   setModelRequest(readFileSync(join(REPO_ROOT, 'examples', 'model-comparison', 'request.json'), 'utf8'));
 });
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -69,10 +71,16 @@ test('in-process: loading answers every generated config with its data or exit 2
       try {
         const config = await loadConfig(dir);
         await config.close();
-        if (c.known) assert.deepEqual(config.manifest.checks.map((k) => k.id), c.known.checks.map((k) => k.id), `${what}: the checks vkit read are not the checks declared`);
+        if (c.known)
+          assert.deepEqual(
+            config.manifest.checks.map((k) => k.id),
+            c.known.checks.map((k) => k.id),
+            `${what}: the checks vkit read are not the checks declared`,
+          );
       } catch (error) {
         if (error instanceof assert.AssertionError) throw error;
-        if (!(error instanceof VkitError)) assert.fail(`${what}: crashed (exit 4): ${(error as Error)?.stack ?? String(error)}`);
+        if (!(error instanceof VkitError))
+          assert.fail(`${what}: crashed (exit 4): ${(error as Error)?.stack ?? String(error)}`);
         exit = error.exitCode;
         message = error.message;
       } finally {
@@ -82,8 +90,13 @@ test('in-process: loading answers every generated config with its data or exit 2
       }
       const ms = performance.now() - started;
       assert.ok([0, 2].includes(exit), `${what}: exit ${exit}: ${message}`);
-      if (exit === 2) assert.ok(message.includes(NAME), `${what}: exit 2 without naming ${NAME}: ${message.slice(0, 500)}`);
-      assert.equal(exit, c.invalid ? 2 : 0, `${what}: ${c.invalid ? 'loaded a config that must be refused' : `refused: ${message.slice(0, 1000)}`}`);
+      if (exit === 2)
+        assert.ok(message.includes(NAME), `${what}: exit 2 without naming ${NAME}: ${message.slice(0, 500)}`);
+      assert.equal(
+        exit,
+        c.invalid ? 2 : 0,
+        `${what}: ${c.invalid ? 'loaded a config that must be refused' : `refused: ${message.slice(0, 1000)}`}`,
+      );
       assert.deepEqual(leftoverTempModules(dir), [], `${what}: temp module left`);
       assert.ok(ms < CASE_MS, `${what}: took ${ms.toFixed(0)} ms`);
       exits.set(String(exit), (exits.get(String(exit)) ?? 0) + 1);
@@ -93,8 +106,12 @@ test('in-process: loading answers every generated config with its data or exit 2
     process.env = saved;
   }
   const s = ((performance.now() - t0) / 1000).toFixed(1);
-  console.log(`config fuzz (in-process): ${CASES} cases in ${s} s, loaded ${exits.get('0') ?? 0}, refused (exit 2) ${exits.get('2') ?? 0}`);
-  console.log(`FUZZ-FIGURES ${JSON.stringify({ fuzzer: 'config (in-process load)', seed: SEED, cases: CASES, exits: Object.fromEntries(exits), hangs: 0, seconds: Number(s) })}`);
+  console.log(
+    `config fuzz (in-process): ${CASES} cases in ${s} s, loaded ${exits.get('0') ?? 0}, refused (exit 2) ${exits.get('2') ?? 0}`,
+  );
+  console.log(
+    `FUZZ-FIGURES ${JSON.stringify({ fuzzer: 'config (in-process load)', seed: SEED, cases: CASES, exits: Object.fromEntries(exits), hangs: 0, seconds: Number(s) })}`,
+  );
 });
 
 test('the CLI: gate and build answer generated configs with exit 0-3, no stack, no hang, clean --json, no temp module, READY only when every check ran and passed', async () => {
@@ -114,7 +131,19 @@ test('the CLI: gate and build answer generated configs with exit 0-3, no stack, 
           const c = generateConfig(caseRng(SEED, index), marks);
           write(repo.dir, { ...c.files, [NAME]: c.text });
           const mustPass = !c.invalid && !!c.known && c.known.requirements > 0 && c.known.cannotPass.length === 0;
-          failures.push(...(await cliCase({ what: `case ${index} (${c.generator}) of VKIT_FUZZ_SEED=${SEED}`, root: repo.dir, configName: NAME, known: c.known, invalid: c.invalid ? 'a config that must be refused' : undefined, mustPass, env: c.env, timeoutMs: INVOCATION_MS, tally })));
+          failures.push(
+            ...(await cliCase({
+              what: `case ${index} (${c.generator}) of VKIT_FUZZ_SEED=${SEED}`,
+              root: repo.dir,
+              configName: NAME,
+              known: c.known,
+              invalid: c.invalid ? 'a config that must be refused' : undefined,
+              mustPass,
+              env: c.env,
+              timeoutMs: INVOCATION_MS,
+              tally,
+            })),
+          );
         } finally {
           repo.cleanup();
           rmSync(marks, { recursive: true, force: true });
@@ -124,19 +153,34 @@ test('the CLI: gate and build answer generated configs with exit 0-3, no stack, 
   );
   const s = ((performance.now() - t0) / 1000).toFixed(1);
   console.log(`config fuzz (CLI): ${tally.line()}, ${s} s`);
-  console.log(`FUZZ-FIGURES ${JSON.stringify({ fuzzer: 'config (CLI)', seed: SEED, cases: tally.cases, invocations: tally.invocations, exits: Object.fromEntries(tally.exits), hangs: tally.hangs, seconds: Number(s) })}`);
+  console.log(
+    `FUZZ-FIGURES ${JSON.stringify({ fuzzer: 'config (CLI)', seed: SEED, cases: tally.cases, invocations: tally.invocations, exits: Object.fromEntries(tally.exits), hangs: tally.hangs, seconds: Number(s) })}`,
+  );
   assert.deepEqual(failures, []);
 });
 
 // Regressions: each was a failing fuzz case (CHANGELOG, Unreleased), kept as a fixed test.
 
 const CHECK = "{ id: 'fails', run: ['node', '-e', 'process.exit(1)'], inputs: ['a.txt'] }";
-const COMPONENT = "{ id: 'f', package: { id: 'p', version: '1', sha256: 'sha256:' + '0'.repeat(64) }, contract: 'c', source: { entry: 'a.txt' }, profile: 'coq-linux-x86_64-v1', bindings: {}, inputs: ['a.txt'], parameters: P }";
+const COMPONENT =
+  "{ id: 'f', package: { id: 'p', version: '1', sha256: 'sha256:' + '0'.repeat(64) }, contract: 'c', source: { entry: 'a.txt' }, profile: 'coq-linux-x86_64-v1', bindings: {}, inputs: ['a.txt'], parameters: P }";
 const port = "(await import('node:worker_threads')).parentPort!";
 const regressions: Array<[string, string, RegExp]> = [
-  ['a lone surrogate in a string', `export default defineConfig({ checks: [{ id: 'u', run: ['node', '-e', '0', '\\ud800'], inputs: ['a.txt'] }] });`, /lone surrogate/],
-  ['a forged output message that is not text', `${port}.postMessage({ type: 'out', chunk: { not: 'text' } });\nawait new Promise((r) => setTimeout(r, 20));\nexport default defineConfig({ checks: [${CHECK}] });`, /message/],
-  ['a forged answer holding a cycle', `const c: any = {}; c.self = c;\n${port}.postMessage({ type: 'loaded', data: { checks: [], formal: { components: [${COMPONENT.replace('P', 'c')}] } } });\nawait new Promise(() => {});\nexport default defineConfig({ checks: [${CHECK}] });`, /cycle/],
+  [
+    'a lone surrogate in a string',
+    `export default defineConfig({ checks: [{ id: 'u', run: ['node', '-e', '0', '\\ud800'], inputs: ['a.txt'] }] });`,
+    /lone surrogate/,
+  ],
+  [
+    'a forged output message that is not text',
+    `${port}.postMessage({ type: 'out', chunk: { not: 'text' } });\nawait new Promise((r) => setTimeout(r, 20));\nexport default defineConfig({ checks: [${CHECK}] });`,
+    /message/,
+  ],
+  [
+    'a forged answer holding a cycle',
+    `const c: any = {}; c.self = c;\n${port}.postMessage({ type: 'loaded', data: { checks: [], formal: { components: [${COMPONENT.replace('P', 'c')}] } } });\nawait new Promise(() => {});\nexport default defineConfig({ checks: [${CHECK}] });`,
+    /cycle/,
+  ],
 ];
 for (const [name, body, message] of regressions) {
   test(`regression: a config with ${name} is exit 2 naming it, not an internal error (exit 4)`, async () => {

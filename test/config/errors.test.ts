@@ -74,8 +74,20 @@ interface Case {
 const CASES: Case[] = [
   { fixture: 'unknown-key', code: 'ERR_CONFIG_INVALID', path: 'checks[0].bogus', file: 'vkit.manifest.json', line: 3 },
   { fixture: 'missing-inputs', code: 'ERR_CONFIG_INVALID', path: 'checks[0].inputs', file: 'vkit.manifest.json' },
-  { fixture: 'empty-inputs', code: 'ERR_CONFIG_INVALID', path: 'checks[0].inputs', file: 'vkit.manifest.json', line: 3 },
-  { fixture: 'timeout-type', code: 'ERR_CONFIG_INVALID', path: 'checks[0].timeout_s', file: 'vkit.manifest.json', line: 3 },
+  {
+    fixture: 'empty-inputs',
+    code: 'ERR_CONFIG_INVALID',
+    path: 'checks[0].inputs',
+    file: 'vkit.manifest.json',
+    line: 3,
+  },
+  {
+    fixture: 'timeout-type',
+    code: 'ERR_CONFIG_INVALID',
+    path: 'checks[0].timeout_s',
+    file: 'vkit.manifest.json',
+    line: 3,
+  },
   {
     fixture: 'after-unknown',
     code: 'ERR_CONFIG_INVALID',
@@ -89,7 +101,8 @@ const CASES: Case[] = [
     path: 'checks[1].id',
     file: 'vkit.manifest.json',
     // The first declaration is fine; only the second is at fault.
-    more: (e) => assert.ok(!e.issues.some((i) => i.path === 'checks[0].id'), 'the first declaration must not be reported'),
+    more: (e) =>
+      assert.ok(!e.issues.some((i) => i.path === 'checks[0].id'), 'the first declaration must not be reported'),
   },
   {
     fixture: 'after-cycle',
@@ -115,7 +128,13 @@ const CASES: Case[] = [
   },
   { fixture: 'invalid-json', code: 'ERR_CONFIG_PARSE', path: '', file: 'vkit.manifest.json', line: 4 },
   { fixture: 'no-config', code: 'ERR_CONFIG_NOT_FOUND', path: '' },
-  { fixture: 'empty-glob', code: 'ERR_CONFIG_INPUTS', path: 'checks[0].inputs[0]', file: 'vkit.manifest.json', more: (e) => assert.equal(e.issues.length, 1, 'only the empty glob is at fault, not `a.txt`') },
+  {
+    fixture: 'empty-glob',
+    code: 'ERR_CONFIG_INPUTS',
+    path: 'checks[0].inputs[0]',
+    file: 'vkit.manifest.json',
+    more: (e) => assert.equal(e.issues.length, 1, 'only the empty glob is at fault, not `a.txt`'),
+  },
   {
     fixture: 'secret-input',
     code: 'ERR_CONFIG_INPUTS',
@@ -126,7 +145,13 @@ const CASES: Case[] = [
     more: (_e, issue) => assert.match(issue.message, /secret/i),
   },
   { fixture: 'ts-syntax-error', code: 'ERR_CONFIG_PARSE', path: '', file: 'vkit.config.ts', line: 6 },
-  { fixture: 'ts-default-not-object', code: 'ERR_CONFIG_INVALID', path: '', file: 'vkit.config.ts', more: (_e, issue) => assert.match(issue.message, /string/) },
+  {
+    fixture: 'ts-default-not-object',
+    code: 'ERR_CONFIG_INVALID',
+    path: '',
+    file: 'vkit.config.ts',
+    more: (_e, issue) => assert.match(issue.message, /string/),
+  },
 ];
 
 test('every case has its fixture folder, holding a config file unless the scenario is the lack of one', () => {

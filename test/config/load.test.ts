@@ -69,10 +69,15 @@ test('a config module that throws while loading: ERR_CONFIG_THREW (exit 2) and t
 });
 
 test('a default export that is a function is called; its result is the config', async () => {
-  const t = tempDir({ 'vkit.config.ts': `import { defineConfig } from 'vkit';\nexport default defineConfig(async () => ({ checks: [{ id: 'fn', run: 'true', inputs: ['a.txt'] }] }));\n` });
+  const t = tempDir({
+    'vkit.config.ts': `import { defineConfig } from 'vkit';\nexport default defineConfig(async () => ({ checks: [{ id: 'fn', run: 'true', inputs: ['a.txt'] }] }));\n`,
+  });
   try {
     const loaded = await loadConfig(t.dir);
-    assert.deepEqual(loaded.manifest.checks.map((c) => c.id), ['fn']);
+    assert.deepEqual(
+      loaded.manifest.checks.map((c) => c.id),
+      ['fn'],
+    );
   } finally {
     t.cleanup();
   }
@@ -95,12 +100,27 @@ export default defineConfig({
     schema_version: 3,
     formal: { components: [] },
     checks: [
-      { inputs: ['a.txt'], id: 'a', run: ['node', '-e', '0'], cwd: '.', after: [], outputs: [], timeout_s: 600, env: [], expect: { exit_code: 0 } },
+      {
+        inputs: ['a.txt'],
+        id: 'a',
+        run: ['node', '-e', '0'],
+        cwd: '.',
+        after: [],
+        outputs: [],
+        timeout_s: 600,
+        env: [],
+        expect: { exit_code: 0 },
+      },
       { id: 'b', run: 'echo hi', inputs: ['*.txt'], after: ['a'], env: ['CI'], timeout_s: 600 },
     ],
   };
   const json = tempDir({ 'vkit.manifest.json': JSON.stringify(manifest, null, 2) });
-  const changed = tempDir({ 'vkit.manifest.json': JSON.stringify({ ...manifest, checks: [manifest.checks[0], { ...manifest.checks[1], timeout_s: 601 }] }) });
+  const changed = tempDir({
+    'vkit.manifest.json': JSON.stringify({
+      ...manifest,
+      checks: [manifest.checks[0], { ...manifest.checks[1], timeout_s: 601 }],
+    }),
+  });
   try {
     const [a, b, c] = await Promise.all([loadConfig(ts.dir), loadConfig(json.dir), loadConfig(changed.dir)]);
     assert.match(a.policyDigest, /^sha256:[0-9a-f]{64}$/);
@@ -124,7 +144,10 @@ test('CLI: `import { defineConfig } from "vkit"` in a temp repo outside this che
     const r = vkit(['build', '--json', '--root', repo.dir]);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     const report = r.json();
-    assert.deepEqual(report.actions.map((a: { label: string; status: string }) => [a.label, a.status]), [['check:a', 'ran']]);
+    assert.deepEqual(
+      report.actions.map((a: { label: string; status: string }) => [a.label, a.status]),
+      [['check:a', 'ran']],
+    );
     assert.equal(report.gate.status, 'READY');
     assert.deepEqual(leftovers(repo.dir), []);
   } finally {

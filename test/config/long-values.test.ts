@@ -25,7 +25,10 @@ function assertBounded(files: Record<string, string>, path: RegExp, omitted: num
   const { json, text } = buildWith(files);
   assert.equal(json.code, 2, json.stderr.slice(0, 2000));
   assert.equal(text.code, 2, text.stderr.slice(0, 2000));
-  assert.ok(json.stdout.length + json.stderr.length < 8_000, `--json output is ${json.stdout.length + json.stderr.length} characters`);
+  assert.ok(
+    json.stdout.length + json.stderr.length < 8_000,
+    `--json output is ${json.stdout.length + json.stderr.length} characters`,
+  );
   assert.ok(text.stderr.length < 4_000, `stderr is ${text.stderr.length} characters`);
   const issue = json.json().error.issues[0];
   assert.match(issue.path, path);
@@ -42,12 +45,17 @@ test('a 5 MB string as timeout_s in vkit.manifest.json: exit 2, the value cut, t
 });
 
 test('the same in vkit.config.ts (the user-config path), and for a huge value with spaces in it', () => {
-  const config = (value: string) => `import { defineConfig } from 'vkit';\nexport default defineConfig({ checks: [{ id: 'a', run: ['true'], inputs: ['a.txt'], timeout_s: ${JSON.stringify(value)} as any }] });\n`;
+  const config = (value: string) =>
+    `import { defineConfig } from 'vkit';\nexport default defineConfig({ checks: [{ id: 'a', run: ['true'], inputs: ['a.txt'], timeout_s: ${JSON.stringify(value)} as any }] });\n`;
   assertBounded({ 'vkit.config.ts': config('x'.repeat(HUGE)) }, /^checks\[0\]\.timeout_s$/, HUGE - 200);
   assertBounded({ 'vkit.config.ts': config('a b '.repeat(HUGE / 4)) }, /^checks\[0\]\.timeout_s$/, HUGE - 1_000);
 });
 
 test('a 5 MB unknown key: the field path is cut too', () => {
   const check = { id: 'a', run: ['true'], inputs: ['a.txt'], ['k'.repeat(HUGE)]: 1 };
-  assertBounded({ 'vkit.manifest.json': JSON.stringify({ checks: [check] }) }, /^checks\[0\]\.k+… \(\d+ more characters\)$/, HUGE - 200);
+  assertBounded(
+    { 'vkit.manifest.json': JSON.stringify({ checks: [check] }) },
+    /^checks\[0\]\.k+… \(\d+ more characters\)$/,
+    HUGE - 200,
+  );
 });

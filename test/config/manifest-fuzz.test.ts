@@ -34,7 +34,9 @@ const NAME = 'vkit.manifest.json';
 
 const scratch = mkdtempSync(join(tmpdir(), 'vkit-manifest-fuzz-'));
 before(() => {
-  console.log(`manifest fuzz: VKIT_FUZZ_SEED=${SEED} VKIT_FUZZ_MANIFEST_CASES=${CASES} VKIT_FUZZ_MANIFEST_CLI_CASES=${CLI_CASES}`);
+  console.log(
+    `manifest fuzz: VKIT_FUZZ_SEED=${SEED} VKIT_FUZZ_MANIFEST_CASES=${CASES} VKIT_FUZZ_MANIFEST_CLI_CASES=${CLI_CASES}`,
+  );
   setModelRequest(readFileSync(join(REPO_ROOT, 'examples', 'model-comparison', 'request.json'), 'utf8'));
 });
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -70,7 +72,8 @@ test('in-process: the gate answers every generated manifest with exit 0-3, a nam
       // One store for every case: its file-state cache then hashes node and the shell once, not per case.
       exit = gateExitCode((await gate({ root: dir, store: join(scratch, 'store') })).gate.status);
     } catch (error) {
-      if (!(error instanceof VkitError)) assert.fail(`${what}: crashed (exit 4): ${(error as Error)?.stack ?? String(error)}`);
+      if (!(error instanceof VkitError))
+        assert.fail(`${what}: crashed (exit 4): ${(error as Error)?.stack ?? String(error)}`);
       exit = error.exitCode;
       message = error.message;
     }
@@ -78,9 +81,14 @@ test('in-process: the gate answers every generated manifest with exit 0-3, a nam
     const known = knownOf(knownData(c));
     assert.ok([0, 1, 2, 3].includes(exit), `${what}: exit ${exit}: ${message}`);
     // A comparison's invalid request file is reported under its own name and JSON path.
-    if (exit === 2) assert.ok([NAME, ...known.named].some((f) => message.includes(f)), `${what}: exit 2 without naming ${NAME}: ${message.slice(0, 500)}`);
+    if (exit === 2)
+      assert.ok(
+        [NAME, ...known.named].some((f) => message.includes(f)),
+        `${what}: exit 2 without naming ${NAME}: ${message.slice(0, 500)}`,
+      );
     if (c.invalid) assert.equal(exit, 2, `${what}: ${c.invalid}, answered ${exit}`);
-    if (exit === 0) assert.equal(known.requirements, 0, `${what}: READY with requirements and no evidence (a false green)`);
+    if (exit === 0)
+      assert.equal(known.requirements, 0, `${what}: READY with requirements and no evidence (a false green)`);
     assert.ok(ms < CASE_MS, `${what}: took ${ms.toFixed(0)} ms`);
     exits.set(String(exit), (exits.get(String(exit)) ?? 0) + 1);
     rmSync(dir, { recursive: true, force: true });
@@ -88,7 +96,9 @@ test('in-process: the gate answers every generated manifest with exit 0-3, a nam
   const s = ((performance.now() - t0) / 1000).toFixed(1);
   const line = ['0', '1', '2', '3'].map((k) => `${k}:${exits.get(k) ?? 0}`).join(' ');
   console.log(`manifest fuzz (in-process): ${CASES} cases in ${s} s, exits ${line}`);
-  console.log(`FUZZ-FIGURES ${JSON.stringify({ fuzzer: 'manifest (in-process gate)', seed: SEED, cases: CASES, exits: Object.fromEntries(exits), hangs: 0, seconds: Number(s) })}`);
+  console.log(
+    `FUZZ-FIGURES ${JSON.stringify({ fuzzer: 'manifest (in-process gate)', seed: SEED, cases: CASES, exits: Object.fromEntries(exits), hangs: 0, seconds: Number(s) })}`,
+  );
 });
 
 test('the CLI: gate and build answer generated manifests with exit 0-3, no stack, no hang, READY only when every check ran and passed', async () => {
@@ -109,8 +119,20 @@ test('the CLI: gate and build answer generated manifests with exit 0-3, no stack
           const c = generateManifest(caseRng(SEED, index), marks, index === CASES ? { mutations: 0 } : {});
           write(repo.dir, { ...c.files, [NAME]: c.bytes });
           const known = knownOf(knownData(c));
-          const mustPass = c.generator === 'valid' && known.requirements > 0 && known.cannotPass.length === 0 && !c.invalid;
-          failures.push(...(await cliCase({ what: `case ${index} (${c.generator}) of VKIT_FUZZ_SEED=${SEED}`, root: repo.dir, configName: NAME, known, invalid: c.invalid, mustPass, timeoutMs: INVOCATION_MS, tally })));
+          const mustPass =
+            c.generator === 'valid' && known.requirements > 0 && known.cannotPass.length === 0 && !c.invalid;
+          failures.push(
+            ...(await cliCase({
+              what: `case ${index} (${c.generator}) of VKIT_FUZZ_SEED=${SEED}`,
+              root: repo.dir,
+              configName: NAME,
+              known,
+              invalid: c.invalid,
+              mustPass,
+              timeoutMs: INVOCATION_MS,
+              tally,
+            })),
+          );
         } finally {
           repo.cleanup();
           rmSync(marks, { recursive: true, force: true });
@@ -120,14 +142,17 @@ test('the CLI: gate and build answer generated manifests with exit 0-3, no stack
   );
   const s = ((performance.now() - t0) / 1000).toFixed(1);
   console.log(`manifest fuzz (CLI): ${tally.line()}, ${s} s`);
-  console.log(`FUZZ-FIGURES ${JSON.stringify({ fuzzer: 'manifest (CLI)', seed: SEED, cases: tally.cases, invocations: tally.invocations, exits: Object.fromEntries(tally.exits), hangs: tally.hangs, seconds: Number(s) })}`);
+  console.log(
+    `FUZZ-FIGURES ${JSON.stringify({ fuzzer: 'manifest (CLI)', seed: SEED, cases: tally.cases, invocations: tally.invocations, exits: Object.fromEntries(tally.exits), hangs: tally.hangs, seconds: Number(s) })}`,
+  );
   assert.deepEqual(failures, []);
 });
 
 // Regressions: each was a failing fuzz case (CHANGELOG, Unreleased), kept as a fixed test.
 
 test('regression (case 107 of seed 24301): a manifest that is not UTF-8 is exit 2 naming the byte and line, not read with U+FFFD in its place', async () => {
-  const text = '{\n  "checks": [\n    { "id": "x", "run": ["node", "-e", "process.exit(0) // \u0000"], "inputs": ["a.txt"] }\n  ]\n}\n';
+  const text =
+    '{\n  "checks": [\n    { "id": "x", "run": ["node", "-e", "process.exit(0) // \u0000"], "inputs": ["a.txt"] }\n  ]\n}\n';
   const bytes = Buffer.from(text.replace('\u0000', 'é'));
   const at = bytes.indexOf(Buffer.from('é')) + 1; // the continuation byte of é, made invalid
   bytes[at] = 0xff;
@@ -149,9 +174,21 @@ const withParameters = (value: string) =>
 
 const refusals: Array<[string, string, RegExp]> = [
   // case 12 of seed 1 ('odd unicode'): a lone surrogate in an argv string
-  ['a lone surrogate in a string (case 12 of seed 1)', '{"checks": [{"id": "x", "run": ["node", "-\\udfffe", "0"], "inputs": ["a.txt"]}]}', /vkit\.manifest\.json:1 checks\[0\]\.run\[1\].*lone surrogate/s],
-  ['a number past the largest double', withParameters('1e400'), /vkit\.manifest\.json:3 formal\.components\[0\]\.parameters\.x.*1e400/s],
-  ['a value nested 100,000 levels deep', withParameters(`${'['.repeat(100_000)}1${']'.repeat(100_000)}`), /vkit\.manifest\.json:3 formal\.components\[0\]\.parameters\.x.*nested more than 64 levels/s],
+  [
+    'a lone surrogate in a string (case 12 of seed 1)',
+    '{"checks": [{"id": "x", "run": ["node", "-\\udfffe", "0"], "inputs": ["a.txt"]}]}',
+    /vkit\.manifest\.json:1 checks\[0\]\.run\[1\].*lone surrogate/s,
+  ],
+  [
+    'a number past the largest double',
+    withParameters('1e400'),
+    /vkit\.manifest\.json:3 formal\.components\[0\]\.parameters\.x.*1e400/s,
+  ],
+  [
+    'a value nested 100,000 levels deep',
+    withParameters(`${'['.repeat(100_000)}1${']'.repeat(100_000)}`),
+    /vkit\.manifest\.json:3 formal\.components\[0\]\.parameters\.x.*nested more than 64 levels/s,
+  ],
 ];
 for (const [name, text, message] of refusals) {
   test(`regression: ${name} in vkit.manifest.json is exit 2 at its field, not an internal error (exit 4)`, async () => {

@@ -4,7 +4,16 @@ import { test } from 'node:test';
 import type { Metafile } from 'esbuild';
 import { loadsDynamically } from '../../src/config/module-cache.js';
 
-const meta = (imports: string[] = []): Metafile => ({ inputs: { 'vkit.config.ts': { bytes: 0, imports: imports.map((path) => ({ path, kind: 'import-statement', external: true })) } }, outputs: {} }) as unknown as Metafile;
+const meta = (imports: string[] = []): Metafile =>
+  ({
+    inputs: {
+      'vkit.config.ts': {
+        bytes: 0,
+        imports: imports.map((path) => ({ path, kind: 'import-statement', external: true })),
+      },
+    },
+    outputs: {},
+  }) as unknown as Metafile;
 
 test('computed imports, the module API, eval and Function load unseen code; strings naming require do not', () => {
   const cases: Array<[string, string[], boolean]> = [

@@ -25,7 +25,11 @@ const CASES: Array<[string, string, RegExp]> = [
   ['a symbol', '{ s: Symbol("s") }', /definition\.s is a symbol/],
   ['undefined in an array', '{ list: [1, undefined] }', /definition\.list\[1\] is undefined/],
   ['a cycle', '(() => { const o: any = { a: {} }; o.a.back = o; return o; })()', /definition\.a\.back is a cycle/],
-  ['a getter that throws', '{ get x() { throw new Error("no reading me"); } }', /definition(\.x)? cannot be read: no reading me/],
+  [
+    'a getter that throws',
+    '{ get x() { throw new Error("no reading me"); } }',
+    /definition(\.x)? cannot be read: no reading me/,
+  ],
 ];
 
 for (const [what, definition, says] of CASES) {
@@ -50,7 +54,12 @@ for (const [what, definition, says] of CASES) {
 }
 
 test('plain data still plans: an `undefined` member is absent, as in JSON', () => {
-  const repo = tempRepo({ 'a.txt': 'a\n', 'vkit.config.ts': config('{ n: 1, s: "x", b: true, z: null, l: [1, "a", { k: [] }], o: Object.create(null), u: undefined }') });
+  const repo = tempRepo({
+    'a.txt': 'a\n',
+    'vkit.config.ts': config(
+      '{ n: 1, s: "x", b: true, z: null, l: [1, "a", { k: [] }], o: Object.create(null), u: undefined }',
+    ),
+  });
   try {
     const r = cli(repo, ['build', '--json']);
     assert.equal(r.code, 0, r.stdout + r.stderr);

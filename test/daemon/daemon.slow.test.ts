@@ -20,8 +20,10 @@ const ENV = { XDG_RUNTIME_DIR: runtime };
 let repo: TempRepo;
 
 const STORE = () => join(repo.dir, '.git', 'vkit');
-const run = (args: string[], env: NodeJS.ProcessEnv = {}, cwd = repo.dir) => vkit([...args, '--store', STORE()], { cwd, env: { ...ENV, ...env } });
-const served = (): number => (vkit(['daemon', 'status', '--root', repo.dir, '--json'], { env: ENV }).json() as { served?: number }).served ?? -1;
+const run = (args: string[], env: NodeJS.ProcessEnv = {}, cwd = repo.dir) =>
+  vkit([...args, '--store', STORE()], { cwd, env: { ...ENV, ...env } });
+const served = (): number =>
+  (vkit(['daemon', 'status', '--root', repo.dir, '--json'], { env: ENV }).json() as { served?: number }).served ?? -1;
 
 before(() => {
   repo = tempRepo({
@@ -31,7 +33,9 @@ before(() => {
     'check-env.js': "process.exit(process.env.FOO === 'yes' ? 0 : 1)\n",
     'slow.js': "require('fs').writeFileSync(process.argv[2], 'started'); setTimeout(() => {}, 30000)\n",
   });
-  repo.manifest({ checks: [{ id: 'env', run: ['node', 'check-env.js'], inputs: ['check-env.js', 'src/**'], env: ['FOO'] }] });
+  repo.manifest({
+    checks: [{ id: 'env', run: ['node', 'check-env.js'], inputs: ['check-env.js', 'src/**'], env: ['FOO'] }],
+  });
   repo.commitAll();
   const r = vkit(['daemon', 'start', '--root', repo.dir, '--idle-s', '120'], { env: { ...ENV, FOO: 'server' } });
   assert.equal(r.code, 0, r.stderr);
@@ -66,7 +70,7 @@ test('a served build and gate answer as a fresh process does, with the client en
   assert.deepEqual(again.json().gate, fail.json().gate);
 });
 
-test('served text output, exit codes and errors are the client\'s own: usage errors exit 2 with the message', () => {
+test("served text output, exit codes and errors are the client's own: usage errors exit 2 with the message", () => {
   const before = served();
   const bad = run(['build', '--jobs', 'zero'], { FOO: 'yes' });
   assert.equal(bad.code, 2);
@@ -78,7 +82,10 @@ test('served text output, exit codes and errors are the client\'s own: usage err
 
 test('the root comes from --root against the client directory', () => {
   const before = served();
-  const r = vkit(['gate', '--root', '..', '--json', '--store', STORE()], { cwd: join(repo.dir, 'sub'), env: { ...ENV, FOO: 'yes' } });
+  const r = vkit(['gate', '--root', '..', '--json', '--store', STORE()], {
+    cwd: join(repo.dir, 'sub'),
+    env: { ...ENV, FOO: 'yes' },
+  });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(served(), before + 1);
 });
@@ -88,7 +95,10 @@ test('Ctrl-C in the client cancels the served build as it cancels a local one', 
   repo.manifest({ checks: [{ id: 'slow', run: ['node', 'slow.js', marker], inputs: ['slow.js'] }] });
   const outcome = async (env: NodeJS.ProcessEnv) => {
     rmSync(marker, { force: true });
-    const child = vkitAsync(['build', '--root', repo.dir, '--store', STORE(), '--json', '--force'], { cwd: repo.dir, env: { ...ENV, ...env } });
+    const child = vkitAsync(['build', '--root', repo.dir, '--store', STORE(), '--json', '--force'], {
+      cwd: repo.dir,
+      env: { ...ENV, ...env },
+    });
     let out = '';
     child.stdout.on('data', (c) => (out += c));
     for (let i = 0; i < 200 && !existsSync(marker); i++) await new Promise((r) => setTimeout(r, 50));
@@ -103,7 +113,9 @@ test('Ctrl-C in the client cancels the served build as it cancels a local one', 
   const local = await outcome({ VKIT_DAEMON: '0' });
   assert.deepEqual(remote, local);
   assert.notEqual(remote.status, 'READY');
-  repo.manifest({ checks: [{ id: 'env', run: ['node', 'check-env.js'], inputs: ['check-env.js', 'src/**'], env: ['FOO'] }] });
+  repo.manifest({
+    checks: [{ id: 'env', run: ['node', 'check-env.js'], inputs: ['check-env.js', 'src/**'], env: ['FOO'] }],
+  });
 });
 
 test('a runtime directory open to other users is never trusted: the client warns and runs the command itself', () => {
@@ -123,19 +135,30 @@ test('a runtime directory open to other users is never trusted: the client warns
 
 /** Sends one raw request to the server and returns the frame type it answers with first. */
 function rawRequest(patch: Partial<Request>): Promise<{ type: number; body: string }> {
-  const request: Request = { protocol: PROTOCOL, argv: ['gate', '--root', repo.dir, '--store', STORE()], env: { PATH: process.env.PATH ?? '' }, cwd: repo.dir, tty: false, node: process.version, execPath: process.execPath, pkg: REPO_ROOT.replace(/\/$/, ''), ...patch };
+  const request: Request = {
+    protocol: PROTOCOL,
+    argv: ['gate', '--root', repo.dir, '--store', STORE()],
+    env: { PATH: process.env.PATH ?? '' },
+    cwd: repo.dir,
+    tty: false,
+    node: process.version,
+    execPath: process.execPath,
+    pkg: REPO_ROOT.replace(/\/$/, ''),
+    ...patch,
+  };
   return new Promise((done, fail) => {
     const s = connect(daemonPaths(repo.dir, ENV).socket);
     const reader = new FrameReader();
     s.on('connect', () => s.write(frame(FRAME.request, request)));
     s.on('data', (c) => {
-      for (const f of reader.push(c)) if (f.type === FRAME.refuse || f.type === FRAME.exit) done({ type: f.type, body: f.body.toString() });
+      for (const f of reader.push(c))
+        if (f.type === FRAME.refuse || f.type === FRAME.exit) done({ type: f.type, body: f.body.toString() });
     });
     s.on('error', fail);
   });
 }
 
-test('the server declines what it cannot serve as the client\'s twin: another vkit, node, root or verb', async () => {
+test("the server declines what it cannot serve as the client's twin: another vkit, node, root or verb", async () => {
   const ok = await rawRequest({});
   assert.equal(ok.type, FRAME.exit, ok.body);
   const cases: Array<[Partial<Request>, RegExp]> = [
@@ -153,7 +176,7 @@ test('the server declines what it cannot serve as the client\'s twin: another vk
   }
 });
 
-test('the code fingerprint changes when any file of the package\'s code does', () => {
+test("the code fingerprint changes when any file of the package's code does", () => {
   const pkg = mkdtempSync(join(tmpdir(), 'vkit-pkg-'));
   try {
     mkdirSync(join(pkg, 'dist', 'src'), { recursive: true });
@@ -173,10 +196,16 @@ test('the code fingerprint changes when any file of the package\'s code does', (
 
 test('a TS config that imports an installed package is served once, then the server stops (its modules stay cached)', () => {
   const other = tempRepo({
-    'node_modules/answer/package.json': JSON.stringify({ name: 'answer', version: '1.0.0', type: 'module', main: 'index.js' }),
+    'node_modules/answer/package.json': JSON.stringify({
+      name: 'answer',
+      version: '1.0.0',
+      type: 'module',
+      main: 'index.js',
+    }),
     'node_modules/answer/index.js': 'export const answer = 42;\n',
     '.gitignore': 'node_modules/\n',
-    'vkit.config.ts': "import { answer } from 'answer';\nexport default { checks: [{ id: 'a', run: ['node', '-e', `process.exit(${answer} === 42 ? 0 : 1)`], inputs: ['vkit.config.ts'] }] };\n",
+    'vkit.config.ts':
+      "import { answer } from 'answer';\nexport default { checks: [{ id: 'a', run: ['node', '-e', `process.exit(${answer} === 42 ? 0 : 1)`], inputs: ['vkit.config.ts'] }] };\n",
   });
   try {
     other.commitAll();
@@ -202,7 +231,10 @@ test('daemon status and stop: a stopped server serves nothing and a build runs l
     extra.commitAll();
     assert.equal(vkit(['daemon', 'status', '--root', extra.dir, '--json'], { env: ENV }).json().running, false);
     assert.equal(vkit(['daemon', 'start', '--root', extra.dir, '--idle-s', '120'], { env: ENV }).code, 0);
-    const again = vkit(['daemon', 'start', '--root', extra.dir, '--json'], { env: ENV }).json() as { running: boolean; pid: number };
+    const again = vkit(['daemon', 'start', '--root', extra.dir, '--json'], { env: ENV }).json() as {
+      running: boolean;
+      pid: number;
+    };
     assert.equal(again.running, true);
     const stop = vkit(['daemon', 'stop', '--root', extra.dir], { env: ENV });
     assert.match(stop.stdout, new RegExp(`stopped \\(pid ${again.pid}\\)`));

@@ -33,7 +33,10 @@ test('a missing tool is BLOCKED ("tool not found"), exit 3, and nothing is cache
     const again = cli(repo, ['build', '--json']);
     assert.equal(again.code, 3);
     assert.deepEqual(
-      again.json().actions.map((a: { label: string; status: string }) => `${a.label}=${a.status}`).sort(),
+      again
+        .json()
+        .actions.map((a: { label: string; status: string }) => `${a.label}=${a.status}`)
+        .sort(),
       ['check:argv=blocked', 'check:ok=cached', 'check:shell=blocked'],
     );
     const g = cli(repo, ['gate']);
@@ -46,7 +49,15 @@ test('a missing tool is BLOCKED ("tool not found"), exit 3, and nothing is cache
 test('a check killed by a signal is BLOCKED, not FAIL, and is run again by the next build', async () => {
   const repo = tempRepo({ 'a.txt': 'a\n' });
   try {
-    repo.manifest({ checks: [{ id: 'sig', run: nodeCheck("process.kill(process.pid, 'SIGTERM'); setTimeout(() => {}, 5000)"), inputs: ['a.txt'] }] });
+    repo.manifest({
+      checks: [
+        {
+          id: 'sig',
+          run: nodeCheck("process.kill(process.pid, 'SIGTERM'); setTimeout(() => {}, 5000)"),
+          inputs: ['a.txt'],
+        },
+      ],
+    });
     const first = await build(openOpts(repo));
     const a = first.actions[0]!;
     assert.equal(a.outcome, 'BLOCKED');

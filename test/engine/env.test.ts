@@ -22,13 +22,21 @@ test('only declared env names plus PATH and HOME reach a check; receipts hold na
         {
           id: 'env',
           // Prints the names it sees, and whether the declared value arrived intact (not the value).
-          run: nodeCheck("console.log(JSON.stringify({ names: Object.keys(process.env).sort(), ok: process.env.VKIT_T_DECL === process.env.VKIT_T_DECL_EXPECT }))"),
+          run: nodeCheck(
+            'console.log(JSON.stringify({ names: Object.keys(process.env).sort(), ok: process.env.VKIT_T_DECL === process.env.VKIT_T_DECL_EXPECT }))',
+          ),
           inputs: ['a.txt'],
           env: ['VKIT_T_DECL', 'VKIT_T_DECL_EXPECT', 'VKIT_T_UNSET'],
         },
       ],
     });
-    const env: NodeJS.ProcessEnv = { ...process.env, VKIT_T_DECL: SECRET, VKIT_T_DECL_EXPECT: SECRET, VKIT_T_UNDECLARED: 'must-not-leak', HOME: '/home/vkit-test' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      VKIT_T_DECL: SECRET,
+      VKIT_T_DECL_EXPECT: SECRET,
+      VKIT_T_UNDECLARED: 'must-not-leak',
+      HOME: '/home/vkit-test',
+    };
     delete env.VKIT_T_UNSET;
     const first = await build(openOpts(repo, { env }));
     const a = first.actions[0]!;
@@ -51,7 +59,10 @@ test('only declared env names plus PATH and HOME reach a check; receipts hold na
     assert.equal(same.actions[0]!.key, a.key);
 
     // A declared value changed: rerun, and --explain says env changed.
-    const changed = await build(openOpts(repo, { env: { ...env, VKIT_T_DECL: 'another', VKIT_T_DECL_EXPECT: 'another' } }), { explain: true });
+    const changed = await build(
+      openOpts(repo, { env: { ...env, VKIT_T_DECL: 'another', VKIT_T_DECL_EXPECT: 'another' } }),
+      { explain: true },
+    );
     assert.equal(changed.actions[0]!.status, 'ran');
     assert.notEqual(changed.actions[0]!.key, a.key);
     assert.deepEqual(changed.actions[0]!.explain, ['env: the value of a declared variable changed']);

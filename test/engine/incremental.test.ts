@@ -12,7 +12,9 @@ import { nodeCheck, tempRepo, type TempRepo } from '../_support/repo.js';
 
 const readCheck = (id: string, inputs: string[], extra: Record<string, unknown> = {}) => ({
   id,
-  run: nodeCheck(`for (const f of ${JSON.stringify(inputs.filter((i) => !/[*?{[]/.test(i)))}) require('fs').readFileSync(f)`),
+  run: nodeCheck(
+    `for (const f of ${JSON.stringify(inputs.filter((i) => !/[*?{[]/.test(i)))}) require('fs').readFileSync(f)`,
+  ),
   inputs,
   ...extra,
 });
@@ -43,18 +45,31 @@ test(
     repo.manifest({ checks: [readCheck('a', ['a.txt']), readCheck('bc', ['b.txt', 'lib/*.txt'])] });
     const first = await buildIn(repo);
     assert.equal(first.gate.status, 'READY');
-    assert.deepEqual(first.actions.map((a) => a.status), ['ran', 'ran']);
+    assert.deepEqual(
+      first.actions.map((a) => a.status),
+      ['ran', 'ran'],
+    );
     assert.equal(first.stats.ran, 2);
     assert.equal(first.stats.hashed, 3, 'the first build hashes each input once');
 
     const second = await buildIn(repo);
-    assert.deepEqual(second.actions.map((a) => a.status), ['cached', 'cached']);
+    assert.deepEqual(
+      second.actions.map((a) => a.status),
+      ['cached', 'cached'],
+    );
     assert.equal(second.stats.ran, 0);
     assert.equal(second.stats.cached, 2);
     assert.equal(second.stats.hashed, 0, 'aged, unchanged files are never re-hashed');
     assert.equal(second.stats.reused_hashes, 3);
-    assert.deepEqual(second.actions.map((a) => a.key), first.actions.map((a) => a.key));
-    assert.deepEqual(second.actions.map((a) => a.run), first.actions.map((a) => a.run), 'cached actions point at the runs that produced them');
+    assert.deepEqual(
+      second.actions.map((a) => a.key),
+      first.actions.map((a) => a.key),
+    );
+    assert.deepEqual(
+      second.actions.map((a) => a.run),
+      first.actions.map((a) => a.run),
+      'cached actions point at the runs that produced them',
+    );
     assert.equal(second.gate.status, 'READY');
   }),
 );
@@ -124,10 +139,16 @@ test(
     repo.write('shared.txt', 's edited\n');
     const third = byLabel(await buildIn(repo, { explain: true }));
     assert.deepEqual(
-      Object.entries(third).filter(([, a]) => a.status === 'ran').map(([l]) => l).sort(),
+      Object.entries(third)
+        .filter(([, a]) => a.status === 'ran')
+        .map(([l]) => l)
+        .sort(),
       ['check:b', 'check:d'],
     );
-    assert.ok(third['check:b']!.explain?.includes('files changed: shared.txt'), JSON.stringify(third['check:b']!.explain));
+    assert.ok(
+      third['check:b']!.explain?.includes('files changed: shared.txt'),
+      JSON.stringify(third['check:b']!.explain),
+    );
   }),
 );
 
@@ -154,7 +175,12 @@ test(
 test(
   'a dependency that is not PASS blocks its dependent without running it',
   withRepo({ 'a.txt': 'a\n', 'c.txt': 'c\n' }, async (repo) => {
-    repo.manifest({ checks: [{ id: 'a', run: nodeCheck('process.exit(1)'), inputs: ['a.txt'] }, readCheck('c', ['c.txt'], { after: ['a'] })] });
+    repo.manifest({
+      checks: [
+        { id: 'a', run: nodeCheck('process.exit(1)'), inputs: ['a.txt'] },
+        readCheck('c', ['c.txt'], { after: ['a'] }),
+      ],
+    });
     const report = await buildIn(repo);
     const r = byLabel(report);
     assert.equal(r['check:a']!.status, 'failed');

@@ -17,7 +17,15 @@ test('identical concurrent jobs run once: one run id, one process', async () => 
   const repo = tempRepo({ 'a.txt': 'a\n' });
   try {
     // Each execution appends a line, so the count of lines is the count of processes.
-    repo.manifest({ checks: [{ id: 'once', run: nodeCheck("require('fs').appendFileSync('runs.log', 'x\\n'); setTimeout(() => {}, 200)"), inputs: ['a.txt'] }] });
+    repo.manifest({
+      checks: [
+        {
+          id: 'once',
+          run: nodeCheck("require('fs').appendFileSync('runs.log', 'x\\n'); setTimeout(() => {}, 200)"),
+          inputs: ['a.txt'],
+        },
+      ],
+    });
     writeFileSync(join(repo.dir, 'runs.log'), '');
     const ws = await openWorkspace(openOpts(repo));
     try {
@@ -45,7 +53,9 @@ test('identical concurrent jobs run once: one run id, one process', async () => 
 test('a job whose key does not match what the worker computes is refused as BLOCKED and not cached', async () => {
   const repo = tempRepo({ 'a.txt': 'a\n' });
   try {
-    repo.manifest({ checks: [{ id: 'k', run: nodeCheck("require('fs').writeFileSync('ran.txt', 'ran')"), inputs: ['a.txt'] }] });
+    repo.manifest({
+      checks: [{ id: 'k', run: nodeCheck("require('fs').writeFileSync('ran.txt', 'ran')"), inputs: ['a.txt'] }],
+    });
     const ws = await openWorkspace(openOpts(repo));
     try {
       const job = jobFor(ws, 'check:k');

@@ -21,7 +21,9 @@ function sleepyRepo(ms: number): { repo: TempRepo; mark: string; env: NodeJS.Pro
     checks: [
       {
         id: 'sleepy',
-        run: nodeCheck(`const fs = require('fs'); const m = process.env.VKIT_TEST_MARK; if (!fs.existsSync(m)) { fs.writeFileSync(m, String(process.pid)); setTimeout(() => {}, ${ms}); }`),
+        run: nodeCheck(
+          `const fs = require('fs'); const m = process.env.VKIT_TEST_MARK; if (!fs.existsSync(m)) { fs.writeFileSync(m, String(process.pid)); setTimeout(() => {}, ${ms}); }`,
+        ),
         inputs: ['a.txt'],
         env: ['VKIT_TEST_MARK'],
         sandbox: WATCHED_FROM_OUTSIDE,

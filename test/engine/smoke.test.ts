@@ -12,7 +12,10 @@ test('build then no-op build: second run reports everything cached, same gate', 
     const second = vkit(['build', '--json', '--root', repo.dir]);
     assert.equal(second.code, 0, second.stderr);
     const report = second.json();
-    assert.deepEqual(report.actions.map((a: { status: string }) => a.status), ['cached']);
+    assert.deepEqual(
+      report.actions.map((a: { status: string }) => a.status),
+      ['cached'],
+    );
     assert.equal(report.gate.status, 'READY');
   } finally {
     repo.cleanup();

@@ -20,7 +20,18 @@ export function makeTar(entries: readonly RawEntry[]): Buffer {
   const parts: Buffer[] = [];
   for (const e of entries) {
     const body = Buffer.from(e.body ?? '');
-    const h = new Header({ path: e.name, type: e.type ?? 'File', size: e.size ?? body.length, mode: 0o644, uid: 0, gid: 0, mtime: new Date(0), linkpath: e.linkpath, uname: '', gname: '' });
+    const h = new Header({
+      path: e.name,
+      type: e.type ?? 'File',
+      size: e.size ?? body.length,
+      mode: 0o644,
+      uid: 0,
+      gid: 0,
+      mtime: new Date(0),
+      linkpath: e.linkpath,
+      uname: '',
+      gname: '',
+    });
     h.encode();
     parts.push(h.block!, body, Buffer.alloc((512 - (body.length % 512)) % 512));
   }
@@ -48,7 +59,17 @@ const CHECKSUM = 148;
 /** One header block plus its padded body, with `flag` as the raw type byte. */
 export function rawEntry(name: string, flag: string, body: string | Buffer = '', linkpath = ''): Buffer {
   const bytes = Buffer.from(body);
-  const h = new Header({ path: name, type: 'File', size: bytes.length, mode: 0o644, uid: 0, gid: 0, mtime: new Date(0), uname: '', gname: '' });
+  const h = new Header({
+    path: name,
+    type: 'File',
+    size: bytes.length,
+    mode: 0o644,
+    uid: 0,
+    gid: 0,
+    mtime: new Date(0),
+    uname: '',
+    gname: '',
+  });
   h.encode();
   const block = Buffer.from(h.block!);
   block[TYPE_FLAG] = flag.charCodeAt(0);
@@ -81,7 +102,11 @@ export function bundleManifest(listed: Record<string, string>): string {
     obligations: [],
     checker: null,
     artifacts: [],
-    entries: Object.entries(listed).map(([name, body]) => ({ name, sha256: sha256Id(body), size: Buffer.byteLength(body) })),
+    entries: Object.entries(listed).map(([name, body]) => ({
+      name,
+      sha256: sha256Id(body),
+      size: Buffer.byteLength(body),
+    })),
     assets: { requested: false, capsules: [] },
     integrity: 'x',
   });

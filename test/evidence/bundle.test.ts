@@ -21,7 +21,17 @@ import { makeTar, tarEntries } from './_tar.js';
 /** `check:a` passes while the undeclared `flag.txt` says ok: a failure the key cannot see. */
 function repoWithCheck(): TempRepo {
   const repo = tempRepo({ 'a.txt': 'a\n', 'flag.txt': 'ok' });
-  repo.manifest({ checks: [{ id: 'a', run: nodeCheck("console.log('out'); console.error('err'); process.exit(require('fs').readFileSync('flag.txt','utf8') === 'ok' ? 0 : 1)"), inputs: ['a.txt'] }] });
+  repo.manifest({
+    checks: [
+      {
+        id: 'a',
+        run: nodeCheck(
+          "console.log('out'); console.error('err'); process.exit(require('fs').readFileSync('flag.txt','utf8') === 'ok' ? 0 : 1)",
+        ),
+        inputs: ['a.txt'],
+      },
+    ],
+  });
   repo.commitAll('init');
   return repo;
 }
@@ -46,7 +56,10 @@ test('export: deterministic bytes, validated, names its limits of trust; replay 
     assert.equal(a.code, 0, a.stderr);
     const b = cli(repo, ['evidence', 'export', '--run', run, '--out', join(out, 'b.tar'), '--json']);
     assert.equal(b.code, 0, b.stderr);
-    assert.ok(readFileSync(join(out, 'a.tar')).equals(readFileSync(join(out, 'b.tar'))), 'the same run exports to identical bytes');
+    assert.ok(
+      readFileSync(join(out, 'a.tar')).equals(readFileSync(join(out, 'b.tar'))),
+      'the same run exports to identical bytes',
+    );
     const r = a.json();
     assert.equal(r.recorded_outcome, 'PASS');
     assert.match(r.integrity, /integrity relative to trusted state/);
@@ -61,7 +74,9 @@ test('export: deterministic bytes, validated, names its limits of trust; replay 
     assert.match(assets.stdout, /do not authenticate/);
 
     execFileSync('git', ['clone', '-q', repo.dir, clone]);
-    const replay = vkit(['evidence', 'replay', join(out, 'a.tar'), '--restore-assets', '--root', clone, '--json'], { cwd: clone });
+    const replay = vkit(['evidence', 'replay', join(out, 'a.tar'), '--restore-assets', '--root', clone, '--json'], {
+      cwd: clone,
+    });
     assert.equal(replay.code, 0, replay.stdout + replay.stderr);
     const p = replay.json();
     assert.equal(p.status, 'PASS');
@@ -111,7 +126,10 @@ test('a byte flipped in any entry, or in the manifest, is refused naming it (exi
     }
     // A manifest edited into other valid JSON (a label renamed) no longer matches what its entries give.
     const m = JSON.parse(entries[0]!.body.toString('utf8'));
-    const relabelled = makeTar([{ name: 'manifest.json', body: canonicalJson({ ...m, label: 'check:b' }) }, ...entries.slice(1).map((e) => ({ name: e.name, body: e.body }))]);
+    const relabelled = makeTar([
+      { name: 'manifest.json', body: canonicalJson({ ...m, label: 'check:b' }) },
+      ...entries.slice(1).map((e) => ({ name: e.name, body: e.body })),
+    ]);
     writeFileSync(join(out, 'relabelled.tar'), relabelled);
     const rl = cli(repo, ['evidence', 'replay', join(out, 'relabelled.tar')]);
     assert.equal(rl.code, 2, rl.stderr);
@@ -141,7 +159,10 @@ test('imported success flags never satisfy replay: recorded PASS, failing now ->
     assert.equal(r.code, 1, r.stdout + r.stderr);
     assert.equal(r.json().status, 'FAIL');
     assert.equal(r.json().recorded.outcome, 'PASS');
-    assert.ok(r.json().identities.every((i: { match: boolean }) => i.match), 'same identities: only the fresh run decides');
+    assert.ok(
+      r.json().identities.every((i: { match: boolean }) => i.match),
+      'same identities: only the fresh run decides',
+    );
 
     // A consistent forgery: a FAIL run's bundle rewritten to say PASS, every digest redone.
     const failRun = cli(repo, ['verify', '--check', 'a', '--json']).json().action.run;
@@ -189,11 +210,31 @@ function forgePass(tar: Buffer): Buffer {
   const entries = tarEntries(tar);
   const byName = new Map(entries.map((e) => [e.name, e.body]));
   const receipt = JSON.parse(byName.get('receipt.json')!.toString('utf8')) as Receipt;
-  const passing: Receipt = { ...receipt, outcome: 'PASS', claim: 'established', reason: null, exit_code: 0, obligations: receipt.obligations.map((o) => ({ ...o, outcome: 'PASS', claim: 'established' })) };
+  const passing: Receipt = {
+    ...receipt,
+    outcome: 'PASS',
+    claim: 'established',
+    reason: null,
+    exit_code: 0,
+    obligations: receipt.obligations.map((o) => ({ ...o, outcome: 'PASS', claim: 'established' })),
+  };
   const receiptBytes = Buffer.from(canonicalJson(passing));
   const old = parseManifest(byName.get('manifest.json')!);
   if (typeof old === 'string') throw new Error(old);
-  const list = old.entries.map((e) => (e.name === 'receipt.json' ? { ...e, sha256: sha256Id(receiptBytes), size: receiptBytes.length } : e));
-  const manifest = buildManifest({ receipt: passing, receiptSha256: sha256Id(receiptBytes), job: old.job, entries: list, assets: old.assets });
-  return makeTar([{ name: 'manifest.json', body: manifestBytes(manifest) }, ...entries.filter((e) => e.name !== 'manifest.json').map((e) => ({ name: e.name, body: e.name === 'receipt.json' ? receiptBytes : e.body }))]);
+  const list = old.entries.map((e) =>
+    e.name === 'receipt.json' ? { ...e, sha256: sha256Id(receiptBytes), size: receiptBytes.length } : e,
+  );
+  const manifest = buildManifest({
+    receipt: passing,
+    receiptSha256: sha256Id(receiptBytes),
+    job: old.job,
+    entries: list,
+    assets: old.assets,
+  });
+  return makeTar([
+    { name: 'manifest.json', body: manifestBytes(manifest) },
+    ...entries
+      .filter((e) => e.name !== 'manifest.json')
+      .map((e) => ({ name: e.name, body: e.name === 'receipt.json' ? receiptBytes : e.body })),
+  ]);
 }

@@ -26,12 +26,17 @@ async function isolatedEngine(): Promise<{ socket: string; images: () => string[
   const dir = mkdtempSync(join(tmpdir(), 'vkit-capsule-engine-'));
   const store = ['--root', join(dir, 'root'), '--runroot', join(dir, 'runroot')];
   const sock = join(dir, 'podman.sock');
-  const child: ChildProcess = spawn('podman', [...store, 'system', 'service', '--time=0', `unix://${sock}`], { stdio: 'ignore' });
+  const child: ChildProcess = spawn('podman', [...store, 'system', 'service', '--time=0', `unix://${sock}`], {
+    stdio: 'ignore',
+  });
   for (let i = 0; i < 100 && !existsSync(sock); i++) await sleep(100);
   assert.ok(existsSync(sock), 'the isolated podman service came up');
   return {
     socket: `unix://${sock}`,
-    images: () => spawnSync('podman', [...store, 'images', '-q', '--no-trunc'], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean),
+    images: () =>
+      spawnSync('podman', [...store, 'images', '-q', '--no-trunc'], { encoding: 'utf8' })
+        .stdout.split('\n')
+        .filter(Boolean),
     stop: async () => {
       child.kill('SIGTERM');
       for (let i = 0; i < 50 && child.exitCode === null && child.signalCode === null; i++) await sleep(100);
@@ -82,7 +87,10 @@ after(async () => {
   for (const c of cleanups.reverse()) await c();
 });
 
-test('capsule: the Coq worker image restores into an engine without it, and the replayed check passes; tampering is refused', { skip: sys.skip, timeout: 290_000 }, async () => {
+test('capsule: the Coq worker image restores into an engine without it, and the replayed check passes; tampering is refused', {
+  skip: sys.skip,
+  timeout: 290_000,
+}, async () => {
   const repo = tempRepo({});
   cleanups.push(() => repo.cleanup());
   cpSync(join(REPO_ROOT, 'examples', 'allocation', 'src'), join(repo.dir, 'src'), { recursive: true });
@@ -99,7 +107,16 @@ test('capsule: the Coq worker image restores into an engine without it, and the 
   cleanups.push(() => rmSync(out, { recursive: true, force: true }));
   const bundle = join(out, 'formal.tar');
   let t = Date.now();
-  const exported = cli(repo, ['evidence', 'export', '--run', action.run, '--out', bundle, '--include-assets', '--json']);
+  const exported = cli(repo, [
+    'evidence',
+    'export',
+    '--run',
+    action.run,
+    '--out',
+    bundle,
+    '--include-assets',
+    '--json',
+  ]);
   const exportMs = Date.now() - t;
   assert.equal(exported.code, 0, exported.stdout + exported.stderr);
   const ex = exported.json();
@@ -110,7 +127,11 @@ test('capsule: the Coq worker image restores into an engine without it, and the 
   const capsule = manifest.assets.capsules[0]!;
   assert.equal(capsule.image, sys.image, 'the capsule names the exact worker image id');
   const lock = JSON.parse(execFileSync('cat', [join(repo.dir, 'vkit.lock.json')], { encoding: 'utf8' }));
-  assert.equal(capsule.checker_sha256, lock.components.allocation.checker_sha256, 'the capsule records the checker digest the lock accepted');
+  assert.equal(
+    capsule.checker_sha256,
+    lock.components.allocation.checker_sha256,
+    'the capsule records the checker digest the lock accepted',
+  );
   const image = capsule.entries.find((e) => e.role === 'image')!;
   assert.equal(image.name, 'assets/coq-linux-x86_64-v1/image.tar');
   assert.ok(image.size > 100 * 1024 * 1024, `the image tar is the whole image (${image.size} bytes)`);
@@ -119,7 +140,8 @@ test('capsule: the Coq worker image restores into an engine without it, and the 
   const clone = join(out, 'clone');
   execFileSync('git', ['clone', '-q', repo.dir, clone]);
   const cloneStore = join(out, 'clone-store');
-  const replay = (file: string, env: NodeJS.ProcessEnv, extra: string[] = ['--restore-assets']) => vkit(['evidence', 'replay', file, ...extra, '--json', '--root', clone, '--store', cloneStore], { cwd: clone, env });
+  const replay = (file: string, env: NodeJS.ProcessEnv, extra: string[] = ['--restore-assets']) =>
+    vkit(['evidence', 'replay', file, ...extra, '--json', '--root', clone, '--store', cloneStore], { cwd: clone, env });
 
   // One flipped byte in the middle of the image entry: refused naming it, before any engine is asked.
   const entryStart = (() => {
@@ -165,7 +187,12 @@ test('capsule: the Coq worker image restores into an engine without it, and the 
   writeAt(forgedFile, original.offset, forgedBytes);
   const refused = replay(forgedFile, env);
   assert.equal(refused.code, 2, refused.stdout + refused.stderr);
-  assert.match(refused.stderr, new RegExp(`Refused bundle entry \`assets/coq-linux-x86_64-v1/image\\.tar\`: the engine loaded ${sys.image}, not the recorded image ${other}`));
+  assert.match(
+    refused.stderr,
+    new RegExp(
+      `Refused bundle entry \`assets/coq-linux-x86_64-v1/image\\.tar\`: the engine loaded ${sys.image}, not the recorded image ${other}`,
+    ),
+  );
   assert.deepEqual(engine.images(), [], 'the image loaded for the refused bundle was removed again');
   rmSync(forgedFile);
 
@@ -179,8 +206,16 @@ test('capsule: the Coq worker image restores into an engine without it, and the 
   assert.equal(r.recorded.accepted, false);
   assert.notEqual(r.replayed.run, action.run, 'the check ran again');
   assert.equal(r.replayed.outcome, 'PASS');
-  assert.match(r.assets.restored[0], /loaded, id and tool-tree digest .* verified, tagged localhost\/vkit-coq-worker:1/);
+  assert.match(
+    r.assets.restored[0],
+    /loaded, id and tool-tree digest .* verified, tagged localhost\/vkit-coq-worker:1/,
+  );
   assert.match(r.assets.note, /integrity relative to trusted state, not authentication/);
-  assert.ok(engine.images().some((x) => x.replace(/^sha256:/, '') === sys.image!.replace(/^sha256:/, '')), 'the isolated engine now holds the exact image');
-  process.stderr.write(`capsule figures: export ${exportMs} ms, restore+replay ${restoreMs} ms, bundle ${bundleBytes} bytes (image entry ${image.size} bytes)\n`);
+  assert.ok(
+    engine.images().some((x) => x.replace(/^sha256:/, '') === sys.image!.replace(/^sha256:/, '')),
+    'the isolated engine now holds the exact image',
+  );
+  process.stderr.write(
+    `capsule figures: export ${exportMs} ms, restore+replay ${restoreMs} ms, bundle ${bundleBytes} bytes (image entry ${image.size} bytes)\n`,
+  );
 });

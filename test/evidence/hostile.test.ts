@@ -29,34 +29,117 @@ const listed = { 'job.json': BODY };
 const head: RawEntry = { name: 'manifest.json', body: bundleManifest(listed) };
 
 const CASES: Case[] = [
-  { what: '`..` segment', entries: [head, { name: '../escaped', body: BODY }], names: '../escaped', says: /`\.\.` segment/ },
-  { what: 'nested `..`', entries: [head, { name: 'artifacts/../../escaped', body: BODY }], names: 'artifacts/../../escaped', says: /`\.\.` segment/ },
-  { what: 'absolute path', entries: [head, { name: '/tmp/vkit-absolute-escape', body: BODY }], names: '/tmp/vkit-absolute-escape', says: /absolute path/ },
-  { what: 'symbolic link', entries: [head, { name: 'job.json', type: 'SymbolicLink', linkpath: '/etc/passwd' }], names: 'job.json', says: /symbolic link/ },
-  { what: 'hard link', entries: [head, { name: 'job.json', type: 'Link', linkpath: 'manifest.json' }], names: 'job.json', says: /hard link/ },
-  { what: 'character device', entries: [head, { name: 'job.json', type: 'CharacterDevice' }], names: 'job.json', says: /character device/ },
-  { what: 'block device', entries: [head, { name: 'job.json', type: 'BlockDevice' }], names: 'job.json', says: /block device/ },
+  {
+    what: '`..` segment',
+    entries: [head, { name: '../escaped', body: BODY }],
+    names: '../escaped',
+    says: /`\.\.` segment/,
+  },
+  {
+    what: 'nested `..`',
+    entries: [head, { name: 'artifacts/../../escaped', body: BODY }],
+    names: 'artifacts/../../escaped',
+    says: /`\.\.` segment/,
+  },
+  {
+    what: 'absolute path',
+    entries: [head, { name: '/tmp/vkit-absolute-escape', body: BODY }],
+    names: '/tmp/vkit-absolute-escape',
+    says: /absolute path/,
+  },
+  {
+    what: 'symbolic link',
+    entries: [head, { name: 'job.json', type: 'SymbolicLink', linkpath: '/etc/passwd' }],
+    names: 'job.json',
+    says: /symbolic link/,
+  },
+  {
+    what: 'hard link',
+    entries: [head, { name: 'job.json', type: 'Link', linkpath: 'manifest.json' }],
+    names: 'job.json',
+    says: /hard link/,
+  },
+  {
+    what: 'character device',
+    entries: [head, { name: 'job.json', type: 'CharacterDevice' }],
+    names: 'job.json',
+    says: /character device/,
+  },
+  {
+    what: 'block device',
+    entries: [head, { name: 'job.json', type: 'BlockDevice' }],
+    names: 'job.json',
+    says: /block device/,
+  },
   { what: 'FIFO', entries: [head, { name: 'job.json', type: 'FIFO' }], names: 'job.json', says: /FIFO/ },
-  { what: 'directory', entries: [head, { name: 'artifacts', type: 'Directory' }], names: 'artifacts', says: /directory/ },
-  { what: 'duplicate name', entries: [head, { name: 'job.json', body: BODY }, { name: 'job.json', body: BODY }], names: 'job.json', says: /duplicate/ },
+  {
+    what: 'directory',
+    entries: [head, { name: 'artifacts', type: 'Directory' }],
+    names: 'artifacts',
+    says: /directory/,
+  },
+  {
+    what: 'duplicate name',
+    entries: [head, { name: 'job.json', body: BODY }, { name: 'job.json', body: BODY }],
+    names: 'job.json',
+    says: /duplicate/,
+  },
   { what: 'duplicate manifest', entries: [head, head], names: 'manifest.json', says: /duplicate/ },
-  { what: 'size disagreeing with the manifest', entries: [head, { name: 'job.json', body: 'hello, longer\n' }], names: 'job.json', says: /size 14 disagrees with the manifest's 6/ },
-  { what: 'content disagreeing with the manifest', entries: [head, { name: 'job.json', body: 'HELLO\n' }], names: 'job.json', says: /content digest/ },
-  { what: 'entry not in the manifest', entries: [head, { name: 'job.json', body: BODY }, { name: 'extra.bin', body: BODY }], names: 'extra.bin', says: /not listed in the manifest/ },
+  {
+    what: 'size disagreeing with the manifest',
+    entries: [head, { name: 'job.json', body: 'hello, longer\n' }],
+    names: 'job.json',
+    says: /size 14 disagrees with the manifest's 6/,
+  },
+  {
+    what: 'content disagreeing with the manifest',
+    entries: [head, { name: 'job.json', body: 'HELLO\n' }],
+    names: 'job.json',
+    says: /content digest/,
+  },
+  {
+    what: 'entry not in the manifest',
+    entries: [head, { name: 'job.json', body: BODY }, { name: 'extra.bin', body: BODY }],
+    names: 'extra.bin',
+    says: /not listed in the manifest/,
+  },
   { what: 'entry the manifest lists but lacks', entries: [head], names: 'job.json', says: /does not hold it/ },
-  { what: 'manifest not first', entries: [{ name: 'job.json', body: BODY }, head], names: 'job.json', says: /first entry must be manifest\.json/ },
-  { what: 'manifest not JSON', entries: [{ name: 'manifest.json', body: '{nope' }], names: 'manifest.json', says: /not JSON/ },
-  { what: 'odd characters', entries: [head, { name: 'job.json\n', body: BODY }], names: 'job.json\n', says: /not a plain relative path/ },
+  {
+    what: 'manifest not first',
+    entries: [{ name: 'job.json', body: BODY }, head],
+    names: 'job.json',
+    says: /first entry must be manifest\.json/,
+  },
+  {
+    what: 'manifest not JSON',
+    entries: [{ name: 'manifest.json', body: '{nope' }],
+    names: 'manifest.json',
+    says: /not JSON/,
+  },
+  {
+    what: 'odd characters',
+    entries: [head, { name: 'job.json\n', body: BODY }],
+    names: 'job.json\n',
+    says: /not a plain relative path/,
+  },
   {
     what: 'more entries than the limit',
-    entries: [{ name: 'manifest.json', body: bundleManifest({ 'a.bin': 'a', 'b.bin': 'b', 'c.bin': 'c' }) }, { name: 'a.bin', body: 'a' }, { name: 'b.bin', body: 'b' }, { name: 'c.bin', body: 'c' }],
+    entries: [
+      { name: 'manifest.json', body: bundleManifest({ 'a.bin': 'a', 'b.bin': 'b', 'c.bin': 'c' }) },
+      { name: 'a.bin', body: 'a' },
+      { name: 'b.bin', body: 'b' },
+      { name: 'c.bin', body: 'c' },
+    ],
     names: 'c.bin',
     says: /more than the limit of 3 entries/,
     limits: { entries: 3, bytes: 1 << 20 },
   },
   {
     what: 'more bytes than the limit',
-    entries: [{ name: 'manifest.json', body: bundleManifest({ 'big.bin': 'x'.repeat(4000) }) }, { name: 'big.bin', body: 'x'.repeat(4000) }],
+    entries: [
+      { name: 'manifest.json', body: bundleManifest({ 'big.bin': 'x'.repeat(4000) }) },
+      { name: 'big.bin', body: 'x'.repeat(4000) },
+    ],
     names: 'big.bin',
     says: /more than the limit of 4096 content bytes/,
     limits: { entries: 10, bytes: 4096 },
@@ -81,7 +164,10 @@ for (const c of CASES) {
       // Nothing escaped: no file at the hostile path, only numbered files in the scratch directory.
       assert.ok(!existsSync(join(dir, 'escaped')) && !existsSync(join(scratch, '..', 'escaped')));
       assert.ok(!existsSync('/tmp/vkit-absolute-escape'));
-      assert.ok(readdirSync(scratch).every((f) => /^entry-\d{6}$/.test(f)), readdirSync(scratch).join(','));
+      assert.ok(
+        readdirSync(scratch).every((f) => /^entry-\d{6}$/.test(f)),
+        readdirSync(scratch).join(','),
+      );
       assert.deepEqual(readdirSync(dir).sort(), ['bundle.tar', 'scratch']);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -19,7 +19,11 @@ function targetRepo(): { repo: TempRepo; target: string } {
   const repo = tempRepo({ 'lib.txt': 'broken\n', 'README.md': 'readme\n' });
   repo.manifest({
     checks: [
-      { id: 'unit', run: nodeCheck("process.exit(require('fs').readFileSync('lib.txt','utf8').includes('broken') ? 1 : 0)"), inputs: ['lib.txt'] },
+      {
+        id: 'unit',
+        run: nodeCheck("process.exit(require('fs').readFileSync('lib.txt','utf8').includes('broken') ? 1 : 0)"),
+        inputs: ['lib.txt'],
+      },
       { id: 'lint', run: nodeCheck('0'), inputs: ['README.md'] },
     ],
   });
@@ -33,10 +37,13 @@ function privateStore(): string {
 }
 
 function protectedGate(repo: TempRepo, store: string, extra: string[] = []) {
-  return vkit(['gate', '--protected', '--target', 'main', '--store', store, '--root', repo.dir, '--json', ...extra], { cwd: repo.dir });
+  return vkit(['gate', '--protected', '--target', 'main', '--store', store, '--root', repo.dir, '--json', ...extra], {
+    cwd: repo.dir,
+  });
 }
 
-const item = (report: { gate: { items: Array<{ id: string; status: string; reason: string }> } }, id: string) => report.gate.items.find((i) => i.id === id);
+const item = (report: { gate: { items: Array<{ id: string; status: string; reason: string }> } }, id: string) =>
+  report.gate.items.find((i) => i.id === id);
 
 test('a candidate that deletes its failing check is READY locally but REJECTED by the protected gate', () => {
   const { repo, target } = targetRepo();
@@ -61,7 +68,9 @@ test('a candidate that deletes its failing check is READY locally but REJECTED b
     // Neither the repository's store nor the local receipts were used: every action ran here.
     assert.deepEqual(report.actions.map((a: { status: string }) => a.status).sort(), ['failed', 'ran']);
 
-    const text = vkit(['gate', '--protected', '--target', 'main', '--store', store, '--root', repo.dir], { cwd: repo.dir });
+    const text = vkit(['gate', '--protected', '--target', 'main', '--store', store, '--root', repo.dir], {
+      cwd: repo.dir,
+    });
     assert.equal(text.code, 1);
     assert.match(text.stdout, new RegExp(`target ${target}`));
     assert.match(text.stdout, new RegExp(`candidate: commit ${candidate}`));
@@ -77,7 +86,12 @@ test('weakening the failing check (expect, a vkit.config.ts taking precedence) s
   try {
     repo.manifest({
       checks: [
-        { id: 'unit', run: nodeCheck("process.exit(require('fs').readFileSync('lib.txt','utf8').includes('broken') ? 1 : 0)"), inputs: ['lib.txt'], expect: { exit_code: 1 } },
+        {
+          id: 'unit',
+          run: nodeCheck("process.exit(require('fs').readFileSync('lib.txt','utf8').includes('broken') ? 1 : 0)"),
+          inputs: ['lib.txt'],
+          expect: { exit_code: 1 },
+        },
         { id: 'lint', run: nodeCheck('0'), inputs: ['README.md'] },
       ],
     });
@@ -87,7 +101,10 @@ test('weakening the failing check (expect, a vkit.config.ts taking precedence) s
     assert.equal(item(r.json(), 'check:unit')?.status, 'FAIL');
 
     // vkit.config.ts is found before vkit.manifest.json: a candidate adding one must not take over.
-    repo.write('vkit.config.ts', "import { defineConfig } from 'vkit';\nexport default defineConfig({ checks: [{ id: 'lint', run: ['node', '-e', '0'], inputs: ['README.md'] }] });\n");
+    repo.write(
+      'vkit.config.ts',
+      "import { defineConfig } from 'vkit';\nexport default defineConfig({ checks: [{ id: 'lint', run: ['node', '-e', '0'], inputs: ['README.md'] }] });\n",
+    );
     repo.commitAll('a config that takes precedence');
     r = protectedGate(repo, store);
     assert.equal(r.code, 1, r.stderr);
@@ -106,11 +123,12 @@ test('weakening the failing check (expect, a vkit.config.ts taking precedence) s
   }
 });
 
-test('an honest candidate is READY; the working tree of a TS-config target is judged by the target\'s bytes', () => {
+test("an honest candidate is READY; the working tree of a TS-config target is judged by the target's bytes", () => {
   const repo = tempRepo({ 'lib.txt': 'broken\n' });
   const store = privateStore();
   try {
-    const config = (checks: string) => `import { defineConfig } from 'vkit';\nexport default defineConfig({ checks: [${checks}] });\n`;
+    const config = (checks: string) =>
+      `import { defineConfig } from 'vkit';\nexport default defineConfig({ checks: [${checks}] });\n`;
     const unit = `{ id: 'unit', run: ['node', '-e', "process.exit(require('fs').readFileSync('lib.txt','utf8').includes('broken') ? 1 : 0)"], inputs: ['lib.txt'] }`;
     repo.write('vkit.config.ts', config(unit));
     repo.commitAll('target');
@@ -138,7 +156,7 @@ test('an honest candidate is READY; the working tree of a TS-config target is ju
   }
 });
 
-test('the private store: required, never the repository\'s own store, never inside the work tree (exit 2)', () => {
+test("the private store: required, never the repository's own store, never inside the work tree (exit 2)", () => {
   const { repo } = targetRepo();
   const spare = privateStore();
   try {
@@ -179,16 +197,26 @@ test('--reuse reuses passing evidence only under the same target authority', () 
     assert.ok(first.json().actions.every((a: { status: string }) => a.status === 'ran'));
     const again = protectedGate(repo, store, ['--reuse']);
     assert.equal(again.code, 0);
-    assert.ok(again.json().actions.every((a: { status: string }) => a.status === 'cached'), 'same authority: reused');
+    assert.ok(
+      again.json().actions.every((a: { status: string }) => a.status === 'cached'),
+      'same authority: reused',
+    );
     const fresh = protectedGate(repo, store);
-    assert.ok(fresh.json().actions.every((a: { status: string }) => a.status === 'ran'), 'without --reuse everything runs afresh');
+    assert.ok(
+      fresh.json().actions.every((a: { status: string }) => a.status === 'ran'),
+      'without --reuse everything runs afresh',
+    );
 
     // Another target with other requirements (a longer timeout on lint): same action keys for unit,
     // but a different authority, so nothing is reused from the first one.
     repo.git('checkout', '-q', 'main');
     repo.manifest({
       checks: [
-        { id: 'unit', run: nodeCheck("process.exit(require('fs').readFileSync('lib.txt','utf8').includes('broken') ? 1 : 0)"), inputs: ['lib.txt'] },
+        {
+          id: 'unit',
+          run: nodeCheck("process.exit(require('fs').readFileSync('lib.txt','utf8').includes('broken') ? 1 : 0)"),
+          inputs: ['lib.txt'],
+        },
         { id: 'lint', run: nodeCheck('0'), inputs: ['README.md'], timeout_s: 30 },
       ],
     });
@@ -199,7 +227,10 @@ test('--reuse reuses passing evidence only under the same target authority', () 
     const o = other.json();
     assert.notEqual(o.target.authority, first.json().target.authority);
     assert.notEqual(o.store, first.json().store);
-    assert.ok(o.actions.every((a: { status: string }) => a.status === 'ran'), 'a different target authority reuses nothing');
+    assert.ok(
+      o.actions.every((a: { status: string }) => a.status === 'ran'),
+      'a different target authority reuses nothing',
+    );
     assert.deepEqual(readdirSync(join(store, 'targets')).length, 2);
   } finally {
     repo.cleanup();
@@ -207,14 +238,38 @@ test('--reuse reuses passing evidence only under the same target authority', () 
   }
 });
 
-test('protectedFold: only this invocation\'s evidence counts; provisional formal evidence never does', () => {
-  const action = (label: string, receipt: string | null, reason: string | null = null): ActionReport => ({ label, kind: 'check', key: null, status: receipt ? 'ran' : 'blocked', outcome: receipt ? 'PASS' : 'BLOCKED', reason, run: null, receipt, ms: 0 });
-  const pass = (id: string, receipt: string) => ({ id, required: true, status: 'PASS' as const, reason: 'passed', run: 'run_x', receipt });
+test("protectedFold: only this invocation's evidence counts; provisional formal evidence never does", () => {
+  const action = (label: string, receipt: string | null, reason: string | null = null): ActionReport => ({
+    label,
+    kind: 'check',
+    key: null,
+    status: receipt ? 'ran' : 'blocked',
+    outcome: receipt ? 'PASS' : 'BLOCKED',
+    reason,
+    run: null,
+    receipt,
+    ms: 0,
+  });
+  const pass = (id: string, receipt: string) => ({
+    id,
+    required: true,
+    status: 'PASS' as const,
+    reason: 'passed',
+    run: 'run_x',
+    receipt,
+  });
   // A fresh run was BLOCKED, and the gate pass found an older PASS for the same key: not READY.
-  const older = protectedFold([pass('check:a', 'sha256:old')], [action('check:a', null, 'inputs no longer match the job')], false);
+  const older = protectedFold(
+    [pass('check:a', 'sha256:old')],
+    [action('check:a', null, 'inputs no longer match the job')],
+    false,
+  );
   assert.equal(older.status, 'BLOCKED');
   assert.match(older.items[0]!.reason, /no evidence from this protected run: inputs no longer match/);
-  assert.equal(protectedFold([pass('check:a', 'sha256:new')], [action('check:a', 'sha256:new')], false).status, 'READY');
+  assert.equal(
+    protectedFold([pass('check:a', 'sha256:new')], [action('check:a', 'sha256:new')], false).status,
+    'READY',
+  );
   // Working-tree candidates: a formal PASS is provisional evidence and is refused.
   const formal = protectedFold([pass('formal:f', 'sha256:f')], [action('formal:f', 'sha256:f')], true);
   assert.equal(formal.status, 'BLOCKED');

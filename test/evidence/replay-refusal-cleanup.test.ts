@@ -21,7 +21,6 @@ const BUNDLES = 200;
 /** A digit inside the header's checksum field. */
 const CHECKSUM_DIGIT = 150;
 
-
 const FLAGS = ['Z', 'S', 'L', 'K', 'x', 'g', '1', '2', '3', '4', '5', '6', '7'];
 
 /** Seed -> a bundle: the manifest, 10 to 90 listed entries written in full, then one hostile entry. */
@@ -30,16 +29,20 @@ function hostileBundle(seed: number): Buffer {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   const bodies: Record<string, string> = {};
   const count = 10 + Math.floor(rnd() * 80);
-  for (let i = 0; i < count; i++) bodies[`artifacts/e${String(i).padStart(4, '0')}`] = `entry ${seed}/${i}\n`.repeat(1 + Math.floor(rnd() * 4));
+  for (let i = 0; i < count; i++)
+    bodies[`artifacts/e${String(i).padStart(4, '0')}`] = `entry ${seed}/${i}\n`.repeat(1 + Math.floor(rnd() * 4));
   const late = 'listed, comes last\n';
-  const entries = [rawEntry('manifest.json', '0', bundleManifest({ ...bodies, 'late.bin': late })), ...Object.entries(bodies).map(([name, body]) => rawEntry(name, '0', body))];
+  const entries = [
+    rawEntry('manifest.json', '0', bundleManifest({ ...bodies, 'late.bin': late })),
+    ...Object.entries(bodies).map(([name, body]) => rawEntry(name, '0', body)),
+  ];
   const hostile: Array<() => Buffer> = [
     () => rawEntry('../escaped', '0', late),
     () => rawEntry(`/tmp/vkit-absolute-escape-${seed}`, '0', late),
     () => rawEntry(`../typed-${seed}`, pick(FLAGS), late),
     () => rawEntry(Object.keys(bodies)[0]!, '0', bodies[Object.keys(bodies)[0]!]!),
     () => rawEntry('not-listed.bin', '0', late),
-    () => rawEntry('late.bin', '0', late + 'longer'),
+    () => rawEntry('late.bin', '0', `${late}longer`),
     () => rawEntry('late.bin', '0', late.toUpperCase()),
     () => {
       const bad = rawEntry('late.bin', '0', late);
@@ -68,7 +71,10 @@ test(`${BUNDLES} seeded hostile bundles: every replay is refused (ERR_BUNDLE_REF
         await replayEvidence(openOpts(repo), { file });
         wrong.push(`seed ${seed}: replayed without a refusal`);
       } catch (error) {
-        if (!(error instanceof InvalidInputError) || error.code !== 'ERR_BUNDLE_REFUSED') wrong.push(`seed ${seed}: ${(error as Error).name} ${(error as { code?: string }).code}: ${(error as Error).message}`);
+        if (!(error instanceof InvalidInputError) || error.code !== 'ERR_BUNDLE_REFUSED')
+          wrong.push(
+            `seed ${seed}: ${(error as Error).name} ${(error as { code?: string }).code}: ${(error as Error).message}`,
+          );
       }
       const left = readdirSync(scratchParent);
       if (left.length) wrong.push(`seed ${seed}: left ${left.join(', ')}`);

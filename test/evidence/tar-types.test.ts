@@ -33,10 +33,36 @@ function exported(): { repo: TempRepo; dir: string; bundle: Buffer } {
 
 /** The bundle with `extra` inserted before its end-of-archive blocks. */
 function withExtra(bundle: Buffer, extra: Buffer): Buffer {
-  return Buffer.concat([bundle.subarray(0, bundle.length - END_OF_ARCHIVE), extra, bundle.subarray(bundle.length - END_OF_ARCHIVE)]);
+  return Buffer.concat([
+    bundle.subarray(0, bundle.length - END_OF_ARCHIVE),
+    extra,
+    bundle.subarray(bundle.length - END_OF_ARCHIVE),
+  ]);
 }
 
-const FLAGS = ['Z', 'S', 'L', 'K', 'x', 'g', 'X', 'N', 'A', 'D', 'I', 'M', 'V', '7', '1', '2', '3', '4', '5', '6', '\0'];
+const FLAGS = [
+  'Z',
+  'S',
+  'L',
+  'K',
+  'x',
+  'g',
+  'X',
+  'N',
+  'A',
+  'D',
+  'I',
+  'M',
+  'V',
+  '7',
+  '1',
+  '2',
+  '3',
+  '4',
+  '5',
+  '6',
+  '\0',
+];
 
 test('every entry type but a regular file is refused by its type flag, naming the entry; nothing escapes', () => {
   const { repo, dir, bundle } = exported();
@@ -47,14 +73,26 @@ test('every entry type but a regular file is refused by its type flag, naming th
     for (const flag of FLAGS) {
       const name = `../escaped-${flag === '\0' ? 'nul' : flag}`;
       const file = join(dir, 'hostile.tar');
-      writeFileSync(file, withExtra(bundle, rawEntry(name, flag, 'a payload GNU tar would extract\n', flag === '1' || flag === '2' ? 'a.txt' : '')));
+      writeFileSync(
+        file,
+        withExtra(
+          bundle,
+          rawEntry(name, flag, 'a payload GNU tar would extract\n', flag === '1' || flag === '2' ? 'a.txt' : ''),
+        ),
+      );
       const r = cli(repo, ['evidence', 'replay', file, '--json']);
       assert.equal(r.code, 2, `type ${JSON.stringify(flag)}: exit ${r.code}\n${r.stdout}${r.stderr}`);
       const error = r.json().error;
       assert.equal(error.code, 'ERR_BUNDLE_REFUSED', JSON.stringify(flag));
-      assert.ok(error.message.includes(`\`${name}\``), `type ${JSON.stringify(flag)} names the entry: ${error.message}`);
+      assert.ok(
+        error.message.includes(`\`${name}\``),
+        `type ${JSON.stringify(flag)} names the entry: ${error.message}`,
+      );
       assert.match(error.message, /a bundle holds regular files only/, JSON.stringify(flag));
-      assert.ok(!existsSync(join(dir, '..', name.slice(3))) && !existsSync(join(repo.dir, '..', name.slice(3))), 'nothing was written at the named path');
+      assert.ok(
+        !existsSync(join(dir, '..', name.slice(3))) && !existsSync(join(repo.dir, '..', name.slice(3))),
+        'nothing was written at the named path',
+      );
     }
   } finally {
     repo.cleanup();
@@ -69,7 +107,10 @@ test('a refused type is named by its flag; the refusal comes before the name is 
     writeFileSync(file, withExtra(bundle, rawEntry('../escaped', 'S', 'sparse payload\n')));
     const r = cli(repo, ['evidence', 'replay', file]);
     assert.equal(r.code, 2, r.stderr);
-    assert.match(r.stderr, /Refused bundle entry `\.\.\/escaped`: a GNU sparse file \(tar type `S`\); a bundle holds regular files only/);
+    assert.match(
+      r.stderr,
+      /Refused bundle entry `\.\.\/escaped`: a GNU sparse file \(tar type `S`\); a bundle holds regular files only/,
+    );
   } finally {
     repo.cleanup();
     rmSync(dir, { recursive: true, force: true });
@@ -80,7 +121,10 @@ test('bytes after the end-of-archive marker are refused: another reader could fi
   const { repo, dir, bundle } = exported();
   try {
     const file = join(dir, 'trailing.tar');
-    writeFileSync(file, Buffer.concat([bundle, rawEntry('../escaped', '0', 'hidden after the end\n'), Buffer.alloc(END_OF_ARCHIVE)]));
+    writeFileSync(
+      file,
+      Buffer.concat([bundle, rawEntry('../escaped', '0', 'hidden after the end\n'), Buffer.alloc(END_OF_ARCHIVE)]),
+    );
     // GNU tar with --ignore-zeros would extract it:
     const listed = execFileSync('tar', ['--ignore-zeros', '-tf', file], { encoding: 'utf8' });
     assert.match(listed, /\.\.\/escaped/);

@@ -8,7 +8,16 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { nodeCheck, tempRepo, vkit } from '../_support/repo.js';
 
-const ADD = ['feedback', 'add', '--task', 'prove the queue is linearizable', '--missing', 'a TLA+ rule', '--benefit', 'catches lost updates'];
+const ADD = [
+  'feedback',
+  'add',
+  '--task',
+  'prove the queue is linearizable',
+  '--missing',
+  'a TLA+ rule',
+  '--benefit',
+  'catches lost updates',
+];
 
 test('feedback add records once, a duplicate says so; feedback list previews formal first', () => {
   const repo = tempRepo({ 'a.txt': 'a\n' });
@@ -25,22 +34,50 @@ test('feedback add records once, a duplicate says so; feedback list previews for
     assert.match(dup.stdout, /^already recorded, existing file kept: .*formal-[0-9a-f]{16}\.md\n$/);
     assert.equal(readdirSync(join(repo.dir, '.git', 'vkit', 'feedback')).length, 1);
 
-    const rel = vkit(['feedback', 'add', '--task', 't', '--missing', 'm', '--benefit', 'b', '--kind', 'reliable', '--run', 'run_0abc', '--store', join(repo.dir, 'elsewhere')], { cwd: repo.dir });
+    const rel = vkit(
+      [
+        'feedback',
+        'add',
+        '--task',
+        't',
+        '--missing',
+        'm',
+        '--benefit',
+        'b',
+        '--kind',
+        'reliable',
+        '--run',
+        'run_0abc',
+        '--store',
+        join(repo.dir, 'elsewhere'),
+      ],
+      { cwd: repo.dir },
+    );
     assert.equal(rel.code, 0, rel.stderr);
-    assert.match(rel.stdout, /^recorded reliable feedback: .*\.git\/vkit\/feedback\/reliable-[0-9a-f]{16}\.md\n$/, '--store does not move feedback');
+    assert.match(
+      rel.stdout,
+      /^recorded reliable feedback: .*\.git\/vkit\/feedback\/reliable-[0-9a-f]{16}\.md\n$/,
+      '--store does not move feedback',
+    );
 
     const list = vkit(['feedback', 'list', '--json', '--root', repo.dir]);
     assert.equal(list.code, 0, list.stderr);
     const l = list.json();
     assert.equal(l.total, 2);
-    assert.deepEqual(l.items.map((i: { kind: string }) => i.kind), ['formal', 'reliable']);
+    assert.deepEqual(
+      l.items.map((i: { kind: string }) => i.kind),
+      ['formal', 'reliable'],
+    );
     assert.equal(l.items[1].run, 'run_0abc');
 
     const human = vkit(['feedback', 'list', '--limit', '1', '--root', repo.dir]);
     assert.equal(human.code, 0, human.stderr);
     const lines = human.stdout.trimEnd().split('\n');
     assert.equal(lines.length, 2);
-    assert.match(lines[0]!, /^formal\s+formal-[0-9a-f]{16}\.md\s+-\s+prove the queue is linearizable\s+missing: a TLA\+ rule$/);
+    assert.match(
+      lines[0]!,
+      /^formal\s+formal-[0-9a-f]{16}\.md\s+-\s+prove the queue is linearizable\s+missing: a TLA\+ rule$/,
+    );
     assert.match(lines[1]!, /^1 of 2 shown from .*; --limit N for more$/);
   } finally {
     repo.cleanup();
@@ -50,11 +87,26 @@ test('feedback add records once, a duplicate says so; feedback list previews for
 test('invalid feedback exits 2 with field paths; --help documents both verbs', () => {
   const repo = tempRepo();
   try {
-    const bad = vkit(['feedback', 'add', '--task', 'a\n\nb', '--benefit', 'b', '--kind', 'proof', '--json', '--root', repo.dir]);
+    const bad = vkit([
+      'feedback',
+      'add',
+      '--task',
+      'a\n\nb',
+      '--benefit',
+      'b',
+      '--kind',
+      'proof',
+      '--json',
+      '--root',
+      repo.dir,
+    ]);
     assert.equal(bad.code, 2);
     const err = bad.json().error;
     assert.equal(err.code, 'ERR_FEEDBACK_INVALID');
-    assert.deepEqual(err.issues.map((i: { path: string }) => i.path), ['task', 'missing', 'kind']);
+    assert.deepEqual(
+      err.issues.map((i: { path: string }) => i.path),
+      ['task', 'missing', 'kind'],
+    );
     assert.equal(vkit(['feedback', 'add', '--bogus', 'x', '--root', repo.dir]).code, 2);
     assert.equal(vkit(['feedback', 'list', '--limit', 'ten', '--root', repo.dir]).code, 2);
     assert.equal(vkit(['feedback', 'list', '--limit', '0', '--root', repo.dir]).code, 2);

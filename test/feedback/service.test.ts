@@ -5,16 +5,38 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { InvalidInputError } from '../../src/errors.js';
-import { addFeedback, feedbackDir, listFeedback, parseFeedback, renderFeedback, validateFeedback, type FeedbackInput } from '../../src/service/feedback.js';
+import {
+  addFeedback,
+  feedbackDir,
+  listFeedback,
+  parseFeedback,
+  renderFeedback,
+  validateFeedback,
+  type FeedbackInput,
+} from '../../src/service/feedback.js';
 import { REPO_ROOT, tempRepo } from '../_support/repo.js';
 
-const REQ: FeedbackInput = { task: 'Prove the allocator never double-frees', missing: 'Kani harnesses for unsafe blocks', benefit: 'Rules out a class of memory errors for all inputs up to the bound' };
+const REQ: FeedbackInput = {
+  task: 'Prove the allocator never double-frees',
+  missing: 'Kani harnesses for unsafe blocks',
+  benefit: 'Rules out a class of memory errors for all inputs up to the bound',
+};
 
 const real = (p: string) => realpathSync(p);
 
@@ -75,8 +97,14 @@ test('without git the file lands in <root>/.vkit/feedback', async () => {
 });
 
 test('a root that is not a directory is an invalid request', async () => {
-  await assert.rejects(addFeedback('/nonexistent/vkit-root', REQ), (e: unknown) => e instanceof InvalidInputError && e.code === 'ERR_ROOT' && e.exitCode === 2);
-  await assert.rejects(listFeedback('/nonexistent/vkit-root'), (e: unknown) => e instanceof InvalidInputError && e.code === 'ERR_ROOT');
+  await assert.rejects(
+    addFeedback('/nonexistent/vkit-root', REQ),
+    (e: unknown) => e instanceof InvalidInputError && e.code === 'ERR_ROOT' && e.exitCode === 2,
+  );
+  await assert.rejects(
+    listFeedback('/nonexistent/vkit-root'),
+    (e: unknown) => e instanceof InvalidInputError && e.code === 'ERR_ROOT',
+  );
 });
 
 test('the Markdown file: title, kind, linked run, task, missing capability, benefit; no time in it', async () => {
@@ -89,7 +117,11 @@ test('the Markdown file: title, kind, linked run, task, missing capability, bene
     assert.ok(lines.includes('- Kind: formal'));
     assert.ok(lines.includes('- Linked run: run_0abc123'));
     assert.ok(lines.includes(`- Identity: ${r.id}`));
-    for (const [heading, body] of [['## Task', REQ.task], ['## Missing capability', REQ.missing], ['## Expected verification benefit', REQ.benefit]] as const) {
+    for (const [heading, body] of [
+      ['## Task', REQ.task],
+      ['## Missing capability', REQ.missing],
+      ['## Expected verification benefit', REQ.benefit],
+    ] as const) {
       assert.equal(lines[lines.indexOf(heading) + 2], body, heading);
     }
     assert.doesNotMatch(text, /\d{4}-\d{2}-\d{2}|T\d{2}:\d{2}/, 'no timestamp');
@@ -111,7 +143,13 @@ test('the Markdown file: title, kind, linked run, task, missing capability, bene
 });
 
 test('render and parse round-trip; a field that looks like a heading stays a field', () => {
-  const { value } = validateFeedback({ task: '## Missing capability', missing: '# vkit feedback: x', benefit: '- Kind: reliable', kind: 'reliable', run: 'run_z9' });
+  const { value } = validateFeedback({
+    task: '## Missing capability',
+    missing: '# vkit feedback: x',
+    benefit: '- Kind: reliable',
+    kind: 'reliable',
+    run: 'run_z9',
+  });
   assert.ok(value);
   assert.deepEqual(parseFeedback(renderFeedback(value)), value);
   assert.equal(parseFeedback('# something else\n'), undefined);
@@ -129,7 +167,11 @@ test('a duplicate keeps the existing file untouched (bytes, inode, mtime) and sa
 
     const dup = await addFeedback(repo.dir, REQ);
     // Whitespace and wrapping differences are the same request.
-    const rewrapped = await addFeedback(repo.dir, { ...REQ, task: `  ${REQ.task.replace(/ /g, '\n  ')}\t`, kind: 'formal' });
+    const rewrapped = await addFeedback(repo.dir, {
+      ...REQ,
+      task: `  ${REQ.task.replace(/ /g, '\n  ')}\t`,
+      kind: 'formal',
+    });
     for (const r of [dup, rewrapped]) {
       assert.equal(r.created, false);
       assert.equal(r.file, first.file);
@@ -140,7 +182,11 @@ test('a duplicate keeps the existing file untouched (bytes, inode, mtime) and sa
     assert.equal(after.ctimeNs, before.ctimeNs, 'not even its metadata changed');
     assert.equal(after.ino, before.ino);
     assert.deepEqual(readFileSync(first.file), bytes);
-    assert.deepEqual(readdirSync(join(first.file, '..')), [join(first.file).split('/').pop()], 'one file, no temp files left');
+    assert.deepEqual(
+      readdirSync(join(first.file, '..')),
+      [join(first.file).split('/').pop()],
+      'one file, no temp files left',
+    );
   } finally {
     repo.cleanup();
   }
@@ -150,7 +196,14 @@ test('a different run id, kind or text makes a different file', async () => {
   const repo = tempRepo();
   try {
     const files = new Set<string>();
-    for (const req of [REQ, { ...REQ, run: 'run_1' }, { ...REQ, run: 'run_2' }, { ...REQ, kind: 'reliable' as const }, { ...REQ, kind: 'reliable' as const, run: 'run_1' }, { ...REQ, benefit: `${REQ.benefit}.` }]) {
+    for (const req of [
+      REQ,
+      { ...REQ, run: 'run_1' },
+      { ...REQ, run: 'run_2' },
+      { ...REQ, kind: 'reliable' as const },
+      { ...REQ, kind: 'reliable' as const, run: 'run_1' },
+      { ...REQ, benefit: `${REQ.benefit}.` },
+    ]) {
       const r = await addFeedback(repo.dir, req);
       assert.equal(r.created, true, JSON.stringify(req));
       files.add(r.file);
@@ -165,7 +218,10 @@ test('a different run id, kind or text makes a different file', async () => {
 });
 
 /** Adds requests and gives each file an mtime `age` seconds in the past. */
-async function seed(root: string, entries: Array<{ kind: 'formal' | 'reliable'; task: string; age: number }>): Promise<Map<string, string>> {
+async function seed(
+  root: string,
+  entries: Array<{ kind: 'formal' | 'reliable'; task: string; age: number }>,
+): Promise<Map<string, string>> {
   const names = new Map<string, string>();
   for (const e of entries) {
     const r = await addFeedback(root, { ...REQ, kind: e.kind, task: e.task });
@@ -197,8 +253,14 @@ test('listing: formal requests first, then reliable; newest first in each; equal
     assert.equal(list.schema, 'vkit.feedback-list/1');
     assert.equal(list.total, 6);
     assert.equal(list.shown, 6);
-    assert.deepEqual(list.items.map((i) => i.kind), ['formal', 'formal', 'formal', 'formal', 'reliable', 'reliable']);
-    assert.deepEqual(list.items.map((i) => i.file), [files.get('f-new'), ...ties, files.get('f-old'), files.get('r-new'), files.get('r-old')]);
+    assert.deepEqual(
+      list.items.map((i) => i.kind),
+      ['formal', 'formal', 'formal', 'formal', 'reliable', 'reliable'],
+    );
+    assert.deepEqual(
+      list.items.map((i) => i.file),
+      [files.get('f-new'), ...ties, files.get('f-old'), files.get('r-new'), files.get('r-old')],
+    );
     assert.deepEqual(await listFeedback(repo.dir), list, 'stable');
 
     // Bounded: the limit applies after ordering, so a reliable request never hides a formal one.
@@ -222,7 +284,7 @@ test('previews are bounded: task and missing cut to 120 characters, benefit not 
     const [long, short] = list.items;
     assert.equal([...long!.task!].length, 120);
     assert.ok(long!.task!.endsWith('…'));
-    assert.equal(long!.task, 'x'.repeat(119) + '…');
+    assert.equal(long!.task, `${'x'.repeat(119)}…`);
     assert.equal([...long!.missing!].length, 120);
     assert.ok(long!.missing!.endsWith('…'));
     assert.doesNotMatch(long!.missing!, /[\uD800-\uDBFF](?![\uDC00-\uDFFF])/, 'never cuts a surrogate pair');
@@ -250,7 +312,13 @@ test('listing is read-only and ignores foreign names; a hand-broken file is list
     writeFileSync(join(empty.dir, 'reliable-0123456789abcdef.md'), 'edited by hand\n');
     const list = await listFeedback(repo.dir);
     assert.equal(list.total, 2);
-    assert.deepEqual(list.items.map((i) => [i.kind, i.task]), [['formal', REQ.task], ['reliable', null]]);
+    assert.deepEqual(
+      list.items.map((i) => [i.kind, i.task]),
+      [
+        ['formal', REQ.task],
+        ['reliable', null],
+      ],
+    );
     assert.equal(list.items[0]!.file, r.file);
   } finally {
     repo.cleanup();
@@ -260,7 +328,11 @@ test('listing is read-only and ignores foreign names; a hand-broken file is list
 function check(input: unknown, paths: string[], match?: RegExp): void {
   const { value, issues } = validateFeedback(input);
   assert.equal(value, undefined, JSON.stringify(input));
-  assert.deepEqual(issues.map((i) => i.path), paths, JSON.stringify(input));
+  assert.deepEqual(
+    issues.map((i) => i.path),
+    paths,
+    JSON.stringify(input),
+  );
   if (match) assert.match(issues.map((i) => i.message).join('\n'), match);
 }
 
@@ -275,8 +347,13 @@ test('validation: every problem reported with its field path', () => {
   check({ task: 't', missing: 'm', benefit: 'b\u0007' }, ['benefit'], /U\+0007/);
   check({ task: 't', missing: 'm', benefit: 'b\uD800' }, ['benefit'], /lone surrogate/);
   check({ task: 42, missing: 'm', benefit: 'b' }, ['task'], /got number `42`/);
-  check({ task: 't', missing: 'm', benefit: 'b', kind: 'Formal' }, ['kind'], /Expected `kind` to be formal or reliable, got `Formal`/);
-  for (const run of ['run-1', 'RUN_1', 'run_ABC', 'run_', 'xrun_1', `run_${'a'.repeat(65)}`, 7]) check({ task: 't', missing: 'm', benefit: 'b', run }, ['run'], /Expected `run` to be a run id/);
+  check(
+    { task: 't', missing: 'm', benefit: 'b', kind: 'Formal' },
+    ['kind'],
+    /Expected `kind` to be formal or reliable, got `Formal`/,
+  );
+  for (const run of ['run-1', 'RUN_1', 'run_ABC', 'run_', 'xrun_1', `run_${'a'.repeat(65)}`, 7])
+    check({ task: 't', missing: 'm', benefit: 'b', run }, ['run'], /Expected `run` to be a run id/);
   check({ task: 't', missing: 'm', benefit: 'b', extra: 1 }, ['extra'], /Unknown field/);
   check({}, ['task', 'missing', 'benefit']);
   check('task', [''], /object/);
@@ -284,25 +361,50 @@ test('validation: every problem reported with its field path', () => {
 });
 
 test('validation: accepted inputs are normalised; 4,000 characters is the limit, counted in code points', () => {
-  const ok = validateFeedback({ task: ' a\n b\r\n\tc ', missing: '😀'.repeat(4000), benefit: 'e\u0301', run: 'run_0z' });
+  const ok = validateFeedback({
+    task: ' a\n b\r\n\tc ',
+    missing: '😀'.repeat(4000),
+    benefit: 'e\u0301',
+    run: 'run_0z',
+  });
   assert.deepEqual(ok.issues, []);
-  assert.deepEqual(ok.value, { kind: 'formal', task: 'a b c', missing: '😀'.repeat(4000), benefit: '\u00e9', run: 'run_0z' });
-  assert.equal(validateFeedback({ task: 't', missing: 'm', benefit: 'x'.repeat(4000), kind: 'reliable', run: undefined }).value?.kind, 'reliable');
+  assert.deepEqual(ok.value, {
+    kind: 'formal',
+    task: 'a b c',
+    missing: '😀'.repeat(4000),
+    benefit: '\u00e9',
+    run: 'run_0z',
+  });
+  assert.equal(
+    validateFeedback({ task: 't', missing: 'm', benefit: 'x'.repeat(4000), kind: 'reliable', run: undefined }).value
+      ?.kind,
+    'reliable',
+  );
 });
 
 test('invalid input throws InvalidInputError (exit code 2) and writes nothing', async () => {
   const repo = tempRepo();
   try {
-    await assert.rejects(addFeedback(repo.dir, { task: '', missing: 'm', benefit: 'b', kind: 'proof' as 'formal', run: 'bad' }), (e: unknown) => {
-      assert.ok(e instanceof InvalidInputError);
-      assert.equal(e.code, 'ERR_FEEDBACK_INVALID');
-      assert.equal(e.exitCode, 2);
-      assert.deepEqual(e.issues.map((i) => i.path), ['task', 'kind', 'run']);
-      assert.match(e.message, /^task: Expected `task`/);
-      return true;
-    });
+    await assert.rejects(
+      addFeedback(repo.dir, { task: '', missing: 'm', benefit: 'b', kind: 'proof' as 'formal', run: 'bad' }),
+      (e: unknown) => {
+        assert.ok(e instanceof InvalidInputError);
+        assert.equal(e.code, 'ERR_FEEDBACK_INVALID');
+        assert.equal(e.exitCode, 2);
+        assert.deepEqual(
+          e.issues.map((i) => i.path),
+          ['task', 'kind', 'run'],
+        );
+        assert.match(e.message, /^task: Expected `task`/);
+        return true;
+      },
+    );
     for (const limit of [0, 201, 1.5, Number.NaN]) {
-      await assert.rejects(listFeedback(repo.dir, { limit }), (e: unknown) => e instanceof InvalidInputError && e.exitCode === 2 && e.issues[0]!.path === 'limit', String(limit));
+      await assert.rejects(
+        listFeedback(repo.dir, { limit }),
+        (e: unknown) => e instanceof InvalidInputError && e.exitCode === 2 && e.issues[0]!.path === 'limit',
+        String(limit),
+      );
     }
     assert.equal(existsSync(join(repo.dir, '.git', 'vkit')), false);
   } finally {
@@ -330,14 +432,20 @@ test('5 identical adds from 5 processes at once leave exactly one whole file', a
     const url = pathToFileURL(join(REPO_ROOT, 'dist', 'src', 'service', 'feedback.js')).href;
     const script = `import { addFeedback } from ${JSON.stringify(url)}; const r = await addFeedback(process.argv[1], JSON.parse(process.argv[2])); process.stdout.write(JSON.stringify(r));`;
     const outputs = await Promise.all(
-      Array.from({ length: 5 }, () =>
-        new Promise<string>((resolve, reject) => {
-          const child = spawn(process.execPath, ['--input-type=module', '-e', script, repo.dir, JSON.stringify(REQ)], { stdio: ['ignore', 'pipe', 'inherit'] });
-          let out = '';
-          child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-          child.on('error', reject);
-          child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}`))));
-        }),
+      Array.from(
+        { length: 5 },
+        () =>
+          new Promise<string>((resolve, reject) => {
+            const child = spawn(
+              process.execPath,
+              ['--input-type=module', '-e', script, repo.dir, JSON.stringify(REQ)],
+              { stdio: ['ignore', 'pipe', 'inherit'] },
+            );
+            let out = '';
+            child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+            child.on('error', reject);
+            child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}`))));
+          }),
       ),
     );
     const results = outputs.map((o) => JSON.parse(o) as { file: string; created: boolean });

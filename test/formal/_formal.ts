@@ -42,7 +42,10 @@ export function coqComponent(over: Record<string, unknown> = {}): ResolvedCompon
 
 export function ledgerRepo(component = ledgerComponent(), files: Record<string, string> = {}): TempRepo {
   const repo = tempRepo({ 'src/allocation.v': '(* candidate *)\n', 'a.txt': 'a\n', ...files });
-  repo.manifest({ checks: [{ id: 'ok', run: ['node', '-e', '0'], inputs: ['a.txt'] }], formal: { components: [component] } });
+  repo.manifest({
+    checks: [{ id: 'ok', run: ['node', '-e', '0'], inputs: ['a.txt'] }],
+    formal: { components: [component] },
+  });
   return repo;
 }
 
@@ -50,7 +53,14 @@ export function ledgerRepo(component = ledgerComponent(), files: Record<string, 
 export async function acceptedEntry(repo: TempRepo, over: Partial<LockEntry> = {}): Promise<LockEntry> {
   const config = await loadConfig(repo.dir);
   const c = config.manifest.formal.components[0]!;
-  return { policy_sha256: policySliceDigest(c), package_sha256: LEDGER.sha256, checker_sha256: `sha256:${'c'.repeat(64)}`, profile: c.profile, accepted_at: '2026-01-01T00:00:00.000Z', ...over };
+  return {
+    policy_sha256: policySliceDigest(c),
+    package_sha256: LEDGER.sha256,
+    checker_sha256: `sha256:${'c'.repeat(64)}`,
+    profile: c.profile,
+    accepted_at: '2026-01-01T00:00:00.000Z',
+    ...over,
+  };
 }
 
 export async function writeAcceptedLock(repo: TempRepo, over: Partial<LockEntry> = {}): Promise<LockEntry> {

@@ -19,7 +19,9 @@ const containers = (prefix: string) =>
     .stdout.split('\n')
     .filter((n) => n.startsWith(prefix));
 
-test('vkit run cancel on a running formal job: attempt interrupted (cancelled), its container removed, no PASS', { skip: sys.skip }, async () => {
+test('vkit run cancel on a running formal job: attempt interrupted (cancelled), its container removed, no PASS', {
+  skip: sys.skip,
+}, async () => {
   const repo = tempRepo({});
   cpSync(join(REPO_ROOT, 'examples', 'allocation', 'src'), join(repo.dir, 'src'), { recursive: true });
   cpSync(join(REPO_ROOT, 'examples', 'allocation', 'vkit.manifest.json'), join(repo.dir, 'vkit.manifest.json'));

@@ -38,7 +38,11 @@ describe('byte offsets to one-based line and column', () => {
     // "(* " 3 bytes, two 4-byte letters, " *) " -> `Lemma` at byte 3 + 8 + 4 = 15, column 3 + 2 + 4 + 1 = 10
     assert.deepEqual(coqLocation(f, 1, 15), { line: 1, column: 10 });
     assert.equal(coqLocation(f, 3, 0), undefined);
-    assert.deepEqual(coqLocation(f, 1, 999), { line: 1, column: [...'(* 𝔸𝔹 *) Lemma x.'].length + 1 }, 'clamped to the line end');
+    assert.deepEqual(
+      coqLocation(f, 1, 999),
+      { line: 1, column: [...'(* 𝔸𝔹 *) Lemma x.'].length + 1 },
+      'clamped to the line end',
+    );
   });
 
   test('absolute byte offsets and string indices agree', () => {
@@ -53,15 +57,31 @@ describe('byte offsets to one-based line and column', () => {
 
 describe('coqc messages', () => {
   test('located errors, with the message joined', () => {
-    const out = 'File "/src/src/allocation.v", line 3, characters 7-18:\nError: Unable to unify "2" with\n"x".\n\nFile "./b.v", line 1, characters 0-4:\nWarning: deprecated [deprecated,x]\n';
+    const out =
+      'File "/src/src/allocation.v", line 3, characters 7-18:\nError: Unable to unify "2" with\n"x".\n\nFile "./b.v", line 1, characters 0-4:\nWarning: deprecated [deprecated,x]\n';
     const m = parseCoqMessages(out);
     assert.equal(m.length, 2);
-    assert.deepEqual({ ...m[0] }, { file: '/src/src/allocation.v', line: 3, startByte: 7, endByte: 18, severity: 'error', message: 'Unable to unify "2" with "x".' });
+    assert.deepEqual(
+      { ...m[0] },
+      {
+        file: '/src/src/allocation.v',
+        line: 3,
+        startByte: 7,
+        endByte: 18,
+        severity: 'error',
+        message: 'Unable to unify "2" with "x".',
+      },
+    );
     assert.equal(m[1]!.severity, 'warning');
   });
 
   test('module typing errors name the field', () => {
-    assert.deepEqual(mismatchedField('Signature components for field reserve_spec do not match: expected type "x" but found type "y".'), { field: 'reserve_spec', kind: 'mismatch' });
+    assert.deepEqual(
+      mismatchedField(
+        'Signature components for field reserve_spec do not match: expected type "x" but found type "y".',
+      ),
+      { field: 'reserve_spec', kind: 'mismatch' },
+    );
     assert.deepEqual(mismatchedField('The field release is missing in Bound.'), { field: 'release', kind: 'missing' });
     assert.equal(mismatchedField('Unable to unify'), undefined);
   });
@@ -69,16 +89,26 @@ describe('coqc messages', () => {
 
 describe('Print Assumptions', () => {
   test('closed, axioms, other groups, unreadable', () => {
-    assert.deepEqual(parseAssumptions('Closed under the global context\n'), { closed: true, axioms: [], otherGroups: [], unparsed: false });
+    assert.deepEqual(parseAssumptions('Closed under the global context\n'), {
+      closed: true,
+      axioms: [],
+      otherGroups: [],
+      unparsed: false,
+    });
     // As coqc 8.16 prints it (a short entry on one line, a long one with its type indented below).
-    const ax = parseAssumptions('Axioms:\nl2 : 1 = 2\nfunctional_extensionality_dep\n  : forall (A : Type) (B : A -> Type) (f g : forall x : A, B x),\n    (forall x : A, f x = g x) -> f = g\n');
+    const ax = parseAssumptions(
+      'Axioms:\nl2 : 1 = 2\nfunctional_extensionality_dep\n  : forall (A : Type) (B : A -> Type) (f g : forall x : A, B x),\n    (forall x : A, f x = g x) -> f = g\n',
+    );
     assert.deepEqual(ax.axioms, ['l2', 'functional_extensionality_dep']);
     assert.equal(ax.closed, false);
     const unguarded = parseAssumptions('Axioms:\nloop is assumed to be guarded.\n');
     assert.deepEqual(unguarded.axioms, []);
     assert.deepEqual(unguarded.otherGroups, ['loop is assumed to be guarded']);
     const guard = parseAssumptions('Constants/Inductives relying on type-in-type:\nfoo\n');
-    assert.deepEqual(guard.otherGroups, ['Constants/Inductives relying on type-in-type', 'Constants/Inductives relying on type-in-type: foo']);
+    assert.deepEqual(guard.otherGroups, [
+      'Constants/Inductives relying on type-in-type',
+      'Constants/Inductives relying on type-in-type: foo',
+    ]);
     assert.deepEqual(guard.axioms, []);
     assert.equal(parseAssumptions('something else').unparsed, true);
     assert.equal(parseAssumptions('').unparsed, true);
@@ -87,7 +117,8 @@ describe('Print Assumptions', () => {
 
 describe('candidate scan', () => {
   test('finds escapes and subversions in code, not in comments or strings', () => {
-    const src = '(* Admitted (* nested Axiom *) *)\nDefinition s := "Admitted"" Axiom".\nLemma a : True. Proof. admit. Admitted.\nAxiom x : False.\nDeclare ML Module "evil".\nDefinition Drop := 1.\n';
+    const src =
+      '(* Admitted (* nested Axiom *) *)\nDefinition s := "Admitted"" Axiom".\nLemma a : True. Proof. admit. Admitted.\nAxiom x : False.\nDeclare ML Module "evil".\nDefinition Drop := 1.\n';
     const found = scanCandidate(src).map((f) => [f.token, f.kind, indexToLineColumn(src, f.index).line]);
     assert.deepEqual(found, [
       ['admit', 'escape', 3],

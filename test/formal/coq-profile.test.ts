@@ -33,7 +33,10 @@ const failing = readFileSync(join(EXAMPLE, 'failing', 'src', 'allocation.v'), 'u
 const component = coqComponent();
 
 /** Runs the profile on a candidate text, materialised as rules/verify.ts does (readable by uid 65534). */
-async function check(candidate: string, pkgDir = join(packagesRoot(), 'resource-ledger')): Promise<FormalOutcome & { out: string }> {
+async function check(
+  candidate: string,
+  pkgDir = join(packagesRoot(), 'resource-ledger'),
+): Promise<FormalOutcome & { out: string }> {
   const { sandbox } = requireSandbox(sys);
   const source = mkdtempSync(join(tmpdir(), 'vkit-coq-src-'));
   const out = mkdtempSync(join(tmpdir(), 'vkit-coq-out-'));
@@ -44,7 +47,16 @@ async function check(candidate: string, pkgDir = join(packagesRoot(), 'resource-
   chmodSync(join(source, 'src', 'allocation.v'), 0o644);
   chmodSync(out, 0o777);
   const pkg = readPackageDir(pkgDir);
-  const outcome = await coqProfile.run({ component, pkg, source, out, sandbox, env: {}, signal: new AbortController().signal, containerPrefix: `vkit-coqtest-${process.pid}-${temps.length}` });
+  const outcome = await coqProfile.run({
+    component,
+    pkg,
+    source,
+    out,
+    sandbox,
+    env: {},
+    signal: new AbortController().signal,
+    containerPrefix: `vkit-coqtest-${process.pid}-${temps.length}`,
+  });
   return { ...outcome, out };
 }
 
@@ -61,9 +73,16 @@ describe('coq-linux-x86_64-v1 through the real sandbox', { skip: sys.skip, concu
     assert.equal(o.failed, 0);
     assert.equal(o.unknown, 0);
     for (const b of ['new', 'reserve', 'release', 'reserve_batch', 'apply_command', 'run_commands']) {
-      assert.ok(o.items.some((i) => i.binding === b && i.id.startsWith('client:')), `a client obligation for ${b}`);
+      assert.ok(
+        o.items.some((i) => i.binding === b && i.id.startsWith('client:')),
+        `a client obligation for ${b}`,
+      );
     }
-    assert.ok(o.items.some((i) => i.id === 'package:VkitLedger.Transfer.transfer_success_conserves_usage' && i.status === 'proved'));
+    assert.ok(
+      o.items.some(
+        (i) => i.id === 'package:VkitLedger.Transfer.transfer_success_conserves_usage' && i.status === 'proved',
+      ),
+    );
     assert.deepEqual(r.sections.provenance.logical_trust.engine_reported_axioms, []);
     assert.match(r.sections.inventory.versions.coqc ?? '', /8\.16/);
     // Coverage: bindings established, SharedLedger listed as not established in this profile.
@@ -76,10 +95,25 @@ describe('coq-linux-x86_64-v1 through the real sandbox', { skip: sys.skip, concu
     assert.ok(c.sources['build/ledger.ml']?.startsWith('sha256:'));
     assert.ok(c.trusts.some((t) => /extraction/i.test(t)) && c.trusts.some((t) => /ocamlopt/.test(t)));
     for (const b of ['new', 'reserve', 'release', 'reserve_batch', 'apply_command', 'run_commands']) {
-      assert.ok(c.observations.some((x) => x.name.startsWith(`${b}.`) && x.pass), `an observation of ${b}`);
+      assert.ok(
+        c.observations.some((x) => x.name.startsWith(`${b}.`) && x.pass),
+        `an observation of ${b}`,
+      );
     }
-    for (const branch of ['reserve.zero_amount_first', 'reserve.duplicate_id', 'reserve.full_storage_before_capacity', 'reserve.capacity_exceeded', 'release.not_found', 'release.not_owner', 'reserve_batch.too_many', 'reserve_batch.first_failing_index_rolls_back']) {
-      assert.ok(c.observations.some((x) => x.name === branch && x.pass), branch);
+    for (const branch of [
+      'reserve.zero_amount_first',
+      'reserve.duplicate_id',
+      'reserve.full_storage_before_capacity',
+      'reserve.capacity_exceeded',
+      'release.not_found',
+      'release.not_owner',
+      'reserve_batch.too_many',
+      'reserve_batch.first_failing_index_rolls_back',
+    ]) {
+      assert.ok(
+        c.observations.some((x) => x.name === branch && x.pass),
+        branch,
+      );
     }
     assert.ok(r.artifacts.includes('build/observe') && r.artifacts.includes('driver/Check.v'));
   });
@@ -95,7 +129,10 @@ describe('coq-linux-x86_64-v1 through the real sandbox', { skip: sys.skip, concu
     const d = r.sections.diagnostics.find((x) => x.file === 'src/allocation.v');
     assert.deepEqual([d?.line, d?.column], [line, column]);
     const failed = r.sections.obligations.items.filter((i) => i.status === 'failed');
-    assert.deepEqual(failed.map((i) => i.id), ['contract:reserve_spec']);
+    assert.deepEqual(
+      failed.map((i) => i.id),
+      ['contract:reserve_spec'],
+    );
     assert.equal(r.sections.obligations.proved, 0);
   });
 
@@ -107,22 +144,31 @@ describe('coq-linux-x86_64-v1 through the real sandbox', { skip: sys.skip, concu
     assert.equal(r.claim, 'unknown');
     assert.match(r.reason, /Admitted/);
     // Print Assumptions saw it too: the release client theorems are not proved.
-    assert.ok(r.sections.provenance.logical_trust.engine_reported_axioms.some((a) => /release_spec/.test(a)), JSON.stringify(r.sections.provenance.logical_trust));
+    assert.ok(
+      r.sections.provenance.logical_trust.engine_reported_axioms.some((a) => /release_spec/.test(a)),
+      JSON.stringify(r.sections.provenance.logical_trust),
+    );
     assert.ok(r.sections.obligations.items.some((i) => i.binding === 'release' && i.status === 'unknown'));
   });
 
   test('an added Axiom is not PASS, and Print Assumptions reports it', async () => {
     // The axiom proves the candidate's new_spec. The text scan blocks it, and Print Assumptions must
     // report it as well (with the scan disabled on purpose, this test still sees BLOCKED).
-    const withAxiom = passing.replace('Module Allocation (P : LEDGER_PARAMS).', 'Axiom cheat : forall P : Prop, P.\nModule Allocation (P : LEDGER_PARAMS).').replace(
-      /(Lemma new_spec[^\n]*\n\s*Proof\.) reflexivity\. Qed\./,
-      '$1 intros; apply cheat. Qed.',
-    );
+    const withAxiom = passing
+      .replace(
+        'Module Allocation (P : LEDGER_PARAMS).',
+        'Axiom cheat : forall P : Prop, P.\nModule Allocation (P : LEDGER_PARAMS).',
+      )
+      .replace(/(Lemma new_spec[^\n]*\n\s*Proof\.) reflexivity\. Qed\./, '$1 intros; apply cheat. Qed.');
     assert.notEqual(withAxiom, passing);
     const r = await check(withAxiom);
     assert.equal(r.outcome, 'BLOCKED');
     assert.equal(r.claim, 'unknown');
-    assert.ok(r.sections.provenance.logical_trust.engine_reported_axioms.includes('cheat') || r.sections.provenance.logical_trust.engine_reported_axioms.some((a) => /cheat/.test(a)), JSON.stringify(r.sections.provenance.logical_trust));
+    assert.ok(
+      r.sections.provenance.logical_trust.engine_reported_axioms.includes('cheat') ||
+        r.sections.provenance.logical_trust.engine_reported_axioms.some((a) => /cheat/.test(a)),
+      JSON.stringify(r.sections.provenance.logical_trust),
+    );
     assert.ok(r.sections.obligations.items.some((i) => i.id === 'client:new_empty' && i.status === 'unknown'));
   });
 

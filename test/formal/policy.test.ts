@@ -29,12 +29,18 @@ test('package digest: deterministic, independent of where the package lives, equ
     const a = readPackageDir(dir);
     assert.equal(a.sha256, LEDGER.sha256, 'the same files in another directory have the same identity');
     assert.equal(readPackageDir(dir).sha256, a.sha256);
-    assert.deepEqual(packageDigests('vkit.resource-ledger', root).map((d) => d.sha256), [LEDGER.sha256]);
+    assert.deepEqual(
+      packageDigests('vkit.resource-ledger', root).map((d) => d.sha256),
+      [LEDGER.sha256],
+    );
     const out = vkit(['formal', 'package', 'digest', 'vkit.resource-ledger']);
     assert.equal(out.code, 0, out.stderr);
     assert.equal(out.stdout.trim(), LEDGER.sha256);
     const all = vkit(['formal', 'package', 'digest', '--json']);
-    assert.equal(all.json().packages.find((p: { id: string }) => p.id === 'vkit.resource-ledger').sha256, LEDGER.sha256);
+    assert.equal(
+      all.json().packages.find((p: { id: string }) => p.id === 'vkit.resource-ledger').sha256,
+      LEDGER.sha256,
+    );
     const unknown = vkit(['formal', 'package', 'digest', 'no.such.package']);
     assert.equal(unknown.code, 2);
   } finally {
@@ -81,16 +87,34 @@ test('a component without inputs, or with an empty list, is invalid config (exit
   }
 });
 
-const ENTRY: LockEntry = { policy_sha256: `sha256:${'1'.repeat(64)}`, package_sha256: `sha256:${'2'.repeat(64)}`, checker_sha256: `sha256:${'3'.repeat(64)}`, profile: 'coq-linux-x86_64-v1', accepted_at: '2026-01-01T00:00:00.000Z' };
+const ENTRY: LockEntry = {
+  policy_sha256: `sha256:${'1'.repeat(64)}`,
+  package_sha256: `sha256:${'2'.repeat(64)}`,
+  checker_sha256: `sha256:${'3'.repeat(64)}`,
+  profile: 'coq-linux-x86_64-v1',
+  accepted_at: '2026-01-01T00:00:00.000Z',
+};
 
 test('lock: deterministic text that reads back; each difference is named as renewed acceptance', () => {
   const lock = { schema: 'vkit.lock/1' as const, components: { b: ENTRY, a: { ...ENTRY, profile: 'x' } } };
   const text = lockText(lock);
-  assert.equal(text, lockText({ schema: 'vkit.lock/1', components: { a: { ...ENTRY, profile: 'x' }, b: ENTRY } }), 'key order does not matter');
+  assert.equal(
+    text,
+    lockText({ schema: 'vkit.lock/1', components: { a: { ...ENTRY, profile: 'x' }, b: ENTRY } }),
+    'key order does not matter',
+  );
   assert.ok(text.indexOf('"a"') < text.indexOf('"b"') && text.endsWith('}\n'));
   assert.deepEqual(parseLock(text), lock);
-  assert.throws(() => parseLock(text.replace(ENTRY.policy_sha256, ENTRY.policy_sha256.slice(7))), (e: Error & { code?: string }) => e.code === 'ERR_LOCK_INVALID');
-  const current = { policy_sha256: ENTRY.policy_sha256, package_sha256: ENTRY.package_sha256, profile: ENTRY.profile, checker_sha256: ENTRY.checker_sha256 };
+  assert.throws(
+    () => parseLock(text.replace(ENTRY.policy_sha256, ENTRY.policy_sha256.slice(7))),
+    (e: Error & { code?: string }) => e.code === 'ERR_LOCK_INVALID',
+  );
+  const current = {
+    policy_sha256: ENTRY.policy_sha256,
+    package_sha256: ENTRY.package_sha256,
+    profile: ENTRY.profile,
+    checker_sha256: ENTRY.checker_sha256,
+  };
   assert.deepEqual(compareLock(ENTRY, current), { ok: true });
   const cases: Array<[Partial<typeof current>, RegExp]> = [
     [{ policy_sha256: `sha256:${'9'.repeat(64)}` }, /renewed acceptance required \(policy slice changed\)/],
@@ -118,7 +142,13 @@ test('policy accept without an engine refuses the component naming the socket (e
     const lock = parseLock(readFileSync(join(repo.dir, 'vkit.lock.json'), 'utf8'));
     assert.deepEqual(lock.components, {}, 'nothing is written for a refused component');
     // A component whose declared package digest is not the installed one is refused before any engine is asked.
-    repo.manifest({ formal: { components: [ledgerComponent({ package: { id: LEDGER.id, version: LEDGER.version, sha256: `sha256:${'0'.repeat(64)}` } })] } });
+    repo.manifest({
+      formal: {
+        components: [
+          ledgerComponent({ package: { id: LEDGER.id, version: LEDGER.version, sha256: `sha256:${'0'.repeat(64)}` } }),
+        ],
+      },
+    });
     const wrong = cli(repo, ['policy', 'accept', '--json'], { VKIT_CONTAINER_SOCKET: DEAD_SOCKET });
     assert.equal(wrong.code, 3);
     assert.match(wrong.json().refused[0].reasons[0], /package\.sha256 .* installed/);
@@ -130,7 +160,8 @@ test('policy accept without an engine refuses the component naming the socket (e
 test('a policy or package change makes the accepted component BLOCKED "renewed acceptance required"; the accepted lock gets past that check', async () => {
   const repo = ledgerRepo();
   const env = { VKIT_CONTAINER_SOCKET: DEAD_SOCKET };
-  const formalItem = (r: ReturnType<typeof cli>) => r.json().gate.items.find((i: { id: string }) => i.id === 'formal:allocation');
+  const formalItem = (r: ReturnType<typeof cli>) =>
+    r.json().gate.items.find((i: { id: string }) => i.id === 'formal:allocation');
   try {
     await writeAcceptedLock(repo);
     const accepted = cli(repo, ['build', '--json'], env);
@@ -140,14 +171,20 @@ test('a policy or package change makes the accepted component BLOCKED "renewed a
     assert.match(formalItem(accepted).reason, /vkit-test-no-engine\.sock/);
 
     // The policy slice changes (a parameter): renewed acceptance required, before any engine is asked.
-    repo.manifest({ checks: [{ id: 'ok', run: ['node', '-e', '0'], inputs: ['a.txt'] }], formal: { components: [ledgerComponent({ parameters: { max_records: 4 } })] } });
+    repo.manifest({
+      checks: [{ id: 'ok', run: ['node', '-e', '0'], inputs: ['a.txt'] }],
+      formal: { components: [ledgerComponent({ parameters: { max_records: 4 } })] },
+    });
     const changed = cli(repo, ['build', '--json'], env);
     assert.equal(changed.code, 3);
     assert.equal(formalItem(changed).status, 'BLOCKED');
     assert.match(formalItem(changed).reason, /renewed acceptance required \(policy slice changed\)/);
     // `vkit gate` says the same from the retained attempt.
     const g = cli(repo, ['gate', '--json'], env);
-    assert.match(g.json().items.find((i: { id: string }) => i.id === 'formal:allocation').reason, /renewed acceptance required/);
+    assert.match(
+      g.json().items.find((i: { id: string }) => i.id === 'formal:allocation').reason,
+      /renewed acceptance required/,
+    );
 
     // Accepting the new policy (the lock entry a `policy accept` would write) lifts that block.
     await writeAcceptedLock(repo);

@@ -16,7 +16,9 @@ import { inspectContainer, requireSandbox, systemSandbox } from '../_support/pod
 const sys = await systemSandbox({ what: 'container reaping' });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-test('a recovered attempt loses exactly its own containers; another attempt keeps its own', { skip: sys.skip }, async () => {
+test('a recovered attempt loses exactly its own containers; another attempt keeps its own', {
+  skip: sys.skip,
+}, async () => {
   const { sandbox, image } = requireSandbox(sys);
   const dir = mkdtempSync(join(tmpdir(), 'vkit-reap-'));
   // An attempt whose worker is gone and whose heartbeat is stale: recovery ends it.
@@ -28,13 +30,26 @@ test('a recovered attempt loses exactly its own containers; another attempt keep
   const other = `att_keep${randomBytes(3).toString('hex')}`;
   const start = (name: string) => {
     const controller = new AbortController();
-    const done = sandbox.run({ image, argv: ['sleep', '120'], binds: [], workdir: '/', timeoutMs: 120_000, signal: controller.signal, name });
+    const done = sandbox.run({
+      image,
+      argv: ['sleep', '120'],
+      binds: [],
+      workdir: '/',
+      timeoutMs: 120_000,
+      signal: controller.signal,
+      name,
+    });
     return { name, controller, done };
   };
   const mine = start(`${containerPrefix(lost)}-step1`);
   const theirs = start(`${containerPrefix(other)}-step1`);
   try {
-    for (let i = 0; i < 200 && !(inspectContainer(mine.name)?.State?.Running && inspectContainer(theirs.name)?.State?.Running); i++) await sleep(50);
+    for (
+      let i = 0;
+      i < 200 && !(inspectContainer(mine.name)?.State?.Running && inspectContainer(theirs.name)?.State?.Running);
+      i++
+    )
+      await sleep(50);
     now += 60_000_000_000n;
     const recovered = store.recover();
     assert.deepEqual(recovered, [lost]);

@@ -16,18 +16,42 @@ import { REPO_ROOT } from '../_support/repo.js';
 import { DEAD_SOCKET, LEDGER, ledgerRepo, writeAcceptedLock } from './_formal.js';
 
 const SHA = (c: string) => `sha256:${c.repeat(64)}`;
-const valid = () => ({ schema_version: 2, claim: { kind: 'package', component: 'allocation', policy_sha256: SHA('1'), package_sha256: SHA('2') }, source: { kind: 'working-tree' } });
+const valid = () => ({
+  schema_version: 2,
+  claim: { kind: 'package', component: 'allocation', policy_sha256: SHA('1'), package_sha256: SHA('2') },
+  source: { kind: 'working-tree' },
+});
 
 type Case = [name: string, mutate: (r: any) => void, path: string, message: RegExp];
 const REFUSALS: Case[] = [
   ['finite claim', (r) => (r.claim.kind = 'finite'), 'claim.kind', /finite claims are rejected/],
-  ['legacy implements kind', (r) => (r.claim.kind = 'implements'), 'claim.kind', /legacy `implements` goals are rejected/],
-  ['legacy implements goal', (r) => (r.implements = 'ledger::reserve'), 'implements', /legacy `implements` goals are rejected/],
-  ['replacement formula', (r) => (r.claim.formula = 'forall l, true'), 'claim.formula', /replacement formulas are rejected/],
+  [
+    'legacy implements kind',
+    (r) => (r.claim.kind = 'implements'),
+    'claim.kind',
+    /legacy `implements` goals are rejected/,
+  ],
+  [
+    'legacy implements goal',
+    (r) => (r.implements = 'ledger::reserve'),
+    'implements',
+    /legacy `implements` goals are rejected/,
+  ],
+  [
+    'replacement formula',
+    (r) => (r.claim.formula = 'forall l, true'),
+    'claim.formula',
+    /replacement formulas are rejected/,
+  ],
   ['replacement ensures', (r) => (r.claim.ensures = ['true']), 'claim.ensures', /replacement formulas are rejected/],
   ['checker command', (r) => (r.checker = { command: ['coqc', '-admit'] }), 'checker', /checker commands are rejected/],
   ['command in source', (r) => (r.source.command = 'true'), 'source.command', /checker commands are rejected/],
-  ['smaller obligation set', (r) => (r.claim.obligations = ['reserve']), 'claim.obligations', /smaller obligation sets are rejected/],
+  [
+    'smaller obligation set',
+    (r) => (r.claim.obligations = ['reserve']),
+    'claim.obligations',
+    /smaller obligation sets are rejected/,
+  ],
   ['other claim kind', (r) => (r.claim.kind = 'theorem'), 'claim.kind', /Expected claim.kind `package`/],
   ['schema version', (r) => (r.schema_version = 1), 'schema_version', /schema_version 2/],
   ['bare hex digest', (r) => (r.claim.policy_sha256 = '1'.repeat(64)), 'claim.policy_sha256', /sha256:/],
@@ -56,13 +80,42 @@ test('validator accepts both source kinds and defaults reuse to false', () => {
 
 test('a request must carry the accepted digests; a changed policy or package needs renewed acceptance', () => {
   const req = validateFormalRequest(valid()).value!;
-  const entry = { policy_sha256: SHA('1'), package_sha256: SHA('2'), checker_sha256: SHA('3'), profile: 'p', accepted_at: '2026-01-01T00:00:00.000Z' };
+  const entry = {
+    policy_sha256: SHA('1'),
+    package_sha256: SHA('2'),
+    checker_sha256: SHA('3'),
+    profile: 'p',
+    accepted_at: '2026-01-01T00:00:00.000Z',
+  };
   assert.deepEqual(requestLockIssues(req, entry, { policy_sha256: SHA('1'), package_sha256: SHA('2') }), []);
-  assert.equal(requestLockIssues(req, undefined, { policy_sha256: SHA('1'), package_sha256: SHA('2') })[0]!.path, 'claim.component');
-  assert.equal(requestLockIssues(req, { ...entry, policy_sha256: SHA('9') }, { policy_sha256: SHA('9'), package_sha256: SHA('2') })[0]!.path, 'claim.policy_sha256');
-  assert.match(requestLockIssues(req, entry, { policy_sha256: SHA('8'), package_sha256: SHA('2') })[0]!.message, /renewed acceptance required/);
-  assert.equal(requestLockIssues(req, { ...entry, package_sha256: SHA('9') }, { policy_sha256: SHA('1'), package_sha256: SHA('9') })[0]!.path, 'claim.package_sha256');
-  assert.match(requestLockIssues(req, entry, { policy_sha256: SHA('1'), package_sha256: null })[0]!.message, /renewed acceptance required/);
+  assert.equal(
+    requestLockIssues(req, undefined, { policy_sha256: SHA('1'), package_sha256: SHA('2') })[0]!.path,
+    'claim.component',
+  );
+  assert.equal(
+    requestLockIssues(
+      req,
+      { ...entry, policy_sha256: SHA('9') },
+      { policy_sha256: SHA('9'), package_sha256: SHA('2') },
+    )[0]!.path,
+    'claim.policy_sha256',
+  );
+  assert.match(
+    requestLockIssues(req, entry, { policy_sha256: SHA('8'), package_sha256: SHA('2') })[0]!.message,
+    /renewed acceptance required/,
+  );
+  assert.equal(
+    requestLockIssues(
+      req,
+      { ...entry, package_sha256: SHA('9') },
+      { policy_sha256: SHA('1'), package_sha256: SHA('9') },
+    )[0]!.path,
+    'claim.package_sha256',
+  );
+  assert.match(
+    requestLockIssues(req, entry, { policy_sha256: SHA('1'), package_sha256: null })[0]!.message,
+    /renewed acceptance required/,
+  );
 });
 
 test('vkit verify --request: each refusal kind exits 2 naming its JSON path', () => {
@@ -74,7 +127,10 @@ test('vkit verify --request: each refusal kind exits 2 naming its JSON path', ()
       repo.write('req.json', JSON.stringify(r));
       const out = cli(repo, ['verify', '--request', 'req.json', '--json']);
       assert.equal(out.code, 2, `${name}: ${out.stderr}`);
-      assert.ok(out.json().error.issues.some((i: { path: string; file: string }) => i.path === path && i.file === 'req.json'), `${name}: ${out.stdout}`);
+      assert.ok(
+        out.json().error.issues.some((i: { path: string; file: string }) => i.path === path && i.file === 'req.json'),
+        `${name}: ${out.stdout}`,
+      );
     }
     repo.write('req.json', '{ not json');
     assert.equal(cli(repo, ['verify', '--request', 'req.json']).code, 2);
@@ -102,7 +158,10 @@ test('vkit verify --request: unknown or unaccepted component and mismatched dige
     const wrong = send(valid());
     assert.equal(wrong.code, 2);
     assert.deepEqual(paths(wrong).sort(), ['claim.package_sha256', 'claim.policy_sha256']);
-    const good = { ...valid(), claim: { ...valid().claim, policy_sha256: entry.policy_sha256, package_sha256: LEDGER.sha256 } };
+    const good = {
+      ...valid(),
+      claim: { ...valid().claim, policy_sha256: entry.policy_sha256, package_sha256: LEDGER.sha256 },
+    };
     const ran = send(good);
     // Accepted and matching: it runs, and without an engine it is BLOCKED naming the socket (exit 3).
     assert.equal(ran.code, 3, ran.stderr);
@@ -120,7 +179,11 @@ test('vkit verify --request: unknown or unaccepted component and mismatched dige
 
 test('schema/vkit.formal-request-2.schema.json and vkit.lock-1 match the code (npm run schemas)', () => {
   for (const [name, schema] of Object.entries(FORMAL_PUBLISHED)) {
-    assert.equal(readFileSync(join(REPO_ROOT, 'schema', name), 'utf8'), jsonSchemaText(schema, name), `schema/${name} is out of date: run \`npm run schemas\``);
+    assert.equal(
+      readFileSync(join(REPO_ROOT, 'schema', name), 'utf8'),
+      jsonSchemaText(schema, name),
+      `schema/${name} is out of date: run \`npm run schemas\``,
+    );
   }
   const json = JSON.parse(jsonSchemaText(FormalRequestSchema, 'x'));
   assert.equal(json.additionalProperties, false);

@@ -12,7 +12,18 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, createReadStream, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  createReadStream,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -20,7 +31,14 @@ import { demuxLogs, openSandbox } from '../../src/checkers/container.js';
 import { toolTreeFromTar } from '../../src/checkers/tar-tree.js';
 import { RetainedEvidenceError, validateRetained } from '../../src/formal/retained.js';
 import type { ContainerRequest } from '../../src/formal/types.js';
-import { busyboxImage, inspectContainer, removeImage, requireSandbox, systemSandbox, writableDir } from '../_support/podman.js';
+import {
+  busyboxImage,
+  inspectContainer,
+  removeImage,
+  requireSandbox,
+  systemSandbox,
+  writableDir,
+} from '../_support/podman.js';
 
 const cacheDir = mkdtempSync(join(tmpdir(), 'vkit-sandbox-cache-'));
 const sys = await systemSandbox({ cacheDir, what: 'sandbox tests' });
@@ -34,7 +52,16 @@ after(() => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function request(image: string, argv: string[], extra: Partial<ContainerRequest> = {}): ContainerRequest {
-  return { image, argv, binds: [], workdir: '/', timeoutMs: 30_000, signal: new AbortController().signal, name: `vkit-t${run}-${randomBytes(3).toString('hex')}`, ...extra };
+  return {
+    image,
+    argv,
+    binds: [],
+    workdir: '/',
+    timeoutMs: 30_000,
+    signal: new AbortController().signal,
+    name: `vkit-t${run}-${randomBytes(3).toString('hex')}`,
+    ...extra,
+  };
 }
 
 async function waitRunning(name: string): Promise<Record<string, any>> {
@@ -99,11 +126,15 @@ describe('restricted containers (real podman, worker image)', { skip: sys.skip }
   test('limits are applied (inspect and the cgroup inside); aborting the signal kills only that container: cancelled, and gone', async () => {
     const { sandbox, image } = requireSandbox(sys);
     const ac = new AbortController();
-    const req = request(image, ['bash', '-c', 'cat /sys/fs/cgroup/memory/memory.limit_in_bytes /sys/fs/cgroup/pids/pids.max; exec sleep 120'], {
-      memoryBytes: 300 * 1024 * 1024,
-      pidsLimit: 77,
-      signal: ac.signal,
-    });
+    const req = request(
+      image,
+      ['bash', '-c', 'cat /sys/fs/cgroup/memory/memory.limit_in_bytes /sys/fs/cgroup/pids/pids.max; exec sleep 120'],
+      {
+        memoryBytes: 300 * 1024 * 1024,
+        pidsLimit: 77,
+        signal: ac.signal,
+      },
+    );
     const bystander = request(image, ['sleep', '120']);
     const bystanderRun = sandbox.run(bystander);
     const started = Date.now();
@@ -115,8 +146,14 @@ describe('restricted containers (real podman, worker image)', { skip: sys.skip }
     assert.equal(host.PidsLimit, 77);
     assert.equal(host.ReadonlyRootfs, true);
     assert.equal(host.NetworkMode, 'none');
-    assert.ok((host.CapDrop as string[]).length > 0 && (info.EffectiveCaps ?? []).length === 0, `capabilities left: ${JSON.stringify(info.EffectiveCaps)}`);
-    assert.ok((host.SecurityOpt as string[]).some((o) => /no-new-privileges/.test(o)), JSON.stringify(host.SecurityOpt));
+    assert.ok(
+      (host.CapDrop as string[]).length > 0 && (info.EffectiveCaps ?? []).length === 0,
+      `capabilities left: ${JSON.stringify(info.EffectiveCaps)}`,
+    );
+    assert.ok(
+      (host.SecurityOpt as string[]).some((o) => /no-new-privileges/.test(o)),
+      JSON.stringify(host.SecurityOpt),
+    );
     assert.equal(info.Config.User, '65534:65534');
     ac.abort();
     const r = await pending;
@@ -176,7 +213,12 @@ describe('restricted containers (real podman, worker image)', { skip: sys.skip }
     const prefix = `vkit-k${run}`;
     const mine = [`${prefix}-step1`, `${prefix}-step2`];
     const others = [`${prefix}9-step1`, `vkit-o${run}-step1`];
-    const runs = new Map([...mine, ...others].map((name) => [name, sandbox.run(request(image, ['sleep', '120'], { name, timeoutMs: 60_000 }))]));
+    const runs = new Map(
+      [...mine, ...others].map((name) => [
+        name,
+        sandbox.run(request(image, ['sleep', '120'], { name, timeoutMs: 60_000 })),
+      ]),
+    );
     for (const name of runs.keys()) await waitRunning(name);
     const killed = await sandbox.killByPrefix(prefix);
     assert.deepEqual(killed.sort(), mine);
@@ -196,7 +238,10 @@ describe('restricted containers (real podman, worker image)', { skip: sys.skip }
     const { sandbox, image } = requireSandbox(sys);
     const src = mkdtempSync(join(tmpdir(), 'vkit-coqsrc-'));
     chmodSync(src, 0o755);
-    writeFileSync(join(src, 'T.v'), 'Theorem plus_O_n : forall n : nat, 0 + n = n.\nProof. intros n. reflexivity. Qed.\nPrint Assumptions plus_O_n.\n');
+    writeFileSync(
+      join(src, 'T.v'),
+      'Theorem plus_O_n : forall n : nat, 0 + n = n.\nProof. intros n. reflexivity. Qed.\nPrint Assumptions plus_O_n.\n',
+    );
     chmodSync(join(src, 'T.v'), 0o644);
     const out = writableDir('vkit-coqout-');
     temps.push(src, out);
@@ -233,7 +278,12 @@ describe('restricted containers (real podman, worker image)', { skip: sys.skip }
 describe('tool tree digests follow the bytes, not the image id (busybox images)', { skip: sys.skip }, () => {
   test('same contents imported twice: different ids, same digest; a changed file, link or path set changes it', async () => {
     const { sandbox } = requireSandbox(sys);
-    const files = { 'opt/tool/bin/run': '#!/bin/sh\necho v1\n', 'opt/tool/lib/data': 'data\n', 'opt/tool/bin/alias': { link: 'run' }, 'opt/other/x': 'x\n' };
+    const files = {
+      'opt/tool/bin/run': '#!/bin/sh\necho v1\n',
+      'opt/tool/lib/data': 'data\n',
+      'opt/tool/bin/alias': { link: 'run' },
+      'opt/other/x': 'x\n',
+    };
     const a = busyboxImage(`a${run}`, files);
     const a2 = busyboxImage(`a2${run}`, files);
     const b = busyboxImage(`b${run}`, { ...files, 'opt/tool/lib/data': 'data!\n' });
@@ -266,7 +316,10 @@ describe('openSandbox', () => {
     const socket = `unix://${join(tmpdir(), `vkit-no-engine-${run}.sock`)}`;
     const r = await openSandbox(socket);
     assert.ok('unavailable' in r);
-    assert.match(r.unavailable, new RegExp(`no container engine answering on ${socket.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    assert.match(
+      r.unavailable,
+      new RegExp(`no container engine answering on ${socket.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+    );
     const bad = await openSandbox('ftp://nowhere');
     assert.ok('unavailable' in bad);
     assert.match(bad.unavailable, /Expected the container socket/);
@@ -318,11 +371,21 @@ describe('the tar reader behind tool trees', () => {
     const gnu = await digestOf('gnu', 'usr/lib');
     assert.equal(pax.digest, gnu.digest);
     const ustar = await digestOf('ustar', 'usr/share');
-    assert.deepEqual(ustar.entries.map((e) => e.path), [`/usr/share/${'p'.repeat(60)}/${'q'.repeat(60)}/f`]);
+    assert.deepEqual(
+      ustar.entries.map((e) => e.path),
+      [`/usr/share/${'p'.repeat(60)}/${'q'.repeat(60)}/f`],
+    );
     assert.equal((await digestOf('pax', 'usr/share')).digest, ustar.digest);
     const byPath = Object.fromEntries(pax.entries.map((e) => [e.path, e]));
-    assert.deepEqual(Object.keys(byPath).sort(), ['/usr/lib/a', '/usr/lib/hard', `/usr/lib/${long}/f`, '/usr/lib/soft'].sort());
-    assert.equal(byPath['/usr/lib/hard']!.value, byPath['/usr/lib/a']!.value, 'a hard link has its target\'s content digest');
+    assert.deepEqual(
+      Object.keys(byPath).sort(),
+      ['/usr/lib/a', '/usr/lib/hard', `/usr/lib/${long}/f`, '/usr/lib/soft'].sort(),
+    );
+    assert.equal(
+      byPath['/usr/lib/hard']!.value,
+      byPath['/usr/lib/a']!.value,
+      "a hard link has its target's content digest",
+    );
     assert.equal(byPath['/usr/lib/a']!.mode, 0o755);
     assert.deepEqual(byPath['/usr/lib/soft'], { path: '/usr/lib/soft', mode: 0o777, kind: 'symlink', value: 'a' });
     // Cut inside an entry, and cut cleanly after the last entry (only the end marker is missing).
@@ -334,7 +397,10 @@ describe('the tar reader behind tool trees', () => {
     writeFileSync(cut, whole.subarray(0, clean - 100));
     await assert.rejects(toolTreeFromTar(createReadStream(cut), ['/usr/lib']), /ended in the middle of an entry/);
     writeFileSync(cut, whole.subarray(0, clean));
-    await assert.rejects(toolTreeFromTar(createReadStream(cut), ['/usr/lib']), /ended before its end-of-archive marker/);
+    await assert.rejects(
+      toolTreeFromTar(createReadStream(cut), ['/usr/lib']),
+      /ended before its end-of-archive marker/,
+    );
     writeFileSync(cut, whole.subarray(0, clean + 512));
     assert.equal((await toolTreeFromTar(createReadStream(cut), ['/usr/lib'])).digest, gnu.digest);
   });
@@ -350,7 +416,13 @@ describe('retained evidence', () => {
     }
     return dir;
   };
-  const rejects = async (dir: string, listed: string[], entry: string, message: RegExp, limits?: { maxEntries: number; maxBytes: number }) => {
+  const rejects = async (
+    dir: string,
+    listed: string[],
+    entry: string,
+    message: RegExp,
+    limits?: { maxEntries: number; maxBytes: number },
+  ) => {
     await assert.rejects(validateRetained(dir, listed, limits), (error: unknown) => {
       assert.ok(error instanceof RetainedEvidenceError, String(error));
       assert.equal(error.entry, entry);
@@ -361,7 +433,11 @@ describe('retained evidence', () => {
 
   test('listed regular files are returned sorted, nested ones included', async () => {
     const dir = outDir({ 'report.json': '{}', 'logs/coqc.txt': 'ok', 'b.txt': 'b' });
-    assert.deepEqual(await validateRetained(dir, ['report.json', 'logs/coqc.txt', 'b.txt']), ['b.txt', 'logs/coqc.txt', 'report.json']);
+    assert.deepEqual(await validateRetained(dir, ['report.json', 'logs/coqc.txt', 'b.txt']), [
+      'b.txt',
+      'logs/coqc.txt',
+      'report.json',
+    ]);
     assert.deepEqual(await validateRetained(outDir({}), []), []);
   });
 

@@ -46,7 +46,13 @@ function hostAssets(): Record<string, string> {
   const archive = join(tmp, 'verus.zip');
   writeFileSync(archive, 'placeholder');
   for (const d of ['rustup', 'cargo']) mkdirSync(join(tmp, d), { recursive: true });
-  return { VKIT_VERUS_IMAGE: ID, VKIT_VERUS_ARCHIVE: archive, VKIT_VERUS_ROOT: root, VKIT_RUSTUP_HOME: join(tmp, 'rustup'), VKIT_CARGO_HOME: join(tmp, 'cargo') };
+  return {
+    VKIT_VERUS_IMAGE: ID,
+    VKIT_VERUS_ARCHIVE: archive,
+    VKIT_VERUS_ROOT: root,
+    VKIT_RUSTUP_HOME: join(tmp, 'rustup'),
+    VKIT_CARGO_HOME: join(tmp, 'cargo'),
+  };
 }
 
 /** A sandbox stand-in that only answers imageId: the engine is not what these tests are about. */
@@ -68,17 +74,38 @@ const PINS_FULL = { pins: [{ asset: 'verus', version: 'v', what: 'archive', sha2
 describe('checker: each missing asset named', () => {
   test('nothing configured: one entry per env var, plus a pin line per absent digest', async () => {
     const { missing } = await verusMissing(undefined, {}, readPins(), LINUX);
-    for (const name of ['VKIT_VERUS_IMAGE', 'VKIT_VERUS_ARCHIVE', 'VKIT_VERUS_ROOT', 'VKIT_RUSTUP_HOME', 'VKIT_CARGO_HOME']) {
-      assert.equal(missing.filter((m) => m.startsWith(`${name} not set`)).length, 1, `Expected one entry for ${name}, got ${JSON.stringify(missing)}`);
+    for (const name of [
+      'VKIT_VERUS_IMAGE',
+      'VKIT_VERUS_ARCHIVE',
+      'VKIT_VERUS_ROOT',
+      'VKIT_RUSTUP_HOME',
+      'VKIT_CARGO_HOME',
+    ]) {
+      assert.equal(
+        missing.filter((m) => m.startsWith(`${name} not set`)).length,
+        1,
+        `Expected one entry for ${name}, got ${JSON.stringify(missing)}`,
+      );
     }
     const pinLines = missing.filter((m) => m.startsWith('pin digest not recorded'));
     assert.deepEqual(
       pinLines.map((m) => m.split(' (')[0]),
-      ['pin digest not recorded: verus 0.2026.10.18.7d82994', 'pin digest not recorded: verus-tree 0.2026.10.18.7d82994', 'pin digest not recorded: rust 1.99.1', 'pin digest not recorded: z3 4.16.0'],
+      [
+        'pin digest not recorded: verus 0.2026.10.18.7d82994',
+        'pin digest not recorded: verus-tree 0.2026.10.18.7d82994',
+        'pin digest not recorded: rust 1.99.1',
+        'pin digest not recorded: z3 4.16.0',
+      ],
     );
   });
 
-  for (const name of ['VKIT_VERUS_IMAGE', 'VKIT_VERUS_ARCHIVE', 'VKIT_VERUS_ROOT', 'VKIT_RUSTUP_HOME', 'VKIT_CARGO_HOME']) {
+  for (const name of [
+    'VKIT_VERUS_IMAGE',
+    'VKIT_VERUS_ARCHIVE',
+    'VKIT_VERUS_ROOT',
+    'VKIT_RUSTUP_HOME',
+    'VKIT_CARGO_HOME',
+  ]) {
     test(`only ${name} missing -> exactly that entry (plus the pins)`, async () => {
       const env = hostAssets();
       delete env[name];
@@ -93,26 +120,46 @@ describe('checker: each missing asset named', () => {
     const { missing, image } = await verusMissing(engineWith({ [ID]: ID }), hostAssets(), readPins(), LINUX);
     assert.equal(image, ID);
     assert.ok(missing.length >= 1);
-    assert.ok(missing.every((m) => m.startsWith('pin digest not recorded')), JSON.stringify(missing));
+    assert.ok(
+      missing.every((m) => m.startsWith('pin digest not recorded')),
+      JSON.stringify(missing),
+    );
   });
 
   test('an image that is not a full sha256 id (a tag, a short id) is named', async () => {
     for (const bad of ['localhost/verus:1', 'sha256:abc', `sha256:${'A'.repeat(64)}`, 'a'.repeat(64)]) {
-      const { missing } = await verusMissing(engineWith({}), { ...hostAssets(), VKIT_VERUS_IMAGE: bad }, PINS_FULL, LINUX);
-      assert.ok(missing.some((m) => m.startsWith('VKIT_VERUS_IMAGE must be a full') && m.includes(bad)), `${bad}: ${JSON.stringify(missing)}`);
+      const { missing } = await verusMissing(
+        engineWith({}),
+        { ...hostAssets(), VKIT_VERUS_IMAGE: bad },
+        PINS_FULL,
+        LINUX,
+      );
+      assert.ok(
+        missing.some((m) => m.startsWith('VKIT_VERUS_IMAGE must be a full') && m.includes(bad)),
+        `${bad}: ${JSON.stringify(missing)}`,
+      );
     }
   });
 
   test('a well-formed id with no engine: "not checked: no container engine"', async () => {
     const { missing } = await verusMissing(undefined, hostAssets(), PINS_FULL, LINUX);
-    assert.ok(missing.includes(`VKIT_VERUS_IMAGE ${ID} not checked: no container engine answering`), JSON.stringify(missing));
+    assert.ok(
+      missing.includes(`VKIT_VERUS_IMAGE ${ID} not checked: no container engine answering`),
+      JSON.stringify(missing),
+    );
   });
 
   test('a well-formed id the engine does not have is "not installed"; one it resolves elsewhere is "changed"', async () => {
     let r = await verusMissing(engineWith({}), hostAssets(), PINS_FULL, LINUX);
-    assert.ok(r.missing.some((m) => m.startsWith(`VKIT_VERUS_IMAGE ${ID} is not installed`)), JSON.stringify(r.missing));
+    assert.ok(
+      r.missing.some((m) => m.startsWith(`VKIT_VERUS_IMAGE ${ID} is not installed`)),
+      JSON.stringify(r.missing),
+    );
     r = await verusMissing(engineWith({ [ID]: `sha256:${'b'.repeat(64)}` }), hostAssets(), PINS_FULL, LINUX);
-    assert.ok(r.missing.some((m) => m.startsWith(`VKIT_VERUS_IMAGE ${ID} changed`)), JSON.stringify(r.missing));
+    assert.ok(
+      r.missing.some((m) => m.startsWith(`VKIT_VERUS_IMAGE ${ID} changed`)),
+      JSON.stringify(r.missing),
+    );
     assert.equal(r.image, undefined);
   });
 
@@ -127,17 +174,28 @@ describe('checker: each missing asset named', () => {
       // the sandbox module or engine is absent
     }
     if (!sandbox) {
-      if (process.env.VKIT_REQUIRE_SYSTEM === '1') assert.fail('Expected a container engine (VKIT_REQUIRE_SYSTEM=1): run scripts/setup-system.sh');
-      process.stderr.write('SKIP verus real-engine image check: no container engine answering; run scripts/setup-system.sh (VKIT_REQUIRE_SYSTEM=1 turns this skip into a failure)\n');
+      if (process.env.VKIT_REQUIRE_SYSTEM === '1')
+        assert.fail('Expected a container engine (VKIT_REQUIRE_SYSTEM=1): run scripts/setup-system.sh');
+      process.stderr.write(
+        'SKIP verus real-engine image check: no container engine answering; run scripts/setup-system.sh (VKIT_REQUIRE_SYSTEM=1 turns this skip into a failure)\n',
+      );
       t.skip('no container engine: run scripts/setup-system.sh');
       return;
     }
     const { missing } = await verusMissing(sandbox, hostAssets(), PINS_FULL, LINUX);
-    assert.ok(missing.some((m) => m.startsWith(`VKIT_VERUS_IMAGE ${ID} is not installed`)), JSON.stringify(missing));
+    assert.ok(
+      missing.some((m) => m.startsWith(`VKIT_VERUS_IMAGE ${ID} is not installed`)),
+      JSON.stringify(missing),
+    );
   });
 
   test('paths that do not exist, are relative, or a root without `verus` are named', async () => {
-    const env = { ...hostAssets(), VKIT_VERUS_ARCHIVE: 'relative.zip', VKIT_VERUS_ROOT: join(tmp, 'rustup'), VKIT_CARGO_HOME: join(tmp, 'nope') };
+    const env = {
+      ...hostAssets(),
+      VKIT_VERUS_ARCHIVE: 'relative.zip',
+      VKIT_VERUS_ROOT: join(tmp, 'rustup'),
+      VKIT_CARGO_HOME: join(tmp, 'nope'),
+    };
     const { missing } = await verusMissing(engineWith({ [ID]: ID }), env, PINS_FULL, LINUX);
     assert.ok(missing.some((m) => m.startsWith('VKIT_VERUS_ARCHIVE relative.zip is not an absolute path')));
     assert.ok(missing.some((m) => m.includes('holds no `verus` program')));
@@ -145,8 +203,14 @@ describe('checker: each missing asset named', () => {
   });
 
   test('a pinned archive digest that differs is "changed"; a non-Linux host is named', async () => {
-    const { missing } = await verusMissing(engineWith({ [ID]: ID }), hostAssets(), PINS_FULL, { os: 'darwin', arch: 'arm64' });
-    assert.ok(missing.some((m) => m.startsWith('VKIT_VERUS_ARCHIVE') && m.includes('changed')), JSON.stringify(missing));
+    const { missing } = await verusMissing(engineWith({ [ID]: ID }), hostAssets(), PINS_FULL, {
+      os: 'darwin',
+      arch: 'arm64',
+    });
+    assert.ok(
+      missing.some((m) => m.startsWith('VKIT_VERUS_ARCHIVE') && m.includes('changed')),
+      JSON.stringify(missing),
+    );
     assert.ok(missing.some((m) => m.includes('requires Linux x86_64')));
   });
 
@@ -165,13 +229,27 @@ describe('checker: each missing asset named', () => {
     assert.ok('pins' in r, JSON.stringify(r));
     assert.deepEqual(
       r.pins.map((p) => [p.asset, p.version, p.sha256]),
-      [['verus', '0.2026.10.18.7d82994', null], ['verus-tree', '0.2026.10.18.7d82994', null], ['rust', '1.99.1', null], ['z3', '4.16.0', null]],
+      [
+        ['verus', '0.2026.10.18.7d82994', null],
+        ['verus-tree', '0.2026.10.18.7d82994', null],
+        ['rust', '1.99.1', null],
+        ['z3', '4.16.0', null],
+      ],
     );
   });
 });
 
 describe('run(): never PASS here', () => {
-  const pkg: MathPackage = { id: 'vkit.resource-ledger', version: '0.1.0', sha256: `sha256:${'c'.repeat(64)}`, dir: join(tmp, 'pkg'), files: [], contracts: ['ledger.source.v1'], bindings: [], acceptedAxioms: {} };
+  const pkg: MathPackage = {
+    id: 'vkit.resource-ledger',
+    version: '0.1.0',
+    sha256: `sha256:${'c'.repeat(64)}`,
+    dir: join(tmp, 'pkg'),
+    files: [],
+    contracts: ['ledger.source.v1'],
+    bindings: [],
+    acceptedAxioms: {},
+  };
   const component = {
     id: 'allocation',
     package: { id: pkg.id, version: pkg.version, sha256: pkg.sha256 },
@@ -179,7 +257,14 @@ describe('run(): never PASS here', () => {
     source: { entry: 'src/allocation.rs' },
     profile: 'verus-linux-x86_64-v1',
     parameters: { max_records: 3 },
-    bindings: { new: 'api::new', reserve: 'api::reserve', release: 'api::release', reserve_batch: 'api::reserve_batch', apply_command: 'api::apply_command', run_commands: 'api::run_commands' },
+    bindings: {
+      new: 'api::new',
+      reserve: 'api::reserve',
+      release: 'api::release',
+      reserve_batch: 'api::reserve_batch',
+      apply_command: 'api::apply_command',
+      run_commands: 'api::run_commands',
+    },
     required: true,
     inputs: ['src/**'],
   };
@@ -215,7 +300,14 @@ describe('run(): never PASS here', () => {
   test('with nothing configured: BLOCKED naming every env var', async () => {
     const r = await verusProfile.run(ctx({}, engineWith({})));
     assert.equal(r.outcome, 'BLOCKED');
-    for (const name of ['VKIT_VERUS_IMAGE', 'VKIT_VERUS_ARCHIVE', 'VKIT_VERUS_ROOT', 'VKIT_RUSTUP_HOME', 'VKIT_CARGO_HOME']) assert.match(r.reason, new RegExp(`${name} not set`));
+    for (const name of [
+      'VKIT_VERUS_IMAGE',
+      'VKIT_VERUS_ARCHIVE',
+      'VKIT_VERUS_ROOT',
+      'VKIT_RUSTUP_HOME',
+      'VKIT_CARGO_HOME',
+    ])
+      assert.match(r.reason, new RegExp(`${name} not set`));
     assert.deepEqual(r.sections.scope.notes, (await verusProfile.checker(engineWith({}), {})).missing);
   });
 
@@ -227,48 +319,113 @@ describe('run(): never PASS here', () => {
 });
 
 describe('argv of each step (exact)', () => {
-  const strict = ['--no-cheating', '--output-json', '--time', '--rlimit', '30', '--error-format=json', '--edition=2021'];
+  const strict = [
+    '--no-cheating',
+    '--output-json',
+    '--time',
+    '--rlimit',
+    '30',
+    '--error-format=json',
+    '--edition=2021',
+  ];
   test('library: check + export + compile', () => {
     assert.deepEqual(libraryArgv(), [
-      '/opt/verus/verus', '/vkit/package/verus/ledger/lib.rs', '--crate-type=lib', '--crate-name=vkit_ledger',
-      '--export', '/vkit/out/vkit_ledger.vir', '--compile', '--out-dir=/vkit/out', ...strict,
+      '/opt/verus/verus',
+      '/vkit/package/verus/ledger/lib.rs',
+      '--crate-type=lib',
+      '--crate-name=vkit_ledger',
+      '--export',
+      '/vkit/out/vkit_ledger.vir',
+      '--compile',
+      '--out-dir=/vkit/out',
+      ...strict,
     ]);
   });
   test('candidate: imports the library, exports itself', () => {
     assert.deepEqual(candidateArgv('src/allocation.rs'), [
-      '/opt/verus/verus', '/vkit/source/src/allocation.rs', '--crate-type=lib', '--crate-name=candidate',
-      '--extern', 'vkit_ledger=/vkit/out/libvkit_ledger.rlib', '--import', 'vkit_ledger=/vkit/out/vkit_ledger.vir',
-      '--export', '/vkit/out/candidate.vir', '-L', 'dependency=/vkit/out', '--compile', '--out-dir=/vkit/out', ...strict,
+      '/opt/verus/verus',
+      '/vkit/source/src/allocation.rs',
+      '--crate-type=lib',
+      '--crate-name=candidate',
+      '--extern',
+      'vkit_ledger=/vkit/out/libvkit_ledger.rlib',
+      '--import',
+      'vkit_ledger=/vkit/out/vkit_ledger.vir',
+      '--export',
+      '/vkit/out/candidate.vir',
+      '-L',
+      'dependency=/vkit/out',
+      '--compile',
+      '--out-dir=/vkit/out',
+      ...strict,
     ]);
   });
   test('client: the unchanged client importing both', () => {
     assert.deepEqual(clientArgv(), [
-      '/opt/verus/verus', '/vkit/out/client/client.rs', '--crate-type=lib', '--crate-name=vkit_ledger_client',
-      '--extern', 'vkit_ledger=/vkit/out/libvkit_ledger.rlib', '--extern', 'candidate=/vkit/out/libcandidate.rlib',
-      '--import', 'vkit_ledger=/vkit/out/vkit_ledger.vir', '--import', 'candidate=/vkit/out/candidate.vir',
-      '-L', 'dependency=/vkit/out', ...strict,
+      '/opt/verus/verus',
+      '/vkit/out/client/client.rs',
+      '--crate-type=lib',
+      '--crate-name=vkit_ledger_client',
+      '--extern',
+      'vkit_ledger=/vkit/out/libvkit_ledger.rlib',
+      '--extern',
+      'candidate=/vkit/out/libcandidate.rlib',
+      '--import',
+      'vkit_ledger=/vkit/out/vkit_ledger.vir',
+      '--import',
+      'candidate=/vkit/out/candidate.vir',
+      '-L',
+      'dependency=/vkit/out',
+      ...strict,
     ]);
   });
   test('compile and observe', () => {
     assert.deepEqual(compileArgv(), [
-      '/opt/verus/verus', '/vkit/out/client/observe.rs', '--crate-type=bin', '--crate-name=vkit_ledger_observe',
-      '--extern', 'vkit_ledger=/vkit/out/libvkit_ledger.rlib', '--extern', 'candidate=/vkit/out/libcandidate.rlib',
-      '--import', 'vkit_ledger=/vkit/out/vkit_ledger.vir', '--import', 'candidate=/vkit/out/candidate.vir',
-      '-L', 'dependency=/vkit/out', '--compile', '-o', '/vkit/out/observe', ...strict,
+      '/opt/verus/verus',
+      '/vkit/out/client/observe.rs',
+      '--crate-type=bin',
+      '--crate-name=vkit_ledger_observe',
+      '--extern',
+      'vkit_ledger=/vkit/out/libvkit_ledger.rlib',
+      '--extern',
+      'candidate=/vkit/out/libcandidate.rlib',
+      '--import',
+      'vkit_ledger=/vkit/out/vkit_ledger.vir',
+      '--import',
+      'candidate=/vkit/out/candidate.vir',
+      '-L',
+      'dependency=/vkit/out',
+      '--compile',
+      '-o',
+      '/vkit/out/observe',
+      ...strict,
     ]);
     assert.deepEqual(observeArgv(), ['/vkit/out/observe']);
-    assert.deepEqual(procedure('src/a.rs').map((s) => s.step), ['library', 'candidate', 'client', 'compile', 'observe']);
+    assert.deepEqual(
+      procedure('src/a.rs').map((s) => s.step),
+      ['library', 'candidate', 'client', 'compile', 'observe'],
+    );
   });
   test('every verifying step is strict; partial or unchecked switches are refused', () => {
     for (const s of procedure('src/a.rs').filter((s) => s.report)) assert.deepEqual(argvProblems(s.argv), [], s.step);
     assert.ok(argvProblems([...libraryArgv(), '--verify-module', 'api']).some((p) => p.includes('--verify-module')));
-    assert.ok(argvProblems([...libraryArgv(), '--verify-only-module=api']).some((p) => p.includes('--verify-only-module')));
+    assert.ok(
+      argvProblems([...libraryArgv(), '--verify-only-module=api']).some((p) => p.includes('--verify-only-module')),
+    );
     assert.ok(argvProblems([...libraryArgv(), '-V', 'no-solver-version-check']).some((p) => p.includes('`-V`')));
     assert.ok(argvProblems([...libraryArgv(), '-Vallow-inline-air']).length > 0);
-    assert.ok(argvProblems(libraryArgv().filter((a) => a !== '--no-cheating')).some((p) => p.includes('--no-cheating')));
+    assert.ok(
+      argvProblems(libraryArgv().filter((a) => a !== '--no-cheating')).some((p) => p.includes('--no-cheating')),
+    );
   });
   test('bound.rs: one pub use per binding; a path that is not a relative identifier path is refused', () => {
-    assert.equal(boundModule(['new', 'reserve'], { new: 'api::new', reserve: 'api::inner::reserve' }).split('\n').slice(1).join('\n'), 'pub use candidate::api::new as new;\npub use candidate::api::inner::reserve as reserve;\n');
+    assert.equal(
+      boundModule(['new', 'reserve'], { new: 'api::new', reserve: 'api::inner::reserve' })
+        .split('\n')
+        .slice(1)
+        .join('\n'),
+      'pub use candidate::api::new as new;\npub use candidate::api::inner::reserve as reserve;\n',
+    );
     for (const bad of ['::api::new', 'api::new; fn x() {}', 'crate::api::new', 'api::', 'api :: new', '']) {
       assert.throws(() => boundModule(['new'], { new: bad }), /not a relative Rust identifier path/, bad);
     }
@@ -283,7 +440,13 @@ describe('report parser (constructed fixtures: see fixtures/verus/README.md)', (
     assert.deepEqual(judgeStep(0, p), { verdict: 'verified', reason: '12 verified, 0 errors' });
     const o = obligationsOf(p, 'candidate');
     assert.deepEqual([o.total, o.proved, o.failed, o.unknown], [12, 12, 0, 0]);
-    assert.deepEqual(o.items.map((i) => [i.id, i.status]), [['candidate:candidate::api::new', 'proved'], ['candidate:candidate::api::reserve', 'proved']]);
+    assert.deepEqual(
+      o.items.map((i) => [i.id, i.status]),
+      [
+        ['candidate:candidate::api::new', 'proved'],
+        ['candidate:candidate::api::reserve', 'proved'],
+      ],
+    );
     assert.equal(p.report.build.version, '0.2026.10.18.7d82994');
     // The same clean report with a non-zero exit is not verified.
     assert.equal(judgeStep(1, p).verdict, 'incomplete');
@@ -297,11 +460,16 @@ describe('report parser (constructed fixtures: see fixtures/verus/README.md)', (
     assert.deepEqual(failingFunctions(p.report), ['candidate::api::reserve', 'candidate::api::release']);
     const o = obligationsOf(p, 'candidate');
     assert.deepEqual([o.total, o.proved, o.failed, o.unknown], [12, 10, 2, 0]);
-    assert.ok(o.items.some((i) => i.id === 'candidate:candidate::api::reserve#rejection order' && i.status === 'failed'));
+    assert.ok(
+      o.items.some((i) => i.id === 'candidate:candidate::api::reserve#rejection order' && i.status === 'failed'),
+    );
   });
 
   test('VIR error and partial runs -> incomplete with null denominators', () => {
-    for (const [file, reason] of [['vir-error.stdout', /VIR/], ['partial.stdout', /entire crate/]] as const) {
+    for (const [file, reason] of [
+      ['vir-error.stdout', /VIR/],
+      ['partial.stdout', /entire crate/],
+    ] as const) {
       const p = parseVerusReport(fixture(file));
       assert.ok(p.ok, file);
       const v = judgeStep(0, p);
@@ -331,7 +499,8 @@ describe('report parser (constructed fixtures: see fixtures/verus/README.md)', (
       zero: good.replace('"verified": 12', '"verified": 0'),
       stringBool: good.replace('"success": true', '"success": "true"'),
     };
-    for (const [name, text] of Object.entries(cases)) assert.notEqual(judgeStep(0, parseVerusReport(text)).verdict, 'verified', name);
+    for (const [name, text] of Object.entries(cases))
+      assert.notEqual(judgeStep(0, parseVerusReport(text)).verdict, 'verified', name);
     // Lines before the report (a banner) are harmless.
     assert.equal(judgeStep(0, parseVerusReport(`note: something\n${good}`)).verdict, 'verified');
   });
@@ -348,7 +517,10 @@ describe('report parser (constructed fixtures: see fixtures/verus/README.md)', (
     const ok = 'observation\ta\t1\t1\nobservation\tb\tx\ty\nobservations\t2\n';
     const r = parseObservations(ok, ['a', 'b']);
     assert.ok(r.ok);
-    assert.deepEqual(r.observations.map((o) => o.pass), [true, false]);
+    assert.deepEqual(
+      r.observations.map((o) => o.pass),
+      [true, false],
+    );
     assert.equal(parseObservations('observation\ta\t1\t1\n', ['a']).ok, false);
     assert.equal(parseObservations('observation\ta\t1\t1\nobservations\t1\n', ['a', 'b']).ok, false);
     assert.equal(parseObservations('observation\ta\t1\t1\nobservation\ta\t1\t1\nobservations\t2\n', ['a']).ok, false);

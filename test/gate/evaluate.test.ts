@@ -5,13 +5,26 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { evaluateGate, gateExitCode, showOnly, type GateItem, type GateStatus, type ItemStatus } from '../../src/gate/evaluate.js';
+import {
+  evaluateGate,
+  gateExitCode,
+  showOnly,
+  type GateItem,
+  type GateStatus,
+  type ItemStatus,
+} from '../../src/gate/evaluate.js';
 
 type Spec = `${ItemStatus}` | `${ItemStatus}?`;
 
 /** `'FAIL'` is a required FAIL item; `'FAIL?'` one with `required: false`. */
 function items(specs: Spec[]): GateItem[] {
-  return specs.map((s, i) => ({ id: `check:i${i}`, required: !s.endsWith('?'), status: s.replace('?', '') as ItemStatus, reason: 'r', run: null }));
+  return specs.map((s, i) => ({
+    id: `check:i${i}`,
+    required: !s.endsWith('?'),
+    status: s.replace('?', '') as ItemStatus,
+    reason: 'r',
+    run: null,
+  }));
 }
 
 function check(specs: Spec[], expected: GateStatus) {
@@ -60,7 +73,10 @@ test('items come out sorted by id whatever order they came in', () => {
     { id: 'check:a', required: true, status: 'PASS', reason: '', run: null },
     { id: 'formal:a', required: false, status: 'BLOCKED', reason: '', run: null },
   ]);
-  assert.deepEqual(gate.items.map((i) => i.id), ['check:a', 'check:b', 'formal:a']);
+  assert.deepEqual(
+    gate.items.map((i) => i.id),
+    ['check:a', 'check:b', 'formal:a'],
+  );
 });
 
 test('exit codes: READY 0, REJECTED 1, BLOCKED 3', () => {
@@ -76,7 +92,13 @@ test('showOnly filters the items shown, never the status', () => {
   ]);
   const shown = showOnly(gate, ['b']);
   assert.equal(shown.status, 'REJECTED');
-  assert.deepEqual(shown.items.map((i) => i.id), ['check:b']);
-  assert.deepEqual(showOnly(gate, ['check:a']).items.map((i) => i.id), ['check:a']);
+  assert.deepEqual(
+    shown.items.map((i) => i.id),
+    ['check:b'],
+  );
+  assert.deepEqual(
+    showOnly(gate, ['check:a']).items.map((i) => i.id),
+    ['check:a'],
+  );
   assert.equal(showOnly(gate, undefined).items.length, 2);
 });

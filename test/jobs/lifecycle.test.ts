@@ -16,7 +16,15 @@ import { nodeCheck, tempRepo, WATCHED_FROM_OUTSIDE, type TempRepo } from '../_su
 function repoWith(checks: Array<{ id: string; code: string }>): TempRepo {
   const repo = tempRepo({ 'a.txt': 'a\n' });
   repo.age('a.txt');
-  repo.manifest({ checks: checks.map((c) => ({ id: c.id, run: nodeCheck(c.code), inputs: ['a.txt'], env: ['VKIT_TEST_DIR'], sandbox: WATCHED_FROM_OUTSIDE })) });
+  repo.manifest({
+    checks: checks.map((c) => ({
+      id: c.id,
+      run: nodeCheck(c.code),
+      inputs: ['a.txt'],
+      env: ['VKIT_TEST_DIR'],
+      sandbox: WATCHED_FROM_OUTSIDE,
+    })),
+  });
   return repo;
 }
 
@@ -28,7 +36,11 @@ test('submit -> queued -> running -> done: states observed in the store, PASS wi
       ws.jobs.maxWorkers = 1;
       const { run } = ws.jobs.submit(jobFor(ws, 'check:ok'));
       const seen = new Set<string>([ws.store.getRun(run)!.state]);
-      await waitFor(() => (seen.add(ws.store.getRun(run)!.state), ws.store.getRun(run)!.state === 'done'), 10_000, 'the run to end');
+      await waitFor(
+        () => (seen.add(ws.store.getRun(run)!.state), ws.store.getRun(run)!.state === 'done'),
+        10_000,
+        'the run to end',
+      );
       assert.ok(seen.has('running'), `states seen: ${[...seen]}`);
       const row = ws.store.getRun(run)!;
       assert.equal(row.outcome, 'PASS');
@@ -47,8 +59,14 @@ test('submit -> queued -> running -> done: states observed in the store, PASS wi
 test('cancel: a queued run ends at once; a running one ends interrupted/cancelled with its process group killed, others untouched', async () => {
   const scratch = mkdtempSync(join(tmpdir(), 'vkit-cancel-'));
   const repo = repoWith([
-    { id: 'long', code: "require('fs').writeFileSync(process.env.VKIT_TEST_DIR + '/long', String(process.pid)); setTimeout(() => {}, 30000)" },
-    { id: 'other', code: "require('fs').writeFileSync(process.env.VKIT_TEST_DIR + '/other', String(process.pid)); setTimeout(() => {}, 1500)" },
+    {
+      id: 'long',
+      code: "require('fs').writeFileSync(process.env.VKIT_TEST_DIR + '/long', String(process.pid)); setTimeout(() => {}, 30000)",
+    },
+    {
+      id: 'other',
+      code: "require('fs').writeFileSync(process.env.VKIT_TEST_DIR + '/other', String(process.pid)); setTimeout(() => {}, 1500)",
+    },
     { id: 'later', code: '0' },
   ]);
   try {
@@ -57,7 +75,11 @@ test('cancel: a queued run ends at once; a running one ends interrupted/cancelle
       ws.jobs.maxWorkers = 2;
       const long = ws.jobs.submit(jobFor(ws, 'check:long')).run;
       const other = ws.jobs.submit(jobFor(ws, 'check:other')).run;
-      await waitFor(() => existsSync(join(scratch, 'long')) && existsSync(join(scratch, 'other')), 10_000, 'both checks to start');
+      await waitFor(
+        () => existsSync(join(scratch, 'long')) && existsSync(join(scratch, 'other')),
+        10_000,
+        'both checks to start',
+      );
       ws.jobs.maxWorkers = 0; // nothing claims the next one: it stays queued
       const later = ws.jobs.submit(jobFor(ws, 'check:later')).run;
       assert.equal(ws.store.getRun(later)!.state, 'queued');
@@ -124,7 +146,11 @@ for (const order of ['cancel-first', 'cancel-forced', 'complete-first'] as const
           assert.equal(final.state, 'done');
           assert.equal(final.outcome, 'PASS');
           assert.equal(attempts[0]!.state, 'done');
-          assert.equal(ws.store.cacheGet(job.key), final.receipt, 'the winner (completion) is published; the late cancel changed nothing');
+          assert.equal(
+            ws.store.cacheGet(job.key),
+            final.receipt,
+            'the winner (completion) is published; the late cancel changed nothing',
+          );
         } else {
           assert.equal(final.state, 'interrupted');
           assert.equal(final.outcome, 'BLOCKED');
@@ -206,7 +232,12 @@ test('a run left queued by a face that never started its worker is adopted by a 
     try {
       assert.equal(second.store.getRun(run)!.state, 'queued', 'nobody claimed it');
       const { JobService } = await import('../../src/jobs/service.js');
-      const adopter = new JobService({ root: second.root, store: second.store, rules: second.rules, adoptAfterMs: 200 });
+      const adopter = new JobService({
+        root: second.root,
+        store: second.store,
+        rules: second.rules,
+        adoptAfterMs: 200,
+      });
       try {
         const { run: row, timedOut } = await adopter.wait(run, 15_000);
         assert.equal(timedOut, false);

@@ -13,7 +13,8 @@ import { tempRepo } from '../_support/repo.js';
 test('--reuse: same source, policy and checker -> the original receipt; each one changed -> a fresh run', async () => {
   const repo = tempRepo({ 'a.txt': 'a\n', 'tool.sh': '#!/bin/sh\nexit 0\n' });
   chmodSync(join(repo.dir, 'tool.sh'), 0o755);
-  const manifest = (args: string[]) => repo.manifest({ checks: [{ id: 'a', run: ['./tool.sh', ...args], inputs: ['a.txt'] }] });
+  const manifest = (args: string[]) =>
+    repo.manifest({ checks: [{ id: 'a', run: ['./tool.sh', ...args], inputs: ['a.txt'] }] });
   try {
     manifest([]);
     const v = async () => (await verify(openOpts(repo), { check: 'a', reuse: true })).actions[0]!;

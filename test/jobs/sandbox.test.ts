@@ -22,16 +22,20 @@ import { tempRepo, vkit } from '../_support/repo.js';
 
 const bwrap = findBwrap();
 const skip = bwrap ? false : 'bubblewrap (bwrap) is not installed: run scripts/setup-system.sh';
-if (!bwrap && process.env.VKIT_REQUIRE_SYSTEM === '1') throw new Error('VKIT_REQUIRE_SYSTEM=1 but bwrap is not installed');
+if (!bwrap && process.env.VKIT_REQUIRE_SYSTEM === '1')
+  throw new Error('VKIT_REQUIRE_SYSTEM=1 but bwrap is not installed');
 if (skip) console.error(`SKIP test/jobs/sandbox.test.ts: ${skip}`);
 
-test('a sandboxed check cannot write the store or .git, sees only its own processes, and the work tree stays writable', { skip }, () => {
+test('a sandboxed check cannot write the store or .git, sees only its own processes, and the work tree stays writable', {
+  skip,
+}, () => {
   const repo = tempRepo({ 'a.txt': 'a\n' });
   try {
     const store = storeDir(repo);
     const probe = `/tmp/vkit-sandbox-probe-${process.pid}`;
     // Each attempt is recorded in the work tree (writable) as `ok` or `refused`.
-    const attempt = (name: string, cmd: string) => `(${cmd}) 2>/dev/null && echo "${name} ok" >> report.txt || echo "${name} refused" >> report.txt`;
+    const attempt = (name: string, cmd: string) =>
+      `(${cmd}) 2>/dev/null && echo "${name} ok" >> report.txt || echo "${name} refused" >> report.txt`;
     const script = [
       attempt('store', `touch ${store}/cas/forged`),
       attempt('index', `echo x >> ${store}/index.sqlite`),
@@ -52,7 +56,10 @@ test('a sandboxed check cannot write the store or .git, sees only its own proces
     assert.ok(!existsSync(probe), 'and private: nothing reached the real /tmp');
     assert.ok(!existsSync(join(repo.dir, '.git', 'forged')));
     // Its own PID namespace: bwrap's init, the shell, ps (and wc) — not the machine's processes.
-    assert.ok(Number(readFileSync(join(repo.dir, 'procs.txt'), 'utf8')) <= 5, 'only the run\'s own processes are visible');
+    assert.ok(
+      Number(readFileSync(join(repo.dir, 'procs.txt'), 'utf8')) <= 5,
+      "only the run's own processes are visible",
+    );
   } finally {
     repo.cleanup();
   }
@@ -61,10 +68,12 @@ test('a sandboxed check cannot write the store or .git, sees only its own proces
 test('opting out takes a stated reason, which the receipt keeps; the sandbox is part of the identity', { skip }, () => {
   const repo = tempRepo({ 'a.txt': 'a\n' });
   try {
-    repo.manifest({ checks: [{ id: 'c', run: 'touch .git/opted-out', inputs: ['a.txt'], sandbox: { none: 'writes a git hook' } }] });
+    repo.manifest({
+      checks: [{ id: 'c', run: 'touch .git/opted-out', inputs: ['a.txt'], sandbox: { none: 'writes a git hook' } }],
+    });
     const first = cli(repo, ['build', '--json']);
     assert.equal(first.code, 0, first.stderr);
-    assert.ok(existsSync(join(repo.dir, '.git', 'opted-out')), 'an unsandboxed check keeps the user\'s permissions');
+    assert.ok(existsSync(join(repo.dir, '.git', 'opted-out')), "an unsandboxed check keeps the user's permissions");
     const receipt = receiptJson(repo, first.json().actions[0].receipt);
     assert.deepEqual(receipt.definition.sandbox, { none: 'writes a git hook' });
     // The same command sandboxed is another action: the unsandboxed evidence does not answer for it.
@@ -86,11 +95,12 @@ test('a descendant that calls setsid dies with its check, also when the check ti
   const repo = tempRepo({ 'a.txt': 'a\n' });
   try {
     // The escapee writes a file two seconds after its check ended (and keeps writing if it can).
-    const escape = (file: string) => `setsid sh -c 'sleep 2; while :; do echo late >> ${file}; sleep 0.2; done' >/dev/null 2>&1 < /dev/null &`;
+    const escapee = (file: string) =>
+      `setsid sh -c 'sleep 2; while :; do echo late >> ${file}; sleep 0.2; done' >/dev/null 2>&1 < /dev/null &`;
     repo.manifest({
       checks: [
-        { id: 'quick', run: `${escape('late-quick.txt')} exit 0`, inputs: ['a.txt'] },
-        { id: 'slow', run: `${escape('late-slow.txt')} sleep 30`, inputs: ['a.txt'], timeout_s: 1 },
+        { id: 'quick', run: `${escapee('late-quick.txt')} exit 0`, inputs: ['a.txt'] },
+        { id: 'slow', run: `${escapee('late-slow.txt')} sleep 30`, inputs: ['a.txt'], timeout_s: 1 },
       ],
     });
     const r = cli(repo, ['build']);
@@ -103,12 +113,24 @@ test('a descendant that calls setsid dies with its check, also when the check ti
   }
 });
 
-test('workers hold only the variables their jobs declare: /proc/$PPID/environ shows no undeclared secret', { skip }, () => {
+test('workers hold only the variables their jobs declare: /proc/$PPID/environ shows no undeclared secret', {
+  skip,
+}, () => {
   const repo = tempRepo({ 'a.txt': 'a\n' });
   try {
     // Unsandboxed, so the check can read its parent (the worker) at all; sandboxed it sees none.
     const read = 'tr "\\0" "\\n" < /proc/$PPID/environ > parent-env.txt';
-    repo.manifest({ checks: [{ id: 'peek', run: read, inputs: ['a.txt'], env: ['T_DECLARED'], sandbox: { none: 'reads its parent on purpose' } }] });
+    repo.manifest({
+      checks: [
+        {
+          id: 'peek',
+          run: read,
+          inputs: ['a.txt'],
+          env: ['T_DECLARED'],
+          sandbox: { none: 'reads its parent on purpose' },
+        },
+      ],
+    });
     const r = cli(repo, ['build'], { T_UNDECLARED_SECRET: 'hunter2-do-not-leak', T_DECLARED: 'declared-value' });
     assert.equal(r.code, 0, r.stderr);
     const parent = readFileSync(join(repo.dir, 'parent-env.txt'), 'utf8');
@@ -120,7 +142,9 @@ test('workers hold only the variables their jobs declare: /proc/$PPID/environ sh
   }
 });
 
-test('a receipt put into the store by anything but its run\'s worker is never a hit: a forged PASS is BLOCKED, and the next build reruns', { skip }, () => {
+test("a receipt put into the store by anything but its run's worker is never a hit: a forged PASS is BLOCKED, and the next build reruns", {
+  skip,
+}, () => {
   const repo = tempRepo({ 'a.txt': 'a\n' });
   try {
     repo.manifest({ checks: [{ id: 'victim', run: 'exit 1', inputs: ['a.txt'] }] });
@@ -152,17 +176,31 @@ test('a receipt put into the store by anything but its run\'s worker is never a 
   }
 });
 
-test('a sandbox that cannot start the command is a spawn error, never an exit code a check could expect', { skip }, async () => {
+test('a sandbox that cannot start the command is a spawn error, never an exit code a check could expect', {
+  skip,
+}, async () => {
   const dir = join(tmpdir(), `vkit-sandbox-unit-${process.pid}`);
   mkdirSync(dir, { recursive: true });
   const out = join(dir, 'out');
   const err = join(dir, 'err');
-  const req = { argv: ['/bin/sh', '-c', 'exit 1'], cwd: dir, env: { PATH: process.env.PATH ?? '' }, timeoutMs: 10_000, signal: new AbortController().signal };
+  const req = {
+    argv: ['/bin/sh', '-c', 'exit 1'],
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '' },
+    timeoutMs: 10_000,
+    signal: new AbortController().signal,
+  };
   // bwrap exits 1 when a bind source is missing: exactly the code this command would exit with.
-  const broken = await runProcess(req, out, err, { bwrap: bwrap!, args: ['--ro-bind', '/', '/', '--bind', join(dir, 'missing'), '/mnt', '--json-status-fd', '3'] });
+  const broken = await runProcess(req, out, err, {
+    bwrap: bwrap!,
+    args: ['--ro-bind', '/', '/', '--bind', join(dir, 'missing'), '/mnt', '--json-status-fd', '3'],
+  });
   assert.equal(broken.exitCode, null);
   assert.match(broken.spawnError ?? '', /sandbox could not start it \(bwrap: Can't find source path/);
-  const fine = await runProcess(req, out, err, { bwrap: bwrap!, args: ['--ro-bind', '/', '/', '--json-status-fd', '3'] });
+  const fine = await runProcess(req, out, err, {
+    bwrap: bwrap!,
+    args: ['--ro-bind', '/', '/', '--json-status-fd', '3'],
+  });
   assert.equal(fine.exitCode, 1);
   assert.equal(fine.spawnError, undefined);
 });
@@ -182,21 +220,38 @@ test('without bubblewrap a sandboxed check is BLOCKED naming what to install, ne
   }
 });
 
-test('hermetic: only the captured inputs, the outputs\' directories and the tool are there; an undeclared read fails loudly', { skip }, () => {
+test("hermetic: only the captured inputs, the outputs' directories and the tool are there; an undeclared read fails loudly", {
+  skip,
+}, () => {
   const repo = tempRepo({ 'a.txt': 'declared\n', 'b.txt': 'undeclared\n' });
   try {
     repo.manifest({
       sandbox: 'hermetic',
       checks: [
-        { id: 'reads-declared', run: 'mkdir -p out && cat a.txt > out/copy.txt && test ! -e .git && test ! -e b.txt', inputs: ['a.txt'], outputs: ['out/**'] },
+        {
+          id: 'reads-declared',
+          run: 'mkdir -p out && cat a.txt > out/copy.txt && test ! -e .git && test ! -e b.txt',
+          inputs: ['a.txt'],
+          outputs: ['out/**'],
+        },
         { id: 'reads-undeclared', run: 'cat b.txt', inputs: ['a.txt'] },
         { id: 'writes-input', run: 'echo changed > a.txt', inputs: ['a.txt'] },
       ],
     });
     const r = cli(repo, ['build', '--json']);
-    const by = Object.fromEntries(r.json().actions.map((a: { label: string; outcome: string }) => [a.label, a.outcome]));
-    assert.deepEqual(by, { 'check:reads-declared': 'PASS', 'check:reads-undeclared': 'FAIL', 'check:writes-input': 'FAIL' }, r.stdout);
-    assert.equal(readFileSync(join(repo.dir, 'out', 'copy.txt'), 'utf8'), 'declared\n', 'the output reached the work tree');
+    const by = Object.fromEntries(
+      r.json().actions.map((a: { label: string; outcome: string }) => [a.label, a.outcome]),
+    );
+    assert.deepEqual(
+      by,
+      { 'check:reads-declared': 'PASS', 'check:reads-undeclared': 'FAIL', 'check:writes-input': 'FAIL' },
+      r.stdout,
+    );
+    assert.equal(
+      readFileSync(join(repo.dir, 'out', 'copy.txt'), 'utf8'),
+      'declared\n',
+      'the output reached the work tree',
+    );
     assert.equal(readFileSync(join(repo.dir, 'a.txt'), 'utf8'), 'declared\n', 'inputs are read-only');
     // An output at the root would need the whole root writable: a config error naming it.
     repo.manifest({ checks: [{ id: 'c', run: 'true', inputs: ['a.txt'], outputs: ['*.log'], sandbox: 'hermetic' }] });
@@ -208,18 +263,45 @@ test('hermetic: only the captured inputs, the outputs\' directories and the tool
   }
 });
 
-test('the protected gate runs every check sandboxed, whatever the config says: its private store is out of their reach', { skip }, () => {
+test('the protected gate runs every check sandboxed, whatever the config says: its private store is out of their reach', {
+  skip,
+}, () => {
   const repo = tempRepo({ 'a.txt': 'a\n' });
   // Outside /tmp: the sandbox's private /tmp would hide a store there (which is no test of read-only).
   const store = mkdtempSync(join('/var/tmp', 'vkit-private-'));
   try {
     // The requirements opt a check out of the sandbox; the candidate's check tries to write the store.
-    repo.manifest({ checks: [{ id: 'reach', run: 'mkdir -p "$T_STORE/x" && touch "$T_STORE/x/forged"', inputs: ['a.txt'], env: ['T_STORE'], sandbox: { none: 'a reason the protected gate does not honour' } }] });
+    repo.manifest({
+      checks: [
+        {
+          id: 'reach',
+          run: 'mkdir -p "$T_STORE/x" && touch "$T_STORE/x/forged"',
+          inputs: ['a.txt'],
+          env: ['T_STORE'],
+          sandbox: { none: 'a reason the protected gate does not honour' },
+        },
+      ],
+    });
     repo.commitAll('target');
     const local = cli(repo, ['build'], { T_STORE: join(store, 'local') });
     assert.equal(local.code, 0, 'locally the opt-out is honoured');
     assert.ok(existsSync(join(store, 'local', 'x', 'forged')));
-    const r = vkit(['gate', '--protected', '--target', 'main', '--candidate', 'HEAD', '--store', join(store, 'protected'), '--root', repo.dir, '--json'], { cwd: repo.dir, env: { T_STORE: join(store, 'protected') } });
+    const r = vkit(
+      [
+        'gate',
+        '--protected',
+        '--target',
+        'main',
+        '--candidate',
+        'HEAD',
+        '--store',
+        join(store, 'protected'),
+        '--root',
+        repo.dir,
+        '--json',
+      ],
+      { cwd: repo.dir, env: { T_STORE: join(store, 'protected') } },
+    );
     assert.equal(r.code, 1, r.stdout + r.stderr);
     assert.equal(r.json().gate.status, 'REJECTED');
     assert.ok(!existsSync(join(store, 'protected', 'x')), 'nothing written into the private store by the check');

@@ -13,7 +13,8 @@ import { nodeCheck, tempRepo } from '../_support/repo.js';
 test('run show: identities from the frozen job, next action by state, artifacts and log paged and bounded', async () => {
   const repo = tempRepo({ 'a.txt': 'a\n' });
   repo.age('a.txt');
-  const many = "const fs = require('fs'); fs.mkdirSync('out', { recursive: true }); for (let i = 0; i < 250; i++) fs.writeFileSync('out/f' + String(i).padStart(3, '0'), String(i)); console.log('x'.repeat(5000)); console.log('short')";
+  const many =
+    "const fs = require('fs'); fs.mkdirSync('out', { recursive: true }); for (let i = 0; i < 250; i++) fs.writeFileSync('out/f' + String(i).padStart(3, '0'), String(i)); console.log('x'.repeat(5000)); console.log('short')";
   repo.manifest({
     checks: [
       { id: 'many', run: nodeCheck(many), inputs: ['a.txt'], outputs: ['out/*'] },
@@ -24,11 +25,29 @@ test('run show: identities from the frozen job, next action by state, artifacts 
   try {
     const done = (await verify(openOpts(repo), { check: 'many' })).actions[0]!;
     assert.equal(done.outcome, 'PASS', done.reason ?? '');
-    const shown = cli(repo, ['run', 'show', '--run', done.run!, '--section', 'artifacts', '--section', 'log', '--section', 'provenance', '--json']);
+    const shown = cli(repo, [
+      'run',
+      'show',
+      '--run',
+      done.run!,
+      '--section',
+      'artifacts',
+      '--section',
+      'log',
+      '--section',
+      'provenance',
+      '--json',
+    ]);
     assert.equal(shown.code, 0, shown.stderr);
     const s = shown.json();
     const prov = s.provenance;
-    assert.deepEqual(s.summary.identities, { job: done.key, source: prov.capture.digest, policy: prov.policy_sha256, package: null, checker: prov.checker.sha256 });
+    assert.deepEqual(s.summary.identities, {
+      job: done.key,
+      source: prov.capture.digest,
+      policy: prov.policy_sha256,
+      package: null,
+      checker: prov.checker.sha256,
+    });
     assert.equal(s.summary.next, 'nothing to do');
     assert.deepEqual(s.summary.obligations, { total: 1, passed: 1, failed: 0, blocked: 0, unknown: 0 });
 
@@ -38,7 +57,17 @@ test('run show: identities from the frozen job, next action by state, artifacts 
     assert.equal(s.artifacts.page, 1);
     assert.equal(s.artifacts.items.length, 100);
     assert.ok(s.artifacts.items.every((a: { state: string }) => a.state === 'intact'));
-    const last = cli(repo, ['run', 'show', '--run', done.run!, '--section', 'artifacts', '--page', '3', '--json']).json();
+    const last = cli(repo, [
+      'run',
+      'show',
+      '--run',
+      done.run!,
+      '--section',
+      'artifacts',
+      '--page',
+      '3',
+      '--json',
+    ]).json();
     assert.equal(last.artifacts.items.length, 52);
     const names = new Set([...s.artifacts.items, ...last.artifacts.items].map((a: { name: string }) => a.name));
     assert.equal(names.size, 152, 'pages do not overlap');

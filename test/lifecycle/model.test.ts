@@ -9,7 +9,13 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { checkModel, requireTools, toolsSkip, type ModelCheck } from '../_support/spin.js';
 
-const PROPERTIES = ['no_pass_without_completed_attempt', 'one_publication_per_run', 'recovery_spares_live_workers', 'cancel_stays_in_its_run', 'ended_stays_ended'] as const;
+const PROPERTIES = [
+  'no_pass_without_completed_attempt',
+  'one_publication_per_run',
+  'recovery_spares_live_workers',
+  'cancel_stays_in_its_run',
+  'ended_stays_ended',
+] as const;
 
 /**
  * Floors under which a "0 errors" would be suspicious: the model explores ~650,000 states per
@@ -20,15 +26,27 @@ const MIN_DEPTH = 100;
 
 /** Each seeded bug, and the check that must catch it. */
 const BUGS: Array<[define: string, check: (typeof PROPERTIES)[number] | 'end-states', what: string]> = [
-  ['BUG_PUBLISH_BEFORE_FINISH', 'no_pass_without_completed_attempt', 'cachePut before finishAttempt publishes a running attempt'],
-  ['BUG_PUBLISH_IGNORES_FINISH', 'one_publication_per_run', 'cachePut after a lost finishAttempt publishes a cancelled run'],
+  [
+    'BUG_PUBLISH_BEFORE_FINISH',
+    'no_pass_without_completed_attempt',
+    'cachePut before finishAttempt publishes a running attempt',
+  ],
+  [
+    'BUG_PUBLISH_IGNORES_FINISH',
+    'one_publication_per_run',
+    'cachePut after a lost finishAttempt publishes a cancelled run',
+  ],
   ['BUG_FINISH_BEFORE_RECEIPT', 'no_pass_without_completed_attempt', 'a PASS run whose receipt is not written yet'],
   ['BUG_NONATOMIC_FINISH', 'one_publication_per_run', 'a late finisher overwrites a cancellation and publishes'],
   ['BUG_NONATOMIC_CLAIM', 'one_publication_per_run', 'two workers claim one run and both publish'],
   ['BUG_CACHE_BLOCKED', 'no_pass_without_completed_attempt', 'a BLOCKED receipt is published'],
   ['BUG_HIT_NO_VERIFY', 'no_pass_without_completed_attempt', 'a hit on a damaged receipt'],
   ['BUG_RECOVER_LIVE', 'recovery_spares_live_workers', 'recovery on a stale heartbeat alone interrupts a live worker'],
-  ['BUG_CANCEL_KILLS_WORKER', 'cancel_stays_in_its_run', "cancel kills the worker pid it read, now busy with another run's attempt"],
+  [
+    'BUG_CANCEL_KILLS_WORKER',
+    'cancel_stays_in_its_run',
+    "cancel kills the worker pid it read, now busy with another run's attempt",
+  ],
   ['BUG_WAIT_WITHOUT_RECOVERY', 'end-states', 'a face waits forever on a run whose worker was lost'],
 ];
 
@@ -46,8 +64,14 @@ describe('lifecycle model: fixtures/lifecycle/lifecycle.pml', () => {
       assert.equal(c.complete, true, `Expected a complete search, got a truncated one: ${show(c)}`);
       assert.equal(c.errors, 0, `Expected no counterexample, got one: ${show(c)}`);
       const min = c.check === 'end-states' ? MIN_STATES.endStates : MIN_STATES.property;
-      assert.ok(c.states >= min, `Expected at least ${min} states explored for ${c.check}, got ${c.states}: ${show(c)}`);
-      assert.ok(c.depth >= MIN_DEPTH, `Expected a search depth of at least ${MIN_DEPTH} for ${c.check}, got ${c.depth}`);
+      assert.ok(
+        c.states >= min,
+        `Expected at least ${min} states explored for ${c.check}, got ${c.states}: ${show(c)}`,
+      );
+      assert.ok(
+        c.depth >= MIN_DEPTH,
+        `Expected a search depth of at least ${MIN_DEPTH} for ${c.check}, got ${c.depth}`,
+      );
     }
     // Every ltl check explores the same product (the claims only watch it).
     const states = new Set(results.filter((c) => c.check !== 'end-states').map((c) => c.states));
@@ -61,7 +85,11 @@ describe('lifecycle model: fixtures/lifecycle/lifecycle.pml', () => {
         const [c] = await checkModel([check], { defines: [define], opt: 0 });
         assert.ok(c!.errors >= 1, `Expected a counterexample for ${check} under ${define}, got none: ${show(c!)}`);
         const kind = check === 'end-states' ? /invalid end state/ : /assertion violated|acceptance cycle/;
-        assert.match(c!.output, kind, `Expected the counterexample to be a ${check === 'end-states' ? 'stuck process' : 'claim violation'}: ${show(c!)}`);
+        assert.match(
+          c!.output,
+          kind,
+          `Expected the counterexample to be a ${check === 'end-states' ? 'stuck process' : 'claim violation'}: ${show(c!)}`,
+        );
       });
     }
   });

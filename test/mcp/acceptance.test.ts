@@ -31,9 +31,19 @@ test('acceptance_check_decision: the weighted-toy decision is valid, effect-elig
   assert.equal(ok.json.status, 'valid');
   assert.equal(ok.json.verdict, 'accepted');
   assert.equal(ok.json.exit_code, 0);
-  const last = await mcp.call('acceptance_check_decision', { ...docs, decision: 'acceptance-decision.toml', effect: true, now: '2027-05-29' });
+  const last = await mcp.call('acceptance_check_decision', {
+    ...docs,
+    decision: 'acceptance-decision.toml',
+    effect: true,
+    now: '2027-05-29',
+  });
   assert.equal(last.json.effect.eligible, true, JSON.stringify(last.json.effect));
-  const next = await mcp.call('acceptance_check_decision', { ...docs, decision: 'acceptance-decision.toml', effect: true, now: '2027-05-30' });
+  const next = await mcp.call('acceptance_check_decision', {
+    ...docs,
+    decision: 'acceptance-decision.toml',
+    effect: true,
+    now: '2027-05-30',
+  });
   assert.equal(next.json.effect.eligible, false);
   assert.equal(next.json.exit_code, 1);
   assert.match(next.json.effect.reason, /expired/);

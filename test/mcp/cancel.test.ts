@@ -9,7 +9,9 @@ import { connect } from '../_support/mcp-client.js';
 
 test('run_cancel of a sleeping check ends it interrupted (cancelled); the gate is BLOCKED', async () => {
   const repo = tempRepo({ 'a.txt': 'a\n' });
-  repo.manifest({ checks: [{ id: 'sleepy', run: nodeCheck('setTimeout(() => {}, 60000)'), inputs: ['a.txt'], timeout_s: 120 }] });
+  repo.manifest({
+    checks: [{ id: 'sleepy', run: nodeCheck('setTimeout(() => {}, 60000)'), inputs: ['a.txt'], timeout_s: 120 }],
+  });
   const mcp = await connect(repo);
   try {
     const v = await mcp.call('verify', { check: 'sleepy' });

@@ -54,7 +54,10 @@ test('two MCP clients and a CLI build share one store at once; the final gate is
     // Every run either server or the CLI started is in the one store, and none is left unfinished.
     const runs = (await one.call('runs_list', { limit: 500 })).json.runs;
     assert.ok(runs.length >= 5, `${runs.length} runs`);
-    assert.ok(runs.every((r: any) => r.state === 'done' && r.outcome === 'PASS'), JSON.stringify(runs));
+    assert.ok(
+      runs.every((r: any) => r.state === 'done' && r.outcome === 'PASS'),
+      JSON.stringify(runs),
+    );
   } finally {
     await Promise.all([one.close(), two.close()]);
     repo.cleanup();

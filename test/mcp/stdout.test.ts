@@ -20,7 +20,11 @@ export default defineConfig({
 
 test('every stdout line is JSON-RPC, even when the config prints while loading; stdin closing ends the server', async () => {
   const repo = tempRepo({ 'a.txt': 'a\n', 'vkit.config.ts': CONFIG });
-  const child = spawn(process.execPath, [VKIT_BIN, 'mcp', '--root', repo.dir, '--store', storeDir(repo)], { cwd: repo.dir, env: childEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [VKIT_BIN, 'mcp', '--root', repo.dir, '--store', storeDir(repo)], {
+    cwd: repo.dir,
+    env: childEnv(),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
@@ -28,7 +32,10 @@ test('every stdout line is JSON-RPC, even when the config prints while loading; 
     const responses = new Map<number, any>();
     const answered = (id: number) =>
       new Promise<any>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no response ${id}; stdout: ${stdout}\nstderr: ${stderr}`)), 30_000);
+        const timer = setTimeout(
+          () => reject(new Error(`no response ${id}; stdout: ${stdout}\nstderr: ${stderr}`)),
+          30_000,
+        );
         const check = () => {
           if (responses.has(id)) {
             clearTimeout(timer);
@@ -47,13 +54,23 @@ test('every stdout line is JSON-RPC, even when the config prints while loading; 
         if (typeof msg.id === 'number') responses.set(msg.id, msg);
       }
     });
-    const send = (msg: unknown) => child.stdin.write(JSON.stringify(msg) + '\n');
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
+    const send = (msg: unknown) => child.stdin.write(`${JSON.stringify(msg)}\n`);
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+    });
     const init = await answered(1);
     assert.equal(init.result.serverInfo.name, 'vkit');
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'build', arguments: { wait_s: 30 } } });
-    send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'verify', arguments: { check: 'loud', wait_s: 30 } } });
+    send({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'verify', arguments: { check: 'loud', wait_s: 30 } },
+    });
     const built = await answered(2);
     const verified = await answered(3);
     const report = JSON.parse(built.result.content[0].text);

@@ -8,7 +8,23 @@ import { after, before, test } from 'node:test';
 import { nodeCheck, tempRepo, type TempRepo } from '../_support/repo.js';
 import { compareRequestObject, connect, type McpSession } from '../_support/mcp-client.js';
 
-const TOOL_NAMES = ['acceptance_check_decision', 'acceptance_render', 'build', 'evidence_export', 'evidence_replay', 'feedback_add', 'feedback_list', 'gate', 'model_compare', 'run_cancel', 'run_retry', 'run_show', 'run_wait', 'runs_list', 'verify'];
+const TOOL_NAMES = [
+  'acceptance_check_decision',
+  'acceptance_render',
+  'build',
+  'evidence_export',
+  'evidence_replay',
+  'feedback_add',
+  'feedback_list',
+  'gate',
+  'model_compare',
+  'run_cancel',
+  'run_retry',
+  'run_show',
+  'run_wait',
+  'runs_list',
+  'verify',
+];
 
 let repo: TempRepo;
 let mcp: McpSession;
@@ -36,15 +52,43 @@ test('listTools: exactly the 15 tools, each with an object input schema that rej
   assert.deepEqual(tools.map((t) => t.name).sort(), TOOL_NAMES);
   for (const t of tools) {
     assert.equal(t.inputSchema.type, 'object', t.name);
-    assert.equal((t.inputSchema as { additionalProperties?: unknown }).additionalProperties, false, `${t.name} rejects unknown keys`);
+    assert.equal(
+      (t.inputSchema as { additionalProperties?: unknown }).additionalProperties,
+      false,
+      `${t.name} rejects unknown keys`,
+    );
     assert.ok(t.description && t.description.length > 20, `${t.name} is described`);
   }
-  const byName = Object.fromEntries(tools.map((t) => [t.name, t.inputSchema as { properties: Record<string, any>; required?: string[] }]));
-  assert.ok(byName.verify!.properties.check && byName.verify!.properties.request, 'verify takes a check or a formal request');
-  assert.deepEqual(byName.build!.properties.wait_s, { description: byName.build!.properties.wait_s.description, type: 'number', minimum: 0, maximum: 50 });
-  assert.deepEqual(byName.run_show!.properties.sections.items.enum, ['diagnostics', 'obligations', 'provenance', 'coverage', 'compilation', 'artifacts', 'log', 'all']);
+  const byName = Object.fromEntries(
+    tools.map((t) => [t.name, t.inputSchema as { properties: Record<string, any>; required?: string[] }]),
+  );
+  assert.ok(
+    byName.verify!.properties.check && byName.verify!.properties.request,
+    'verify takes a check or a formal request',
+  );
+  assert.deepEqual(byName.build!.properties.wait_s, {
+    description: byName.build!.properties.wait_s.description,
+    type: 'number',
+    minimum: 0,
+    maximum: 50,
+  });
+  assert.deepEqual(byName.run_show!.properties.sections.items.enum, [
+    'diagnostics',
+    'obligations',
+    'provenance',
+    'coverage',
+    'compilation',
+    'artifacts',
+    'log',
+    'all',
+  ]);
   assert.deepEqual(byName.feedback_add!.properties.kind.enum, ['formal', 'reliable']);
-  assert.deepEqual(byName.runs_list!.properties.limit, { description: byName.runs_list!.properties.limit.description, type: 'integer', minimum: 1, maximum: 500 });
+  assert.deepEqual(byName.runs_list!.properties.limit, {
+    description: byName.runs_list!.properties.limit.description,
+    type: 'integer',
+    minimum: 1,
+    maximum: 500,
+  });
   assert.deepEqual(byName.model_compare!.required, ['request']);
 });
 
@@ -53,10 +97,13 @@ test('build: READY with wait_s; without it a build id at once, then run_wait ret
   assert.equal(waited.isError, false, JSON.stringify(waited.json));
   assert.equal(waited.json.schema, 'vkit.build/1');
   assert.equal(waited.json.gate.status, 'READY');
-  assert.deepEqual(waited.json.actions.map((a: any) => [a.label, a.status, a.outcome]), [
-    ['check:a', 'ran', 'PASS'],
-    ['check:b', 'ran', 'PASS'],
-  ]);
+  assert.deepEqual(
+    waited.json.actions.map((a: any) => [a.label, a.status, a.outcome]),
+    [
+      ['check:a', 'ran', 'PASS'],
+      ['check:b', 'ran', 'PASS'],
+    ],
+  );
 
   const started = await mcp.call('build', { force: true, only: ['a'] });
   assert.equal(started.isError, false);
@@ -65,7 +112,11 @@ test('build: READY with wait_s; without it a build id at once, then run_wait ret
   const report = await mcp.call('run_wait', { run: started.json.build, timeout_s: 40 });
   assert.equal(report.isError, false, JSON.stringify(report.json));
   assert.equal(report.json.schema, 'vkit.build/1');
-  assert.deepEqual(report.json.actions.map((a: any) => [a.label, a.status]), [['check:a', 'ran']], 'only a, forced');
+  assert.deepEqual(
+    report.json.actions.map((a: any) => [a.label, a.status]),
+    [['check:a', 'ran']],
+    'only a, forced',
+  );
   assert.equal(report.json.gate.status, 'READY');
   // Asking again returns the same report: the server keeps finished builds for a while.
   const again = await mcp.call('run_wait', { run: started.json.build, timeout_s: 0 });
@@ -135,7 +186,8 @@ test('run_show sections (coverage not applicable, paged log, all); run_retry; ru
   assert.equal(shown.json.provenance, undefined, 'only the asked sections');
 
   const everything = await mcp.call('run_show', { run, sections: ['all'] });
-  for (const s of ['diagnostics', 'obligations', 'provenance', 'coverage', 'compilation', 'artifacts', 'log']) assert.ok(s in everything.json, s);
+  for (const s of ['diagnostics', 'obligations', 'provenance', 'coverage', 'compilation', 'artifacts', 'log'])
+    assert.ok(s in everything.json, s);
   assert.equal(everything.json.compilation.applicable, false);
   const past = await mcp.call('run_show', { run, sections: ['log'], page: 5 });
   assert.deepEqual(past.json.log.stdout.lines, [], 'a page past the end is empty');
@@ -165,10 +217,16 @@ test('gate: the vkit.gate/1 object, deep and narrowed', async () => {
   const g = await mcp.call('gate', {});
   assert.equal(g.json.schema, 'vkit.gate/1');
   assert.equal(g.json.status, 'READY');
-  assert.deepEqual(g.json.items.map((i: any) => i.id), ['check:a', 'check:b']);
+  assert.deepEqual(
+    g.json.items.map((i: any) => i.id),
+    ['check:a', 'check:b'],
+  );
   const deep = await mcp.call('gate', { deep: true, only: ['b'] });
   assert.equal(deep.json.status, 'READY');
-  assert.deepEqual(deep.json.items.map((i: any) => i.id), ['check:b']);
+  assert.deepEqual(
+    deep.json.items.map((i: any) => i.id),
+    ['check:b'],
+  );
   const bad = await mcp.call('gate', { only: ['zzz'] });
   assert.equal(bad.json.error.code, 'ERR_USAGE');
 });
@@ -183,7 +241,9 @@ test('model_compare: an object and the same JSON as a string agree; a duplicate 
   assert.deepEqual(byText.json, byObject.json);
 
   // The duplicate-key and integer-form checks exist only for text.
-  const dupText = JSON.stringify(request).replace('"schema_version":1', '"schema_version":1,"schema_version":1').replace('"max_contexts"', '"max_contexts"');
+  const dupText = JSON.stringify(request)
+    .replace('"schema_version":1', '"schema_version":1,"schema_version":1')
+    .replace('"max_contexts"', '"max_contexts"');
   const withFloat = dupText.replace(/}$/, ',"max_contexts":1.0e3}');
   const dup = await mcp.call('model_compare', { request: withFloat });
   assert.equal(dup.isError, true);
@@ -206,13 +266,17 @@ test('model_compare: an object and the same JSON as a string agree; a duplicate 
 });
 
 test('feedback_add writes once, a duplicate keeps the file; feedback_list puts formal first', async () => {
-  const req = { task: 'prove the parser total', missing: 'a Coq backend for parsers', benefit: 'totality for every input' };
+  const req = {
+    task: 'prove the parser total',
+    missing: 'a Coq backend for parsers',
+    benefit: 'totality for every input',
+  };
   const first = await mcp.call('feedback_add', { ...req, kind: 'reliable' });
   assert.equal(first.isError, false, JSON.stringify(first.json));
   assert.equal(first.json.schema, 'vkit.feedback-add/1');
   assert.equal(first.json.created, true);
   assert.ok(existsSync(first.json.file));
-  assert.ok(first.json.file.startsWith(repo.dir + '/.git/vkit/feedback/'), first.json.file);
+  assert.ok(first.json.file.startsWith(`${repo.dir}/.git/vkit/feedback/`), first.json.file);
   const dup = await mcp.call('feedback_add', { ...req, kind: 'reliable', task: '  prove the   parser total ' });
   assert.equal(dup.json.created, false);
   assert.equal(dup.json.file, first.json.file);
@@ -223,7 +287,10 @@ test('feedback_add writes once, a duplicate keeps the file; feedback_list puts f
   const list = await mcp.call('feedback_list', {});
   assert.equal(list.json.schema, 'vkit.feedback-list/1');
   assert.equal(list.json.total, 2);
-  assert.deepEqual(list.json.items.map((i: any) => i.kind), ['formal', 'reliable']);
+  assert.deepEqual(
+    list.json.items.map((i: any) => i.kind),
+    ['formal', 'reliable'],
+  );
   assert.equal(list.json.items[0].run, 'run_abc123');
   assert.equal((await mcp.call('feedback_list', { limit: 1 })).json.items.length, 1);
 

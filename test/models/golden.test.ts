@@ -6,7 +6,15 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { compareRequest, compareRequestText, modelDigest, renderCompareReport, type CompareOutcome, type CompareReport, type Model } from '../../src/models/index.js';
+import {
+  compareRequest,
+  compareRequestText,
+  modelDigest,
+  renderCompareReport,
+  type CompareOutcome,
+  type CompareReport,
+  type Model,
+} from '../../src/models/index.js';
 import { categories, model, request, step, stuckToggle, toggle } from '../_support/models.js';
 
 /** Runs a request through both entry points, checks they agree, and returns the report. */
@@ -33,7 +41,8 @@ function budget(contexts: number, edges: number, max = 32768) {
 }
 
 describe('the toggle whose second click leaves it open (the spec example)', () => {
-  const TOGGLE = '{"actions":["click"],"assumptions":[{"action":"click","input":"tap"}],"initial_states":["closed"],"inputs":["tap"],"observations":["ajar","shut"],"rules":[{"action":"click","inputs":["tap"],"source":"closed","targets":["open"]},{"action":"click","inputs":["tap"],"source":"open","targets":["closed"]}],"state_observations":{"closed":"shut","open":"ajar"},"states":["closed","open"]}';
+  const TOGGLE =
+    '{"actions":["click"],"assumptions":[{"action":"click","input":"tap"}],"initial_states":["closed"],"inputs":["tap"],"observations":["ajar","shut"],"rules":[{"action":"click","inputs":["tap"],"source":"closed","targets":["open"]},{"action":"click","inputs":["tap"],"source":"open","targets":["closed"]}],"state_observations":{"closed":"shut","open":"ajar"},"states":["closed","open"]}';
   const STUCK = TOGGLE.replace('"source":"open","targets":["closed"]', '"source":"open","targets":["open"]');
 
   test('report matches the spec exactly', () => {
@@ -41,7 +50,10 @@ describe('the toggle whose second click leaves it open (the spec example)', () =
     assert.deepEqual(report, {
       schema: 'vkit.model-compare/1',
       result: 'different',
-      models: { before: { sha256: sha(TOGGLE), reachable_states: 2 }, after: { sha256: sha(STUCK), reachable_states: 2 } },
+      models: {
+        before: { sha256: sha(TOGGLE), reachable_states: 2 },
+        after: { sha256: sha(STUCK), reachable_states: 2 },
+      },
       budget: { max_contexts: 32768, contexts_used: 4, max_edges: 65536, edges_used: 4 },
       categories: {
         initial_states: { count: 0, witness: null },
@@ -66,7 +78,14 @@ describe('the toggle whose second click leaves it open (the spec example)', () =
     // The field order of the spec's JSON, too.
     assert.deepEqual(Object.keys(report), ['schema', 'result', 'models', 'budget', 'categories', 'reason']);
     assert.deepEqual(Object.keys(report.budget), ['max_contexts', 'contexts_used', 'max_edges', 'edges_used']);
-    assert.deepEqual(Object.keys(report.categories ?? {}), ['initial_states', 'states', 'assumption_contexts', 'enabled_contexts', 'transitions', 'observations']);
+    assert.deepEqual(Object.keys(report.categories ?? {}), [
+      'initial_states',
+      'states',
+      'assumption_contexts',
+      'enabled_contexts',
+      'transitions',
+      'observations',
+    ]);
     assert.deepEqual(Object.keys(report.categories?.transitions.witness ?? {}), ['element', 'path_model', 'path']);
   });
 
@@ -78,9 +97,18 @@ describe('the toggle whose second click leaves it open (the spec example)', () =
     const text = renderCompareReport(run(request(toggle(), stuckToggle()), 1));
     const lines = text.split('\n');
     assert.match(lines[0] as string, /^different/);
-    assert.ok(lines.some((l) => /^\s+transitions: 1$/.test(l)), text);
-    assert.ok(!lines.some((l) => /^\s+(initial_states|states|assumption_contexts|enabled_contexts|observations): /.test(l)), text);
-    assert.match(text, /witness path in before: closed --click\/tap--> open\n\s+at open, click\/tap: before \[closed\], after \[open\]\n/);
+    assert.ok(
+      lines.some((l) => /^\s+transitions: 1$/.test(l)),
+      text,
+    );
+    assert.ok(
+      !lines.some((l) => /^\s+(initial_states|states|assumption_contexts|enabled_contexts|observations): /.test(l)),
+      text,
+    );
+    assert.match(
+      text,
+      /witness path in before: closed --click\/tap--> open\n\s+at open, click\/tap: before \[closed\], after \[open\]\n/,
+    );
   });
 
   test('identical models are equivalent (exit 0)', () => {
@@ -102,10 +130,18 @@ test('a changed initial state differs only in initial_states (both states reacha
     models: { before: summary(toggle(), 2), after: summary(after, 2) },
     budget: budget(4, 4),
     // closed: initial in before (dist 0, before); open: initial in after (dist 0, after). (0, before) wins.
-    categories: categories({ initial_states: { count: 2, witness: { element: { state: 'closed' }, path_model: 'before', path: [], in: 'before' } } }),
+    categories: categories({
+      initial_states: {
+        count: 2,
+        witness: { element: { state: 'closed' }, path_model: 'before', path: [], in: 'before' },
+      },
+    }),
     reason: null,
   });
-  assert.match(renderCompareReport(report), /initial_states: 2\n\s+witness path in before: closed \(initial\)\n\s+closed is initial in before only\n/);
+  assert.match(
+    renderCompareReport(report),
+    /initial_states: 2\n\s+witness path in before: closed \(initial\)\n\s+closed is initial in before only\n/,
+  );
 });
 
 describe('a newly reachable state touches several categories', () => {
@@ -114,11 +150,27 @@ describe('a newly reachable state touches several categories', () => {
     states: ['a', 'b', 'c'],
     inputs: ['x', 'y'],
     observations: ['o1', 'o2'],
-    assumptions: [['go', 'x'], ['go', 'y']] as Array<[string, string]>,
+    assumptions: [
+      ['go', 'x'],
+      ['go', 'y'],
+    ] as Array<[string, string]>,
     obs: { a: 'o1', b: 'o1', c: 'o2' },
   };
-  const before = model({ ...spec, rules: [['a', 'go', ['x'], ['b']], ['c', 'go', ['x'], ['a']]] });
-  const after = model({ ...spec, rules: [['a', 'go', ['x'], ['b']], ['c', 'go', ['x'], ['a']], ['b', 'go', ['x'], ['c']]] });
+  const before = model({
+    ...spec,
+    rules: [
+      ['a', 'go', ['x'], ['b']],
+      ['c', 'go', ['x'], ['a']],
+    ],
+  });
+  const after = model({
+    ...spec,
+    rules: [
+      ['a', 'go', ['x'], ['b']],
+      ['c', 'go', ['x'], ['a']],
+      ['b', 'go', ['x'], ['c']],
+    ],
+  });
   const toB = step('a', 'go', 'x', 'b');
   const toC = step('b', 'go', 'x', 'c');
 
@@ -135,12 +187,22 @@ describe('a newly reachable state touches several categories', () => {
         // c is reachable only after, where both contexts are permitted: 2 elements.
         assumption_contexts: {
           count: 2,
-          witness: { element: { state: 'c', action: 'go', input: 'x' }, path_model: 'after', path: [toB, toC], probe: { state: 'c', action: 'go', input: 'x', before: null, after: true } },
+          witness: {
+            element: { state: 'c', action: 'go', input: 'x' },
+            path_model: 'after',
+            path: [toB, toC],
+            probe: { state: 'c', action: 'go', input: 'x', before: null, after: true },
+          },
         },
         // (b, go, x) newly enabled, and (c, go, x) enabled only after; b (dist 1, before) comes first.
         enabled_contexts: {
           count: 2,
-          witness: { element: { state: 'b', action: 'go', input: 'x' }, path_model: 'before', path: [toB], probe: { state: 'b', action: 'go', input: 'x', before: false, after: true } },
+          witness: {
+            element: { state: 'b', action: 'go', input: 'x' },
+            path_model: 'before',
+            path: [toB],
+            probe: { state: 'b', action: 'go', input: 'x', before: false, after: true },
+          },
         },
         transitions: {
           count: 2,
@@ -150,7 +212,10 @@ describe('a newly reachable state touches several categories', () => {
             path: [toB, { from: 'b', action: 'go', input: 'x', before: [], after: ['c'] }],
           },
         },
-        observations: { count: 1, witness: { element: { state: 'c' }, path_model: 'after', path: [toB, toC], before: null, after: 'o2' } },
+        observations: {
+          count: 1,
+          witness: { element: { state: 'c' }, path_model: 'after', path: [toB, toC], before: null, after: 'o2' },
+        },
       }),
       reason: null,
     });
@@ -158,17 +223,38 @@ describe('a newly reachable state touches several categories', () => {
 
   test('human output marks probes as not executed', () => {
     const text = renderCompareReport(run(request(before, after), 1));
-    assert.match(text, /enabled_contexts: 2\n.*\n\s+probe \(a context to inspect, not an executed transition\) at b, go\/x: before not enabled, after enabled\n/);
-    assert.match(text, /assumption_contexts: 2\n\s+witness path in after: a --go\/x--> b --go\/x--> c\n.*at c, go\/x: before unreachable, after permitted\n/);
+    assert.match(
+      text,
+      /enabled_contexts: 2\n.*\n\s+probe \(a context to inspect, not an executed transition\) at b, go\/x: before not enabled, after enabled\n/,
+    );
+    assert.match(
+      text,
+      /assumption_contexts: 2\n\s+witness path in after: a --go\/x--> b --go\/x--> c\n.*at c, go\/x: before unreachable, after permitted\n/,
+    );
     assert.match(text, /observations: 1\n.*\n\s+c observes: before \(unreachable\), after o2\n/);
     assert.match(text, /states: 1\n.*\n\s+c is reachable in after only\n/);
   });
 
   test('the other direction: the state becomes unreachable', () => {
     const report = run(request(after, before), 1);
-    assert.deepEqual(report.categories?.states, { count: 1, witness: { element: { state: 'c' }, path_model: 'before', path: [toB, toC], in: 'before' } });
-    assert.deepEqual(report.categories?.transitions.witness?.path.at(-1), { from: 'b', action: 'go', input: 'x', before: ['c'], after: [] });
-    assert.deepEqual(report.categories?.observations.witness, { element: { state: 'c' }, path_model: 'before', path: [toB, toC], before: 'o2', after: null });
+    assert.deepEqual(report.categories?.states, {
+      count: 1,
+      witness: { element: { state: 'c' }, path_model: 'before', path: [toB, toC], in: 'before' },
+    });
+    assert.deepEqual(report.categories?.transitions.witness?.path.at(-1), {
+      from: 'b',
+      action: 'go',
+      input: 'x',
+      before: ['c'],
+      after: [],
+    });
+    assert.deepEqual(report.categories?.observations.witness, {
+      element: { state: 'c' },
+      path_model: 'before',
+      path: [toB, toC],
+      before: 'o2',
+      after: null,
+    });
   });
 });
 
@@ -176,8 +262,20 @@ describe('changes that cannot be observed are equivalent', () => {
   const spec = { states: ['a', 'b', 'c'], inputs: ['x', 'y'], assumptions: [['go', 'x']] as Array<[string, string]> };
 
   test('an edit to a rule whose source is unreachable', () => {
-    const before = model({ ...spec, rules: [['a', 'go', ['x'], ['b']], ['c', 'go', ['x'], ['a']]] });
-    const after = model({ ...spec, rules: [['a', 'go', ['x'], ['b']], ['c', 'go', ['x', 'y'], ['b', 'c']]] });
+    const before = model({
+      ...spec,
+      rules: [
+        ['a', 'go', ['x'], ['b']],
+        ['c', 'go', ['x'], ['a']],
+      ],
+    });
+    const after = model({
+      ...spec,
+      rules: [
+        ['a', 'go', ['x'], ['b']],
+        ['c', 'go', ['x', 'y'], ['b', 'c']],
+      ],
+    });
     const report = run(request(before, after), 0);
     assert.deepEqual(report, {
       schema: 'vkit.model-compare/1',
@@ -192,7 +290,13 @@ describe('changes that cannot be observed are equivalent', () => {
 
   test('a guard widened into a context the assumptions do not permit', () => {
     const before = model({ ...spec, rules: [['a', 'go', ['x'], ['b']]] });
-    const after = model({ ...spec, rules: [['a', 'go', ['x', 'y'], ['b']], ['a', 'go', ['y'], ['c']]] });
+    const after = model({
+      ...spec,
+      rules: [
+        ['a', 'go', ['x', 'y'], ['b']],
+        ['a', 'go', ['y'], ['c']],
+      ],
+    });
     const report = run(request(before, after), 0);
     assert.deepEqual(report, {
       schema: 'vkit.model-compare/1',
@@ -218,7 +322,13 @@ describe('nondeterministic targets', () => {
 
   test('targets split across rules are their union', () => {
     const before = model({ ...spec, rules: [['a', 'go', ['x'], ['b', 'c']]] });
-    const after = model({ ...spec, rules: [['a', 'go', ['x'], ['c']], ['a', 'go', ['x'], ['b', 'c', 'b']]] });
+    const after = model({
+      ...spec,
+      rules: [
+        ['a', 'go', ['x'], ['c']],
+        ['a', 'go', ['x'], ['b', 'c', 'b']],
+      ],
+    });
     const report = run(request(before, after), 0);
     // a: 2 distinct steps in each model, b and c have none; 3 states x 1 context each.
     assert.deepEqual(report.budget, budget(6, 4));
@@ -238,13 +348,25 @@ describe('nondeterministic targets', () => {
         states: { count: 1, witness: { element: { state: 'c' }, path_model: 'before', path: [toC], in: 'before' } },
         assumption_contexts: {
           count: 1,
-          witness: { element: { state: 'c', action: 'go', input: 'x' }, path_model: 'before', path: [toC], probe: { state: 'c', action: 'go', input: 'x', before: true, after: null } },
+          witness: {
+            element: { state: 'c', action: 'go', input: 'x' },
+            path_model: 'before',
+            path: [toC],
+            probe: { state: 'c', action: 'go', input: 'x', before: true, after: null },
+          },
         },
         transitions: {
           count: 1,
-          witness: { element: { state: 'a', action: 'go', input: 'x' }, path_model: 'before', path: [{ from: 'a', action: 'go', input: 'x', before: ['b', 'c'], after: ['b'] }] },
+          witness: {
+            element: { state: 'a', action: 'go', input: 'x' },
+            path_model: 'before',
+            path: [{ from: 'a', action: 'go', input: 'x', before: ['b', 'c'], after: ['b'] }],
+          },
         },
-        observations: { count: 1, witness: { element: { state: 'c' }, path_model: 'before', path: [toC], before: 'o', after: null } },
+        observations: {
+          count: 1,
+          witness: { element: { state: 'c' }, path_model: 'before', path: [toC], before: 'o', after: null },
+        },
       }),
       reason: null,
     });
@@ -252,9 +374,30 @@ describe('nondeterministic targets', () => {
 });
 
 test('cycles and self-loops: a changed back edge', () => {
-  const spec = { states: ['a', 'b', 'c', 'd'], observations: ['o', 'p'], assumptions: [['go', 'x']] as Array<[string, string]>, obs: { d: 'p' } };
-  const before = model({ ...spec, rules: [['a', 'go', ['x'], ['b']], ['b', 'go', ['x'], ['b', 'c']], ['c', 'go', ['x'], ['a']], ['d', 'go', ['x'], ['a']]] });
-  const after = model({ ...spec, rules: [['a', 'go', ['x'], ['b']], ['b', 'go', ['x'], ['c', 'b']], ['c', 'go', ['x'], ['b']], ['d', 'go', ['x'], ['a']]] });
+  const spec = {
+    states: ['a', 'b', 'c', 'd'],
+    observations: ['o', 'p'],
+    assumptions: [['go', 'x']] as Array<[string, string]>,
+    obs: { d: 'p' },
+  };
+  const before = model({
+    ...spec,
+    rules: [
+      ['a', 'go', ['x'], ['b']],
+      ['b', 'go', ['x'], ['b', 'c']],
+      ['c', 'go', ['x'], ['a']],
+      ['d', 'go', ['x'], ['a']],
+    ],
+  });
+  const after = model({
+    ...spec,
+    rules: [
+      ['a', 'go', ['x'], ['b']],
+      ['b', 'go', ['x'], ['c', 'b']],
+      ['c', 'go', ['x'], ['b']],
+      ['d', 'go', ['x'], ['a']],
+    ],
+  });
   assert.deepEqual(run(request(before, after), 1), {
     schema: 'vkit.model-compare/1',
     result: 'different',
@@ -267,7 +410,11 @@ test('cycles and self-loops: a changed back edge', () => {
         witness: {
           element: { state: 'c', action: 'go', input: 'x' },
           path_model: 'before',
-          path: [step('a', 'go', 'x', 'b'), step('b', 'go', 'x', 'c'), { from: 'c', action: 'go', input: 'x', before: ['a'], after: ['b'] }],
+          path: [
+            step('a', 'go', 'x', 'b'),
+            step('b', 'go', 'x', 'c'),
+            { from: 'c', action: 'go', input: 'x', before: ['a'], after: ['b'] },
+          ],
         },
       },
     }),
@@ -291,7 +438,8 @@ describe('renamed states and other alphabet changes are incomparable', () => {
       models: { before: summary(toggle(), null), after: summary(after, null) },
       budget: budget(0, 0),
       categories: null,
-      reason: 'alphabets differ, so the models are incomparable (never equivalent up to renaming): states: only in before ["open"], only in after ["opened"]',
+      reason:
+        'alphabets differ, so the models are incomparable (never equivalent up to renaming): states: only in before ["open"], only in after ["opened"]',
     });
     assert.match(renderCompareReport(report), /^incomparable: .*states: only in before \["open"\]/);
   });
@@ -345,7 +493,12 @@ describe('budgets: exactly at the limit completes, one past is unknown', () => {
   const states = Array.from({ length: 128 }, (_, k) => `s${String(k).padStart(3, '0')}`);
   const inputs = Array.from({ length: 256 }, (_, k) => `i${String(k).padStart(3, '0')}`);
   const big = (extra: Array<[string, string, string[], string[]]> = []) =>
-    model({ states, inputs, assumptions: inputs.map((i): [string, string] => ['go', i]), rules: [['s000', 'go', inputs, states], ...extra] });
+    model({
+      states,
+      inputs,
+      assumptions: inputs.map((i): [string, string] => ['go', i]),
+      rules: [['s000', 'go', inputs, states], ...extra],
+    });
 
   test('edges at the limit (65,536) and contexts at the limit (65,536) complete', () => {
     const report = run(request(big(), big(), 65536), 0);
@@ -362,7 +515,8 @@ describe('budgets: exactly at the limit completes, one past is unknown', () => {
       // after: s000 dequeued (256 contexts, its 32,768 edges reach 65,536), then s001 (256) and its one edge.
       budget: { max_contexts: 65536, contexts_used: 33280, max_edges: 65536, edges_used: 65537 },
       categories: null,
-      reason: 'budget exhausted: max_edges (65536) exceeded while exploring after (65537 edges used); no partial result',
+      reason:
+        'budget exhausted: max_edges (65536) exceeded while exploring after (65537 edges used); no partial result',
     });
   });
 
@@ -379,9 +533,27 @@ describe('astral-plane tokens sort by code point (U+FFFF before U+1F600)', () =>
   const HI = '\u{1F600}';
   const LO = '\uFFFF';
   // By UTF-16 units HI (0xD83D 0xDE00) would sort before LO (0xFFFF); by code point LO comes first.
-  const spec = { states: [HI, LO], initial: [HI, LO], observations: ['o', 'p'], assumptions: [['go', 'x']] as Array<[string, string]> };
-  const before = model({ ...spec, rules: [[HI, 'go', ['x'], [HI, LO]], [LO, 'go', ['x'], [LO]]] });
-  const after = model({ ...spec, obs: { [HI]: 'p', [LO]: 'p' }, rules: [[HI, 'go', ['x'], [HI]], [LO, 'go', ['x'], [HI, LO]]] });
+  const spec = {
+    states: [HI, LO],
+    initial: [HI, LO],
+    observations: ['o', 'p'],
+    assumptions: [['go', 'x']] as Array<[string, string]>,
+  };
+  const before = model({
+    ...spec,
+    rules: [
+      [HI, 'go', ['x'], [HI, LO]],
+      [LO, 'go', ['x'], [LO]],
+    ],
+  });
+  const after = model({
+    ...spec,
+    obs: { [HI]: 'p', [LO]: 'p' },
+    rules: [
+      [HI, 'go', ['x'], [HI]],
+      [LO, 'go', ['x'], [HI, LO]],
+    ],
+  });
 
   test('witness state, sorted target lists', () => {
     assert.deepEqual(run(request(before, after), 1), {
@@ -390,22 +562,65 @@ describe('astral-plane tokens sort by code point (U+FFFF before U+1F600)', () =>
       models: { before: summary(before, 2), after: summary(after, 2) },
       budget: budget(4, 6),
       categories: categories({
-        transitions: { count: 2, witness: { element: { state: LO, action: 'go', input: 'x' }, path_model: 'before', path: [{ from: LO, action: 'go', input: 'x', before: [LO], after: [LO, HI] }] } },
-        observations: { count: 2, witness: { element: { state: LO }, path_model: 'before', path: [], before: 'o', after: 'p' } },
+        transitions: {
+          count: 2,
+          witness: {
+            element: { state: LO, action: 'go', input: 'x' },
+            path_model: 'before',
+            path: [{ from: LO, action: 'go', input: 'x', before: [LO], after: [LO, HI] }],
+          },
+        },
+        observations: {
+          count: 2,
+          witness: { element: { state: LO }, path_model: 'before', path: [], before: 'o', after: 'p' },
+        },
       }),
       reason: null,
     });
   });
 
   test('the first discovery follows the initial states in code-point order', () => {
-    const m = (o: string) => model({ states: [HI, LO, 't'], initial: [HI, LO], observations: ['o', 'p'], obs: { t: o }, assumptions: [['go', 'x']], rules: [[HI, 'go', ['x'], ['t']], [LO, 'go', ['x'], ['t']]] });
+    const m = (o: string) =>
+      model({
+        states: [HI, LO, 't'],
+        initial: [HI, LO],
+        observations: ['o', 'p'],
+        obs: { t: o },
+        assumptions: [['go', 'x']],
+        rules: [
+          [HI, 'go', ['x'], ['t']],
+          [LO, 'go', ['x'], ['t']],
+        ],
+      });
     const report = run(request(m('o'), m('p')), 1);
-    assert.deepEqual(report.categories?.observations.witness, { element: { state: 't' }, path_model: 'before', path: [step(LO, 'go', 'x', 't')], before: 'o', after: 'p' });
+    assert.deepEqual(report.categories?.observations.witness, {
+      element: { state: 't' },
+      path_model: 'before',
+      path: [step(LO, 'go', 'x', 't')],
+      before: 'o',
+      after: 'p',
+    });
   });
 
   test('steps expand in (action, input, target) code-point order', () => {
     const m = (o: string) =>
-      model({ states: ['s', 't'], actions: [HI, LO], inputs: [HI, LO], observations: ['o', 'p'], obs: { t: o }, assumptions: [[HI, HI], [HI, LO], [LO, HI], [LO, LO]], rules: [['s', HI, [HI, LO], ['t']], ['s', LO, [LO, HI], ['t']]] });
+      model({
+        states: ['s', 't'],
+        actions: [HI, LO],
+        inputs: [HI, LO],
+        observations: ['o', 'p'],
+        obs: { t: o },
+        assumptions: [
+          [HI, HI],
+          [HI, LO],
+          [LO, HI],
+          [LO, LO],
+        ],
+        rules: [
+          ['s', HI, [HI, LO], ['t']],
+          ['s', LO, [LO, HI], ['t']],
+        ],
+      });
     const report = run(request(m('o'), m('p')), 1);
     assert.deepEqual(report.categories?.observations.witness?.path, [step('s', LO, LO, 't')]);
   });

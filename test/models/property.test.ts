@@ -11,7 +11,14 @@ import { test } from 'node:test';
 import { compareRequest, type CompareReport, type Model } from '../../src/models/index.js';
 import { clone, cpCompare, prng, scrambled, setOwn, shuffled } from '../_support/models.js';
 
-const CATS = ['initial_states', 'states', 'assumption_contexts', 'enabled_contexts', 'transitions', 'observations'] as const;
+const CATS = [
+  'initial_states',
+  'states',
+  'assumption_contexts',
+  'enabled_contexts',
+  'transitions',
+  'observations',
+] as const;
 type Cat = (typeof CATS)[number];
 type Side = 'before' | 'after';
 
@@ -28,7 +35,7 @@ function reachable(m: Model): Set<string> {
       if (!r.has(rule.source)) continue;
       for (const i of rule.inputs) {
         if (!permitted(m, rule.action, i)) continue;
-        for (const t of rule.targets) if (!r.has(t)) (r.add(t), (changed = true));
+        for (const t of rule.targets) if (!r.has(t)) r.add(t), (changed = true);
       }
     }
   }
@@ -38,28 +45,38 @@ function reachable(m: Model): Set<string> {
 function targets(m: Model, R: Set<string>, s: string, a: string, i: string): string[] | 'none' {
   if (!R.has(s)) return 'none';
   const out = new Set<string>();
-  for (const r of m.rules) if (r.source === s && r.action === a && r.inputs.includes(i) && permitted(m, a, i)) r.targets.forEach((t) => out.add(t));
+  for (const r of m.rules)
+    if (r.source === s && r.action === a && r.inputs.includes(i) && permitted(m, a, i))
+      r.targets.forEach((t) => out.add(t));
   return [...out].sort(cpCompare);
 }
 
 /** BFS that fixes each state's first discovery: initial states sorted, steps in sorted (action, input, target). */
-function bfs(m: Model, A: string[], I: string[]): Map<string, { dist: number; path: Array<{ from: string; action: string; input: string; to: string }> }> {
-  const found = new Map<string, { dist: number; path: Array<{ from: string; action: string; input: string; to: string }> }>();
+function bfs(
+  m: Model,
+  A: string[],
+  I: string[],
+): Map<string, { dist: number; path: Array<{ from: string; action: string; input: string; to: string }> }> {
+  const found = new Map<
+    string,
+    { dist: number; path: Array<{ from: string; action: string; input: string; to: string }> }
+  >();
   const queue = [...new Set(m.initial_states)].sort(cpCompare);
   for (const s of queue) found.set(s, { dist: 0, path: [] });
   const R = reachable(m);
   for (let k = 0; k < queue.length; k++) {
     const s = queue[k] as string;
     const here = found.get(s)!;
-    for (const a of A) for (const i of I) {
-      const ts = targets(m, R, s, a, i);
-      if (ts === 'none') continue;
-      for (const t of ts) {
-        if (found.has(t)) continue;
-        found.set(t, { dist: here.dist + 1, path: [...here.path, { from: s, action: a, input: i, to: t }] });
-        queue.push(t);
+    for (const a of A)
+      for (const i of I) {
+        const ts = targets(m, R, s, a, i);
+        if (ts === 'none') continue;
+        for (const t of ts) {
+          if (found.has(t)) continue;
+          found.set(t, { dist: here.dist + 1, path: [...here.path, { from: s, action: a, input: i, to: t }] });
+          queue.push(t);
+        }
       }
-    }
   }
   return found;
 }
@@ -75,7 +92,8 @@ interface Naive {
 
 function naive(b: Model, a: Model, maxContexts: number): Naive {
   const same = (x: string[], y: string[]) => new Set(x).size === new Set(y).size && x.every((t) => y.includes(t));
-  for (const k of ['states', 'actions', 'inputs', 'observations'] as const) if (!same(b[k], a[k])) return { result: 'incomparable' };
+  for (const k of ['states', 'actions', 'inputs', 'observations'] as const)
+    if (!same(b[k], a[k])) return { result: 'incomparable' };
   const S = [...new Set(b.states)].sort(cpCompare);
   const A = [...new Set(b.actions)].sort(cpCompare);
   const I = [...new Set(b.inputs)].sort(cpCompare);
@@ -83,13 +101,18 @@ function naive(b: Model, a: Model, maxContexts: number): Naive {
   const Ra = reachable(a);
   let contexts = 0;
   let edges = 0;
-  for (const [m, R] of [[b, Rb], [a, Ra]] as const) {
-    for (const s of S) for (const x of A) for (const i of I) {
-      if (!R.has(s)) continue;
-      contexts++;
-      const ts = targets(m, R, s, x, i);
-      if (ts !== 'none') edges += ts.length;
-    }
+  for (const [m, R] of [
+    [b, Rb],
+    [a, Ra],
+  ] as const) {
+    for (const s of S)
+      for (const x of A)
+        for (const i of I) {
+          if (!R.has(s)) continue;
+          contexts++;
+          const ts = targets(m, R, s, x, i);
+          if (ts !== 'none') edges += ts.length;
+        }
   }
   if (contexts > maxContexts || edges > 65536) return { result: 'unknown' };
 
@@ -127,33 +150,61 @@ function naive(b: Model, a: Model, maxContexts: number): Naive {
   for (const s of S) {
     const ib = b.initial_states.includes(s);
     const ia = a.initial_states.includes(s);
-    if (ib !== ia) consider('initial_states', [s], () => ({ element: { state: s }, ...pathOf(s), in: ib ? 'before' : 'after' }));
-    if (Rb.has(s) !== Ra.has(s)) consider('states', [s], () => ({ element: { state: s }, ...pathOf(s), in: Rb.has(s) ? 'before' : 'after' }));
-    for (const x of A) for (const i of I) {
-      const el = { state: s, action: x, input: i };
-      const perB = Rb.has(s) && permitted(b, x, i);
-      const perA = Ra.has(s) && permitted(a, x, i);
-      if (perB !== perA) consider('assumption_contexts', [s, x, i], () => ({ element: el, ...pathOf(s), probe: { ...el, before: Rb.has(s) ? perB : null, after: Ra.has(s) ? perA : null } }));
-      const tb = targets(b, Rb, s, x, i);
-      const ta = targets(a, Ra, s, x, i);
-      const enB = tb !== 'none' && tb.length > 0;
-      const enA = ta !== 'none' && ta.length > 0;
-      if (enB !== enA) consider('enabled_contexts', [s, x, i], () => ({ element: el, ...pathOf(s), probe: { ...el, before: Rb.has(s) ? enB : null, after: Ra.has(s) ? enA : null } }));
-      const flat = (t: string[] | 'none') => (t === 'none' ? [] : t);
-      if (JSON.stringify(flat(tb)) !== JSON.stringify(flat(ta))) {
-        consider('transitions', [s, x, i], () => {
-          const { path_model, path } = pathOf(s);
-          return { element: el, path_model, path: [...path, { from: s, action: x, input: i, before: tb === 'none' ? null : tb, after: ta === 'none' ? null : ta }] };
-        });
+    if (ib !== ia)
+      consider('initial_states', [s], () => ({ element: { state: s }, ...pathOf(s), in: ib ? 'before' : 'after' }));
+    if (Rb.has(s) !== Ra.has(s))
+      consider('states', [s], () => ({ element: { state: s }, ...pathOf(s), in: Rb.has(s) ? 'before' : 'after' }));
+    for (const x of A)
+      for (const i of I) {
+        const el = { state: s, action: x, input: i };
+        const perB = Rb.has(s) && permitted(b, x, i);
+        const perA = Ra.has(s) && permitted(a, x, i);
+        if (perB !== perA)
+          consider('assumption_contexts', [s, x, i], () => ({
+            element: el,
+            ...pathOf(s),
+            probe: { ...el, before: Rb.has(s) ? perB : null, after: Ra.has(s) ? perA : null },
+          }));
+        const tb = targets(b, Rb, s, x, i);
+        const ta = targets(a, Ra, s, x, i);
+        const enB = tb !== 'none' && tb.length > 0;
+        const enA = ta !== 'none' && ta.length > 0;
+        if (enB !== enA)
+          consider('enabled_contexts', [s, x, i], () => ({
+            element: el,
+            ...pathOf(s),
+            probe: { ...el, before: Rb.has(s) ? enB : null, after: Ra.has(s) ? enA : null },
+          }));
+        const flat = (t: string[] | 'none') => (t === 'none' ? [] : t);
+        if (JSON.stringify(flat(tb)) !== JSON.stringify(flat(ta))) {
+          consider('transitions', [s, x, i], () => {
+            const { path_model, path } = pathOf(s);
+            return {
+              element: el,
+              path_model,
+              path: [
+                ...path,
+                { from: s, action: x, input: i, before: tb === 'none' ? null : tb, after: ta === 'none' ? null : ta },
+              ],
+            };
+          });
+        }
       }
-    }
     const ob = Rb.has(s) ? b.state_observations[s] : null;
     const oa = Ra.has(s) ? a.state_observations[s] : null;
-    if (ob !== oa) consider('observations', [s], () => ({ element: { state: s }, ...pathOf(s), before: ob, after: oa }));
+    if (ob !== oa)
+      consider('observations', [s], () => ({ element: { state: s }, ...pathOf(s), before: ob, after: oa }));
   }
   const witnesses = Object.fromEntries(CATS.map((c) => [c, best[c]?.witness ?? null])) as Record<Cat, unknown>;
   const different = CATS.some((c) => counts[c] > 0);
-  return { result: different ? 'different' : 'equivalent', counts, witnesses, reachable: [Rb.size, Ra.size], contexts, edges };
+  return {
+    result: different ? 'different' : 'equivalent',
+    counts,
+    witnesses,
+    reachable: [Rb.size, Ra.size],
+    contexts,
+    edges,
+  };
 }
 
 // ---- random models ---------------------------------------------------------------------------
@@ -178,11 +229,18 @@ function generator(rand: () => number) {
     inputs: shuffled(POOL.inputs, rand).slice(0, int(1, 3)),
     observations: shuffled(POOL.observations, rand).slice(0, int(1, 2)),
   });
-  const rule = (al: ReturnType<typeof alphabets>) => ({ source: pick(al.states), action: pick(al.actions), inputs: some(al.inputs), targets: some(al.states) });
+  const rule = (al: ReturnType<typeof alphabets>) => ({
+    source: pick(al.states),
+    action: pick(al.actions),
+    inputs: some(al.inputs),
+    targets: some(al.states),
+  });
   const modelOf = (al: ReturnType<typeof alphabets>): Model => {
     const so: Record<string, string> = {};
     for (const s of al.states) setOwn(so, s, pick(al.observations));
-    const assumptions = al.actions.flatMap((a) => al.inputs.filter(() => rand() < 0.6).map((i) => ({ action: a, input: i })));
+    const assumptions = al.actions.flatMap((a) =>
+      al.inputs.filter(() => rand() < 0.6).map((i) => ({ action: a, input: i })),
+    );
     return {
       ...al,
       initial_states: some(al.states),
@@ -252,7 +310,12 @@ test('the library agrees with the naive reference on 400 random pairs', () => {
       if (key === 'states' && extra) setOwn(after.state_observations, extra, al.observations[0] as string);
     }
     const maxContexts = rand() < 0.2 ? g.int(1, 2 * al.states.length * al.actions.length * al.inputs.length) : 32768;
-    const req = { schema_version: 1, before: scrambled(before, rand), after: scrambled(after, rand), max_contexts: maxContexts };
+    const req = {
+      schema_version: 1,
+      before: scrambled(before, rand),
+      after: scrambled(after, rand),
+      max_contexts: maxContexts,
+    };
     const label = `pair ${n}: ${JSON.stringify(req)}`;
 
     const out = compareRequest(req);
@@ -264,7 +327,8 @@ test('the library agrees with the naive reference on 400 random pairs', () => {
     assert.equal(out.exitCode, { equivalent: 0, different: 1, incomparable: 3, unknown: 3 }[want.result], label);
     if (want.result === 'incomparable' || want.result === 'unknown') {
       assert.equal(r.categories, null, label);
-      if (want.result === 'unknown') assert.ok(r.budget.contexts_used > maxContexts || r.budget.edges_used > 65536, label);
+      if (want.result === 'unknown')
+        assert.ok(r.budget.contexts_used > maxContexts || r.budget.edges_used > 65536, label);
       continue;
     }
     const cats = r.categories!;

@@ -5,7 +5,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { canonicalJson } from '../../src/hash/index.js';
-import { compareRequest, compareRequestText, modelDigest, normaliseModel, type CompareReport } from '../../src/models/index.js';
+import {
+  compareRequest,
+  compareRequestText,
+  modelDigest,
+  normaliseModel,
+  type CompareReport,
+} from '../../src/models/index.js';
 import { assumptionText, ruleText } from '../../src/models/normalise.js';
 import { model, prng, request, scrambled, stuckToggle, toggle } from '../_support/models.js';
 
@@ -20,11 +26,29 @@ const spec = {
   inputs: ['x', 'y'],
   actions: ['go', 'stop'],
   observations: ['o1', 'o2'],
-  assumptions: [['go', 'x'], ['go', 'y'], ['stop', 'x']] as Array<[string, string]>,
+  assumptions: [
+    ['go', 'x'],
+    ['go', 'y'],
+    ['stop', 'x'],
+  ] as Array<[string, string]>,
   obs: { c: 'o2', '\uFFFF': 'o2' },
 };
-const before = model({ ...spec, rules: [['a', 'go', ['x', 'y'], ['b', '\uFFFF']], ['b', 'stop', ['x'], ['a', '\u{1F600}']], ['c', 'go', ['x'], ['a']]] });
-const after = model({ ...spec, rules: [['a', 'go', ['y', 'x'], ['\uFFFF', 'b']], ['b', 'go', ['x'], ['c', '\u{1F600}']], ['\u{1F600}', 'stop', ['x'], ['\uFFFF']]] });
+const before = model({
+  ...spec,
+  rules: [
+    ['a', 'go', ['x', 'y'], ['b', '\uFFFF']],
+    ['b', 'stop', ['x'], ['a', '\u{1F600}']],
+    ['c', 'go', ['x'], ['a']],
+  ],
+});
+const after = model({
+  ...spec,
+  rules: [
+    ['a', 'go', ['y', 'x'], ['\uFFFF', 'b']],
+    ['b', 'go', ['x'], ['c', '\u{1F600}']],
+    ['\u{1F600}', 'stop', ['x'], ['\uFFFF']],
+  ],
+});
 
 test('shuffled arrays: same digests, same report', () => {
   const rand = prng(42);
@@ -67,7 +91,23 @@ test('the digest changes when the model does', () => {
 });
 
 test('the sort keys of rules and assumptions are their RFC 8785 texts', () => {
-  const tricky = ['a', 'A', '"', '\\', '\n', '\u0000', '\u001f', '\u007f', '\u2028', '\u00e9', 'e\u0301', '\uFFFF', '\u{1F600}', '</script>', '\u{10FFFF}'];
+  const tricky = [
+    'a',
+    'A',
+    '"',
+    '\\',
+    '\n',
+    '\u0000',
+    '\u001f',
+    '\u007f',
+    '\u2028',
+    '\u00e9',
+    'e\u0301',
+    '\uFFFF',
+    '\u{1F600}',
+    '</script>',
+    '\u{10FFFF}',
+  ];
   const rand = prng(5);
   const pick = () => tricky[Math.floor(rand() * tricky.length)] as string;
   for (let k = 0; k < 300; k++) {

@@ -33,7 +33,12 @@ test('tokens are shown bare only when they cannot be mistaken for structure', ()
 test('human output of a path through awkward tokens keeps its arrows unambiguous', () => {
   const spec = { states: ['a b', 'x-->y'], assumptions: [['go', 'x']] as Array<[string, string]> };
   const before = model({ ...spec, rules: [['a b', 'go', ['x'], ['x-->y']]] });
-  const after = model({ ...spec, observations: ['o', 'p'], obs: { 'x-->y': 'p' }, rules: [['a b', 'go', ['x'], ['x-->y']]] });
+  const after = model({
+    ...spec,
+    observations: ['o', 'p'],
+    obs: { 'x-->y': 'p' },
+    rules: [['a b', 'go', ['x'], ['x-->y']]],
+  });
   before.observations = ['o', 'p'];
   const out = compareRequest(request(before, after));
   assert.ok(out.ok);

@@ -26,13 +26,39 @@ describe('parseJsonText', () => {
       const p = parseJsonText(t);
       assert.deepEqual(p.issues, [], t);
       // Parsed objects have a null prototype, so compare their JSON; primitives directly (-0 stays -0).
-      if (typeof p.value === 'object' && p.value !== null) assert.equal(JSON.stringify(p.value), JSON.stringify(JSON.parse(t)), t);
+      if (typeof p.value === 'object' && p.value !== null)
+        assert.equal(JSON.stringify(p.value), JSON.stringify(JSON.parse(t)), t);
       else assert.ok(Object.is(p.value, JSON.parse(t)), t);
     }
   });
 
   test('rejects what RFC 8259 does not allow', () => {
-    const bad = ['', '   ', '01', '1.', '.5', '+1', '1e', '-', 'NaN', 'Infinity', 'tru', "'a'", '"a', '"\t"', '"\\x"', '"\\u12"', '[1,]', '{"a":1,}', '{a:1}', '{"a" 1}', '[1 2]', '{"a":1}}', '"\\udc00"', '"\\ud800x"'];
+    const bad = [
+      '',
+      '   ',
+      '01',
+      '1.',
+      '.5',
+      '+1',
+      '1e',
+      '-',
+      'NaN',
+      'Infinity',
+      'tru',
+      "'a'",
+      '"a',
+      '"\t"',
+      '"\\x"',
+      '"\\u12"',
+      '[1,]',
+      '{"a":1,}',
+      '{a:1}',
+      '{"a" 1}',
+      '[1 2]',
+      '{"a":1}}',
+      '"\\udc00"',
+      '"\\ud800x"',
+    ];
     for (const t of bad) {
       const p = parseJsonText(t);
       assert.equal(p.value, undefined, t);
@@ -75,7 +101,10 @@ describe('parseJsonText', () => {
   test('keys that only look alike are different keys; equal keys written differently are duplicates', () => {
     const p = parseJsonText('{"caf\\u00e9": 1, "cafe\\u0301": 2, "\\u0061": 3, "a": 4}');
     const members = p.source.members(p.value as object) ?? [];
-    assert.deepEqual(members.map((m) => m.duplicate), [false, false, false, true]);
+    assert.deepEqual(
+      members.map((m) => m.duplicate),
+      [false, false, false, true],
+    );
   });
 
   test('__proto__ is an ordinary member', () => {
@@ -97,7 +126,8 @@ describe('byCodePoint', () => {
   const reference = (a: string, b: string): number => {
     const x = [...a].map((c) => c.codePointAt(0) as number);
     const y = [...b].map((c) => c.codePointAt(0) as number);
-    for (let k = 0; k < Math.min(x.length, y.length); k++) if (x[k] !== y[k]) return (x[k] as number) < (y[k] as number) ? -1 : 1;
+    for (let k = 0; k < Math.min(x.length, y.length); k++)
+      if (x[k] !== y[k]) return (x[k] as number) < (y[k] as number) ? -1 : 1;
     return Math.sign(x.length - y.length);
   };
 
@@ -105,7 +135,13 @@ describe('byCodePoint', () => {
     assert.equal(byCodePoint('\uFFFF', '\u{1F600}'), -1);
     assert.equal(byCodePoint('\u{1F600}', '\uFFFF'), 1);
     assert.ok('\u{1F600}' < '\uFFFF', 'the default order really differs');
-    assert.deepEqual(uniqueSorted(['\u{1F600}', '\uFFFF', '\uE000', 'z', '\u{10000}', 'z']), ['z', '\uE000', '\uFFFF', '\u{10000}', '\u{1F600}']);
+    assert.deepEqual(uniqueSorted(['\u{1F600}', '\uFFFF', '\uE000', 'z', '\u{10000}', 'z']), [
+      'z',
+      '\uE000',
+      '\uFFFF',
+      '\u{10000}',
+      '\u{1F600}',
+    ]);
     assert.equal(byCodePoint('a', 'a'), 0);
     assert.equal(byCodePoint('', 'a'), -1);
     assert.equal(byCodePoint('ab', 'a'), 1);
@@ -113,8 +149,20 @@ describe('byCodePoint', () => {
 
   test('agrees with a code-point reference on random strings', () => {
     const rand = prng(7);
-    const pool = ['a', 'b', '\u00e9', '\uD7FF', '\uE000', '\uFFFF', '\u{10000}', '\u{1F600}', '\u{1F601}', '\u{10FFFF}'];
-    const word = () => Array.from({ length: Math.floor(rand() * 4) }, () => pool[Math.floor(rand() * pool.length)]).join('');
+    const pool = [
+      'a',
+      'b',
+      '\u00e9',
+      '\uD7FF',
+      '\uE000',
+      '\uFFFF',
+      '\u{10000}',
+      '\u{1F600}',
+      '\u{1F601}',
+      '\u{10FFFF}',
+    ];
+    const word = () =>
+      Array.from({ length: Math.floor(rand() * 4) }, () => pool[Math.floor(rand() * pool.length)]).join('');
     for (let k = 0; k < 5000; k++) {
       const a = word();
       const b = word();
@@ -124,8 +172,21 @@ describe('byCodePoint', () => {
 
   test('the fast sort and its keys agree with the comparator', () => {
     const rand = prng(11);
-    const pool = ['a', 'b', '"', '\u00e9', '\uD7FF', '\uE000', '\uF8FF', '\uFFFF', '\u{10000}', '\u{1F600}', '\u{10FFFF}'];
-    const word = () => Array.from({ length: 1 + Math.floor(rand() * 4) }, () => pool[Math.floor(rand() * pool.length)]).join('');
+    const pool = [
+      'a',
+      'b',
+      '"',
+      '\u00e9',
+      '\uD7FF',
+      '\uE000',
+      '\uF8FF',
+      '\uFFFF',
+      '\u{10000}',
+      '\u{1F600}',
+      '\u{10FFFF}',
+    ];
+    const word = () =>
+      Array.from({ length: 1 + Math.floor(rand() * 4) }, () => pool[Math.floor(rand() * pool.length)]).join('');
     for (let k = 0; k < 300; k++) {
       const words = [...new Set(Array.from({ length: 1 + Math.floor(rand() * 12) }, word))];
       assert.deepEqual(sortByCodePoint([...words]), [...words].sort(byCodePoint));

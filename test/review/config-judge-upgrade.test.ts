@@ -76,7 +76,9 @@ export default defineConfig({
   try {
     const built = cli(repo, ['build', '--json']);
     assert.equal(built.code, 3, built.stdout + built.stderr);
-    const items = Object.fromEntries(built.json().gate.items.map((i: { id: string; status: string; reason: string }) => [i.id, i]));
+    const items = Object.fromEntries(
+      built.json().gate.items.map((i: { id: string; status: string; reason: string }) => [i.id, i]),
+    );
     assert.equal(items['expiring:x'].status, 'STALE');
     assert.equal(items['throwing:y'].status, 'BLOCKED');
     assert.match(items['throwing:y'].reason, /judge bug/);

@@ -28,7 +28,12 @@ test('editing a linked workspace package that holds a user rule re-identifies it
   const repo = tempRepo({
     '.gitignore': 'node_modules\n',
     'a.txt': 'a\n',
-    'packages/rules/package.json': JSON.stringify({ name: '@acme/rules', version: '1.0.0', type: 'module', main: 'index.js' }),
+    'packages/rules/package.json': JSON.stringify({
+      name: '@acme/rules',
+      version: '1.0.0',
+      type: 'module',
+      main: 'index.js',
+    }),
     'packages/rules/index.js': RULE('PASS'),
     'packages/rules/helper.js': `export const helper = (o) => ({ outcome: o, claim: o === 'PASS' ? 'established' : 'refuted', reason: o === 'PASS' ? undefined : 'the rule now says no', artifacts: [] });\n`,
     'vkit.config.ts': `
@@ -46,7 +51,10 @@ export default defineConfig({ rules: [{ ...wc, attrs: v.object({}) }], actions: 
     assert.equal(cli(repo, ['build', '--json']).json().actions[0].status, 'cached');
 
     // The rule's code changes (a module the package imports): now it fails.
-    repo.write('packages/rules/helper.js', `export const helper = (o) => ({ outcome: 'FAIL', claim: 'refuted', reason: 'the rule now says no', artifacts: [] });\n`);
+    repo.write(
+      'packages/rules/helper.js',
+      `export const helper = (o) => ({ outcome: 'FAIL', claim: 'refuted', reason: 'the rule now says no', artifacts: [] });\n`,
+    );
     const gate = cli(repo, ['gate', '--json']);
     assert.notEqual(gate.json().status, 'READY', `the old code's PASS must not stand: ${gate.stdout}`);
     const again = cli(repo, ['build', '--json']);
@@ -65,7 +73,12 @@ export default defineConfig({ rules: [{ ...wc, attrs: v.object({}) }], actions: 
 test('an installed (registry) package stays external and out of the sources', async () => {
   const repo = tempRepo({
     'a.txt': 'a\n',
-    'node_modules/left-pad-ish/package.json': JSON.stringify({ name: 'left-pad-ish', version: '1.0.0', type: 'module', main: 'index.js' }),
+    'node_modules/left-pad-ish/package.json': JSON.stringify({
+      name: 'left-pad-ish',
+      version: '1.0.0',
+      type: 'module',
+      main: 'index.js',
+    }),
     'node_modules/left-pad-ish/index.js': 'export const id = "a";\n',
     'vkit.config.ts': `
 import { defineConfig } from 'vkit';

@@ -32,7 +32,10 @@ test('a manifest that repeats a key is a config error (exit 2), not a gate over 
       assert.match(r.stderr, /vkit\.manifest\.json:6/, 'the repeat is named by its line');
     }
     // Nested too: a check whose second `run` would replace the one a reader sees.
-    repo.write('vkit.manifest.json', '{ "checks": [ { "id": "unit", "run": ["false"], "inputs": ["a.txt"], "run": ["true"] } ] }\n');
+    repo.write(
+      'vkit.manifest.json',
+      '{ "checks": [ { "id": "unit", "run": ["false"], "inputs": ["a.txt"], "run": ["true"] } ] }\n',
+    );
     const nested = cli(repo, ['build']);
     assert.equal(nested.code, 2, nested.stdout + nested.stderr);
     assert.match(nested.stderr, /checks\[0\]\.run/);

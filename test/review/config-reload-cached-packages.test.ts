@@ -12,7 +12,8 @@ import { loadConfig } from '../../src/config/load.js';
 import { VkitError } from '../../src/errors.js';
 import { tempRepo } from '../_support/repo.js';
 
-const CHECKS = (ids: string[]) => `export const checks = ${JSON.stringify(ids.map((id) => ({ id, run: ['node', '-e', '0'], inputs: ['a.txt'] })))};\n`;
+const CHECKS = (ids: string[]) =>
+  `export const checks = ${JSON.stringify(ids.map((id) => ({ id, run: ['node', '-e', '0'], inputs: ['a.txt'] })))};\n`;
 
 /** A repo whose config takes its checks from package `name`, whose files live in `dir`. */
 const packageRepo = (dir: string, name: string) =>
@@ -65,13 +66,21 @@ test('a config that loads modules esbuild cannot see (createRequire) is never re
   const repo = tempRepo({
     'a.txt': 'a\n',
     'checks.cjs': `module.exports = ${JSON.stringify([{ id: 'one', run: ['node', '-e', '0'], inputs: ['a.txt'] }])};\n`,
-    'vkit.config.ts': "import { createRequire } from 'node:module';\nimport { defineConfig } from 'vkit';\nconst load = createRequire(import.meta.url);\nexport default defineConfig({ checks: load('./checks.cjs') });\n",
+    'vkit.config.ts':
+      "import { createRequire } from 'node:module';\nimport { defineConfig } from 'vkit';\nconst load = createRequire(import.meta.url);\nexport default defineConfig({ checks: load('./checks.cjs') });\n",
   });
   try {
     assert.deepEqual(await checkIds(repo.dir), ['one']);
     // node's require cache would answer the old list even after checks.cjs gains a check.
-    repo.write('checks.cjs', `module.exports = ${JSON.stringify(['one', 'two'].map((id) => ({ id, run: ['node', '-e', '0'], inputs: ['a.txt'] })))};\n`);
-    await assert.rejects(loadConfig(repo.dir), (error: unknown) => error instanceof VkitError && error.code === 'ERR_CONFIG_RELOAD' && /cannot identify/.test(error.message));
+    repo.write(
+      'checks.cjs',
+      `module.exports = ${JSON.stringify(['one', 'two'].map((id) => ({ id, run: ['node', '-e', '0'], inputs: ['a.txt'] })))};\n`,
+    );
+    await assert.rejects(
+      loadConfig(repo.dir),
+      (error: unknown) =>
+        error instanceof VkitError && error.code === 'ERR_CONFIG_RELOAD' && /cannot identify/.test(error.message),
+    );
   } finally {
     repo.cleanup();
   }

@@ -16,12 +16,30 @@ export default defineConfig({ rules: [rule], actions: [{ id: 'x', rule: 'wc', in
 const PLAN_OK = `plan() { return { definition: {}, env: [], async execute() { return { outcome: 'PASS', claim: 'established', artifacts: [] }; } }; }`;
 
 const cases: Array<[string, string, RegExp]> = [
-  ['a config function that throws', `import { defineConfig } from 'vkit';\nexport default defineConfig(() => { throw new Error('boom'); });\n`, /boom/],
-  ['an async config function that rejects', `import { defineConfig } from 'vkit';\nexport default defineConfig(async () => { throw new Error('boom'); });\n`, /boom/],
-  ['a rule without an attrs schema', `import { defineConfig } from 'vkit';\nconst rule: any = { kind: 'wc', version: 1, ${PLAN_OK} };\nexport default defineConfig({ rules: [rule], actions: [{ id: 'x', rule: 'wc', inputs: ['a.txt'] }] });\n`, /rules\[0\]/],
+  [
+    'a config function that throws',
+    `import { defineConfig } from 'vkit';\nexport default defineConfig(() => { throw new Error('boom'); });\n`,
+    /boom/,
+  ],
+  [
+    'an async config function that rejects',
+    `import { defineConfig } from 'vkit';\nexport default defineConfig(async () => { throw new Error('boom'); });\n`,
+    /boom/,
+  ],
+  [
+    'a rule without an attrs schema',
+    `import { defineConfig } from 'vkit';\nconst rule: any = { kind: 'wc', version: 1, ${PLAN_OK} };\nexport default defineConfig({ rules: [rule], actions: [{ id: 'x', rule: 'wc', inputs: ['a.txt'] }] });\n`,
+    /rules\[0\]/,
+  ],
   ['a rule whose plan throws', RULE(`plan() { throw new Error('plan bug'); }`), /plan bug/],
   ['a rule whose plan returns nothing', RULE(`plan() { return undefined; }`), /wc/],
-  ['a rule whose definition has no JSON form', RULE(`plan() { return { definition: { n: 1n }, env: [], async execute() { return { outcome: 'PASS', claim: 'established', artifacts: [] }; } }; }`), /wc/],
+  [
+    'a rule whose definition has no JSON form',
+    RULE(
+      `plan() { return { definition: { n: 1n }, env: [], async execute() { return { outcome: 'PASS', claim: 'established', artifacts: [] }; } }; }`,
+    ),
+    /wc/,
+  ],
   ['a rule whose tool() throws', RULE(`tool() { throw new Error('tool bug'); }, ${PLAN_OK}`), /tool bug/],
 ];
 

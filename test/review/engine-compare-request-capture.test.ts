@@ -57,7 +57,11 @@ test('a symlinked request: the comparison never rests on bytes its key does not 
     // Edit the target only: the symlink (all the capture sees) is unchanged.
     writeFileSync(join(repo.dir, 'models/v1.json'), equivalent());
     const second = gateOf(repo, 'build');
-    assert.notEqual(second.status, 'READY', `first ${first.status}, then READY although the target now says equivalent`);
+    assert.notEqual(
+      second.status,
+      'READY',
+      `first ${first.status}, then READY although the target now says equivalent`,
+    );
     const gate = gateOf(repo, 'gate');
     assert.notEqual(gate.status, 'READY');
     assert.notEqual(gate.code, 0);

@@ -16,7 +16,15 @@ test('gate --deep re-hashes inputs: a file-state row trusted for edited bytes ca
   const repo = tempRepo({ 'in.txt': 'ok\n' });
   try {
     repo.age('in.txt');
-    repo.manifest({ checks: [{ id: 't', run: nodeCheck("if (require('fs').readFileSync('in.txt', 'utf8').includes('bad')) process.exit(1)"), inputs: ['in.txt'] }] });
+    repo.manifest({
+      checks: [
+        {
+          id: 't',
+          run: nodeCheck("if (require('fs').readFileSync('in.txt', 'utf8').includes('bad')) process.exit(1)"),
+          inputs: ['in.txt'],
+        },
+      ],
+    });
     assert.equal(cli(repo, ['build']).code, 0);
     const abs = join(repo.dir, 'in.txt');
     const store = openStoreOf(repo);
@@ -30,11 +38,22 @@ test('gate --deep re-hashes inputs: a file-state row trusted for edited bytes ca
     const st = lstatSync(abs, { bigint: true });
     const s2 = openStoreOf(repo);
     try {
-      s2.put(abs, 'text:same', { size: Number(st.size), mtime_ns: String(st.mtimeNs), ctime_ns: String(st.ctimeNs), ino: String(st.ino), sha256: row!.sha256, recorded_ns: String(s2.now()) });
+      s2.put(abs, 'text:same', {
+        size: Number(st.size),
+        mtime_ns: String(st.mtimeNs),
+        ctime_ns: String(st.ctimeNs),
+        ino: String(st.ino),
+        sha256: row!.sha256,
+        recorded_ns: String(s2.now()),
+      });
     } finally {
       s2.close();
     }
-    assert.equal(cli(repo, ['gate']).code, 0, 'the shallow gate trusts the file-state cache (as it trusts blob fingerprints)');
+    assert.equal(
+      cli(repo, ['gate']).code,
+      0,
+      'the shallow gate trusts the file-state cache (as it trusts blob fingerprints)',
+    );
     const deep = cli(repo, ['gate', '--deep', '--json']);
     assert.equal(deep.code, 3, `--deep must not be READY: ${deep.stdout}`);
     assert.equal(deep.json().items[0].status, 'STALE');

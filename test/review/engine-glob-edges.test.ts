@@ -23,7 +23,12 @@ for (const [field, glob] of [
   test(`a malformed glob in ${field} (\`${glob}\`) is a config error naming the field, not an internal error`, () => {
     const repo = tempRepo({ 'src/a.js': 'a\n' });
     try {
-      const check = { id: 't', run: ['true'], inputs: field === 'inputs' ? ['src/a.js', glob] : ['src/a.js'], ...(field === 'outputs' ? { outputs: [glob] } : {}) };
+      const check = {
+        id: 't',
+        run: ['true'],
+        inputs: field === 'inputs' ? ['src/a.js', glob] : ['src/a.js'],
+        ...(field === 'outputs' ? { outputs: [glob] } : {}),
+      };
       repo.manifest({ checks: [check] });
       for (const verb of ['build', 'gate']) {
         const r = cli(repo, [verb]);
@@ -42,7 +47,11 @@ test('globs match names holding a newline the same way whatever their shape', ()
   for (const g of ['src/**', '{src,lib}/**', '*/**', '**', 'src/*', 'src/**/*']) {
     assert.ok(matchGlobs([compileGlob(g)], paths).includes('src/a\nb.js'), `${g} must select src/a\\nb.js`);
   }
-  assert.deepEqual(matchGlobs([compileGlob('**'), compileGlob('!src/**')], paths), ['lib/c.js'], '`!src/**` excludes it too');
+  assert.deepEqual(
+    matchGlobs([compileGlob('**'), compileGlob('!src/**')], paths),
+    ['lib/c.js'],
+    '`!src/**` excludes it too',
+  );
 });
 
 test('a check reading a file whose name holds a newline reruns when that file changes', () => {
@@ -52,7 +61,9 @@ test('a check reading a file whose name holds a newline reruns when that file ch
     repo.age(name);
     repo.age('src/c.txt');
     // Reads every file under src/ and fails when any says "bad".
-    const run = nodeCheck("const fs=require('fs');for(const f of fs.readdirSync('src'))if(fs.readFileSync('src/'+f,'utf8').includes('bad'))process.exit(1)");
+    const run = nodeCheck(
+      "const fs=require('fs');for(const f of fs.readdirSync('src'))if(fs.readFileSync('src/'+f,'utf8').includes('bad'))process.exit(1)",
+    );
     repo.manifest({ checks: [{ id: 't', run, inputs: ['{src,lib}/**'] }] });
     const first = cli(repo, ['build', '--json']);
     assert.equal(first.code, 0, first.stderr);

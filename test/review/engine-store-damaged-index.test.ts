@@ -9,15 +9,21 @@ import { randomBytes } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { cli, storeDir } from '../_support/evidence.js';
+import { cli, openStoreOf, processGone, storeDir, waitFor } from '../_support/evidence.js';
 import { tempRepo } from '../_support/repo.js';
 
-test('a damaged index.sqlite: build, gate and runs exit 3 naming the index, never an internal error', () => {
+test('a damaged index.sqlite: build, gate and runs exit 3 naming the index, never an internal error', async () => {
   const repo = tempRepo({ 'a.txt': 'a\n' });
   try {
     repo.age('a.txt');
     repo.manifest({ checks: [{ id: 't', run: ['true'], inputs: ['a.txt'] }] });
     assert.equal(cli(repo, ['build']).code, 0);
+    // The build's worker lingers a moment with the index open; its closing checkpoint would write the
+    // database back over the damage (real evidence, but not the damaged store this test is about).
+    const store = openStoreOf(repo);
+    const workers = store.listRuns({ limit: 10 }).flatMap((r) => store.attemptsOf(r.id).map((a) => a.pid));
+    store.close();
+    await waitFor(() => workers.every(processGone), 10_000, "the build's workers to exit");
     const index = join(storeDir(repo), 'index.sqlite');
     for (const suffix of ['-wal', '-shm']) rmSync(index + suffix, { force: true });
     writeFileSync(index, Buffer.concat([Buffer.from('not a database '), randomBytes(4096)]));

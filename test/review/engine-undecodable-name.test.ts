@@ -11,7 +11,8 @@ import { test } from 'node:test';
 import { cli } from '../_support/evidence.js';
 import { tempRepo } from '../_support/repo.js';
 
-const READ_ALL = "const fs=require('fs');for(const f of fs.readdirSync('src',{encoding:'buffer'}))if(fs.readFileSync(Buffer.concat([Buffer.from('src/'),f])).includes('bad'))process.exit(1)";
+const READ_ALL =
+  "const fs=require('fs');for(const f of fs.readdirSync('src',{encoding:'buffer'}))if(fs.readFileSync(Buffer.concat([Buffer.from('src/'),f])).includes('bad'))process.exit(1)";
 
 for (const git of [true, false]) {
   test(`${git ? 'git' : 'no git'}: a selected input whose name is not valid UTF-8 is BLOCKED, never silently uncaptured`, () => {

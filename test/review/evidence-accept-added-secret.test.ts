@@ -16,12 +16,38 @@ for (const path of ['acc/subject/.env.local']) {
     const repo = tempRepo({ 'acc/subject/slug.js': 'export const slug = (s) => s.trim();\n' });
     try {
       const commit = repo.commitAll('subject');
-      writeTrio(`${repo.dir}/acc`, validTrio({ commit, subjectRoot: 'subject', validUntil: '2099-01-01', staleAfter: null }));
-      repo.manifest({ acceptance: [{ id: 'slug', root: 'acc', spec: 'acc/acceptance-specification.toml', package: 'acc/acceptance.toml', decision: 'acc/acceptance-decision.toml' }] });
+      writeTrio(
+        `${repo.dir}/acc`,
+        validTrio({ commit, subjectRoot: 'subject', validUntil: '2099-01-01', staleAfter: null }),
+      );
+      repo.manifest({
+        acceptance: [
+          {
+            id: 'slug',
+            root: 'acc',
+            spec: 'acc/acceptance-specification.toml',
+            package: 'acc/acceptance.toml',
+            decision: 'acc/acceptance-decision.toml',
+          },
+        ],
+      });
       assert.equal(item(cli(repo, ['build', '--json'])).status, 'PASS');
       repo.write(path, 'X=1\n');
-      const fresh = vkit(['acceptance', 'check-decision', 'acceptance-decision.toml', '--spec', 'acceptance-specification.toml', '--package', 'acceptance.toml', '--root', `${repo.dir}/acc`], { cwd: repo.dir });
-      assert.equal(fresh.code, 1, 'a fresh check refuses the subject: ' + fresh.stdout);
+      const fresh = vkit(
+        [
+          'acceptance',
+          'check-decision',
+          'acceptance-decision.toml',
+          '--spec',
+          'acceptance-specification.toml',
+          '--package',
+          'acceptance.toml',
+          '--root',
+          `${repo.dir}/acc`,
+        ],
+        { cwd: repo.dir },
+      );
+      assert.equal(fresh.code, 1, `a fresh check refuses the subject: ${fresh.stdout}`);
       const r = cli(repo, ['build', '--json']);
       assert.notEqual(item(r).status, 'PASS', JSON.stringify(item(r)));
     } finally {

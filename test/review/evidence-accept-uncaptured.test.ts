@@ -15,8 +15,21 @@ const item = (r: ReturnType<typeof cli>) => r.json().gate.items.find((i: { id: s
 function setup(extra: Record<string, string>) {
   const repo = tempRepo({ 'acc/subject/slug.js': 'export const slug = (s) => s.trim();\n', ...extra });
   const commit = repo.commitAll('subject');
-  writeTrio(`${repo.dir}/acc`, validTrio({ commit, subjectRoot: 'subject', validUntil: '2099-01-01', staleAfter: null }));
-  repo.manifest({ acceptance: [{ id: 'slug', root: 'acc', spec: 'acc/acceptance-specification.toml', package: 'acc/acceptance.toml', decision: 'acc/acceptance-decision.toml' }] });
+  writeTrio(
+    `${repo.dir}/acc`,
+    validTrio({ commit, subjectRoot: 'subject', validUntil: '2099-01-01', staleAfter: null }),
+  );
+  repo.manifest({
+    acceptance: [
+      {
+        id: 'slug',
+        root: 'acc',
+        spec: 'acc/acceptance-specification.toml',
+        package: 'acc/acceptance.toml',
+        decision: 'acc/acceptance-decision.toml',
+      },
+    ],
+  });
   return repo;
 }
 
@@ -50,7 +63,20 @@ test('a file added under a nested target/ directory of the subject after a PASS:
     assert.equal(item(cli(repo, ['build', '--json'])).status, 'PASS');
     repo.write('acc/subject/src/target/gen.js', 'export const v = 1;\n');
     // A fresh check sees the new file (the crate digest leaves out only the crate's own top-level target/).
-    const fresh = vkit(['acceptance', 'check-decision', 'acceptance-decision.toml', '--spec', 'acceptance-specification.toml', '--package', 'acceptance.toml', '--root', `${repo.dir}/acc`], { cwd: repo.dir });
+    const fresh = vkit(
+      [
+        'acceptance',
+        'check-decision',
+        'acceptance-decision.toml',
+        '--spec',
+        'acceptance-specification.toml',
+        '--package',
+        'acceptance.toml',
+        '--root',
+        `${repo.dir}/acc`,
+      ],
+      { cwd: repo.dir },
+    );
     assert.equal(fresh.code, 1, fresh.stdout + fresh.stderr);
     const r = cli(repo, ['build', '--json']);
     assert.notEqual(item(r).status, 'PASS', JSON.stringify(item(r)));

@@ -19,8 +19,27 @@ test('an expired acceptance decision never replays PASS', () => {
   try {
     const commit = repo.commitAll('subject');
     // Issued and expired well before today: valid as a record, never eligible for effect now.
-    writeTrio(`${repo.dir}/acc`, validTrio({ commit, subjectRoot: 'subject', decisionIssuedAt: '2020-01-01T10:00:00Z', validUntil: '2020-06-01', staleAfter: null }));
-    repo.manifest({ acceptance: [{ id: 'slug', root: 'acc', spec: 'acc/acceptance-specification.toml', package: 'acc/acceptance.toml', decision: 'acc/acceptance-decision.toml' }] });
+    writeTrio(
+      `${repo.dir}/acc`,
+      validTrio({
+        commit,
+        subjectRoot: 'subject',
+        decisionIssuedAt: '2020-01-01T10:00:00Z',
+        validUntil: '2020-06-01',
+        staleAfter: null,
+      }),
+    );
+    repo.manifest({
+      acceptance: [
+        {
+          id: 'slug',
+          root: 'acc',
+          spec: 'acc/acceptance-specification.toml',
+          package: 'acc/acceptance.toml',
+          decision: 'acc/acceptance-decision.toml',
+        },
+      ],
+    });
     const built = cli(repo, ['build', '--json']);
     const item = built.json().gate.items.find((i: { id: string }) => i.id === 'accept:slug');
     assert.equal(item.status, 'STALE', JSON.stringify(item));

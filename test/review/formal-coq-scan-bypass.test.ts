@@ -61,19 +61,36 @@ describe('the candidate scan sees what coqc runs', () => {
   });
 
   test('identifiers named like those commands still pass', () => {
-    assert.deepEqual(tokens('Inductive op := Load | Drop | Cd.\nDefinition Drop2 := Load.\nDefinition f (x : op) := match x with Load => 1 | _ => 0 end.\n'), []);
+    assert.deepEqual(
+      tokens(
+        'Inductive op := Load | Drop | Cd.\nDefinition Drop2 := Load.\nDefinition f (x : op) := match x with Load => 1 | _ => 0 end.\n',
+      ),
+      [],
+    );
   });
 });
 
-const sys = await systemSandbox({ what: 'review: forged observations through a hidden Extract (podman + the Coq worker image)' });
+const sys = await systemSandbox({
+  what: 'review: forged observations through a hidden Extract (podman + the Coq worker image)',
+});
 
-test('a candidate hiding `Extract Constant` behind a string in a comment is not READY (podman, Coq)', { skip: sys.skip, timeout: 600_000 }, async () => {
+test('a candidate hiding `Extract Constant` behind a string in a comment is not READY (podman, Coq)', {
+  skip: sys.skip,
+  timeout: 600_000,
+}, async () => {
   if (sys.problem) throw new Error(`Expected podman and the worker image (VKIT_REQUIRE_SYSTEM=1): ${sys.problem}`);
   let src = readFileSync(join(REPO_ROOT, 'examples/allocation/src/allocation.v'), 'utf8');
-  src = src.replace('Module Allocation (P : LEDGER_PARAMS).', 'Definition zero : nat := 0.\n\nModule Allocation (P : LEDGER_PARAMS).');
+  src = src.replace(
+    'Module Allocation (P : LEDGER_PARAMS).',
+    'Definition zero : nat := 0.\n\nModule Allocation (P : LEDGER_PARAMS).',
+  );
   src = src.replace('usage := 0 |}.', 'usage := zero |}.');
   assert.match(src, /usage := zero/);
-  const component = ledgerComponent({ profile: 'coq-linux-x86_64-v1', parameters: { max_records: 3, command_count: 2 }, bindings: Object.fromEntries(LEDGER.bindings.map((b) => [b, `Allocation.${b}`])) });
+  const component = ledgerComponent({
+    profile: 'coq-linux-x86_64-v1',
+    parameters: { max_records: 3, command_count: 2 },
+    bindings: Object.fromEntries(LEDGER.bindings.map((b) => [b, `Allocation.${b}`])),
+  });
   const repo = ledgerRepo(component, { 'src/allocation.v': src + FORGE });
   try {
     const accept = cli(repo, ['policy', 'accept', '--json']);

@@ -16,8 +16,22 @@ function buildAndTest(): TempRepo {
   const repo = tempRepo({ '.gitignore': 'dist/\n', 'test.txt': 't\n', 'src/v.txt': 'good\n' });
   repo.manifest({
     checks: [
-      { id: 'A', run: ['node', '-e', "const fs=require('fs');fs.mkdirSync('dist',{recursive:true});fs.copyFileSync('src/v.txt','dist/v.txt')"], inputs: ['src/v.txt'], outputs: ['dist/v.txt'] },
-      { id: 'B', after: ['A'], run: ['node', '-e', "process.exit(require('fs').readFileSync('dist/v.txt','utf8')==='good\\n'?0:1)"], inputs: ['test.txt'] },
+      {
+        id: 'A',
+        run: [
+          'node',
+          '-e',
+          "const fs=require('fs');fs.mkdirSync('dist',{recursive:true});fs.copyFileSync('src/v.txt','dist/v.txt')",
+        ],
+        inputs: ['src/v.txt'],
+        outputs: ['dist/v.txt'],
+      },
+      {
+        id: 'B',
+        after: ['A'],
+        run: ['node', '-e', "process.exit(require('fs').readFileSync('dist/v.txt','utf8')==='good\\n'?0:1)"],
+        inputs: ['test.txt'],
+      },
     ],
   });
   return repo;
@@ -47,15 +61,26 @@ test('a build reruns a cached action whose declared outputs on disk were removed
   const repo = buildAndTest();
   try {
     assert.equal(cli(repo, ['build']).code, 0);
-    const statusOf = (r: ReturnType<typeof cli>, label: string) => r.json().actions.find((a: { label: string }) => a.label === label)?.status;
+    const statusOf = (r: ReturnType<typeof cli>, label: string) =>
+      r.json().actions.find((a: { label: string }) => a.label === label)?.status;
     const noop = cli(repo, ['build', '--json']);
     assert.deepEqual([statusOf(noop, 'check:A'), statusOf(noop, 'check:B')], ['cached', 'cached']);
-    for (const disturb of [() => rmSync(join(repo.dir, 'dist', 'v.txt')), () => writeFileSync(join(repo.dir, 'dist', 'v.txt'), 'stale\n')]) {
+    for (const disturb of [
+      () => rmSync(join(repo.dir, 'dist', 'v.txt')),
+      () => writeFileSync(join(repo.dir, 'dist', 'v.txt'), 'stale\n'),
+    ]) {
       disturb();
       const again = cli(repo, ['build', '--json', '--explain']);
       assert.equal(again.code, 0, again.stdout);
-      assert.deepEqual([statusOf(again, 'check:A'), statusOf(again, 'check:B')], ['ran', 'cached'], 'A reran; B kept its evidence (same result of A)');
-      assert.match(JSON.stringify(again.json().actions.find((a: { label: string }) => a.label === 'check:A').explain), /outputs on disk/);
+      assert.deepEqual(
+        [statusOf(again, 'check:A'), statusOf(again, 'check:B')],
+        ['ran', 'cached'],
+        'A reran; B kept its evidence (same result of A)',
+      );
+      assert.match(
+        JSON.stringify(again.json().actions.find((a: { label: string }) => a.label === 'check:A').explain),
+        /outputs on disk/,
+      );
       assert.equal(readFileSync(join(repo.dir, 'dist', 'v.txt'), 'utf8'), 'good\n', 'the output is back');
     }
     // `vkit gate` runs nothing: the evidence stays intact, and the gate says so.

@@ -20,18 +20,24 @@ test('a file added to the inputs during the run makes the attempt BLOCKED, never
   const code = `const fs=require('fs');fs.writeFileSync(${JSON.stringify(marker)},'');const t0=Date.now();const i=setInterval(()=>{if(fs.existsSync('src/flag.txt'))process.exit(0);if(Date.now()-t0>5000)process.exit(1)},20);`;
   const repo = tempRepo({ 'src/a.txt': 'a\n' });
   repo.age('src/a.txt');
-  repo.manifest({ checks: [{ id: 'unit', run: ['node', '-e', code], inputs: ['src/**'], sandbox: WATCHED_FROM_OUTSIDE }] });
+  repo.manifest({
+    checks: [{ id: 'unit', run: ['node', '-e', code], inputs: ['src/**'], sandbox: WATCHED_FROM_OUTSIDE }],
+  });
   try {
     const running = build(openOpts(repo));
     await waitFor(() => existsSync(marker), 10_000, 'the check to start');
     writeFileSync(join(repo.dir, 'src', 'flag.txt'), 'x\n');
     const first = await running;
     const action = first.actions.find((a) => a.label === 'check:unit')!;
-    assert.notEqual(action.outcome, "PASS", `the run saw an input outside its capture: ${action.reason}`);
+    assert.notEqual(action.outcome, 'PASS', `the run saw an input outside its capture: ${action.reason}`);
 
     rmSync(join(repo.dir, 'src', 'flag.txt'));
     const second = await build(openOpts(repo));
-    assert.notEqual(second.gate.status, 'READY', 'the selection without flag.txt must not be READY from the run that read it');
+    assert.notEqual(
+      second.gate.status,
+      'READY',
+      'the selection without flag.txt must not be READY from the run that read it',
+    );
   } finally {
     repo.cleanup();
     rmSync(scratch, { recursive: true, force: true });

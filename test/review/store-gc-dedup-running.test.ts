@@ -44,7 +44,10 @@ test('gc during an attempt never leaves a READY build whose receipt names a dele
     assert.equal(action.outcome, 'PASS', action.reason ?? '');
     assert.equal(report.gate.status, 'READY');
     for (const a of receiptJson(repo, action.receipt!).artifacts) {
-      assert.ok(existsSync(blobPath(repo, a.sha256)), `READY, yet artifact ${a.name} (${a.sha256}) of its receipt was deleted by gc`);
+      assert.ok(
+        existsSync(blobPath(repo, a.sha256)),
+        `READY, yet artifact ${a.name} (${a.sha256}) of its receipt was deleted by gc`,
+      );
     }
     const g = cli(repo, ['gate', '--deep', '--json']);
     assert.equal(g.json().status, 'READY', g.stdout);
@@ -57,7 +60,7 @@ test('an artifact deleted from the CAS before the attempt ends: the run ends BLO
   const repo = tempRepo({ 'a.txt': 'a\n' });
   try {
     repo.manifest({ checks: [{ id: 'a', run: nodeCheck("console.log('bye')"), inputs: ['a.txt'] }] });
-    const stdout = 'sha256:' + createHash('sha256').update('bye\n').digest('hex');
+    const stdout = `sha256:${createHash('sha256').update('bye\n').digest('hex')}`;
     const report = await build(
       openOpts(repo, {
         hooks: {

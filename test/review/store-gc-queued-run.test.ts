@@ -33,7 +33,10 @@ test('gc --keep-runs 0 while a run is queued never deletes the run a build waits
     assert.ok(collected, 'saw the queued run');
     const code = await exited;
     assert.equal(code, 0, `build exit ${code}: ${stderr}\n${stdout}`);
-    assert.deepEqual(JSON.parse(stdout).actions.map((a: { outcome: string }) => a.outcome), ['PASS']);
+    assert.deepEqual(
+      JSON.parse(stdout).actions.map((a: { outcome: string }) => a.outcome),
+      ['PASS'],
+    );
   } finally {
     repo.cleanup();
   }

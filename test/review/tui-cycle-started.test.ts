@@ -9,14 +9,24 @@ import { initialState, reduce } from '../../src/tui/state.js';
 import { item, settled, started } from '../tui/events.js';
 
 test('a started cycle never shows the previous gate as its own', () => {
-  const s = [settled('READY', [item('check:a', 'PASS')], 1), started(2, ['a.txt'])].reduce(reduce, initialState('/r', '/s'));
+  const s = [settled('READY', [item('check:a', 'PASS')], 1), started(2, ['a.txt'])].reduce(
+    reduce,
+    initialState('/r', '/s'),
+  );
   assert.ok(!(s.gate === 'READY' && s.cycle === 2), `header would read "READY cycle 2" before cycle 2 settled`);
   const row = s.items.find((i) => i.id === 'check:a')!;
-  assert.ok(!(row.status === 'PASS' && row.freshness === 'fresh'), 'the row of an item whose inputs just changed is not fresh PASS');
+  assert.ok(
+    !(row.status === 'PASS' && row.freshness === 'fresh'),
+    'the row of an item whose inputs just changed is not fresh PASS',
+  );
 });
 
 test("the started cycle's settle shows its own gate, rows fresh again", () => {
-  const s = [settled('READY', [item('check:a', 'PASS')], 1), started(2, ['a.txt']), settled('REJECTED', [item('check:a', 'FAIL')], 2)].reduce(reduce, initialState('/r', '/s'));
+  const s = [
+    settled('READY', [item('check:a', 'PASS')], 1),
+    started(2, ['a.txt']),
+    settled('REJECTED', [item('check:a', 'FAIL')], 2),
+  ].reduce(reduce, initialState('/r', '/s'));
   assert.equal(s.gate, 'REJECTED');
   assert.equal(s.cycle, 2);
   const row = s.items.find((i) => i.id === 'check:a')!;

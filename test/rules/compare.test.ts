@@ -8,7 +8,11 @@ import { REPO_ROOT, tempRepo, vkit } from '../_support/repo.js';
 const TOGGLE = readFileSync(join(REPO_ROOT, 'examples', 'model-comparison', 'request.json'), 'utf8');
 const request = JSON.parse(TOGGLE) as { before: unknown; after: unknown };
 const SAME = JSON.stringify({ schema_version: 1, before: request.before, after: request.before });
-const RENAMED = JSON.stringify({ schema_version: 1, before: request.before, after: JSON.parse(JSON.stringify(request.before).replaceAll('"open"', '"opened"')) });
+const RENAMED = JSON.stringify({
+  schema_version: 1,
+  before: request.before,
+  after: JSON.parse(JSON.stringify(request.before).replaceAll('"open"', '"opened"')),
+});
 
 function receiptOf(store: string, id: string): Record<string, any> {
   return JSON.parse(readFileSync(join(store, 'cas', id.slice(7, 9), id.slice(9)), 'utf8'));
@@ -39,11 +43,17 @@ test('compare items: expect met -> PASS (finite_model, both digests), the other 
     assert.ok(receipt.artifacts.some((a: { name: string }) => a.name === 'report.json'));
 
     const second = await build({ root: repo.dir, store });
-    assert.deepEqual(second.actions.map((a) => a.status), ['cached', 'cached']);
+    assert.deepEqual(
+      second.actions.map((a) => a.status),
+      ['cached', 'cached'],
+    );
 
     repo.write('same.json', TOGGLE);
     const third = await build({ root: repo.dir, store });
-    assert.deepEqual(third.actions.map((a) => [a.label, a.status]).sort(), [['compare:same', 'ran'], ['compare:toggle', 'cached']]);
+    assert.deepEqual(third.actions.map((a) => [a.label, a.status]).sort(), [
+      ['compare:same', 'ran'],
+      ['compare:toggle', 'cached'],
+    ]);
     assert.equal(third.gate.status, 'READY');
   } finally {
     repo.cleanup();
@@ -107,7 +117,12 @@ test('an invalid request file is a config error naming the file and JSON path (e
 });
 
 test('vkit model compare: exit codes 1 different, 0 equivalent, 3 incomparable, 2 invalid; JSON report', () => {
-  const repo = tempRepo({ 'toggle.json': TOGGLE, 'same.json': SAME, 'renamed.json': RENAMED, 'dup.json': '{"schema_version": 1, "schema_version": 1}' });
+  const repo = tempRepo({
+    'toggle.json': TOGGLE,
+    'same.json': SAME,
+    'renamed.json': RENAMED,
+    'dup.json': '{"schema_version": 1, "schema_version": 1}',
+  });
   try {
     const diff = vkit(['model', 'compare', '--request', join(repo.dir, 'toggle.json'), '--json']);
     assert.equal(diff.code, 1);
@@ -137,7 +152,10 @@ test('vkit model compare: exit codes 1 different, 0 equivalent, 3 incomparable, 
     assert.doesNotMatch(human2.stderr, /after\.rules/);
     const all = vkit(['model', 'compare', '--request', join(repo.dir, 'twice.json'), '--json']);
     assert.equal(all.code, 2);
-    assert.deepEqual(all.json().error.issues.map((i: { path: string }) => i.path), ['$.before.states[2]', '$.after.rules[0].targets[0]']);
+    assert.deepEqual(
+      all.json().error.issues.map((i: { path: string }) => i.path),
+      ['$.before.states[2]', '$.after.rules[0].targets[0]'],
+    );
     assert.equal(vkit(['model', 'compare', '--help']).code, 0);
   } finally {
     repo.cleanup();

@@ -48,25 +48,40 @@ test('a vkit.config.ts registers its own rule: manifest records it, actions run,
   const store = join(repo.dir, '.store');
   try {
     const loaded = await loadConfig(repo.dir);
-    assert.deepEqual(loaded.manifest.rules.map((r) => [r.kind, r.version]), [['wordcount', 1]]);
+    assert.deepEqual(
+      loaded.manifest.rules.map((r) => [r.kind, r.version]),
+      [['wordcount', 1]],
+    );
     assert.match(loaded.manifest.rules[0]!.source_sha256, /^sha256:[0-9a-f]{64}$/);
-    assert.deepEqual(loaded.sources.map((s) => s.slice(repo.dir.length + 1)), ['rules/wordcount.ts', 'vkit.config.ts']);
+    assert.deepEqual(
+      loaded.sources.map((s) => s.slice(repo.dir.length + 1)),
+      ['rules/wordcount.ts', 'vkit.config.ts'],
+    );
 
     const first = await build({ root: repo.dir, store });
     assert.equal(first.gate.status, 'READY');
-    assert.deepEqual(first.actions.map((a) => [a.label, a.status]), [['wordcount:readme', 'ran']]);
+    assert.deepEqual(
+      first.actions.map((a) => [a.label, a.status]),
+      [['wordcount:readme', 'ran']],
+    );
     const receiptId = first.actions[0]!.receipt!;
     const receipt = JSON.parse(readFileSync(join(store, 'cas', receiptId.slice(7, 9), receiptId.slice(9)), 'utf8'));
     assert.equal(receipt.rule.kind, 'wordcount');
     assert.equal(receipt.rule.source, loaded.manifest.rules[0]!.source_sha256);
 
     const second = await build({ root: repo.dir, store });
-    assert.deepEqual(second.actions.map((a) => a.status), ['cached']);
+    assert.deepEqual(
+      second.actions.map((a) => a.status),
+      ['cached'],
+    );
 
     // Editing the rule's module (even without a version bump) re-identifies its actions.
-    repo.write('rules/wordcount.ts', RULE(1) + '\n// edited\n');
+    repo.write('rules/wordcount.ts', `${RULE(1)}\n// edited\n`);
     const third = await build({ root: repo.dir, store });
-    assert.deepEqual(third.actions.map((a) => a.status), ['ran']);
+    assert.deepEqual(
+      third.actions.map((a) => a.status),
+      ['ran'],
+    );
 
     repo.write('README.md', 'one two three four five six\n');
     const fourth = await build({ root: repo.dir, store });
@@ -78,14 +93,21 @@ test('a vkit.config.ts registers its own rule: manifest records it, actions run,
 });
 
 test("a user rule's attrs are checked by its own schema, with the field path", async () => {
-  const repo = tempRepo({ 'README.md': 'x\n', 'rules/wordcount.ts': RULE(1), 'vkit.config.ts': CONFIG.replace('max: 5', "max: 'five'") });
+  const repo = tempRepo({
+    'README.md': 'x\n',
+    'rules/wordcount.ts': RULE(1),
+    'vkit.config.ts': CONFIG.replace('max: 5', "max: 'five'"),
+  });
   try {
-    await assert.rejects(loadConfig(repo.dir), (error: { code: string; exitCode: number; issues: Array<{ path: string }> }) => {
-      assert.equal(error.code, 'ERR_CONFIG_INVALID');
-      assert.equal(error.exitCode, 2);
-      assert.equal(error.issues[0]!.path, 'actions[0].attrs.max');
-      return true;
-    });
+    await assert.rejects(
+      loadConfig(repo.dir),
+      (error: { code: string; exitCode: number; issues: Array<{ path: string }> }) => {
+        assert.equal(error.code, 'ERR_CONFIG_INVALID');
+        assert.equal(error.exitCode, 2);
+        assert.equal(error.issues[0]!.path, 'actions[0].attrs.max');
+        return true;
+      },
+    );
   } finally {
     repo.cleanup();
   }

@@ -16,6 +16,18 @@ test('the manifest schema rejects unknown keys and lists the check fields', () =
   const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'schema', 'vkit.manifest-3.schema.json'), 'utf8'));
   assert.equal(manifest.additionalProperties, false);
   const check = manifest.properties.checks.items;
-  assert.deepEqual(Object.keys(check.properties).sort(), ['after', 'cwd', 'env', 'expect', 'id', 'inputs', 'line_endings', 'outputs', 'run', 'sandbox', 'timeout_s']);
+  assert.deepEqual(Object.keys(check.properties).sort(), [
+    'after',
+    'cwd',
+    'env',
+    'expect',
+    'id',
+    'inputs',
+    'line_endings',
+    'outputs',
+    'run',
+    'sandbox',
+    'timeout_s',
+  ]);
   assert.deepEqual(check.required.sort(), ['id', 'inputs', 'run']);
 });

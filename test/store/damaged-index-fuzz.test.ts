@@ -25,7 +25,6 @@ const FLIPS = Number(process.env.VKIT_FUZZ_FLIPS ?? 10);
 const PAGE = 4096;
 const TABLES = ['blobs', 'file_states', 'action_cache', 'jobs', 'runs', 'attempts', 'latest'];
 
-
 interface Damage {
   name: string;
   apply(index: string): void;
@@ -66,7 +65,10 @@ function damages(size: number): Damage[] {
     const page = 1 + int(pages - 1);
     const count = 1 + int(8);
     const flips = Array.from({ length: count }, () => ({ at: page * PAGE + int(PAGE), xor: 1 + int(255) }));
-    out.push({ name: `page ${page}: ${flips.map((f) => `${f.at}^${f.xor}`).join(' ')}`, apply: (index) => flips.forEach((f) => flipAt(index, f.at, f.xor)) });
+    out.push({
+      name: `page ${page}: ${flips.map((f) => `${f.at}^${f.xor}`).join(' ')}`,
+      apply: (index) => flips.forEach((f) => flipAt(index, f.at, f.xor)),
+    });
   }
   return out;
 }
@@ -98,7 +100,12 @@ const ENV = { ...process.env, NO_COLOR: '1', VKIT_DAEMON: '0' };
 
 function run(args: string[], store: string): Promise<Answer> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, argsFor(args, store), { cwd: repo.dir, env: ENV, encoding: 'utf8', timeout: 60_000, maxBuffer: 1 << 24 }, (_error, stdout, stderr) => resolve(answer(child.exitCode, child.signalCode, stdout, stderr)));
+    const child = execFile(
+      process.execPath,
+      argsFor(args, store),
+      { cwd: repo.dir, env: ENV, encoding: 'utf8', timeout: 60_000, maxBuffer: 1 << 24 },
+      (_error, stdout, stderr) => resolve(answer(child.exitCode, child.signalCode, stdout, stderr)),
+    );
   });
 }
 
@@ -111,7 +118,11 @@ before(async () => {
       { id: 'fail', run: nodeCheck("console.error('no'); process.exit(1)"), inputs: ['in.txt'] },
     ],
   });
-  const r = spawnSync(process.execPath, argsFor(['build'], storeDir(repo)), { cwd: repo.dir, env: ENV, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, argsFor(['build'], storeDir(repo)), {
+    cwd: repo.dir,
+    env: ENV,
+    encoding: 'utf8',
+  });
   const built = answer(r.status, r.signal, r.stdout, r.stderr);
   assert.equal(built.code, 1, built.stderr);
   // The workers close the index when their queue stays empty; the last close folds the WAL into it.
@@ -139,7 +150,10 @@ test(`damaged index fuzz (seed ${SEED}): honest answers only`, async (t) => {
     for (const verb of ['gate', 'build', 'runs']) {
       const r = await run([verb], store);
       const problem = judge(verb, r);
-      if (problem) failures.push(`seed ${SEED} case ${n} (${damage.name}), vkit ${verb}: ${problem}\n  exit ${r.code}${r.signal ? ` signal ${r.signal}` : ''}\n  stdout ${r.stdout.slice(0, 400)}\n  stderr ${r.stderr.slice(0, 1500)}`);
+      if (problem)
+        failures.push(
+          `seed ${SEED} case ${n} (${damage.name}), vkit ${verb}: ${problem}\n  exit ${r.code}${r.signal ? ` signal ${r.signal}` : ''}\n  stdout ${r.stdout.slice(0, 400)}\n  stderr ${r.stderr.slice(0, 1500)}`,
+        );
     }
     rmSync(store, { recursive: true, force: true });
   };
@@ -162,7 +176,8 @@ function judge(verb: string, r: Answer): string | undefined {
     if (!error.hint) return 'ERR_STORE_DAMAGED without a recovery hint';
     return undefined;
   }
-  if (verb === 'runs') return r.code === 0 && Array.isArray(r.json?.runs) ? undefined : 'neither a listing nor ERR_STORE_DAMAGED';
+  if (verb === 'runs')
+    return r.code === 0 && Array.isArray(r.json?.runs) ? undefined : 'neither a listing nor ERR_STORE_DAMAGED';
   const gate = verb === 'gate' ? r.json : r.json?.gate;
   if (r.code === 0 || gate?.status === 'READY') return 'READY, though the failing check can never pass';
   if (r.code === 1 && gate?.status === 'REJECTED') return undefined;

@@ -30,10 +30,18 @@ test('gc --keep-runs 1 after several builds: old runs and unreachable blobs go, 
     // A BLOCKED attempt of b (its input touched mid-run) leaves a receipt and a random stdout blob
     // that nothing caches; the next build reruns b and replaces it as b's latest.
     repo.write('b.txt', 'b2\n');
-    const blocked = await build(openOpts(repo, { hooks: { afterExecute: (job) => void (job.label === 'check:b' && repo.write('b.txt', 'b2\n')) } }), { only: ['b'] });
+    const blocked = await build(
+      openOpts(repo, {
+        hooks: { afterExecute: (job) => void (job.label === 'check:b' && repo.write('b.txt', 'b2\n')) },
+      }),
+      { only: ['b'] },
+    );
     const blockedB = blocked.actions.find((x) => x.label === 'check:b')!;
     assert.equal(blockedB.outcome, 'BLOCKED');
-    const blockedBlobs = [blockedB.receipt!, ...receiptJson(repo, blockedB.receipt!).artifacts.map((x: { sha256: string }) => x.sha256)];
+    const blockedBlobs = [
+      blockedB.receipt!,
+      ...receiptJson(repo, blockedB.receipt!).artifacts.map((x: { sha256: string }) => x.sha256),
+    ];
     repo.write('a.txt', 'v3\n');
     const last = await build(openOpts(repo));
     assert.equal(last.gate.status, 'READY');
@@ -60,19 +68,25 @@ test('gc --keep-runs 1 after several builds: old runs and unreachable blobs go, 
     assert.equal(kept.length, runsBefore - 1);
     assert.ok(kept.includes(newest));
     assert.ok(!kept.includes(blockedB.run), 'the uncached BLOCKED run is deleted');
-    for (const id of blockedBlobs.filter((b) => !b.endsWith('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'))) {
+    for (const id of blockedBlobs.filter(
+      (b) => !b.endsWith('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'),
+    )) {
       assert.equal(existsSync(blobPath(repo, id)), false, `unreachable blob ${id} deleted`);
     }
     for (const receipt of current) {
       assert.ok(existsSync(blobPath(repo, receipt)), 'current receipts kept');
-      for (const a of receiptJson(repo, receipt).artifacts) assert.ok(existsSync(blobPath(repo, a.sha256)), `artifact ${a.name} kept`);
+      for (const a of receiptJson(repo, receipt).artifacts)
+        assert.ok(existsSync(blobPath(repo, a.sha256)), `artifact ${a.name} kept`);
     }
 
     const g = cli(repo, ['gate', '--deep', '--json']);
     assert.equal(g.code, 0, g.stdout);
     assert.equal(g.json().status, 'READY');
     const again = await build(openOpts(repo));
-    assert.deepEqual(again.actions.map((x) => x.status), ['cached', 'cached']);
+    assert.deepEqual(
+      again.actions.map((x) => x.status),
+      ['cached', 'cached'],
+    );
 
     const idle = cli(repo, ['store', 'gc', '--keep-runs', '1', '--json']);
     assert.equal(idle.json().runs_deleted, 0);
@@ -90,7 +104,7 @@ test('gc keeps the runs of attempts still running', async () => {
     const store = openStoreOf(repo);
     let running: string;
     try {
-      running = store.createRun('sha256:' + 'b'.repeat(64), 'check:a', 'check', 'sha256:' + 'b'.repeat(64));
+      running = store.createRun(`sha256:${'b'.repeat(64)}`, 'check:a', 'check', `sha256:${'b'.repeat(64)}`);
       store.startAttempt(running);
       // A newer finished run, so the running one is not among the newest 1.
       await build(openOpts(repo), { force: true });
@@ -99,7 +113,9 @@ test('gc keeps the runs of attempts still running', async () => {
     }
     const gc = cli(repo, ['store', 'gc', '--keep-runs', '1', '--json']);
     assert.equal(gc.code, 0);
-    const ids = cli(repo, ['runs', '--json']).json().runs.map((r: { run: string }) => r.run);
+    const ids = cli(repo, ['runs', '--json'])
+      .json()
+      .runs.map((r: { run: string }) => r.run);
     assert.ok(ids.includes(running), 'the running run survives');
     assert.equal(ids.length, 2);
   } finally {

@@ -24,14 +24,25 @@ test('a stdout blob grown past 2 GiB: gate, gate --deep and evidence export say 
     const stdout = receipt.artifacts.find((a: { name: string }) => a.name === 'stdout');
     truncateSync(blobPath(repo, stdout.sha256), OVER_2_GIB);
 
-    for (const args of [['gate', '--deep', '--json'], ['gate', '--json']]) {
+    for (const args of [
+      ['gate', '--deep', '--json'],
+      ['gate', '--json'],
+    ]) {
       const g = cli(repo, args);
       assert.equal(g.code, 3, `${args.join(' ')}: ${g.stderr}`);
       const item = g.json().items[0];
       assert.equal(item.status, 'STALE');
       assert.match(item.reason, /stdout .* is altered/);
     }
-    const exported = cli(repo, ['evidence', 'export', '--run', receipt.run, '--out', join(tmpdir(), `vkit-large-blob-${process.pid}.tar`), '--json']);
+    const exported = cli(repo, [
+      'evidence',
+      'export',
+      '--run',
+      receipt.run,
+      '--out',
+      join(tmpdir(), `vkit-large-blob-${process.pid}.tar`),
+      '--json',
+    ]);
     assert.equal(exported.code, 3, exported.stderr);
     assert.equal(exported.json().error.code, 'ERR_EVIDENCE_DAMAGED');
     assert.match(exported.json().error.message, /is altered/);

@@ -16,7 +16,8 @@ test('a passing check printing 200 MiB keeps a capped log (head, exact drop line
   try {
     repo.age('in.txt');
     // 200 MiB of stdout between a first and a last line, and 3 MiB of stderr: both streams exceed the cap.
-    const print = "const fs = require('fs'); const a = Buffer.alloc(1 << 20, 97); fs.writeSync(1, 'FIRST LINE\\n'); for (let i = 0; i < 200; i++) fs.writeSync(1, a); fs.writeSync(1, '\\nLAST LINE\\n'); for (let i = 0; i < 3; i++) fs.writeSync(2, a)";
+    const print =
+      "const fs = require('fs'); const a = Buffer.alloc(1 << 20, 97); fs.writeSync(1, 'FIRST LINE\\n'); for (let i = 0; i < 200; i++) fs.writeSync(1, a); fs.writeSync(1, '\\nLAST LINE\\n'); for (let i = 0; i < 3; i++) fs.writeSync(2, a)";
     repo.manifest({ checks: [{ id: 'loud', run: nodeCheck(print), inputs: ['in.txt'] }] });
     const env = { VKIT_LOG_CAP_BYTES: String(MiB) };
     const built = cli(repo, ['build', '--json'], env);
@@ -70,19 +71,30 @@ test('a log of 4 million lines: a failing build shows its tail and run show page
     const built = cli(repo, ['build', '--json'], small);
     assert.equal(built.code, 1, built.stderr);
     const run = built.json().actions[0].run;
-    assert.deepEqual(built.json().actions[0].tail, Array.from({ length: 12 }, (_, i) => String(lines - 12 + i)));
+    assert.deepEqual(
+      built.json().actions[0].tail,
+      Array.from({ length: 12 }, (_, i) => String(lines - 12 + i)),
+    );
 
     for (const [page, first] of [
       [1, 0],
       [12_345, 12_344 * 200],
       [20_000, lines - 200],
     ] as const) {
-      const shown = cli(repo, ['run', 'show', '--run', run, '--section', 'log', '--page', String(page), '--json'], small);
+      const shown = cli(
+        repo,
+        ['run', 'show', '--run', run, '--section', 'log', '--page', String(page), '--json'],
+        small,
+      );
       assert.equal(shown.code, 0, shown.stderr);
       const log = shown.json().log.stdout;
       assert.equal(log.total_lines, lines);
       assert.equal(log.pages, lines / 200);
-      assert.deepEqual(log.lines, Array.from({ length: 200 }, (_, i) => String(first + i)), `page ${page}`);
+      assert.deepEqual(
+        log.lines,
+        Array.from({ length: 200 }, (_, i) => String(first + i)),
+        `page ${page}`,
+      );
     }
   } finally {
     repo.cleanup();

@@ -35,7 +35,7 @@ function deadOwner(): Owner {
 }
 
 function startRun(store: Store, owner: Owner): { run: string; attempt: string } {
-  const run = store.createRun('sha256:' + 'a'.repeat(64), 'check:x', 'check', 'sha256:' + 'a'.repeat(64));
+  const run = store.createRun(`sha256:${'a'.repeat(64)}`, 'check:x', 'check', `sha256:${'a'.repeat(64)}`);
   return { run, attempt: store.startAttempt(run, owner) };
 }
 

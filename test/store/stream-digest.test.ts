@@ -25,9 +25,18 @@ function text(size: number, crs: Array<{ at: number; lf: boolean }>): Buffer {
 }
 
 const cases: Record<string, Buffer> = {
-  'CRLF split by a chunk boundary': text(CHUNK * 2 + 10, [{ at: CHUNK - 1, lf: true }, { at: 17, lf: true }]),
-  'lone CR ending a chunk': text(CHUNK * 2 + 10, [{ at: CHUNK - 1, lf: false }, { at: 2 * CHUNK - 1, lf: true }]),
-  'lone CR ending the file': text(CHUNK + 5, [{ at: 40, lf: true }, { at: CHUNK + 4, lf: false }]),
+  'CRLF split by a chunk boundary': text(CHUNK * 2 + 10, [
+    { at: CHUNK - 1, lf: true },
+    { at: 17, lf: true },
+  ]),
+  'lone CR ending a chunk': text(CHUNK * 2 + 10, [
+    { at: CHUNK - 1, lf: false },
+    { at: 2 * CHUNK - 1, lf: true },
+  ]),
+  'lone CR ending the file': text(CHUNK + 5, [
+    { at: 40, lf: true },
+    { at: CHUNK + 4, lf: false },
+  ]),
   'CRLF ending the file': text(CHUNK + 6, [{ at: CHUNK + 4, lf: true }]),
   'no CR at all': text(CHUNK + 3, []),
   'binary (NUL early) keeps its CRLFs': Buffer.concat([Buffer.from([0]), text(CHUNK + 3, [{ at: 100, lf: true }])]),

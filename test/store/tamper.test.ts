@@ -43,7 +43,6 @@ for (const [damage, apply] of Object.entries(damages)) {
   }
 }
 
-
 test('a FAIL receipt rewritten to say PASS (still valid JSON) is never a pass, even behind a trusted fingerprint', async () => {
   const repo = tempRepo({ 'in.txt': 'input\n' });
   try {
@@ -53,7 +52,10 @@ test('a FAIL receipt rewritten to say PASS (still valid JSON) is never a pass, e
     const path = blobPath(repo, report.actions[0]!.receipt!);
     const text = readFileSync(path, 'utf8');
     assert.ok(text.includes('"outcome":"FAIL"'));
-    const forged = text.replaceAll('"outcome":"FAIL"', '"outcome":"PASS"').replace('"claim":"refuted"', '"claim":"established"').replace(/"reason":"[^"]*"/, '"reason":null');
+    const forged = text
+      .replaceAll('"outcome":"FAIL"', '"outcome":"PASS"')
+      .replace('"claim":"refuted"', '"claim":"established"')
+      .replace(/"reason":"[^"]*"/, '"reason":null');
     writeFileSync(path, forged);
     JSON.parse(forged);
     for (const trusted of [false, true]) {
@@ -86,8 +88,14 @@ test("an index row pointing a key at another action's intact receipt is caught, 
     try {
       // Point a's key at b's passing receipt: every blob is intact, only the binding is wrong.
       // Both index rows that can name it (the cache and the label's latest receipt) are pointed there.
-      assert.equal(store.db.prepare('UPDATE action_cache SET receipt = ? WHERE key = ?').run(b!.receipt, a!.key).changes, 1);
-      assert.equal(store.db.prepare('UPDATE latest SET receipt = ? WHERE label = ?').run(b!.receipt, a!.label).changes, 1);
+      assert.equal(
+        store.db.prepare('UPDATE action_cache SET receipt = ? WHERE key = ?').run(b!.receipt, a!.key).changes,
+        1,
+      );
+      assert.equal(
+        store.db.prepare('UPDATE latest SET receipt = ? WHERE label = ?').run(b!.receipt, a!.label).changes,
+        1,
+      );
     } finally {
       store.close();
     }

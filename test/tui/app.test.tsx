@@ -21,7 +21,13 @@ function bus() {
 const tick = (ms = 30) => new Promise((r) => setTimeout(r, ms));
 const KEY = { up: '\u001B[A', down: '\u001B[B', enter: '\r', ctrlC: '\u0003' };
 
-function setup(opts: { rows?: number; events?: EventSource; loadDetails?: (label: string) => Promise<{ diagnostics?: string[]; log?: string[] }> } = {}) {
+function setup(
+  opts: {
+    rows?: number;
+    events?: EventSource;
+    loadDetails?: (label: string) => Promise<{ diagnostics?: string[]; log?: string[] }>;
+  } = {},
+) {
   const b = bus();
   const calls = { rerun: [] as string[], rerunAll: 0, quit: 0, how: [] as string[] };
   const element = (rows: number) => (
@@ -50,7 +56,14 @@ function setup(opts: { rows?: number; events?: EventSource; loadDetails?: (label
       await tick();
     }
   };
-  return { ...r, frame: () => r.lastFrame() ?? '', emit, press, calls, rerenderRows: (rows: number) => r.rerender(element(rows)) };
+  return {
+    ...r,
+    frame: () => r.lastFrame() ?? '',
+    emit,
+    press,
+    calls,
+    rerenderRows: (rows: number) => r.rerender(element(rows)),
+  };
 }
 
 /** The live region only: everything from the header on (`<Static>` lines come before it). */
@@ -65,7 +78,17 @@ function rows(frame: string): [boolean, string, string][] {
 }
 const selected = (frame: string) => rows(frame).find((r) => r[0])?.[2];
 
-const rejected = () => settled('REJECTED', [item('check:a', 'PASS'), item('check:z', 'FAIL', true, 'exit code 1, expected 0'), item('formal:m', 'MISSING', false), item('check:s', 'STALE')], 1);
+const rejected = () =>
+  settled(
+    'REJECTED',
+    [
+      item('check:a', 'PASS'),
+      item('check:z', 'FAIL', true, 'exit code 1, expected 0'),
+      item('formal:m', 'MISSING', false),
+      item('check:s', 'STALE'),
+    ],
+    1,
+  );
 
 test('initial state: header waits, the table is empty, root and store shown', async () => {
   const t = setup();
@@ -100,9 +123,9 @@ test('running: live statuses and a progress line; finished actions go to the sta
   await t.emit(finished('check:b', 'FAIL', { reason: 'exit 1' }));
   f = t.frame();
   assert.doesNotMatch(f, /running \d+\/\d+ done/, 'no progress line once nothing runs');
-  assert.match(f, /^cached  check:c$/m);
-  assert.match(f, /^ran     check:a 120ms$/m);
-  assert.match(f, /^failed  check:b 120ms {2}exit 1$/m);
+  assert.match(f, /^cached {2}check:c$/m);
+  assert.match(f, /^ran {5}check:a 120ms$/m);
+  assert.match(f, /^failed {2}check:b 120ms {2}exit 1$/m);
   assert.equal(f.split('ran     check:a').length, 2, 'a static line is written once');
   t.unmount();
 });
@@ -137,7 +160,11 @@ test('REJECTED: failing item first and selected, then blocked/stale/missing, the
 test('BLOCKED by an invalid config shows the error, and recovers on the next settle', async () => {
   const t = setup();
   await tick();
-  await t.emit(settled('READY', [item('check:a', 'PASS')], 1), started(2, ['vkit.config.ts']), invalidConfig('vkit.config.ts:3:7: Expected `checks` to be an array'));
+  await t.emit(
+    settled('READY', [item('check:a', 'PASS')], 1),
+    started(2, ['vkit.config.ts']),
+    invalidConfig('vkit.config.ts:3:7: Expected `checks` to be an array'),
+  );
   let f = t.frame();
   assert.match(live(f), /vkit gate BLOCKED/);
   assert.match(live(f), /config invalid: vkit\.config\.ts:3:7: Expected `checks` to be an array/);
@@ -156,12 +183,18 @@ test('f cycles the filter all -> failing -> required -> all; the header status n
   await t.press('f');
   let f = t.frame();
   assert.match(f, /filter: failing \(3 of 4 shown; status covers all\)/);
-  assert.deepEqual(rows(f).map((r) => r[2]), ['check:z', 'check:s', 'formal:m']);
+  assert.deepEqual(
+    rows(f).map((r) => r[2]),
+    ['check:z', 'check:s', 'formal:m'],
+  );
   assert.match(live(f), /vkit gate REJECTED/);
   await t.press('f');
   f = t.frame();
   assert.match(f, /filter: required/);
-  assert.deepEqual(rows(f).map((r) => r[2]), ['check:z', 'check:s', 'check:a']);
+  assert.deepEqual(
+    rows(f).map((r) => r[2]),
+    ['check:z', 'check:s', 'check:a'],
+  );
   assert.match(live(f), /vkit gate REJECTED/);
   await t.press('f');
   f = t.frame();
@@ -176,7 +209,10 @@ test('a filter hiding everything failing-but-optional still shows READY for a RE
   await t.emit(settled('READY', [item('check:a', 'PASS'), item('formal:opt', 'MISSING', false)], 1));
   await t.press('f');
   const f = t.frame();
-  assert.deepEqual(rows(f).map((r) => [r[1], r[2]]), [['MISSING', 'formal:opt']]);
+  assert.deepEqual(
+    rows(f).map((r) => [r[1], r[2]]),
+    [['MISSING', 'formal:opt']],
+  );
   assert.match(live(f), /vkit gate READY/);
   t.unmount();
 });
@@ -207,14 +243,26 @@ test('the selection follows its item when a new event reorders the table', async
   assert.equal(selected(t.frame()), 'check:a');
   await t.emit(started(2), running('check:a'));
   assert.equal(selected(t.frame()), 'check:a');
-  assert.deepEqual(rows(t.frame()).find((r) => r[2] === 'check:a'), [true, 'running', 'check:a']);
+  assert.deepEqual(
+    rows(t.frame()).find((r) => r[2] === 'check:a'),
+    [true, 'running', 'check:a'],
+  );
   t.unmount();
 });
 
 test('enter toggles details: reason, explain diff and last output lines of the selected item', async () => {
   const t = setup();
   await tick();
-  await t.emit(started(1), running('check:z'), finished('check:z', 'FAIL', { reason: 'exit code 1, expected 0', explain: ['input a.txt changed'], tail: ['assertion failed: 1 != 2'] }), rejected());
+  await t.emit(
+    started(1),
+    running('check:z'),
+    finished('check:z', 'FAIL', {
+      reason: 'exit code 1, expected 0',
+      explain: ['input a.txt changed'],
+      tail: ['assertion failed: 1 != 2'],
+    }),
+    rejected(),
+  );
   assert.doesNotMatch(t.frame(), /why it reran/);
   await t.press(KEY.enter);
   let f = live(t.frame());
@@ -314,7 +362,13 @@ test('the table scrolls its own rows within the terminal height, keeping the sel
 test('rerender with a taller terminal shows more rows', async () => {
   const t = setup({ rows: 12 });
   await tick();
-  await t.emit(settled('READY', Array.from({ length: 30 }, (_, i) => item(`check:c${String(i).padStart(2, '0')}`, 'PASS')), 1));
+  await t.emit(
+    settled(
+      'READY',
+      Array.from({ length: 30 }, (_, i) => item(`check:c${String(i).padStart(2, '0')}`, 'PASS')),
+      1,
+    ),
+  );
   const before = rows(t.frame()).length;
   t.rerenderRows(30);
   await tick();
@@ -335,6 +389,6 @@ test('an async iterable works as the event source', async () => {
   await tick(80);
   const f = t.frame();
   assert.match(live(f), /vkit gate READY {2}cycle 1/);
-  assert.match(f, /^ran     check:a 120ms$/m);
+  assert.match(f, /^ran {5}check:a 120ms$/m);
   t.unmount();
 });

@@ -16,12 +16,29 @@ const CYAN = '\u001B[36m';
 const tick = () => new Promise((r) => setTimeout(r, 30));
 
 function show(events: VkitEvent[]) {
-  const t = render(createElement(App, { events: (l: (e: VkitEvent) => void) => (events.forEach(l), () => {}), root: '/r', store: '/s', rows: 30, onRerun() {}, onRerunAll() {}, onQuit() {} }));
+  const t = render(
+    createElement(App, {
+      events: (l: (e: VkitEvent) => void) => (events.forEach(l), () => {}),
+      root: '/r',
+      store: '/s',
+      rows: 30,
+      onRerun() {},
+      onRerunAll() {},
+      onQuit() {},
+    }),
+  );
   return t;
 }
 
 test('gate and item statuses are colored', async () => {
-  const t = show([settled('REJECTED', [item('check:f', 'FAIL'), item('check:p', 'PASS'), item('check:s', 'STALE'), item('formal:m', 'MISSING', false)], 1), running('check:p')]);
+  const t = show([
+    settled(
+      'REJECTED',
+      [item('check:f', 'FAIL'), item('check:p', 'PASS'), item('check:s', 'STALE'), item('formal:m', 'MISSING', false)],
+      1,
+    ),
+    running('check:p'),
+  ]);
   await tick();
   const f = t.lastFrame() ?? '';
   assert.ok(f.includes(`${RED}REJECTED`), 'REJECTED red');

@@ -5,11 +5,41 @@ import type { GateItem, GateStatus } from '../../src/gate/evaluate.js';
 const ts = '2025-01-01T12:00:00.000Z';
 const base = { schema: 'vkit.event/1' as const, ts };
 
-export const started = (cycle: number, changed: string[] = ['initial']): VkitEvent => ({ ...base, type: 'cycle.started', cycle, changed });
-export const queued = (label: string): VkitEvent => ({ ...base, type: 'action.queued', label, kind: 'check', key: 'sha256:0' });
-export const running = (label: string): VkitEvent => ({ ...base, type: 'action.started', label, kind: 'check', key: 'sha256:0' });
-export const cached = (label: string, outcome: 'PASS' | 'FAIL' = 'PASS'): VkitEvent => ({ ...base, type: 'action.cached', label, kind: 'check', key: 'sha256:0', outcome, run: 'r-cached', ms: 3 });
-export const finished = (label: string, outcome: 'PASS' | 'FAIL' | 'BLOCKED', extra: { reason?: string; explain?: string[]; tail?: string[]; run?: string; ms?: number } = {}): VkitEvent => ({
+export const started = (cycle: number, changed: string[] = ['initial']): VkitEvent => ({
+  ...base,
+  type: 'cycle.started',
+  cycle,
+  changed,
+});
+export const queued = (label: string): VkitEvent => ({
+  ...base,
+  type: 'action.queued',
+  label,
+  kind: 'check',
+  key: 'sha256:0',
+});
+export const running = (label: string): VkitEvent => ({
+  ...base,
+  type: 'action.started',
+  label,
+  kind: 'check',
+  key: 'sha256:0',
+});
+export const cached = (label: string, outcome: 'PASS' | 'FAIL' = 'PASS'): VkitEvent => ({
+  ...base,
+  type: 'action.cached',
+  label,
+  kind: 'check',
+  key: 'sha256:0',
+  outcome,
+  run: 'r-cached',
+  ms: 3,
+});
+export const finished = (
+  label: string,
+  outcome: 'PASS' | 'FAIL' | 'BLOCKED',
+  extra: { reason?: string; explain?: string[]; tail?: string[]; run?: string; ms?: number } = {},
+): VkitEvent => ({
   ...base,
   type: 'action.finished',
   label,
@@ -23,7 +53,13 @@ export const finished = (label: string, outcome: 'PASS' | 'FAIL' | 'BLOCKED', ex
   explain: extra.explain,
   tail: extra.tail,
 });
-export const item = (id: string, status: GateItem['status'], required = true, reason = ''): GateItem => ({ id, required, status, reason: reason || (status === 'PASS' ? 'passed' : `${status.toLowerCase()} evidence`), run: status === 'MISSING' ? null : `run-${id.split(':')[1]}` });
+export const item = (id: string, status: GateItem['status'], required = true, reason = ''): GateItem => ({
+  id,
+  required,
+  status,
+  reason: reason || (status === 'PASS' ? 'passed' : `${status.toLowerCase()} evidence`),
+  run: status === 'MISSING' ? null : `run-${id.split(':')[1]}`,
+});
 export const settled = (status: GateStatus, items: GateItem[] | null, cycle?: number, ms = 250): VkitEvent => ({
   ...base,
   type: 'cycle.settled',
@@ -34,4 +70,9 @@ export const settled = (status: GateStatus, items: GateItem[] | null, cycle?: nu
   cycle,
   gate: items ? { schema: 'vkit.gate/1', status, reason: `gate says ${status}`, items } : undefined,
 });
-export const invalidConfig = (message: string): VkitEvent => ({ ...base, type: 'config.invalid', code: 'ERR_CONFIG', message });
+export const invalidConfig = (message: string): VkitEvent => ({
+  ...base,
+  type: 'config.invalid',
+  code: 'ERR_CONFIG',
+  message,
+});

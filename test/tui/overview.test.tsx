@@ -11,16 +11,28 @@ import { stateFromGate } from '../../src/tui/state.js';
 import type { Gate } from '../../src/gate/evaluate.js';
 import { item } from './events.js';
 
-const gate: Gate = { schema: 'vkit.gate/1', status: 'REJECTED', reason: '1 required item(s) failed: check:b', items: [item('check:a', 'PASS'), item('check:b', 'FAIL', true, 'exit code 1, expected 0'), item('formal:c', 'MISSING', false)] };
+const gate: Gate = {
+  schema: 'vkit.gate/1',
+  status: 'REJECTED',
+  reason: '1 required item(s) failed: check:b',
+  items: [
+    item('check:a', 'PASS'),
+    item('check:b', 'FAIL', true, 'exit code 1, expected 0'),
+    item('formal:c', 'MISSING', false),
+  ],
+};
 
 test('renderOverviewOnce prints the header and every item, failing first, and returns the text', () => {
   let written = '';
   const text = renderOverviewOnce(gate, { root: '/repo', store: '/store', columns: 100, write: (t) => (written += t) });
-  assert.equal(written, text + '\n');
+  assert.equal(written, `${text}\n`);
   assert.match(text, /vkit gate REJECTED {2}from retained evidence/);
   assert.match(text, /root \/repo store \/store/);
   assert.match(text, /1 required item\(s\) failed: check:b/);
-  const ids = text.split('\n').filter((l) => /^ {2}(PASS|FAIL|MISSING)/.test(l)).map((l) => l.trim().split(/\s+/).at(-1));
+  const ids = text
+    .split('\n')
+    .filter((l) => /^ {2}(PASS|FAIL|MISSING)/.test(l))
+    .map((l) => l.trim().split(/\s+/).at(-1));
   assert.deepEqual(ids, ['check:b', 'formal:c', 'check:a']);
   assert.doesNotMatch(text, /^>/m, 'no selection in the one-shot overview');
 });
@@ -69,7 +81,9 @@ test('vkit tui --help and the main help list the verb', () => {
 /** Static `import ... from` specifiers of a compiled module (dynamic `import()` excluded). */
 function staticImports(file: string): string[] {
   const src = readFileSync(file, 'utf8');
-  return [...src.matchAll(/^(?:import|export)\s[^;]*?from\s+'([^']+)';/gms)].map((m) => m[1]!).concat([...src.matchAll(/^import\s+'([^']+)';/gm)].map((m) => m[1]!));
+  return [...src.matchAll(/^(?:import|export)\s[^;]*?from\s+'([^']+)';/gms)]
+    .map((m) => m[1]!)
+    .concat([...src.matchAll(/^import\s+'([^']+)';/gm)].map((m) => m[1]!));
 }
 
 test('Ink and React are never loaded eagerly by the CLI: --version stays fast', () => {

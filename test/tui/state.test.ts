@@ -4,7 +4,8 @@ import { initialState, reduce, sortItems, stateFromGate, visibleItems, type TuiS
 import type { VkitEvent } from '../../src/engine/events.js';
 import { cached, finished, invalidConfig, item, queued, running, settled, started } from './events.js';
 
-const fold = (events: VkitEvent[], from: TuiState = initialState('/repo', '/repo/.vkit')) => events.reduce(reduce, from);
+const fold = (events: VkitEvent[], from: TuiState = initialState('/repo', '/repo/.vkit')) =>
+  events.reduce(reduce, from);
 
 test('initial state: no gate, no items, no progress', () => {
   const s = initialState('/repo', '/store');
@@ -28,7 +29,13 @@ test('queued and started actions show live status and a progress count', () => {
     ],
   );
   assert.deepEqual(s.progress, { done: 1, total: 3 });
-  const t = fold([finished('check:a', 'FAIL', { reason: 'exit 1', explain: ['input src/a.ts changed'], tail: ['boom'] }), finished('check:b', 'PASS')], s);
+  const t = fold(
+    [
+      finished('check:a', 'FAIL', { reason: 'exit 1', explain: ['input src/a.ts changed'], tail: ['boom'] }),
+      finished('check:b', 'PASS'),
+    ],
+    s,
+  );
   assert.equal(t.progress, null, 'no progress once nothing runs');
   const a = t.items.find((i) => i.id === 'check:a')!;
   assert.equal(a.status, 'FAIL');
@@ -55,7 +62,17 @@ test('progress counts a label once even when queued, started and finished', () =
 });
 
 test('settle with a gate: header fields and items come from the gate, keeping explain lines', () => {
-  const s = fold([started(3), running('check:a'), finished('check:a', 'FAIL', { explain: ['why'] }), settled('REJECTED', [item('check:a', 'FAIL'), item('check:b', 'PASS'), item('formal:c', 'MISSING', false)], 3, 1500)]);
+  const s = fold([
+    started(3),
+    running('check:a'),
+    finished('check:a', 'FAIL', { explain: ['why'] }),
+    settled(
+      'REJECTED',
+      [item('check:a', 'FAIL'), item('check:b', 'PASS'), item('formal:c', 'MISSING', false)],
+      3,
+      1500,
+    ),
+  ]);
   assert.equal(s.gate, 'REJECTED');
   assert.equal(s.gateReason, 'gate says REJECTED');
   assert.equal(s.cycle, 3);
@@ -89,7 +106,11 @@ test('settle without a gate ends live statuses', () => {
 });
 
 test('config.invalid blocks the gate with the message until the next settle', () => {
-  const s = fold([settled('READY', [item('check:a', 'PASS')], 1), started(2, ['vkit.config.ts']), invalidConfig('vkit.config.ts:3: unexpected token')]);
+  const s = fold([
+    settled('READY', [item('check:a', 'PASS')], 1),
+    started(2, ['vkit.config.ts']),
+    invalidConfig('vkit.config.ts:3: unexpected token'),
+  ]);
   assert.equal(s.gate, 'BLOCKED');
   assert.equal(s.gateReason, 'config invalid');
   assert.equal(s.configInvalid, 'vkit.config.ts:3: unexpected token');
@@ -125,21 +146,47 @@ test('reduce is pure: the input state is not mutated', () => {
 });
 
 test('filters change the visible items only', () => {
-  const s = stateFromGate({ schema: 'vkit.gate/1', status: 'REJECTED', reason: 'r', items: [item('check:a', 'FAIL'), item('check:b', 'PASS'), item('formal:c', 'MISSING', false)] }, '/r', '/s');
-  assert.deepEqual(visibleItems(s.items, 'all').map((i) => i.id), ['check:a', 'formal:c', 'check:b']);
-  assert.deepEqual(visibleItems(s.items, 'failing').map((i) => i.id), ['check:a', 'formal:c']);
-  assert.deepEqual(visibleItems(s.items, 'required').map((i) => i.id), ['check:a', 'check:b']);
+  const s = stateFromGate(
+    {
+      schema: 'vkit.gate/1',
+      status: 'REJECTED',
+      reason: 'r',
+      items: [item('check:a', 'FAIL'), item('check:b', 'PASS'), item('formal:c', 'MISSING', false)],
+    },
+    '/r',
+    '/s',
+  );
+  assert.deepEqual(
+    visibleItems(s.items, 'all').map((i) => i.id),
+    ['check:a', 'formal:c', 'check:b'],
+  );
+  assert.deepEqual(
+    visibleItems(s.items, 'failing').map((i) => i.id),
+    ['check:a', 'formal:c'],
+  );
+  assert.deepEqual(
+    visibleItems(s.items, 'required').map((i) => i.id),
+    ['check:a', 'check:b'],
+  );
   assert.equal(s.gate, 'REJECTED');
   assert.equal(s.fromEvidence, true);
-  assert.equal(reduce(s, settled('REJECTED', [item('check:a', 'FAIL')], 1)).fromEvidence, false, 'a settle replaces retained evidence');
+  assert.equal(
+    reduce(s, settled('REJECTED', [item('check:a', 'FAIL')], 1)).fromEvidence,
+    false,
+    'a settle replaces retained evidence',
+  );
 });
 
 test('settled gate items carry assurance, freshness and the evidence age at settle time (no clock read)', () => {
-  const ev = settled('BLOCKED', [
-    { ...item('compare:toggle', 'PASS'), assurance: 'finite_model', ended_at: '2026-11-30T10:00:00.000Z' },
-    { ...item('check:old', 'STALE') },
-    { ...item('check:none', 'MISSING') },
-  ], 3);
+  const ev = settled(
+    'BLOCKED',
+    [
+      { ...item('compare:toggle', 'PASS'), assurance: 'finite_model', ended_at: '2026-11-30T10:00:00.000Z' },
+      { ...item('check:old', 'STALE') },
+      { ...item('check:none', 'MISSING') },
+    ],
+    3,
+  );
   const s = reduce(initialState('/r', '/s'), { ...ev, ts: '2026-11-30T10:05:30.000Z' } as VkitEvent);
   const byId = new Map(s.items.map((i) => [i.id, i]));
   assert.equal(byId.get('compare:toggle')!.assurance, 'finite_model');

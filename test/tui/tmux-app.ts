@@ -8,7 +8,13 @@ import type { VkitEvent } from '../../src/engine/events.js';
 import { cached, finished, item, running, settled, started } from './events.js';
 
 const out = process.argv[2]!;
-const script: VkitEvent[] = [started(1), running('check:b'), cached('check:a'), finished('check:b', 'FAIL', { reason: 'exit code 1, expected 0', tail: ['assertion failed'] }), settled('REJECTED', [item('check:a', 'PASS'), item('check:b', 'FAIL', true, 'exit code 1, expected 0')], 1)];
+const script: VkitEvent[] = [
+  started(1),
+  running('check:b'),
+  cached('check:a'),
+  finished('check:b', 'FAIL', { reason: 'exit code 1, expected 0', tail: ['assertion failed'] }),
+  settled('REJECTED', [item('check:a', 'PASS'), item('check:b', 'FAIL', true, 'exit code 1, expected 0')], 1),
+];
 const tui = startTui({
   events: (listener) => {
     const timer = setTimeout(() => script.forEach(listener), 50);

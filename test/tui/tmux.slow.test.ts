@@ -39,7 +39,17 @@ test('the live TUI in tmux: draws the gate, keys reach the callbacks, q quits', 
   };
   try {
     const driver = join(REPO_ROOT, 'dist', 'test', 'tui', 'tmux-app.js');
-    const r = tmux('new-session', '-d', '-s', session, '-x', '100', '-y', '30', `env -u CI -u CONTINUOUS_INTEGRATION ${process.execPath} ${driver} ${calls}; sleep 5`);
+    const r = tmux(
+      'new-session',
+      '-d',
+      '-s',
+      session,
+      '-x',
+      '100',
+      '-y',
+      '30',
+      `env -u CI -u CONTINUOUS_INTEGRATION ${process.execPath} ${driver} ${calls}; sleep 5`,
+    );
     assert.equal(r.status, 0, r.stderr);
     await waitFor(/vkit gate REJECTED/, 'the gate');
     const s = screen();

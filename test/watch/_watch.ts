@@ -21,7 +21,10 @@ export interface Watching {
 }
 
 export function startWatch(repo: TempRepo, extra: string[] = [], env: NodeJS.ProcessEnv = {}): Watching {
-  const child = vkitAsync(['watch', '--no-tui', '--jobs', '2', '--root', repo.dir, '--store', storeDir(repo), ...extra], { cwd: repo.dir, env });
+  const child = vkitAsync(
+    ['watch', '--no-tui', '--jobs', '2', '--root', repo.dir, '--store', storeDir(repo), ...extra],
+    { cwd: repo.dir, env },
+  );
   const lines: string[] = [];
   let err = '';
   let buf = '';
@@ -36,10 +39,12 @@ export function startWatch(repo: TempRepo, extra: string[] = [], env: NodeJS.Pro
   });
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => (err += chunk));
-  const exited = new Promise<number | null>((r) => (child as unknown as ChildProcessWithoutNullStreams).on('exit', (code) => {
-    r(code);
-    for (const w of waiters) w();
-  }));
+  const exited = new Promise<number | null>((r) =>
+    (child as unknown as ChildProcessWithoutNullStreams).on('exit', (code) => {
+      r(code);
+      for (const w of waiters) w();
+    }),
+  );
   let exitCode: number | null | undefined;
   void exited.then((c) => (exitCode = c));
   const waitIndex = (test: (l: string) => boolean, from: number, timeoutMs: number, what: string) =>
@@ -47,9 +52,26 @@ export function startWatch(repo: TempRepo, extra: string[] = [], env: NodeJS.Pro
       const check = () => {
         const i = lines.findIndex((l, idx) => idx >= from && test(l));
         if (i >= 0) return done(() => resolve(i));
-        if (exitCode !== undefined) return done(() => reject(new Error(`vkit watch exited (${exitCode}) before ${what}\nstdout:\n${lines.join('\n')}\nstderr:\n${err}`)));
+        if (exitCode !== undefined)
+          return done(() =>
+            reject(
+              new Error(
+                `vkit watch exited (${exitCode}) before ${what}\nstdout:\n${lines.join('\n')}\nstderr:\n${err}`,
+              ),
+            ),
+          );
       };
-      const timer = setTimeout(() => done(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}\nstdout:\n${lines.join('\n')}\nstderr:\n${err}`))), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          done(() =>
+            reject(
+              new Error(
+                `timed out after ${timeoutMs} ms waiting for ${what}\nstdout:\n${lines.join('\n')}\nstderr:\n${err}`,
+              ),
+            ),
+          ),
+        timeoutMs,
+      );
       const done = (f: () => void) => {
         clearTimeout(timer);
         waiters.delete(check);
@@ -70,10 +92,16 @@ export function startWatch(repo: TempRepo, extra: string[] = [], env: NodeJS.Pro
     lines,
     stderr: () => err,
     line: (re, from = 0, timeoutMs = 15_000) => waitIndex((l) => re.test(l), from, timeoutMs, String(re)),
-    event: (pred, from = 0, timeoutMs = 15_000) => waitIndex((l) => {
-      const e = parse(l);
-      return e !== undefined && pred(e);
-    }, from, timeoutMs, `an event matching ${pred.toString()}`),
+    event: (pred, from = 0, timeoutMs = 15_000) =>
+      waitIndex(
+        (l) => {
+          const e = parse(l);
+          return e !== undefined && pred(e);
+        },
+        from,
+        timeoutMs,
+        `an event matching ${pred.toString()}`,
+      ),
     events: () => lines.map(parse),
     exit: () => exited,
     async stop() {
@@ -87,6 +115,10 @@ export function startWatch(repo: TempRepo, extra: string[] = [], env: NodeJS.Pro
 
 /** A check reading its (literal) inputs, so it really depends on them. */
 export function readCheck(id: string, inputs: string[], extra: Record<string, unknown> = {}) {
-  return { id, run: ['node', '-e', `for (const f of ${JSON.stringify(inputs)}) require('fs').readFileSync(f)`], inputs, ...extra };
+  return {
+    id,
+    run: ['node', '-e', `for (const f of ${JSON.stringify(inputs)}) require('fs').readFileSync(f)`],
+    inputs,
+    ...extra,
+  };
 }
-

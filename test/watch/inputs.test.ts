@@ -18,10 +18,16 @@ const actionsBetween = (lines: string[], from: number, to: number) =>
     .sort();
 
 const CONFIG = `import { defineConfig } from 'vkit';\nimport { checks } from './checks.ts';\nexport default defineConfig({ checks });\n`;
-const check = (id: string, file: string) => `{ id: '${id}', run: ['node', '-e', "require('fs').readFileSync('${file}')"], inputs: ['${file}'] }`;
+const check = (id: string, file: string) =>
+  `{ id: '${id}', run: ['node', '-e', "require('fs').readFileSync('${file}')"], inputs: ['${file}'] }`;
 
 test('an edit to a module vkit.config.ts imports recompiles the graph: the new check runs, the old one is cached', async () => {
-  const repo = tempRepo({ 'vkit.config.ts': CONFIG, 'checks.ts': `export const checks = [${check('a', 'a.txt')}];\n`, 'a.txt': 'a\n', 'b.txt': 'b\n' });
+  const repo = tempRepo({
+    'vkit.config.ts': CONFIG,
+    'checks.ts': `export const checks = [${check('a', 'a.txt')}];\n`,
+    'a.txt': 'a\n',
+    'b.txt': 'b\n',
+  });
   const w = startWatch(repo);
   try {
     const s1 = await w.line(/^cycle 1 settled: READY/, 0, 30_000);

@@ -16,13 +16,19 @@ const required = process.env.VKIT_REQUIRE_SYSTEM === '1';
 const skip = !hasTmux && !required ? 'tmux is not installed: run scripts/setup-system.sh' : false;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-test('vkit watch under tmux: the TUI shows the gate, an edit reruns, r reruns the selection, q quits', { skip }, async () => {
+test('vkit watch under tmux: the TUI shows the gate, an edit reruns, r reruns the selection, q quits', {
+  skip,
+}, async () => {
   assert.ok(hasTmux, 'tmux is required (VKIT_REQUIRE_SYSTEM=1): run scripts/setup-system.sh');
   const repo = tempRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
   repo.manifest({
     checks: [
       { id: 'alpha', run: nodeCheck("require('fs').readFileSync('a.txt')"), inputs: ['a.txt'] },
-      { id: 'beta', run: nodeCheck("process.exit(require('fs').readFileSync('b.txt', 'utf8').includes('bad') ? 1 : 0)"), inputs: ['b.txt'] },
+      {
+        id: 'beta',
+        run: nodeCheck("process.exit(require('fs').readFileSync('b.txt', 'utf8').includes('bad') ? 1 : 0)"),
+        inputs: ['b.txt'],
+      },
     ],
   });
   const session = `vkit-watch-${process.pid}`;
@@ -45,7 +51,9 @@ test('vkit watch under tmux: the TUI shows the gate, an edit reruns, r reruns th
     repo.write('b.txt', 'bad\n');
     await waitFor((s) => /vkit gate REJECTED\s+cycle 2/.test(s), 'the edit to make the gate REJECTED');
     // Failing first: beta is now the first row, and selected.
-    const rows = screen().split('\n').filter((l) => /^[> ] +(PASS|FAIL|BLOCKED|STALE|MISSING|running|queued)\s/.test(l));
+    const rows = screen()
+      .split('\n')
+      .filter((l) => /^[> ] +(PASS|FAIL|BLOCKED|STALE|MISSING|running|queued)\s/.test(l));
     assert.match(rows[0]!, /FAIL.*check:beta/);
 
     repo.write('b.txt', 'good\n');
@@ -66,10 +74,14 @@ test('vkit watch under tmux: the TUI shows the gate, an edit reruns, r reruns th
   }
 });
 
-test('vkit watch under tmux: Ctrl-C in the TUI cancels the running check (interrupted, cancelled) and exits 130', { skip }, async () => {
+test('vkit watch under tmux: Ctrl-C in the TUI cancels the running check (interrupted, cancelled) and exits 130', {
+  skip,
+}, async () => {
   assert.ok(hasTmux, 'tmux is required (VKIT_REQUIRE_SYSTEM=1): run scripts/setup-system.sh');
   const repo = tempRepo({ 'a.txt': 'a\n' });
-  repo.manifest({ checks: [{ id: 'sleepy', run: nodeCheck('setTimeout(() => {}, 60000)'), inputs: ['a.txt'], timeout_s: 120 }] });
+  repo.manifest({
+    checks: [{ id: 'sleepy', run: nodeCheck('setTimeout(() => {}, 60000)'), inputs: ['a.txt'], timeout_s: 120 }],
+  });
   const session = `vkit-watch-int-${process.pid}`;
   const tmux = (...args: string[]) => spawnSync('tmux', ['-L', session, ...args], { encoding: 'utf8' });
   const screen = () => tmux('capture-pane', '-p', '-t', session).stdout;
@@ -99,7 +111,9 @@ test('vkit watch under tmux: Ctrl-C in the TUI cancels the running check (interr
 test('vkit watch on a terminal with CI set prints greppable lines instead of the TUI', { skip }, async () => {
   assert.ok(hasTmux, 'tmux is required (VKIT_REQUIRE_SYSTEM=1): run scripts/setup-system.sh');
   const repo = tempRepo({ 'a.txt': 'a\n' });
-  repo.manifest({ checks: [{ id: 'alpha', run: nodeCheck("require('fs').readFileSync('a.txt')"), inputs: ['a.txt'] }] });
+  repo.manifest({
+    checks: [{ id: 'alpha', run: nodeCheck("require('fs').readFileSync('a.txt')"), inputs: ['a.txt'] }],
+  });
   const session = `vkit-watch-ci-${process.pid}`;
   const tmux = (...args: string[]) => spawnSync('tmux', ['-L', session, ...args], { encoding: 'utf8' });
   const screen = () => tmux('capture-pane', '-p', '-t', session).stdout;

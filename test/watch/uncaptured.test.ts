@@ -19,7 +19,10 @@ test('watch: a link to an uncaptured target appearing among the inputs is `confi
       const s1 = await w.line(/^cycle 1 settled: READY/);
       symlinkSync('../secret-ish/outside.txt', join(repo.dir, 'data/b.txt'));
       const bad = await w.line(/^config invalid: /, s1);
-      assert.match(w.lines[bad]!, /checks\[0\]\.inputs\[0\]: .*`data\/b\.txt` \(a symbolic link to `\.\.\/secret-ish\/outside\.txt`, which these inputs do not capture\)/);
+      assert.match(
+        w.lines[bad]!,
+        /checks\[0\]\.inputs\[0\]: .*`data\/b\.txt` \(a symbolic link to `\.\.\/secret-ish\/outside\.txt`, which these inputs do not capture\)/,
+      );
       assert.match(w.lines[await w.line(/settled:/, bad)]!, /settled: BLOCKED/);
       rmSync(join(repo.dir, 'data/b.txt'));
       await w.line(/settled: READY/, bad + 1);

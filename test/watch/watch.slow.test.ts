@@ -11,7 +11,15 @@ import { startWatch } from './_watch.js';
 test('an edit made while a slow check runs starts the next cycle, which reruns it', async () => {
   const repo = tempRepo({ 's.txt': 'one\n' });
   // Reads its input, then takes 1.5 s: long enough to edit the file mid-run.
-  repo.manifest({ checks: [{ id: 'slow', run: ['node', '-e', "require('fs').readFileSync('s.txt'); setTimeout(() => {}, 1500)"], inputs: ['s.txt'] }] });
+  repo.manifest({
+    checks: [
+      {
+        id: 'slow',
+        run: ['node', '-e', "require('fs').readFileSync('s.txt'); setTimeout(() => {}, 1500)"],
+        inputs: ['s.txt'],
+      },
+    ],
+  });
   const w = startWatch(repo, ['--json']);
   try {
     const started = await w.event((e) => e.type === 'action.started' && e.label === 'check:slow');
@@ -39,7 +47,9 @@ test('an edit made while a slow check runs starts the next cycle, which reruns i
 
 test('Ctrl-C while a check runs: the attempt ends interrupted (cancelled), the gate settles BLOCKED, exit 130', async () => {
   const repo = tempRepo({ 'a.txt': 'a\n' });
-  repo.manifest({ checks: [{ id: 'sleepy', run: ['node', '-e', 'setTimeout(() => {}, 60000)'], inputs: ['a.txt'], timeout_s: 120 }] });
+  repo.manifest({
+    checks: [{ id: 'sleepy', run: ['node', '-e', 'setTimeout(() => {}, 60000)'], inputs: ['a.txt'], timeout_s: 120 }],
+  });
   const w = startWatch(repo);
   try {
     await w.line(/^cycle 1 started: initial$/);
@@ -55,8 +65,14 @@ test('Ctrl-C while a check runs: the attempt ends interrupted (cancelled), the g
     const code = await w.exit();
     assert.equal(code, 130, w.stderr());
     assert.ok(Date.now() - t0 < 20_000);
-    assert.ok(w.lines.some((l) => /^blocked\s+check:sleepy\b.*cancelled/.test(l)), w.lines.join('\n'));
-    assert.ok(w.lines.some((l) => /^cycle 1 settled: BLOCKED in \d+ ms$/.test(l)), w.lines.join('\n'));
+    assert.ok(
+      w.lines.some((l) => /^blocked\s+check:sleepy\b.*cancelled/.test(l)),
+      w.lines.join('\n'),
+    );
+    assert.ok(
+      w.lines.some((l) => /^cycle 1 settled: BLOCKED in \d+ ms$/.test(l)),
+      w.lines.join('\n'),
+    );
     const runs = cli(repo, ['runs', '--json']).json().runs;
     assert.equal(runs.length, 1);
     assert.equal(runs[0].state, 'interrupted');

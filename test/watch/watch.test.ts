@@ -46,7 +46,11 @@ test('first cycle settles READY; an edit reruns only the check reading it, the o
       assert.match(w.lines[s2]!, /^cycle 2 settled: READY in \d+ ms$/);
       assert.deepEqual(outcomes(w.lines, c2, s2), ['cached check:b', 'ran check:a']);
       // One line per event: the rerun action is queued, started, then finished; the cached one only cached.
-      const own = (label: string) => w.lines.slice(c2 + 1, s2).filter((l) => l.split(/\s+/)[1] === label).map((l) => l.split(/\s+/)[0]);
+      const own = (label: string) =>
+        w.lines
+          .slice(c2 + 1, s2)
+          .filter((l) => l.split(/\s+/)[1] === label)
+          .map((l) => l.split(/\s+/)[0]);
       assert.deepEqual(own('check:a'), ['queued', 'started', 'ran']);
       assert.deepEqual(own('check:b'), ['cached']);
 
@@ -82,7 +86,10 @@ test('an invalid config settles BLOCKED with the error; fixing it recovers to RE
       assert.equal(await w.line(/settled: BLOCKED/, missing), missing + 1);
       repo.write('new.txt', 'n\n');
       const s = await w.line(/settled: READY/, missing + 2);
-      assert.ok(w.lines.slice(missing + 2, s).some((l) => /^ran\s+check:n\b/.test(l)), w.lines.join('\n'));
+      assert.ok(
+        w.lines.slice(missing + 2, s).some((l) => /^ran\s+check:n\b/.test(l)),
+        w.lines.join('\n'),
+      );
     } finally {
       await w.stop();
     }
@@ -103,9 +110,23 @@ test('--json: every stdout line is one vkit.event/1 object; settles carry the cy
         assert.ok(parsed.success, `not a vkit.event/1: ${line}`);
       }
       const events = w.events();
-      assert.deepEqual(events.filter((e) => e.type === 'cycle.started').map((e) => [e.cycle, e.changed]), [[1, []], [2, ['a.txt']], [3, ['vkit.manifest.json']]]);
+      assert.deepEqual(
+        events.filter((e) => e.type === 'cycle.started').map((e) => [e.cycle, e.changed]),
+        [
+          [1, []],
+          [2, ['a.txt']],
+          [3, ['vkit.manifest.json']],
+        ],
+      );
       const settles = events.filter((e) => e.type === 'cycle.settled');
-      assert.deepEqual(settles.map((e) => [e.cycle, e.status, e.gate.status]), [[1, 'READY', 'READY'], [2, 'READY', 'READY'], [3, 'BLOCKED', 'BLOCKED']]);
+      assert.deepEqual(
+        settles.map((e) => [e.cycle, e.status, e.gate.status]),
+        [
+          [1, 'READY', 'READY'],
+          [2, 'READY', 'READY'],
+          [3, 'BLOCKED', 'BLOCKED'],
+        ],
+      );
       assert.match(settles[2].gate.reason, /^config invalid: /);
       assert.deepEqual(settles[2].gate.items, []);
       assert.equal(events.find((e) => e.type === 'config.invalid').code, 'ERR_CONFIG_PARSE');

@@ -35,16 +35,23 @@ function parseToml(text: string, file: string): Table {
 
 export function parseCargoLock(text: string, file = 'Cargo.lock'): LockPackage[] {
   const data = parseToml(text, file);
-  const raw = data['package'];
+  const raw = data.package;
   if (raw !== undefined && !Array.isArray(raw)) throw new CargoError(`${file}: [[package]] must be an array of tables`);
   return tables(data, 'package').map((p, index) => {
     const name = str(p, 'name');
     const version = str(p, 'version');
     if (!name || !version) throw new CargoError(`${file}: package #${index + 1} lacks a name or version`);
-    const deps = p['dependencies'];
-    if (deps !== undefined && (!Array.isArray(deps) || deps.some((d) => typeof d !== 'string'))) throw new CargoError(`${file}: package '${name}': dependencies must be a list of strings`);
+    const deps = p.dependencies;
+    if (deps !== undefined && (!Array.isArray(deps) || deps.some((d) => typeof d !== 'string')))
+      throw new CargoError(`${file}: package '${name}': dependencies must be a list of strings`);
     const source = str(p, 'source');
-    return { name, version, ...(source !== undefined ? { source } : {}), dependencies: (deps as string[] | undefined) ?? [], index };
+    return {
+      name,
+      version,
+      ...(source !== undefined ? { source } : {}),
+      dependencies: (deps as string[] | undefined) ?? [],
+      index,
+    };
   });
 }
 
@@ -57,8 +64,14 @@ export function parseDependencyEntry(entry: string): { name: string; version?: s
 
 export function resolveDependency(packages: readonly LockPackage[], entry: string, of: string): LockPackage {
   const want = parseDependencyEntry(entry);
-  const hits = packages.filter((p) => p.name === want.name && (want.version === undefined || p.version === want.version) && (want.source === undefined || p.source === want.source));
-  if (hits.length !== 1) throw new CargoError(`Cargo.lock: dependency \`${entry}\` of '${of}' matches ${hits.length} packages`);
+  const hits = packages.filter(
+    (p) =>
+      p.name === want.name &&
+      (want.version === undefined || p.version === want.version) &&
+      (want.source === undefined || p.source === want.source),
+  );
+  if (hits.length !== 1)
+    throw new CargoError(`Cargo.lock: dependency \`${entry}\` of '${of}' matches ${hits.length} packages`);
   return hits[0]!;
 }
 
@@ -141,23 +154,24 @@ export interface CrateManifest {
 
 export function parseCrateManifest(text: string, file: string): CrateManifest {
   const data = parseToml(text, file);
-  const pkg = isTable(data['package']) ? (data['package'] as Table) : undefined;
-  const ws = isTable(data['workspace']) ? (data['workspace'] as Table) : undefined;
+  const pkg = isTable(data.package) ? (data.package as Table) : undefined;
+  const ws = isTable(data.workspace) ? (data.workspace as Table) : undefined;
   const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
   const pathDependencies: string[] = [];
   const collect = (t: Table | undefined) => {
     for (const k of ['dependencies', 'dev-dependencies', 'build-dependencies']) {
       const deps = t && isTable(t[k]) ? (t[k] as Table) : undefined;
-      for (const v of Object.values(deps ?? {})) if (isTable(v) && typeof v['path'] === 'string') pathDependencies.push(v['path'] as string);
+      for (const v of Object.values(deps ?? {}))
+        if (isTable(v) && typeof v.path === 'string') pathDependencies.push(v.path as string);
     }
   };
   collect(data);
-  for (const t of Object.values(isTable(data['target']) ? (data['target'] as Table) : {})) if (isTable(t)) collect(t);
-  const version = pkg && typeof pkg['version'] === 'string' ? (pkg['version'] as string) : undefined;
+  for (const t of Object.values(isTable(data.target) ? (data.target as Table) : {})) if (isTable(t)) collect(t);
+  const version = pkg && typeof pkg.version === 'string' ? (pkg.version as string) : undefined;
   return {
-    ...(pkg && typeof pkg['name'] === 'string' ? { packageName: pkg['name'] as string } : {}),
+    ...(pkg && typeof pkg.name === 'string' ? { packageName: pkg.name as string } : {}),
     ...(version ? { version } : {}),
-    ...(ws ? { workspace: { members: strings(ws['members']), exclude: strings(ws['exclude']) } } : {}),
+    ...(ws ? { workspace: { members: strings(ws.members), exclude: strings(ws.exclude) } } : {}),
     pathDependencies,
   };
 }
@@ -208,7 +222,8 @@ export function readWorkspace(r: WorkspaceReaders): Workspace {
   if (rootText === undefined) throw new CargoError('Cargo.toml: missing at the workspace root');
   const root = parseCrateManifest(rootText, 'Cargo.toml');
   const lockText = r.read('Cargo.lock');
-  if (lockText === undefined) throw new CargoError('Cargo.lock: missing at the workspace root (run `cargo generate-lockfile` and commit it)');
+  if (lockText === undefined)
+    throw new CargoError('Cargo.lock: missing at the workspace root (run `cargo generate-lockfile` and commit it)');
   const lock = parseCargoLock(lockText);
   const crates = new Map<string, { dir: string; version?: string }>();
   const pending: string[] = [];
@@ -220,9 +235,19 @@ export function readWorkspace(r: WorkspaceReaders): Workspace {
     let dirs = [''];
     for (const part of parts) {
       const re = memberPattern(part);
-      dirs = dirs.flatMap((d) => (/[*?]/.test(part) ? r.dirs(d).filter((n) => re.test(n)).sort() : [part]).map((n) => (d ? `${d}/${n}` : n)));
+      dirs = dirs.flatMap((d) =>
+        (/[*?]/.test(part)
+          ? r
+              .dirs(d)
+              .filter((n) => re.test(n))
+              .sort()
+          : [part]
+        ).map((n) => (d ? `${d}/${n}` : n)),
+      );
     }
-    for (const d of dirs) if (!excluded.some((re) => re.test(d)) && (r.read(`${d}/Cargo.toml`) !== undefined || !/[*?]/.test(glob))) pending.push(d);
+    for (const d of dirs)
+      if (!excluded.some((re) => re.test(d)) && (r.read(`${d}/Cargo.toml`) !== undefined || !/[*?]/.test(glob)))
+        pending.push(d);
   }
   const done = new Set<string>();
   while (pending.length) {
@@ -235,7 +260,8 @@ export function readWorkspace(r: WorkspaceReaders): Workspace {
     const m = parseCrateManifest(text, file);
     if (!m.packageName) continue; // a virtual manifest
     const other = crates.get(m.packageName);
-    if (other && other.dir !== dir) throw new CargoError(`${file}: crate '${m.packageName}' is also at ${other.dir || '.'}`);
+    if (other && other.dir !== dir)
+      throw new CargoError(`${file}: crate '${m.packageName}' is also at ${other.dir || '.'}`);
     crates.set(m.packageName, { dir, ...(m.version ? { version: m.version } : {}) });
     for (const p of m.pathDependencies) {
       const target = normaliseRel(dir ? `${dir}/${p}` : p);

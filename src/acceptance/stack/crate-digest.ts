@@ -32,7 +32,8 @@ export interface CrateDigest {
 /** Thrown when a directory cannot be digested; callers turn it into a finding. */
 export class DigestError extends Error {}
 
-const excluded = (rel: string) => rel === 'target' || rel.startsWith('target/') || rel === '.git' || rel.startsWith('.git/');
+const excluded = (rel: string) =>
+  rel === 'target' || rel.startsWith('target/') || rel === '.git' || rel.startsWith('.git/');
 
 /**
  * One check's memory of listings and digests. A stack check digests every crate twice (the app's
@@ -77,7 +78,11 @@ export function digestCacheFor(key: object): DigestCache {
   return c;
 }
 
-const listGit = async (dir: string) => [...new Set((await git(dir, ['ls-files', '-z', '--cached', '--others', '--exclude-standard'])).split('\0').filter(Boolean))];
+const listGit = async (dir: string) => [
+  ...new Set(
+    (await git(dir, ['ls-files', '-z', '--cached', '--others', '--exclude-standard'])).split('\0').filter(Boolean),
+  ),
+];
 
 /** Relative paths of the files that make up `dir` (unsorted; the listing sorts bytewise). */
 export async function crateFiles(dir: string, cache?: DigestCache): Promise<string[]> {
@@ -98,7 +103,8 @@ export async function crateFiles(dir: string, cache?: DigestCache): Promise<stri
         break;
       }
     }
-    if (!listed && [...cache.plain].some((p) => under(p, dir) !== undefined)) return (await walk(dir, '')).filter((f) => !excluded(f));
+    if (!listed && [...cache.plain].some((p) => under(p, dir) !== undefined))
+      return (await walk(dir, '')).filter((f) => !excluded(f));
     if (!listed) {
       try {
         const top = (await git(dir, ['rev-parse', '--show-toplevel'])).trim();
@@ -146,7 +152,8 @@ export async function fileBytes(dir: string, rel: string): Promise<Buffer | unde
     noteRead(abs);
     return target;
   }
-  if (!st.isFile()) throw new DigestError(`${rel} is not a regular file (a submodule or special file cannot be digested)`);
+  if (!st.isFile())
+    throw new DigestError(`${rel} is not a regular file (a submodule or special file cannot be digested)`);
   const bytes = await readFile(abs);
   noteRead(abs);
   return bytes;
@@ -167,7 +174,8 @@ async function computeDigest(dir: string, cache?: DigestCache): Promise<CrateDig
   const queue = [...rels];
   const worker = async () => {
     for (let rel = queue.shift(); rel !== undefined; rel = queue.shift()) {
-      if (rel.includes('\n')) throw new DigestError(`${rel}: a file name holding a newline cannot be listed unambiguously`);
+      if (rel.includes('\n'))
+        throw new DigestError(`${rel}: a file name holding a newline cannot be listed unambiguously`);
       const bytes = await fileBytes(dir, rel);
       if (bytes) files.push({ path: rel, sha512: sha512Hex(bytes) });
     }

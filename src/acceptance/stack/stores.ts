@@ -8,7 +8,11 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DecisionPaths } from '../model.js';
 
-export const STORE_FILES = { spec: 'acceptance-specification.toml', package: 'acceptance-package.toml', decision: 'acceptance-decision.toml' } as const;
+export const STORE_FILES = {
+  spec: 'acceptance-specification.toml',
+  package: 'acceptance-package.toml',
+  decision: 'acceptance-decision.toml',
+} as const;
 
 export type StoreLookup =
   | { kind: 'found'; acceptor: string; dir: string; paths: DecisionPaths; missing: string[] }
@@ -27,7 +31,11 @@ const exists = async (p: string, dir = false) => {
 /** A crate name as a directory name: never a path (`..`, separators). */
 export const safeCrateName = (name: string) => /^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name) && !name.includes('..');
 
-export async function findLibrary(stores: Record<string, string>, acceptors: readonly string[], crate: string): Promise<StoreLookup> {
+export async function findLibrary(
+  stores: Record<string, string>,
+  acceptors: readonly string[],
+  crate: string,
+): Promise<StoreLookup> {
   const usable = acceptors.filter((a) => Object.hasOwn(stores, a));
   if (!usable.length) return { kind: 'no-store', acceptors: [...acceptors] };
   if (!safeCrateName(crate)) return { kind: 'absent', searched: usable };
@@ -35,7 +43,11 @@ export async function findLibrary(stores: Record<string, string>, acceptors: rea
     const dir = join(stores[acceptor]!, crate);
     if (!(await exists(dir, true))) continue;
     const file = (f: string) => ({ abs: join(dir, f), file: `${acceptor}:${crate}/${f}` });
-    const paths: DecisionPaths = { spec: file(STORE_FILES.spec), package: file(STORE_FILES.package), decision: file(STORE_FILES.decision) };
+    const paths: DecisionPaths = {
+      spec: file(STORE_FILES.spec),
+      package: file(STORE_FILES.package),
+      decision: file(STORE_FILES.decision),
+    };
     const missing: string[] = [];
     for (const f of Object.values(STORE_FILES)) if (!(await exists(join(dir, f)))) missing.push(f);
     return { kind: 'found', acceptor, dir, paths, missing };

@@ -56,7 +56,10 @@ export interface TreeDifference {
 }
 
 /** The commit's entries under `subjectDir` (which must exist), relative to it. */
-async function commitEntries(subjectDir: string, commit: string): Promise<Map<string, { mode: string; type: string; oid: string }>> {
+async function commitEntries(
+  subjectDir: string,
+  commit: string,
+): Promise<Map<string, { mode: string; type: string; oid: string }>> {
   const out = (await gitBytes(subjectDir, ['ls-tree', '-r', '-z', commit])).toString('utf8');
   const entries = new Map<string, { mode: string; type: string; oid: string }>();
   for (const rec of out.split('\0').filter(Boolean)) {
@@ -81,11 +84,13 @@ export async function compareWithCommit(subjectDir: string, commit: string): Pro
     const entry = entries.get(rel);
     if (!entry) diffs.push({ path: rel, problem: 'not in the commit' });
     else if (entry.type !== 'blob') diffs.push({ path: rel, problem: 'not a file in the commit' });
-    else if (gitBlobId(bytes, entry.oid.length === 64 ? 'sha256' : 'sha1') !== entry.oid) diffs.push({ path: rel, problem: 'differs' });
+    else if (gitBlobId(bytes, entry.oid.length === 64 ? 'sha256' : 'sha1') !== entry.oid)
+      diffs.push({ path: rel, problem: 'differs' });
   }
   for (const rel of entries.keys()) {
     // The digest never covers target/ (crateFiles drops it), so neither does the comparison.
-    if (!present.has(rel) && !(rel === 'target' || rel.startsWith('target/'))) diffs.push({ path: rel, problem: 'missing from the tree' });
+    if (!present.has(rel) && !(rel === 'target' || rel.startsWith('target/')))
+      diffs.push({ path: rel, problem: 'missing from the tree' });
   }
   return diffs.sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
 }
@@ -121,7 +126,14 @@ const within = (path: string, dir: string) => dir === '.' || path === dir || pat
 /** The listed files that exist (git lists a tracked file deleted from the work tree; it is not part of the bytes). */
 async function presentFiles(dir: string): Promise<string[]> {
   const listed = await crateFiles(dir);
-  const present = await Promise.all(listed.map((rel) => lstat(resolve(dir, rel)).then(() => true, () => false)));
+  const present = await Promise.all(
+    listed.map((rel) =>
+      lstat(resolve(dir, rel)).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
   return listed.filter((_, i) => present[i]);
 }
 
@@ -131,7 +143,11 @@ async function presentFiles(dir: string): Promise<string[]> {
  * over the tree's bytes, matches (two records disagreeing about a file pin nothing). Throws
  * DigestError when the subject directory cannot be listed or a file cannot be read.
  */
-export async function pinnedByRecordedDigests(tree: string, subjectRoot: string, recorded: RecordedDigests): Promise<Pinning> {
+export async function pinnedByRecordedDigests(
+  tree: string,
+  subjectRoot: string,
+  recorded: RecordedDigests,
+): Promise<Pinning> {
   const subjectDir = posix.normalize(subjectRoot).replace(/(.)\/$/, '$1');
   const files = (await presentFiles(resolve(tree, subjectDir))).map((rel) => posix.join(subjectDir, rel));
   const verdicts = new Map<string, boolean>();
@@ -154,7 +170,10 @@ export async function pinnedByRecordedDigests(tree: string, subjectRoot: string,
   }
   const unpinned = files
     .filter((path) => verdicts.get(path) !== true)
-    .map((path) => ({ path: subjectDir === '.' ? path : path.slice(subjectDir.length + 1), differs: verdicts.get(path) === false }))
+    .map((path) => ({
+      path: subjectDir === '.' ? path : path.slice(subjectDir.length + 1),
+      differs: verdicts.get(path) === false,
+    }))
     .sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
   return { total: files.length, unpinned };
 }

@@ -17,10 +17,30 @@
  * axioms, no proof escape in the candidate, and every observation as expected.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import type { Bind, CheckerPlan, ContainerResult, FormalOutcome, FormalSections, Obligation, Profile, ProfileContext, Sandbox } from '../types.js';
+import type {
+  Bind,
+  CheckerPlan,
+  ContainerResult,
+  FormalOutcome,
+  FormalSections,
+  Obligation,
+  Profile,
+  ProfileContext,
+  Sandbox,
+} from '../types.js';
 import {
   blankCommentsAndStrings,
   coqLocation,
@@ -82,7 +102,9 @@ export interface CoqComponentPlan {
  * Reads a component's entry, bindings and parameters into a plan, or the problems that make it
  * uncheckable. Everything here is pasted into generated Coq, so only plain identifiers pass.
  */
-export function planComponent(component: ProfileContext['component']): { plan: CoqComponentPlan } | { problems: string[] } {
+export function planComponent(
+  component: ProfileContext['component'],
+): { plan: CoqComponentPlan } | { problems: string[] } {
   const problems: string[] = [];
   const entry = component.source.entry;
   const segments = entry.split('/');
@@ -90,7 +112,8 @@ export function planComponent(component: ProfileContext['component']): { plan: C
   if (!entry.endsWith('.v') || segments.some((s) => !/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(s)) || !IDENT.test(stem)) {
     problems.push(`source.entry must be a relative path to a .v file whose name is a Coq identifier, got \`${entry}\``);
   }
-  if (component.representation !== undefined) problems.push('representation is not supported by the Coq profile: the state type is the owned ledger');
+  if (component.representation !== undefined)
+    problems.push('representation is not supported by the Coq profile: the state type is the owned ledger');
   const symbols: Record<string, string> = {};
   const functors = new Set<string>();
   for (const b of BINDINGS) {
@@ -107,13 +130,27 @@ export function planComponent(component: ProfileContext['component']): { plan: C
     functors.add(parts.slice(0, -1).join('.'));
     symbols[b] = parts[parts.length - 1]!;
   }
-  if (functors.size > 1) problems.push(`all bindings must name fields of one functor over LEDGER_PARAMS, got ${[...functors].sort().join(', ')}`);
+  if (functors.size > 1)
+    problems.push(
+      `all bindings must name fields of one functor over LEDGER_PARAMS, got ${[...functors].sort().join(', ')}`,
+    );
   const n = component.parameters.max_records;
   const m = component.parameters.command_count;
-  if (!Number.isInteger(n) || (n as number) < 1 || (n as number) > MAX_PARAMETER) problems.push(`parameters.max_records must be an integer from 1 to ${MAX_PARAMETER}, got ${JSON.stringify(n)}`);
-  if (!Number.isInteger(m) || (m as number) < 0 || (m as number) > MAX_PARAMETER) problems.push(`parameters.command_count must be an integer from 0 to ${MAX_PARAMETER}, got ${JSON.stringify(m)}`);
+  if (!Number.isInteger(n) || (n as number) < 1 || (n as number) > MAX_PARAMETER)
+    problems.push(`parameters.max_records must be an integer from 1 to ${MAX_PARAMETER}, got ${JSON.stringify(n)}`);
+  if (!Number.isInteger(m) || (m as number) < 0 || (m as number) > MAX_PARAMETER)
+    problems.push(`parameters.command_count must be an integer from 0 to ${MAX_PARAMETER}, got ${JSON.stringify(m)}`);
   if (problems.length) return { problems };
-  return { plan: { entry, library: stem, functor: [...functors][0]!, symbols, maxRecords: n as number, commandCount: m as number } };
+  return {
+    plan: {
+      entry,
+      library: stem,
+      functor: [...functors][0]!,
+      symbols,
+      maxRecords: n as number,
+      commandCount: m as number,
+    },
+  };
 }
 
 /** Names of the `Print Assumptions` outputs (`<id>.out` under assumptions/). */
@@ -126,7 +163,10 @@ export function assumptionId(kind: 'client' | 'package', theorem: string): strin
  * against LEDGER_API, applies the expected client, prints assumptions and extracts. `lines` maps a
  * one-based driver line to the binding it binds, so a typing error there names its obligation.
  */
-export function renderDriver(plan: CoqComponentPlan, spec: CoqObligationSpec): { text: string; lines: Record<number, string> } {
+export function renderDriver(
+  plan: CoqComponentPlan,
+  spec: CoqObligationSpec,
+): { text: string; lines: Record<number, string> } {
   const out: string[] = [];
   const lines: Record<number, string> = {};
   const add = (s: string, binding?: string) => {
@@ -153,15 +193,17 @@ export function renderDriver(plan: CoqComponentPlan, spec: CoqObligationSpec): {
   add('Module Client := ExpectedClient Params Bound.');
   add('Module ModelCheck := ModelImpl Params.');
   for (const b of BINDINGS) {
-    for (const t of spec.bindings[b]!.client) add(`Redirect "/work/assumptions/${assumptionId('client', t)}" Print Assumptions Client.${t}.`, b);
+    for (const t of spec.bindings[b]!.client)
+      add(`Redirect "/work/assumptions/${assumptionId('client', t)}" Print Assumptions Client.${t}.`, b);
   }
   for (const c of spec.package_claims) {
-    for (const t of c.theorems) add(`Redirect "/work/assumptions/${assumptionId('package', t)}" Print Assumptions ${t}.`);
+    for (const t of c.theorems)
+      add(`Redirect "/work/assumptions/${assumptionId('package', t)}" Print Assumptions ${t}.`);
   }
   add('Require Extraction.');
   add('Require Import ExtrOcamlBasic ExtrOcamlNatInt.');
   add('Extraction "/work/build/ledger.ml" Params Bound.');
-  return { text: out.join('\n') + '\n', lines };
+  return { text: `${out.join('\n')}\n`, lines };
 }
 
 /* ------------------------------------------------------------------ the profile */
@@ -173,13 +215,26 @@ export const coqProfile: Profile = {
   contracts: [CONTRACT],
 
   async checker(sandbox: Sandbox | undefined, _env): Promise<CheckerPlan> {
-    if (!sandbox) return { toolPaths: COQ_TOOL_PATHS, missing: [`worker image ${COQ_WORKER_IMAGE} not checked: no container engine`] };
+    if (!sandbox)
+      return {
+        toolPaths: COQ_TOOL_PATHS,
+        missing: [`worker image ${COQ_WORKER_IMAGE} not checked: no container engine`],
+      };
     try {
       const image = await sandbox.imageId(COQ_WORKER_IMAGE);
-      if (!image) return { toolPaths: COQ_TOOL_PATHS, missing: [`worker image ${COQ_WORKER_IMAGE} is not installed in the container engine (${sandbox.socket}): build it with scripts/setup-system.sh`] };
+      if (!image)
+        return {
+          toolPaths: COQ_TOOL_PATHS,
+          missing: [
+            `worker image ${COQ_WORKER_IMAGE} is not installed in the container engine (${sandbox.socket}): build it with scripts/setup-system.sh`,
+          ],
+        };
       return { image, toolPaths: COQ_TOOL_PATHS, missing: [] };
     } catch (error) {
-      return { toolPaths: COQ_TOOL_PATHS, missing: [`worker image ${COQ_WORKER_IMAGE} could not be looked up: ${(error as Error).message}`] };
+      return {
+        toolPaths: COQ_TOOL_PATHS,
+        missing: [`worker image ${COQ_WORKER_IMAGE} could not be looked up: ${(error as Error).message}`],
+      };
     }
   },
 
@@ -189,11 +244,22 @@ export const coqProfile: Profile = {
     try {
       spec = readObligationSpec(ctx.pkg.dir);
     } catch (error) {
-      return blocked(`the package's Coq obligation list is unreadable: ${(error as Error).message}`, baseSections(ctx, undefined, null, []));
+      return blocked(
+        `the package's Coq obligation list is unreadable: ${(error as Error).message}`,
+        baseSections(ctx, undefined, null, []),
+      );
     }
-    if (plan.missing.length || !plan.image) return blocked(`Coq checker unavailable: ${plan.missing.join('; ') || 'no worker image'}`, baseSections(ctx, spec, null, plan.missing));
+    if (plan.missing.length || !plan.image)
+      return blocked(
+        `Coq checker unavailable: ${plan.missing.join('; ') || 'no worker image'}`,
+        baseSections(ctx, spec, null, plan.missing),
+      );
     const component = planComponent(ctx.component);
-    if ('problems' in component) return blocked(`component cannot be checked by ${COQ_PROFILE_ID}: ${component.problems.join('; ')}`, baseSections(ctx, spec, plan.image, component.problems));
+    if ('problems' in component)
+      return blocked(
+        `component cannot be checked by ${COQ_PROFILE_ID}: ${component.problems.join('; ')}`,
+        baseSections(ctx, spec, plan.image, component.problems),
+      );
     const scratch = mkdtempSync(join(tmpdir(), 'vkit-coq-'));
     try {
       return await runProcedure(ctx, plan.image, component.plan, spec, scratch);
@@ -210,7 +276,13 @@ interface Steps {
   logs: string[];
 }
 
-async function runProcedure(ctx: ProfileContext, image: string, plan: CoqComponentPlan, spec: CoqObligationSpec, scratch: string): Promise<FormalOutcome> {
+async function runProcedure(
+  ctx: ProfileContext,
+  image: string,
+  plan: CoqComponentPlan,
+  spec: CoqObligationSpec,
+  scratch: string,
+): Promise<FormalOutcome> {
   const sections = baseSections(ctx, spec, image, []);
   const artifacts: string[] = [];
   const dirs = ['pkg', 'cand', 'check', 'assumptions', 'build', 'tmp'];
@@ -228,14 +300,33 @@ async function runProcedure(ctx: ProfileContext, image: string, plan: CoqCompone
   const entryBytes = readFileSync(join(ctx.source, plan.entry));
   const entryText = entryBytes.toString('utf8');
   const forbidden = scanCandidate(entryText);
-  for (const f of forbidden) sections.diagnostics.push({ severity: 'error', message: `\`${f.token}\` ${f.reason}`, file: plan.entry, ...indexToLineColumn(entryText, f.index) });
+  for (const f of forbidden)
+    sections.diagnostics.push({
+      severity: 'error',
+      message: `\`${f.token}\` ${f.reason}`,
+      file: plan.entry,
+      ...indexToLineColumn(entryText, f.index),
+    });
   const subvert = forbidden.find((f) => f.kind === 'subvert');
-  if (subvert) return blocked(`the candidate uses \`${subvert.token}\` (${subvert.reason}) at ${where(plan.entry, entryText, subvert.index)}; it is not run`, sections);
+  if (subvert)
+    return blocked(
+      `the candidate uses \`${subvert.token}\` (${subvert.reason}) at ${where(plan.entry, entryText, subvert.index)}; it is not run`,
+      sections,
+    );
 
   // 1. The package, freshly.
   const versions = 'coqc --version | head -1; ocamlopt -version';
-  const script = ['set -e', versions, ...PACKAGE_FILES.map((f) => `${COQC} -q -no-glob -Q /work/pkg VkitLedger /pkg/coq/${f}.v -o /work/pkg/${f}.vo`)].join('\n');
-  const pkgRun = await steps.run('package', ['/bin/sh', '-c', script], [{ host: ctx.pkg.dir, container: '/pkg', readOnly: true }, at('pkg', false), tmp], '/work/tmp');
+  const script = [
+    'set -e',
+    versions,
+    ...PACKAGE_FILES.map((f) => `${COQC} -q -no-glob -Q /work/pkg VkitLedger /pkg/coq/${f}.v -o /work/pkg/${f}.vo`),
+  ].join('\n');
+  const pkgRun = await steps.run(
+    'package',
+    ['/bin/sh', '-c', script],
+    [{ host: ctx.pkg.dir, container: '/pkg', readOnly: true }, at('pkg', false), tmp],
+    '/work/tmp',
+  );
   const stop = stepFailure(pkgRun, 'package');
   const [coqVersion, ocamlVersion] = pkgRun.stdout.split('\n');
   if (coqVersion) sections.inventory.versions.coqc = coqVersion.trim();
@@ -243,39 +334,103 @@ async function runProcedure(ctx: ProfileContext, image: string, plan: CoqCompone
   if (stop) return finish(blocked(`the package ${ctx.pkg.id} ${ctx.pkg.version} did not check: ${stop}`, sections));
 
   // 2. The candidate against the compiled package (read-only now).
-  const candArgv = [COQC, '-q', '-no-glob', '-Q', '/work/pkg', 'VkitLedger', '-Q', '/work/cand', 'VkitCandidate', `/src/${plan.entry}`, '-o', `/work/cand/${plan.library}.vo`];
-  const candRun = await steps.run('candidate', candArgv, [{ host: ctx.source, container: '/src', readOnly: true }, at('pkg', true), at('cand', false), tmp], '/work/tmp');
+  const candArgv = [
+    COQC,
+    '-q',
+    '-no-glob',
+    '-Q',
+    '/work/pkg',
+    'VkitLedger',
+    '-Q',
+    '/work/cand',
+    'VkitCandidate',
+    `/src/${plan.entry}`,
+    '-o',
+    `/work/cand/${plan.library}.vo`,
+  ];
+  const candRun = await steps.run(
+    'candidate',
+    candArgv,
+    [{ host: ctx.source, container: '/src', readOnly: true }, at('pkg', true), at('cand', false), tmp],
+    '/work/tmp',
+  );
   const candStop = stepFailure(candRun, 'candidate');
   if (candStop) {
-    const err = firstCoqError(candRun.stderr + '\n' + candRun.stdout);
+    const err = firstCoqError(`${candRun.stderr}\n${candRun.stdout}`);
     const located = err ? locateInEntry(err, entryBytes, plan.entry) : undefined;
     const failing = located && err ? obligationAt(err, entryBytes, plan, spec) : undefined;
     markCandidateFailure(sections, failing?.binding);
-    sections.diagnostics.push({ severity: 'error', message: err?.message ?? candStop, ...(located ? { file: plan.entry, line: located.line, column: located.column } : {}) });
-    const named = failing ? `obligation \`${failing.name}\`${failing.binding ? ` (${failing.binding} contract)` : ''}` : 'the candidate';
-    return finish(blocked(`${named} failed${located ? ` at ${plan.entry}:${located.line}:${located.column}` : ''}: ${err?.message ?? candStop}`, sections));
+    sections.diagnostics.push({
+      severity: 'error',
+      message: err?.message ?? candStop,
+      ...(located ? { file: plan.entry, line: located.line, column: located.column } : {}),
+    });
+    const named = failing
+      ? `obligation \`${failing.name}\`${failing.binding ? ` (${failing.binding} contract)` : ''}`
+      : 'the candidate';
+    return finish(
+      blocked(
+        `${named} failed${located ? ` at ${plan.entry}:${located.line}:${located.column}` : ''}: ${err?.message ?? candStop}`,
+        sections,
+      ),
+    );
   }
 
   // 3. The driver: functor application, the expected client, assumptions, extraction.
   const driver = renderDriver(plan, spec);
   writeFileSync(join(scratch, 'check', 'Check.v'), driver.text, { mode: 0o644 });
-  const drvArgv = [COQC, '-q', '-no-glob', '-Q', '/work/pkg', 'VkitLedger', '-Q', '/work/cand', 'VkitCandidate', '/work/check/Check.v', '-o', '/work/check/Check.vo'];
-  const drvRun = await steps.run('driver', drvArgv, [at('pkg', true), at('cand', true), at('check', false), at('assumptions', false), at('build', false), tmp], '/work/check');
+  const drvArgv = [
+    COQC,
+    '-q',
+    '-no-glob',
+    '-Q',
+    '/work/pkg',
+    'VkitLedger',
+    '-Q',
+    '/work/cand',
+    'VkitCandidate',
+    '/work/check/Check.v',
+    '-o',
+    '/work/check/Check.vo',
+  ];
+  const drvRun = await steps.run(
+    'driver',
+    drvArgv,
+    [at('pkg', true), at('cand', true), at('check', false), at('assumptions', false), at('build', false), tmp],
+    '/work/check',
+  );
   keep(scratch, 'check/Check.v', ctx.out, 'driver/Check.v', artifacts);
   const drvStop = stepFailure(drvRun, 'driver');
   if (drvStop) {
-    const err = firstCoqError(drvRun.stderr + '\n' + drvRun.stdout);
+    const err = firstCoqError(`${drvRun.stderr}\n${drvRun.stdout}`);
     const field = err ? mismatchedField(err.message) : undefined;
-    const binding = field ? BINDINGS.find((b) => b === field.field || spec.bindings[b]!.contract === field.field) : err ? driver.lines[err.line] : undefined;
+    const binding = field
+      ? BINDINGS.find((b) => b === field.field || spec.bindings[b]!.contract === field.field)
+      : err
+        ? driver.lines[err.line]
+        : undefined;
     const isContract = field !== undefined && binding !== undefined && spec.bindings[binding]!.contract === field.field;
-    const obligationName = binding ? (isContract || !field ? `${binding} contract (LEDGER_API.${spec.bindings[binding]!.contract})` : `${binding} (LEDGER_API.${binding})`) : 'the expected client';
+    const obligationName = binding
+      ? isContract || !field
+        ? `${binding} contract (LEDGER_API.${spec.bindings[binding]!.contract})`
+        : `${binding} (LEDGER_API.${binding})`
+      : 'the expected client';
     markCandidateFailure(sections, binding);
     // The candidate's own declaration is where the author must look.
     const symbol = binding ? (isContract ? `${plan.symbols[binding]}_spec` : plan.symbols[binding]!) : undefined;
     const idx = symbol ? declarationIndex(entryText, symbol) : undefined;
     const loc = idx !== undefined ? indexToLineColumn(entryText, idx) : undefined;
-    sections.diagnostics.push({ severity: 'error', message: `${obligationName}: ${err?.message ?? drvStop}`, ...(loc ? { file: plan.entry, ...loc } : {}) });
-    return finish(blocked(`obligation ${obligationName} failed${loc ? ` at ${plan.entry}:${loc.line}:${loc.column}` : ''}: ${err?.message ?? drvStop}`, sections));
+    sections.diagnostics.push({
+      severity: 'error',
+      message: `${obligationName}: ${err?.message ?? drvStop}`,
+      ...(loc ? { file: plan.entry, ...loc } : {}),
+    });
+    return finish(
+      blocked(
+        `obligation ${obligationName} failed${loc ? ` at ${plan.entry}:${loc.line}:${loc.column}` : ''}: ${err?.message ?? drvStop}`,
+        sections,
+      ),
+    );
   }
 
   // Assumptions: every client theorem and package claim must be closed, or rely only on accepted axioms.
@@ -290,7 +445,13 @@ async function runProcedure(ctx: ProfileContext, image: string, plan: CoqCompone
     }
     const file = join(scratch, 'assumptions', `${assumptionId(kind, theorem)}.out`);
     const text = readRegular(file);
-    keep(scratch, `assumptions/${assumptionId(kind, theorem)}.out`, ctx.out, `assumptions/${assumptionId(kind, theorem)}.out`, artifacts);
+    keep(
+      scratch,
+      `assumptions/${assumptionId(kind, theorem)}.out`,
+      ctx.out,
+      `assumptions/${assumptionId(kind, theorem)}.out`,
+      artifacts,
+    );
     if (text === undefined) {
       item.status = 'unknown';
       trustProblems.push(`no assumptions reported for ${theorem}`);
@@ -301,7 +462,9 @@ async function runProcedure(ctx: ProfileContext, image: string, plan: CoqCompone
     const unaccepted = a.axioms.filter((x) => !accepted.has(x));
     if (a.unparsed || a.otherGroups.length || unaccepted.length) {
       item.status = 'unknown';
-      trustProblems.push(`${theorem} relies on ${[...unaccepted, ...a.otherGroups].join(', ') || 'an assumption report vkit cannot read'}`);
+      trustProblems.push(
+        `${theorem} relies on ${[...unaccepted, ...a.otherGroups].join(', ') || 'an assumption report vkit cannot read'}`,
+      );
     } else item.status = 'proved';
   }
   sections.provenance.logical_trust.engine_reported_axioms = [...reported].sort();
@@ -313,7 +476,8 @@ async function runProcedure(ctx: ProfileContext, image: string, plan: CoqCompone
   chmodSync(join(scratch, 'build', 'observe.ml'), 0o644);
   const compileArgv = [OCAMLOPT, '-w', '-a', 'ledger.mli', 'ledger.ml', 'observe.ml', '-o', 'observe'];
   const compRun = await steps.run('compile', compileArgv, [at('build', false), tmp], '/work/build');
-  for (const f of ['ledger.ml', 'ledger.mli', 'observe.ml']) keep(scratch, `build/${f}`, ctx.out, `build/${f}`, artifacts);
+  for (const f of ['ledger.ml', 'ledger.mli', 'observe.ml'])
+    keep(scratch, `build/${f}`, ctx.out, `build/${f}`, artifacts);
   const compilation: NonNullable<FormalSections['compilation']> = {
     sources: { [plan.entry]: sha(entryBytes), ...hashes(scratch, ['build/ledger.ml', 'build/ledger.mli']) },
     driver: hashes(scratch, ['check/Check.v', 'build/observe.ml']),
@@ -335,16 +499,39 @@ async function runProcedure(ctx: ProfileContext, image: string, plan: CoqCompone
   const obsStop = stepFailure(obsRun, 'observe');
   if (obsStop) return finish(blocked(`the observations did not run to the end: ${obsStop}`, sections));
   const wrong = compilation.observations.filter((o) => !o.pass);
-  if (compilation.observations.length === 0) return finish(blocked('the observation driver reported nothing', sections));
-  if (wrong.length) return finish(blocked(`compiled observations disagree with the contract: ${wrong.map((o) => `${o.name} expected \`${o.expected}\`, observed \`${o.observed}\``).join('; ')}`, sections));
+  if (compilation.observations.length === 0)
+    return finish(blocked('the observation driver reported nothing', sections));
+  if (wrong.length)
+    return finish(
+      blocked(
+        `compiled observations disagree with the contract: ${wrong.map((o) => `${o.name} expected \`${o.expected}\`, observed \`${o.observed}\``).join('; ')}`,
+        sections,
+      ),
+    );
 
   const escapes = forbidden.filter((f) => f.kind === 'escape');
-  if (escapes.length) return finish(blocked(`the candidate leaves proofs unchecked: \`${escapes[0]!.token}\` at ${where(plan.entry, entryText, escapes[0]!.index)}${trustProblems.length ? `; ${trustProblems.join('; ')}` : ''}`, sections));
-  if (trustProblems.length) return finish(blocked(`assumptions outside the package's accepted list: ${trustProblems.join('; ')}`, sections));
-  if (sections.obligations.proved !== sections.obligations.total) return finish(blocked('not every obligation was proved', sections));
+  if (escapes.length)
+    return finish(
+      blocked(
+        `the candidate leaves proofs unchecked: \`${escapes[0]!.token}\` at ${where(plan.entry, entryText, escapes[0]!.index)}${trustProblems.length ? `; ${trustProblems.join('; ')}` : ''}`,
+        sections,
+      ),
+    );
+  if (trustProblems.length)
+    return finish(blocked(`assumptions outside the package's accepted list: ${trustProblems.join('; ')}`, sections));
+  if (sections.obligations.proved !== sections.obligations.total)
+    return finish(blocked('not every obligation was proved', sections));
   for (const c of sections.coverage.bindings) c.established = true;
   for (const c of sections.coverage.package_claims) if (c.note === undefined) c.established = true;
-  return finish({ outcome: 'PASS', claim: 'established', reason: `coqc checked ${sections.obligations.total} obligations closed under the accepted axioms; ${compilation.observations.length} observations as expected`, assurance: 'kernel_proof', method: METHOD, sections, artifacts });
+  return finish({
+    outcome: 'PASS',
+    claim: 'established',
+    reason: `coqc checked ${sections.obligations.total} obligations closed under the accepted axioms; ${compilation.observations.length} observations as expected`,
+    assurance: 'kernel_proof',
+    method: METHOD,
+    sections,
+    artifacts,
+  });
 
   function finish(outcome: FormalOutcome): FormalOutcome {
     mkdirSync(join(ctx.out, 'logs'), { recursive: true });
@@ -368,7 +555,14 @@ function stepRunner(ctx: ProfileContext, image: string): Steps {
         signal: ctx.signal,
         name: `${ctx.containerPrefix}-${step}`,
       });
-      logs.push(`== ${step}: ${argv.join(' ')}`, `exit ${result.exitCode}${result.timedOut ? ' (timed out)' : ''}${result.cancelled ? ' (cancelled)' : ''}${result.startError ? ` (not started: ${result.startError})` : ''}`, '-- stdout', result.stdout, '-- stderr', result.stderr);
+      logs.push(
+        `== ${step}: ${argv.join(' ')}`,
+        `exit ${result.exitCode}${result.timedOut ? ' (timed out)' : ''}${result.cancelled ? ' (cancelled)' : ''}${result.startError ? ` (not started: ${result.startError})` : ''}`,
+        '-- stdout',
+        result.stdout,
+        '-- stderr',
+        result.stderr,
+      );
       return result;
     },
   };
@@ -379,7 +573,8 @@ function stepFailure(r: ContainerResult, step: StepName): string | undefined {
   if (r.startError) return `the ${step} container did not start: ${r.startError}`;
   if (r.cancelled) return `cancelled during the ${step} step`;
   if (r.timedOut) return `the ${step} step timed out`;
-  if (r.exitCode !== 0) return `the ${step} step exited ${r.exitCode}: ${(r.stderr || r.stdout).trim().split('\n').slice(-6).join(' ').slice(0, 600)}`;
+  if (r.exitCode !== 0)
+    return `the ${step} step exited ${r.exitCode}: ${(r.stderr || r.stdout).trim().split('\n').slice(-6).join(' ').slice(0, 600)}`;
   return undefined;
 }
 
@@ -389,14 +584,22 @@ function locateInEntry(err: CoqError, bytes: Buffer, entry: string) {
 }
 
 /** The candidate declaration (lemma, definition) enclosing a located error, and its binding. */
-function obligationAt(err: CoqError, bytes: Buffer, plan: CoqComponentPlan, spec: CoqObligationSpec): { name: string; binding?: string } | undefined {
+function obligationAt(
+  err: CoqError,
+  bytes: Buffer,
+  plan: CoqComponentPlan,
+  spec: CoqObligationSpec,
+): { name: string; binding?: string } | undefined {
   const start = lineStart(bytes, err.line);
   if (start === undefined) return undefined;
   // The error's place as a string index: decode the bytes before it.
   const index = bytes.subarray(0, Math.min(bytes.length, start + err.startByte)).toString('utf8').length;
   const code = blankCommentsAndStrings(bytes.toString('utf8')).slice(0, index);
   let name: string | undefined;
-  for (const m of code.matchAll(/\b(?:Lemma|Theorem|Definition|Fact|Remark|Corollary|Proposition|Example|Fixpoint)\s+([A-Za-z_][A-Za-z0-9_']*)/g)) name = m[1];
+  for (const m of code.matchAll(
+    /\b(?:Lemma|Theorem|Definition|Fact|Remark|Corollary|Proposition|Example|Fixpoint)\s+([A-Za-z_][A-Za-z0-9_']*)/g,
+  ))
+    name = m[1];
   if (!name) return undefined;
   const binding = BINDINGS.find((b) => `${plan.symbols[b]}_spec` === name || plan.symbols[b] === name);
   const isContract = binding !== undefined && `${plan.symbols[binding]}_spec` === name;
@@ -459,19 +662,38 @@ function keep(scratch: string, rel: string, out: string, as: string, artifacts: 
 
 /* ------------------------------------------------------------------ sections */
 
-function baseSections(ctx: ProfileContext, spec: CoqObligationSpec | undefined, image: string | null, notes: string[]): FormalSections {
+function baseSections(
+  ctx: ProfileContext,
+  spec: CoqObligationSpec | undefined,
+  image: string | null,
+  notes: string[],
+): FormalSections {
   const items: Obligation[] = [];
   const behaviours: Record<string, string[]> = {};
   for (const b of BINDINGS) {
     const s = spec?.bindings[b];
     if (!s) continue;
-    items.push({ id: `contract:${s.contract}`, binding: b, status: 'unknown', description: `the candidate's ${b} proves LEDGER_API.${s.contract} exactly (module typing)` });
-    for (const t of s.client) items.push({ id: `client:${t}`, binding: b, status: 'unknown', description: `expected client theorem ${t}` });
+    items.push({
+      id: `contract:${s.contract}`,
+      binding: b,
+      status: 'unknown',
+      description: `the candidate's ${b} proves LEDGER_API.${s.contract} exactly (module typing)`,
+    });
+    for (const t of s.client)
+      items.push({ id: `client:${t}`, binding: b, status: 'unknown', description: `expected client theorem ${t}` });
     behaviours[b] = s.client;
   }
-  for (const c of spec?.package_claims ?? []) for (const t of c.theorems) items.push({ id: `package:${t}`, status: 'unknown', description: `package claim: ${c.claim}` });
+  for (const c of spec?.package_claims ?? [])
+    for (const t of c.theorems)
+      items.push({ id: `package:${t}`, status: 'unknown', description: `package claim: ${c.claim}` });
   const sections: FormalSections = {
-    obligations: { total: spec ? items.length : null, proved: 0, failed: 0, unknown: spec ? items.length : null, items },
+    obligations: {
+      total: spec ? items.length : null,
+      proved: 0,
+      failed: 0,
+      unknown: spec ? items.length : null,
+      items,
+    },
     scope: {
       contract: CONTRACT,
       package: `${ctx.pkg.id}@${ctx.pkg.version} ${ctx.pkg.sha256}`,
@@ -485,7 +707,12 @@ function baseSections(ctx: ProfileContext, spec: CoqObligationSpec | undefined, 
     },
     inventory: { image, tool_tree: null, versions: {} },
     coverage: {
-      bindings: BINDINGS.map((b) => ({ binding: b, symbol: ctx.component.bindings[b] ?? '(unbound)', established: false, behaviours: behaviours[b] ?? [] })),
+      bindings: BINDINGS.map((b) => ({
+        binding: b,
+        symbol: ctx.component.bindings[b] ?? '(unbound)',
+        established: false,
+        behaviours: behaviours[b] ?? [],
+      })),
       package_claims: [
         ...(spec?.package_claims ?? []).map((c) => ({ claim: c.claim, established: false })),
         ...(spec?.not_established ?? []).map((c) => ({ claim: c.claim, established: false, note: c.note })),
@@ -502,7 +729,9 @@ function baseSections(ctx: ProfileContext, spec: CoqObligationSpec | undefined, 
         engine_reported_axioms: [],
         accepted_policy_assumptions: [],
         unchecked_dependencies: [],
-        unreported: ['the soundness of coqc and its kernel themselves (trusted; Print Assumptions audits axioms, not the checker)'],
+        unreported: [
+          'the soundness of coqc and its kernel themselves (trusted; Print Assumptions audits axioms, not the checker)',
+        ],
       },
       notes: ['Print Assumptions ran on every expected-client theorem and package claim'],
     },
@@ -513,5 +742,13 @@ function baseSections(ctx: ProfileContext, spec: CoqObligationSpec | undefined, 
 }
 
 function blocked(reason: string, sections: FormalSections): FormalOutcome {
-  return { outcome: 'BLOCKED', claim: 'unknown', reason, assurance: 'kernel_proof', method: METHOD, sections, artifacts: [] };
+  return {
+    outcome: 'BLOCKED',
+    claim: 'unknown',
+    reason,
+    assurance: 'kernel_proof',
+    method: METHOD,
+    sections,
+    artifacts: [],
+  };
 }

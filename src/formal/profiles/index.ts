@@ -25,34 +25,45 @@ export async function loadProfile(id: string): Promise<Profile | undefined> {
   }
 }
 
-
 /** The default engine socket, named in messages when the sandbox module itself is absent. */
 const DEFAULT_SOCKET = 'unix:///tmp/podman.sock';
 
 /** Opens the container engine, or says why it cannot (naming the socket). Never throws. */
-export async function openSandboxOrWhy(env: Record<string, string | undefined>): Promise<Sandbox | { unavailable: string }> {
+export async function openSandboxOrWhy(
+  env: Record<string, string | undefined>,
+): Promise<Sandbox | { unavailable: string }> {
   let mod: { openSandbox(socket?: string): Promise<Sandbox | { unavailable: string }> };
   try {
     mod = await import('../../checkers/container.js');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') return { unavailable: `container support is not built into this vkit (socket ${env.VKIT_CONTAINER_SOCKET ?? DEFAULT_SOCKET})` };
+    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND')
+      return {
+        unavailable: `container support is not built into this vkit (socket ${env.VKIT_CONTAINER_SOCKET ?? DEFAULT_SOCKET})`,
+      };
     throw error;
   }
   try {
     return await mod.openSandbox(env.VKIT_CONTAINER_SOCKET);
   } catch (error) {
-    return { unavailable: `no container engine answering on ${env.VKIT_CONTAINER_SOCKET ?? DEFAULT_SOCKET}: ${(error as Error).message}` };
+    return {
+      unavailable: `no container engine answering on ${env.VKIT_CONTAINER_SOCKET ?? DEFAULT_SOCKET}: ${(error as Error).message}`,
+    };
   }
 }
 
-export type ResolvedChecker = { ok: true; sandbox: Sandbox; plan: CheckerPlan & { image: string }; tree: ToolTree } | { ok: false; missing: string[]; sandbox?: Sandbox };
+export type ResolvedChecker =
+  | { ok: true; sandbox: Sandbox; plan: CheckerPlan & { image: string }; tree: ToolTree }
+  | { ok: false; missing: string[]; sandbox?: Sandbox };
 
 /**
  * The checker a profile would run here: the engine, the profile's assets (each missing one named)
  * and the digest of the tool tree inside the worker image (not the image id, so an image rebuilt
  * from the same packages matches).
  */
-export async function resolveChecker(profile: Profile, env: Record<string, string | undefined>): Promise<ResolvedChecker> {
+export async function resolveChecker(
+  profile: Profile,
+  env: Record<string, string | undefined>,
+): Promise<ResolvedChecker> {
   const sandbox = await openSandboxOrWhy(env);
   if ('unavailable' in sandbox) {
     // The profile may still name its own missing assets (pins, archives) without an engine.
@@ -60,7 +71,8 @@ export async function resolveChecker(profile: Profile, env: Record<string, strin
     return { ok: false, missing: [sandbox.unavailable, ...plan.missing] };
   }
   const plan = await profile.checker(sandbox, env);
-  if (plan.missing.length || !plan.image) return { ok: false, missing: plan.missing.length ? plan.missing : ['the worker image is not installed'], sandbox };
+  if (plan.missing.length || !plan.image)
+    return { ok: false, missing: plan.missing.length ? plan.missing : ['the worker image is not installed'], sandbox };
   const tree = await sandbox.toolTree(plan.image, plan.toolPaths);
   return { ok: true, sandbox, plan: { ...plan, image: plan.image }, tree };
 }

@@ -34,7 +34,13 @@ const BINDINGS = ['new', 'reserve', 'release', 'reserve_batch', 'apply_command',
 const PACKAGE_CLAIMS = ['transfer (atomic two-ledger model)', 'SharedLedger (vstd write lock)'] as const;
 
 /** Host configuration the profile reads; never part of a job's identity. */
-export const VERUS_ENV = ['VKIT_VERUS_IMAGE', 'VKIT_VERUS_ARCHIVE', 'VKIT_VERUS_ROOT', 'VKIT_RUSTUP_HOME', 'VKIT_CARGO_HOME'] as const;
+export const VERUS_ENV = [
+  'VKIT_VERUS_IMAGE',
+  'VKIT_VERUS_ARCHIVE',
+  'VKIT_VERUS_ROOT',
+  'VKIT_RUSTUP_HOME',
+  'VKIT_CARGO_HOME',
+] as const;
 
 /** The fixed observations the driver must report, one per binding and rejection branch at least. */
 export const OBSERVATIONS = [
@@ -60,7 +66,8 @@ export const OBSERVATIONS = [
   'run_commands.empty_preserves',
 ] as const;
 
-const NEVER_CHECKED = 'the package\'s Verus sources have never been checked on the machine that wrote them (no Verus there); see src/formal/packages/resource-ledger/verus/README.md';
+const NEVER_CHECKED =
+  "the package's Verus sources have never been checked on the machine that wrote them (no Verus there); see src/formal/packages/resource-ledger/verus/README.md";
 const FULL_IMAGE_ID = /^sha256:[0-9a-f]{64}$/;
 
 /** Tool paths inside the worker image that make up the checker (the OS part: loader, libc, linker). */
@@ -74,7 +81,9 @@ export interface VerusPin {
 }
 
 /** Reads the pins; anything unexpected is reported as a missing asset by the caller (fail closed). */
-export function readPins(file = join(packagesRoot(), 'resource-ledger', 'verus', 'pins.json')): { pins: VerusPin[] } | { error: string } {
+export function readPins(
+  file = join(packagesRoot(), 'resource-ledger', 'verus', 'pins.json'),
+): { pins: VerusPin[] } | { error: string } {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
@@ -85,8 +94,10 @@ export function readPins(file = join(packagesRoot(), 'resource-ledger', 'verus',
   if (!Array.isArray(pins) || pins.length === 0) return { error: `Verus pins file ${file} has no \`pins\` list` };
   const out: VerusPin[] = [];
   for (const p of pins as Record<string, unknown>[]) {
-    if (typeof p?.asset !== 'string' || typeof p.version !== 'string' || typeof p.what !== 'string') return { error: `Verus pins file ${file}: a pin lacks asset/version/what` };
-    if (p.sha256 !== null && !(typeof p.sha256 === 'string' && /^sha256:[0-9a-f]{64}$/.test(p.sha256))) return { error: `Verus pins file ${file}: pin \`${p.asset}\` has a malformed sha256` };
+    if (typeof p?.asset !== 'string' || typeof p.version !== 'string' || typeof p.what !== 'string')
+      return { error: `Verus pins file ${file}: a pin lacks asset/version/what` };
+    if (p.sha256 !== null && !(typeof p.sha256 === 'string' && /^sha256:[0-9a-f]{64}$/.test(p.sha256)))
+      return { error: `Verus pins file ${file}: pin \`${p.asset}\` has a malformed sha256` };
     out.push({ asset: p.asset, version: p.version, what: p.what, sha256: p.sha256 as string | null });
   }
   return { pins: out };
@@ -127,16 +138,20 @@ export async function verusMissing(
 ): Promise<{ missing: string[]; image?: string }> {
   const missing: string[] = [];
   let image: string | undefined;
-  if (platform.os !== 'linux' || platform.arch !== 'x64') missing.push(`this profile requires Linux x86_64, this host is ${platform.os}/${platform.arch}`);
+  if (platform.os !== 'linux' || platform.arch !== 'x64')
+    missing.push(`this profile requires Linux x86_64, this host is ${platform.os}/${platform.arch}`);
 
   const imageRef = env.VKIT_VERUS_IMAGE?.trim();
-  if (!imageRef) missing.push('VKIT_VERUS_IMAGE not set: give the full `sha256:` id of the installed Verus worker image');
-  else if (!FULL_IMAGE_ID.test(imageRef)) missing.push(`VKIT_VERUS_IMAGE must be a full \`sha256:<64 hex>\` image id (a tag can move), got \`${imageRef}\``);
+  if (!imageRef)
+    missing.push('VKIT_VERUS_IMAGE not set: give the full `sha256:` id of the installed Verus worker image');
+  else if (!FULL_IMAGE_ID.test(imageRef))
+    missing.push(`VKIT_VERUS_IMAGE must be a full \`sha256:<64 hex>\` image id (a tag can move), got \`${imageRef}\``);
   else if (!sandbox) missing.push(`VKIT_VERUS_IMAGE ${imageRef} not checked: no container engine answering`);
   else {
     try {
       const id = await sandbox.imageId(imageRef);
-      if (id === undefined) missing.push(`VKIT_VERUS_IMAGE ${imageRef} is not installed in the container engine (${sandbox.socket})`);
+      if (id === undefined)
+        missing.push(`VKIT_VERUS_IMAGE ${imageRef} is not installed in the container engine (${sandbox.socket})`);
       else if (id !== imageRef) missing.push(`VKIT_VERUS_IMAGE ${imageRef} changed: the engine resolves it to ${id}`);
       else image = id;
     } catch (e) {
@@ -145,18 +160,25 @@ export async function verusMissing(
   }
 
   const archive = env.VKIT_VERUS_ARCHIVE?.trim();
-  if (!archive) missing.push('VKIT_VERUS_ARCHIVE not set: give the absolute path of the official Verus release archive');
-  else if (!isAbsolute(archive) || !isFile(archive)) missing.push(`VKIT_VERUS_ARCHIVE ${archive} is not an absolute path to an existing file`);
+  if (!archive)
+    missing.push('VKIT_VERUS_ARCHIVE not set: give the absolute path of the official Verus release archive');
+  else if (!isAbsolute(archive) || !isFile(archive))
+    missing.push(`VKIT_VERUS_ARCHIVE ${archive} is not an absolute path to an existing file`);
 
   const root = env.VKIT_VERUS_ROOT?.trim();
   if (!root) missing.push('VKIT_VERUS_ROOT not set: give the absolute path of the expanded official Verus release');
-  else if (!isAbsolute(root) || !isDir(root)) missing.push(`VKIT_VERUS_ROOT ${root} is not an absolute path to an existing directory`);
+  else if (!isAbsolute(root) || !isDir(root))
+    missing.push(`VKIT_VERUS_ROOT ${root} is not an absolute path to an existing directory`);
   else if (!isFile(join(root, 'verus'))) missing.push(`VKIT_VERUS_ROOT ${root} holds no \`verus\` program`);
 
   for (const name of ['VKIT_RUSTUP_HOME', 'VKIT_CARGO_HOME'] as const) {
     const dir = env[name]?.trim();
-    if (!dir) missing.push(`${name} not set: give the absolute path of the ${name === 'VKIT_RUSTUP_HOME' ? 'rustup home holding the pinned toolchain' : 'cargo home'}`);
-    else if (!isAbsolute(dir) || !isDir(dir)) missing.push(`${name} ${dir} is not an absolute path to an existing directory`);
+    if (!dir)
+      missing.push(
+        `${name} not set: give the absolute path of the ${name === 'VKIT_RUSTUP_HOME' ? 'rustup home holding the pinned toolchain' : 'cargo home'}`,
+      );
+    else if (!isAbsolute(dir) || !isDir(dir))
+      missing.push(`${name} ${dir} is not an absolute path to an existing directory`);
   }
 
   if ('error' in pinsResult) missing.push(pinsResult.error);
@@ -170,7 +192,8 @@ export async function verusMissing(
       if (pin.asset === 'verus' && archive && isFile(archive)) {
         try {
           const actual = await fileSha256(archive);
-          if (actual !== pin.sha256) missing.push(`VKIT_VERUS_ARCHIVE ${archive} changed: ${actual}, pinned ${pin.sha256}`);
+          if (actual !== pin.sha256)
+            missing.push(`VKIT_VERUS_ARCHIVE ${archive} changed: ${actual}, pinned ${pin.sha256}`);
         } catch (e) {
           missing.push(`VKIT_VERUS_ARCHIVE ${archive} unreadable: ${(e as Error).message}`);
         }
@@ -181,7 +204,11 @@ export async function verusMissing(
 }
 
 /** Sections for a result that says nothing established: null denominators, every binding unestablished. */
-export function emptySections(ctx: Pick<ProfileContext, 'component' | 'pkg'> | undefined, notes: string[], image: string | null): FormalSections {
+export function emptySections(
+  ctx: Pick<ProfileContext, 'component' | 'pkg'> | undefined,
+  notes: string[],
+  image: string | null,
+): FormalSections {
   const bindings = ctx?.component.bindings ?? {};
   return {
     obligations: { total: null, proved: 0, failed: 0, unknown: null, items: [] },
@@ -194,8 +221,17 @@ export function emptySections(ctx: Pick<ProfileContext, 'component' | 'pkg'> | u
     },
     inventory: { image, tool_tree: null, versions: {} },
     coverage: {
-      bindings: BINDINGS.map((b) => ({ binding: b, symbol: bindings[b] ?? '(unbound)', established: false, behaviours: [] })),
-      package_claims: PACKAGE_CLAIMS.map((claim) => ({ claim, established: false, note: 'not checked: Verus did not run' })),
+      bindings: BINDINGS.map((b) => ({
+        binding: b,
+        symbol: bindings[b] ?? '(unbound)',
+        established: false,
+        behaviours: [],
+      })),
+      package_claims: PACKAGE_CLAIMS.map((claim) => ({
+        claim,
+        established: false,
+        note: 'not checked: Verus did not run',
+      })),
       unclaimed: ['extra exports and surrounding application code of the candidate'],
     },
     provenance: {
@@ -204,7 +240,9 @@ export function emptySections(ctx: Pick<ProfileContext, 'component' | 'pkg'> | u
         engine_reported_axioms: [],
         accepted_policy_assumptions: [],
         unchecked_dependencies: ['Verus', 'Rust', 'vstd', 'Z3 (SMT solving)'],
-        unreported: ['Verus does not report a complete axiom audit; its trusted engine dependencies are recorded instead'],
+        unreported: [
+          'Verus does not report a complete axiom audit; its trusted engine dependencies are recorded instead',
+        ],
       },
       notes: [NEVER_CHECKED],
     },
@@ -214,7 +252,15 @@ export function emptySections(ctx: Pick<ProfileContext, 'component' | 'pkg'> | u
 }
 
 function blocked(reason: string, sections: FormalSections): FormalOutcome {
-  return { outcome: 'BLOCKED', claim: 'unknown', reason, assurance: 'trusted_engine', method: METHOD, sections, artifacts: [] };
+  return {
+    outcome: 'BLOCKED',
+    claim: 'unknown',
+    reason,
+    assurance: 'trusted_engine',
+    method: METHOD,
+    sections,
+    artifacts: [],
+  };
 }
 
 export const verusProfile: Profile = {
@@ -226,7 +272,9 @@ export const verusProfile: Profile = {
   async checker(sandbox, env): Promise<CheckerPlan> {
     try {
       const { missing, image } = await verusMissing(sandbox, env);
-      return image === undefined ? { toolPaths: IMAGE_TOOL_PATHS, missing } : { image, toolPaths: IMAGE_TOOL_PATHS, missing };
+      return image === undefined
+        ? { toolPaths: IMAGE_TOOL_PATHS, missing }
+        : { image, toolPaths: IMAGE_TOOL_PATHS, missing };
     } catch (e) {
       return { toolPaths: IMAGE_TOOL_PATHS, missing: [`Verus checker could not be resolved: ${(e as Error).message}`] };
     }
@@ -236,7 +284,10 @@ export const verusProfile: Profile = {
     const plan = await verusProfile.checker(ctx.sandbox, ctx.env);
     if (plan.missing.length > 0 || plan.image === undefined) {
       const missing = plan.missing.length > 0 ? plan.missing : ['no Verus worker image resolved'];
-      return blocked(`Verus checker unavailable: ${missing.join('; ')}`, emptySections(ctx, missing, plan.image ?? null));
+      return blocked(
+        `Verus checker unavailable: ${missing.join('; ')}`,
+        emptySections(ctx, missing, plan.image ?? null),
+      );
     }
     return runProcedure(ctx, plan.image);
   },
@@ -261,7 +312,8 @@ async function runProcedure(ctx: ProfileContext, image: string): Promise<FormalO
   // The client and driver are copied unchanged; the generated bound.rs sits beside them.
   const clientDir = join(ctx.out, 'client');
   mkdirSync(clientDir, { recursive: true });
-  for (const f of ['client.rs', 'observe.rs']) writeFileSync(join(clientDir, f), readFileSync(join(pkgVerus, 'client', f)));
+  for (const f of ['client.rs', 'observe.rs'])
+    writeFileSync(join(clientDir, f), readFileSync(join(pkgVerus, 'client', f)));
   writeFileSync(join(clientDir, 'bound.rs'), bound);
 
   const L = DEFAULT_LAYOUT;
@@ -273,16 +325,31 @@ async function runProcedure(ctx: ProfileContext, image: string): Promise<FormalO
     { host: ctx.source, container: L.sourceDir, readOnly: true },
     { host: ctx.out, container: L.outDir, readOnly: false },
   ];
-  const env = { RUSTUP_HOME: '/opt/rustup', CARGO_HOME: '/opt/cargo', TMPDIR: L.outDir, PATH: `${L.verusRoot}:/opt/cargo/bin:/usr/bin:/bin` };
+  const env = {
+    RUSTUP_HOME: '/opt/rustup',
+    CARGO_HOME: '/opt/cargo',
+    TMPDIR: L.outDir,
+    PATH: `${L.verusRoot}:/opt/cargo/bin:/usr/bin:/bin`,
+  };
   let total = 0;
   let proved = 0;
   let observations: Observation[] = [];
   for (const step of procedure(ctx.component.source.entry, L)) {
     if (step.report) {
       const problems = argvProblems(step.argv);
-      if (problems.length > 0) return blocked(`refusing a non-strict Verus step ${step.step}: ${problems.join('; ')}`, sections);
+      if (problems.length > 0)
+        return blocked(`refusing a non-strict Verus step ${step.step}: ${problems.join('; ')}`, sections);
     }
-    const res = await ctx.sandbox.run({ image, argv: step.argv, binds, workdir: L.outDir, env, timeoutMs: 30 * 60_000, signal: ctx.signal, name: `${ctx.containerPrefix}-verus-${step.step}` });
+    const res = await ctx.sandbox.run({
+      image,
+      argv: step.argv,
+      binds,
+      workdir: L.outDir,
+      env,
+      timeoutMs: 30 * 60_000,
+      signal: ctx.signal,
+      name: `${ctx.containerPrefix}-verus-${step.step}`,
+    });
     if (res.startError) return blocked(`step ${step.step} did not start: ${res.startError}`, sections);
     if (res.cancelled) return blocked(`step ${step.step} cancelled`, sections);
     if (res.timedOut) return blocked(`step ${step.step} timed out`, sections);
@@ -290,7 +357,8 @@ async function runProcedure(ctx: ProfileContext, image: string): Promise<FormalO
     writeFileSync(join(ctx.out, `${step.step}.stderr`), res.stderr);
     if (!step.report) {
       const parsed = parseObservations(res.stdout, OBSERVATIONS);
-      if (res.exitCode !== 0 || !parsed.ok) return blocked(`observation run incomplete: ${parsed.ok ? `exit ${res.exitCode}` : parsed.error}`, sections);
+      if (res.exitCode !== 0 || !parsed.ok)
+        return blocked(`observation run incomplete: ${parsed.ok ? `exit ${res.exitCode}` : parsed.error}`, sections);
       observations = parsed.observations;
       continue;
     }
@@ -299,12 +367,16 @@ async function runProcedure(ctx: ProfileContext, image: string): Promise<FormalO
     const obligations = obligationsOf(report, step.step);
     sections.obligations.items.push(...obligations.items);
     sections.diagnostics.push(...parseDiagnostics(res.stderr, L.sourceDir));
-    if (report.ok) for (const [k, v] of Object.entries(report.report.build)) sections.inventory.versions[`verus.${k}`] = v;
+    if (report.ok)
+      for (const [k, v] of Object.entries(report.report.build)) sections.inventory.versions[`verus.${k}`] = v;
     if (verdict.verdict !== 'verified') {
       sections.obligations.proved = proved + obligations.proved;
       sections.obligations.failed = obligations.failed;
       const failing = report.ok ? failingFunctions(report.report) : [];
-      return blocked(`Verus step ${step.step}: ${verdict.reason}${failing.length ? ` (failing: ${failing.join(', ')})` : ''}`, sections);
+      return blocked(
+        `Verus step ${step.step}: ${verdict.reason}${failing.length ? ` (failing: ${failing.join(', ')})` : ''}`,
+        sections,
+      );
     }
     total += obligations.total!;
     proved += obligations.proved;
@@ -313,13 +385,17 @@ async function runProcedure(ctx: ProfileContext, image: string): Promise<FormalO
   const failedObs = observations.filter((o) => !o.pass);
   sections.compilation = {
     sources: {},
-    driver: { 'client/observe.rs': sha256(readFileSync(join(clientDir, 'observe.rs'))), 'client/bound.rs': sha256(Buffer.from(bound)) },
+    driver: {
+      'client/observe.rs': sha256(readFileSync(join(clientDir, 'observe.rs'))),
+      'client/bound.rs': sha256(Buffer.from(bound)),
+    },
     artifacts: existsSync(join(ctx.out, 'observe')) ? { observe: sha256(readFileSync(join(ctx.out, 'observe'))) } : {},
     arguments: procedure(ctx.component.source.entry, L).find((s) => s.step === 'compile')!.argv,
     observations: observations.map((o) => ({ name: o.name, expected: o.expected, observed: o.observed, pass: o.pass })),
     trusts: ['Verus erasure', 'rustc', 'the linker'],
   };
-  if (failedObs.length > 0) return blocked(`observations disagree with the model: ${failedObs.map((o) => o.name).join(', ')}`, sections);
+  if (failedObs.length > 0)
+    return blocked(`observations disagree with the model: ${failedObs.map((o) => o.name).join(', ')}`, sections);
   for (const b of sections.coverage.bindings) {
     b.established = true;
     b.behaviours = ['owned postcondition under the accepted precondition (expected client)'];
@@ -335,7 +411,10 @@ async function runProcedure(ctx: ProfileContext, image: string): Promise<FormalO
     assurance: 'trusted_engine',
     method: METHOD,
     sections,
-    artifacts: ['observe', ...procedure(ctx.component.source.entry, L).flatMap((s) => [`${s.step}.stdout`, `${s.step}.stderr`])],
+    artifacts: [
+      'observe',
+      ...procedure(ctx.component.source.entry, L).flatMap((s) => [`${s.step}.stdout`, `${s.step}.stderr`]),
+    ],
   };
 }
 

@@ -5,7 +5,14 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { validateFormat } from '../../acceptance/format.js';
-import { findingLine, verdictExit, worstVerdict, type Finding, type Outcome, type Verdict } from '../../acceptance/report.js';
+import {
+  findingLine,
+  verdictExit,
+  worstVerdict,
+  type Finding,
+  type Outcome,
+  type Verdict,
+} from '../../acceptance/report.js';
 import { readDoc } from '../../acceptance/toml.js';
 
 export interface CheckOptions {
@@ -45,9 +52,21 @@ export async function checkFiles(files: string[], opts: CheckOptions): Promise<O
     const doc = await readDoc(isAbsolute(file) ? file : resolve(opts.root, file), file);
     const r = await validateFormat(doc, { root: opts.root, strict: opts.strict, strictWeight: opts.strictWeight });
     const weighted = r.claims.filter((c) => c.weightGranted).length;
-    results.push({ file, verdict: r.verdict, errors: r.findings.errors, warnings: r.findings.warnings, weighted, unweighted: r.claims.length - weighted, findings: r.findings.list });
+    results.push({
+      file,
+      verdict: r.verdict,
+      errors: r.findings.errors,
+      warnings: r.findings.warnings,
+      weighted,
+      unweighted: r.claims.length - weighted,
+      findings: r.findings.list,
+    });
   }
   const verdict = worstVerdict(results.map((r) => r.verdict));
   const lines = results.flatMap((r) => [summaryLine(r), ...r.findings.map(findingLine)]);
-  return { exitCode: verdictExit(verdict), lines, json: { schema: 'vkit.acceptance-check/1', verdict, files: results } };
+  return {
+    exitCode: verdictExit(verdict),
+    lines,
+    json: { schema: 'vkit.acceptance-check/1', verdict, files: results },
+  };
 }

@@ -47,7 +47,8 @@ export interface DecisionCheckJson {
 /** A malformed `--now` is a usage error (exit 2), never a silent "today". */
 export function effectDate(now: string | undefined): string {
   if (now === undefined) return todayUtc();
-  if (parseIsoDate(now) === undefined) throw invalid('ERR_USAGE', `Expected --now YYYY-MM-DD (a real calendar date), got \`${now}\``, { path: '--now' });
+  if (parseIsoDate(now) === undefined)
+    throw invalid('ERR_USAGE', `Expected --now YYYY-MM-DD (a real calendar date), got \`${now}\``, { path: '--now' });
   return now;
 }
 
@@ -55,9 +56,11 @@ export function effectDate(now: string | undefined): string {
 export function decisionVerdictLine(check: DecisionCheck, file: string): string {
   const counts = `${check.findings.errors} error${check.findings.errors === 1 ? '' : 's'}, ${check.findings.warnings} warning${check.findings.warnings === 1 ? '' : 's'}`;
   const by = check.issuer ? ` by ${check.issuer.name} / ${check.issuer.role}` : '';
-  if (check.status === 'valid') return `DECISION VALID ${file}: verdict ${check.verdict}${by} at ${check.issued_at} (${counts})`;
+  if (check.status === 'valid')
+    return `DECISION VALID ${file}: verdict ${check.verdict}${by} at ${check.issued_at} (${counts})`;
   if (check.status === 'stale') return `DECISION STALE ${file}: stale: renewed decision required (${counts})`;
-  if (check.status === 'indeterminate') return `DECISION INDETERMINATE ${file}: ${check.findings.indeterminateReasons.join('; ') || 'the documents at hand cannot decide it'} (${counts})`;
+  if (check.status === 'indeterminate')
+    return `DECISION INDETERMINATE ${file}: ${check.findings.indeterminateReasons.join('; ') || 'the documents at hand cannot decide it'} (${counts})`;
   return `DECISION INVALID ${file} (${counts})`;
 }
 
@@ -67,12 +70,20 @@ export function decisionVerdictLine(check: DecisionCheck, file: string): string 
  */
 export async function checkDecision(req: CheckDecisionRequest): Promise<Outcome<DecisionCheckJson>> {
   const at = (file: string) => ({ abs: resolve(req.root, file), file });
-  const effect = req.effect ? { now: effectDate(req.effect.now), allowConditions: req.effect.allowConditions ?? false } : undefined;
+  const effect = req.effect
+    ? { now: effectDate(req.effect.now), allowConditions: req.effect.allowConditions ?? false }
+    : undefined;
   const ctx: DecisionContext = { root: req.root, stores: req.stores, trees: req.trees, ...(effect ? { effect } : {}) };
-  const check = await checkDecisionFiles({ spec: at(req.spec), package: at(req.package), decision: at(req.decision) }, ctx);
+  const check = await checkDecisionFiles(
+    { spec: at(req.spec), package: at(req.package), decision: at(req.decision) },
+    ctx,
+  );
 
   const lines = [...check.findings.list.map(findingLine), decisionVerdictLine(check, req.decision)];
-  if (check.effect) lines.push(`${check.effect.eligible ? 'EFFECT-ELIGIBLE' : check.effect.indeterminate ? 'EFFECT-INDETERMINATE' : 'EFFECT-INELIGIBLE'}: ${check.effect.reason}`);
+  if (check.effect)
+    lines.push(
+      `${check.effect.eligible ? 'EFFECT-ELIGIBLE' : check.effect.indeterminate ? 'EFFECT-INDETERMINATE' : 'EFFECT-INELIGIBLE'}: ${check.effect.reason}`,
+    );
 
   const exitCode = check.effect
     ? check.effect.eligible
@@ -100,7 +111,8 @@ export async function checkDecision(req: CheckDecisionRequest): Promise<Outcome<
       errors: check.findings.errors,
       warnings: check.findings.warnings,
       findings: check.findings.list,
-      effect: check.effect && effect ? { ...check.effect, now: effect.now, allow_conditions: effect.allowConditions } : null,
+      effect:
+        check.effect && effect ? { ...check.effect, now: effect.now, allow_conditions: effect.allowConditions } : null,
       stack: check.stack ?? null,
     },
   };
@@ -138,7 +150,11 @@ export interface DecideJson {
  */
 export async function decide(req: DecideRequest): Promise<Outcome<DecideJson>> {
   const outAbs = resolve(req.root, req.out);
-  if (existsSync(outAbs) && !req.force) throw invalid('ERR_USAGE', `Refusing to overwrite \`${req.out}\`: it exists (pass --force to replace it)`, { file: req.out, path: '--out' });
+  if (existsSync(outAbs) && !req.force)
+    throw invalid('ERR_USAGE', `Refusing to overwrite \`${req.out}\`: it exists (pass --force to replace it)`, {
+      file: req.out,
+      path: '--out',
+    });
   const specDoc = await readDoc(resolve(req.root, req.spec), req.spec);
   const pkgDoc = await readDoc(resolve(req.root, req.package), req.package);
   refuseVersion03(specDoc);
@@ -147,9 +163,18 @@ export async function decide(req: DecideRequest): Promise<Outcome<DecideJson>> {
   const pkg = await checkPackage(pkgDoc, specDoc, ctx);
 
   const authority = pkg.spec.authority;
-  if (authority === undefined) throw invalid('ERR_USAGE', 'The specification names no [acceptance].authority: nobody may decide', { file: req.spec, path: 'acceptance.authority' });
-  if (req.issuer !== authority) throw invalid('ERR_USAGE', `--issuer \`${req.issuer}\` is not the specification's authority \`${authority}\``, { path: '--issuer' });
-  const party = ['consumer', 'producer'].map((p) => table(table(specDoc.data, 'parties'), p)).find((p) => str(p, 'name') === req.issuer);
+  if (authority === undefined)
+    throw invalid('ERR_USAGE', 'The specification names no [acceptance].authority: nobody may decide', {
+      file: req.spec,
+      path: 'acceptance.authority',
+    });
+  if (req.issuer !== authority)
+    throw invalid('ERR_USAGE', `--issuer \`${req.issuer}\` is not the specification's authority \`${authority}\``, {
+      path: '--issuer',
+    });
+  const party = ['consumer', 'producer']
+    .map((p) => table(table(specDoc.data, 'parties'), p))
+    .find((p) => str(p, 'name') === req.issuer);
   const role = req.role ?? str(party, 'role');
   if (!role) throw invalid('ERR_USAGE', `No role for issuer \`${req.issuer}\`: give --role ROLE`, { path: '--role' });
 
@@ -157,23 +182,54 @@ export async function decide(req: DecideRequest): Promise<Outcome<DecideJson>> {
   const refuse = (exitCode: number, why: string): Outcome<DecideJson> => ({
     exitCode,
     lines: [...findings.map(findingLine), `DECIDE REFUSED ${req.package}: ${why}; no draft written`],
-    json: { schema: 'vkit.acceptance-decide/1', out: req.out, written: false, verdict: null, dispositions: [], notes: [], findings },
+    json: {
+      schema: 'vkit.acceptance-decide/1',
+      out: req.out,
+      written: false,
+      verdict: null,
+      dispositions: [],
+      notes: [],
+      findings,
+    },
   });
   if (pkg.status === 'invalid') return refuse(1, 'the package is invalid, so no decision on it can be valid');
   // Fail closed: a decision on an indeterminate package can never be valid, so no draft (not even one left unsatisfied) is written.
-  if (pkg.status === 'indeterminate') return refuse(3, `the package check is indeterminate (${pkg.findings.indeterminateReasons.join('; ')})`);
+  if (pkg.status === 'indeterminate')
+    return refuse(3, `the package check is indeterminate (${pkg.findings.indeterminateReasons.join('; ')})`);
   const subject = table(pkgDoc.data, 'subject');
-  if (subject?.dirty === true) return refuse(1, 'the subject is dirty (dirty = true): a dirty subject cannot be decided on');
-  if (str(subject, 'commit') === undefined && str(subject, 'digest') === undefined) return refuse(1, 'the subject has no certified identity (commit or digest)');
+  if (subject?.dirty === true)
+    return refuse(1, 'the subject is dirty (dirty = true): a dirty subject cannot be decided on');
+  if (str(subject, 'commit') === undefined && str(subject, 'digest') === undefined)
+    return refuse(1, 'the subject has no certified identity (commit or digest)');
 
   const issuedAt = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   const pkgHex = m11Digest('manifest', pkgDoc.bytes).slice('manifest:sha-512:'.length, 'manifest:sha-512:'.length + 8);
-  const draft = draftDecision({ specDoc, pkgDoc, pkg, issuer: { name: req.issuer, role }, producer: parties(specDoc).producer, id: req.id ?? `AD-${issuedAt.slice(0, 10)}-${pkgHex}`, issuedAt });
+  const draft = draftDecision({
+    specDoc,
+    pkgDoc,
+    pkg,
+    issuer: { name: req.issuer, role },
+    producer: parties(specDoc).producer,
+    id: req.id ?? `AD-${issuedAt.slice(0, 10)}-${pkgHex}`,
+    issuedAt,
+  });
   await mkdir(dirname(outAbs), { recursive: true });
   await writeFile(outAbs, draft.text);
   return {
     exitCode: 0,
-    lines: [...findings.map(findingLine), ...draft.notes.map((n) => `NOTE ${req.out}: ${n}`), `DRAFT ${req.out}: verdict ${draft.verdict} (${draft.dispositions.map((d) => `${d.requirement} ${d.status}`).join(', ')})`],
-    json: { schema: 'vkit.acceptance-decide/1', out: req.out, written: true, verdict: draft.verdict, dispositions: draft.dispositions, notes: draft.notes, findings },
+    lines: [
+      ...findings.map(findingLine),
+      ...draft.notes.map((n) => `NOTE ${req.out}: ${n}`),
+      `DRAFT ${req.out}: verdict ${draft.verdict} (${draft.dispositions.map((d) => `${d.requirement} ${d.status}`).join(', ')})`,
+    ],
+    json: {
+      schema: 'vkit.acceptance-decide/1',
+      out: req.out,
+      written: true,
+      verdict: draft.verdict,
+      dispositions: draft.dispositions,
+      notes: draft.notes,
+      findings,
+    },
   };
 }

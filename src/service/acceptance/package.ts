@@ -10,7 +10,13 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { renderCoverage } from '../../acceptance/coverage.js';
-import type { CoverageResult, DecisionContext, PackageCheck, RequirementView, StackReport } from '../../acceptance/model.js';
+import type {
+  CoverageResult,
+  DecisionContext,
+  PackageCheck,
+  RequirementView,
+  StackReport,
+} from '../../acceptance/model.js';
 import { checkPackage } from '../../acceptance/package.js';
 import { findingLine, type Finding, type Outcome } from '../../acceptance/report.js';
 import { checkSpecification } from '../../acceptance/specification.js';
@@ -84,9 +90,24 @@ export async function checkSpecFile(file: string, req: PackageRequest): Promise<
   const status = statusOf(f.errors, f.indeterminateReasons.length);
   const id = str(table(doc.data, 'document'), 'id');
   const mandatory = check.requirements.filter((r) => r.mandatory).length;
-  const detail = status === 'valid' ? `specification '${id}', ${plural(check.requirements.length, 'requirement')} (${mandatory} mandatory), ${check.binding ? 'binding' : 'not binding'}` : '';
+  const detail =
+    status === 'valid'
+      ? `specification '${id}', ${plural(check.requirements.length, 'requirement')} (${mandatory} mandatory), ${check.binding ? 'binding' : 'not binding'}`
+      : '';
   const lines = [...f.list.map(findingLine), verdictLine(status, file, f.errors, f.warnings, detail)];
-  return { exitCode: EXIT[status], lines, json: { schema: 'vkit.acceptance-check-spec/1', file, status, ...(id ? { id } : {}), binding: check.binding, requirements: check.requirements, findings: f.list } };
+  return {
+    exitCode: EXIT[status],
+    lines,
+    json: {
+      schema: 'vkit.acceptance-check-spec/1',
+      file,
+      status,
+      ...(id ? { id } : {}),
+      binding: check.binding,
+      requirements: check.requirements,
+      findings: f.list,
+    },
+  };
 }
 
 async function runPackage(pkgFile: string, specFile: string, req: PackageRequest): Promise<PackageCheck> {
@@ -96,21 +117,50 @@ async function runPackage(pkgFile: string, specFile: string, req: PackageRequest
   return checkPackage(pkg, spec, ctx);
 }
 
-export async function checkPackageFiles(pkgFile: string, specFile: string, req: PackageRequest): Promise<Outcome<PackageJson>> {
+export async function checkPackageFiles(
+  pkgFile: string,
+  specFile: string,
+  req: PackageRequest,
+): Promise<Outcome<PackageJson>> {
   const r = await runPackage(pkgFile, specFile, req);
   const f = r.findings;
   const lines = [...f.list.map(findingLine), ...renderCoverage(r.coverage), packageVerdictLine(r, pkgFile, specFile)];
   return {
     exitCode: EXIT[r.status],
     lines,
-    json: { schema: 'vkit.acceptance-check-package/1', file: pkgFile, spec: specFile, status: r.status, format: r.format.verdict, binding: r.spec.binding, coverage: r.coverage, ...(r.stack ? { stack: r.stack } : {}), findings: f.list },
+    json: {
+      schema: 'vkit.acceptance-check-package/1',
+      file: pkgFile,
+      spec: specFile,
+      status: r.status,
+      format: r.format.verdict,
+      binding: r.spec.binding,
+      coverage: r.coverage,
+      ...(r.stack ? { stack: r.stack } : {}),
+      findings: f.list,
+    },
   };
 }
 
-export async function coverageFiles(pkgFile: string, specFile: string, req: PackageRequest): Promise<Outcome<CoverageJson>> {
+export async function coverageFiles(
+  pkgFile: string,
+  specFile: string,
+  req: PackageRequest,
+): Promise<Outcome<CoverageJson>> {
   const r = await runPackage(pkgFile, specFile, req);
   // Coverage shows the errors and warnings that make it untrustworthy; notes stay with check-package.
   const shown = r.findings.list.filter((x) => x.level !== 'NOTE');
   const lines = [...shown.map(findingLine), ...renderCoverage(r.coverage)];
-  return { exitCode: r.coverage.acceptable ? 0 : 1, lines, json: { schema: 'vkit.acceptance-coverage/1', file: pkgFile, spec: specFile, status: r.status, coverage: r.coverage, findings: r.findings.list } };
+  return {
+    exitCode: r.coverage.acceptable ? 0 : 1,
+    lines,
+    json: {
+      schema: 'vkit.acceptance-coverage/1',
+      file: pkgFile,
+      spec: specFile,
+      status: r.status,
+      coverage: r.coverage,
+      findings: r.findings.list,
+    },
+  };
 }

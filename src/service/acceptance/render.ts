@@ -26,7 +26,9 @@ export interface RenderRequest {
  * open the Markdown and also go to stderr, where a reader who redirects the view to a file sees them.
  * The package is checked once: the view, its coverage and the decision's judgement read that one check.
  */
-export async function renderFiles(req: RenderRequest): Promise<Outcome<{ schema: 'vkit.acceptance-render/1'; markdown: string; status: string }>> {
+export async function renderFiles(
+  req: RenderRequest,
+): Promise<Outcome<{ schema: 'vkit.acceptance-render/1'; markdown: string; status: string }>> {
   const at = (file: string) => ({ abs: resolve(req.root, file), file });
   const ctx: DecisionContext = { root: req.root, stores: req.stores, trees: req.trees };
   const specDoc = await readDoc(at(req.spec).abs, req.spec);
@@ -36,13 +38,26 @@ export async function renderFiles(req: RenderRequest): Promise<Outcome<{ schema:
   const pkgCheck = await checkPackage(pkgDoc, specDoc, ctx);
   const spec = { data: specDoc.data, check: pkgCheck.spec };
   const pkg = { data: pkgDoc.data, check: pkgCheck };
-  const decision = decisionDoc && { data: decisionDoc.data, check: judgeDecision(decisionDoc, specDoc, pkgDoc, pkgCheck, ctx) };
+  const decision = decisionDoc && {
+    data: decisionDoc.data,
+    check: judgeDecision(decisionDoc, specDoc, pkgDoc, pkgCheck, ctx),
+  };
   const status = decision ? decision.check.status : pkg.check.status;
   const verdict =
     status === 'valid'
       ? []
-      : [decision ? decisionVerdictLine(decision.check, req.decision!) : packageVerdictLine(pkg.check, req.package, req.spec), ...decidingFindings((decision?.check ?? pkg.check).findings.list, status)];
+      : [
+          decision
+            ? decisionVerdictLine(decision.check, req.decision!)
+            : packageVerdictLine(pkg.check, req.package, req.spec),
+          ...decidingFindings((decision?.check ?? pkg.check).findings.list, status),
+        ];
   const lines = renderRecord({ spec, pkg, decision, verdict });
   const exitCode = status === 'valid' ? 0 : status === 'indeterminate' ? 3 : 1;
-  return { exitCode, lines, stderr: verdict, json: { schema: 'vkit.acceptance-render/1', markdown: lines.join('\n') + '\n', status } };
+  return {
+    exitCode,
+    lines,
+    stderr: verdict,
+    json: { schema: 'vkit.acceptance-render/1', markdown: `${lines.join('\n')}\n`, status },
+  };
 }

@@ -28,7 +28,15 @@ export interface RunResultJson {
   schema: 'vkit.acceptance-run/1';
   file: string;
   cwd: string;
-  results: { claim: string; command: string | null; status: RunStatus; exit_code: number | null; output_summary: string; duration_ms: number; timed_out: boolean }[];
+  results: {
+    claim: string;
+    command: string | null;
+    status: RunStatus;
+    exit_code: number | null;
+    output_summary: string;
+    duration_ms: number;
+    timed_out: boolean;
+  }[];
   counts: Record<RunStatus, number>;
 }
 
@@ -36,29 +44,59 @@ export interface RunResultJson {
 export async function subjectRoot(doc: Doc, root: string): Promise<string> {
   const rel = str(table(doc.data, 'subject'), 'root');
   let dir: string;
-  if (table(doc.data, 'subject')?.root !== undefined && rel === undefined) throw invalid('ERR_ACCEPTANCE_SUBJECT', '[subject] root must be a string', { file: doc.file, path: 'subject.root', line: doc.line(['subject', 'root']) });
+  if (table(doc.data, 'subject')?.root !== undefined && rel === undefined)
+    throw invalid('ERR_ACCEPTANCE_SUBJECT', '[subject] root must be a string', {
+      file: doc.file,
+      path: 'subject.root',
+      line: doc.line(['subject', 'root']),
+    });
   if (rel !== undefined) {
     const abs = insideRoot(root, rel);
-    if (!abs) throw invalid('ERR_ACCEPTANCE_PATH', `[subject] root \`${rel}\` is absolute or leaves --root`, { file: doc.file, path: 'subject.root', line: doc.line(['subject', 'root']) });
+    if (!abs)
+      throw invalid('ERR_ACCEPTANCE_PATH', `[subject] root \`${rel}\` is absolute or leaves --root`, {
+        file: doc.file,
+        path: 'subject.root',
+        line: doc.line(['subject', 'root']),
+      });
     dir = abs;
   } else dir = dirname(doc.abs);
   const s = await stat(dir).catch(() => undefined);
-  if (!s?.isDirectory()) throw invalid('ERR_ACCEPTANCE_SUBJECT', `subject root \`${relative(root, dir) || '.'}\` is not a directory`, { file: doc.file, path: 'subject.root', line: doc.line(['subject', 'root']) });
+  if (!s?.isDirectory())
+    throw invalid('ERR_ACCEPTANCE_SUBJECT', `subject root \`${relative(root, dir) || '.'}\` is not a directory`, {
+      file: doc.file,
+      path: 'subject.root',
+      line: doc.line(['subject', 'root']),
+    });
   return dir;
 }
 
 /** Reads a package for running: 0.3 refused, claims present, requested ids known. */
-export async function readPackageClaims(root: string, file: string, wanted: string[] = []): Promise<{ doc: Doc; claims: { index: number; id: string; sv?: SelfVerify }[] }> {
+export async function readPackageClaims(
+  root: string,
+  file: string,
+  wanted: string[] = [],
+): Promise<{ doc: Doc; claims: { index: number; id: string; sv?: SelfVerify }[] }> {
   const doc = await readDoc(resolve(root, file), file);
   refuseVersion03(doc);
   const all = tables(doc.data, 'claim');
-  if (all.length === 0) throw invalid('ERR_ACCEPTANCE_CLAIM', `${file} has no [[claim]] tables`, { file, path: 'claim' });
+  if (all.length === 0)
+    throw invalid('ERR_ACCEPTANCE_CLAIM', `${file} has no [[claim]] tables`, { file, path: 'claim' });
   const claims = all.map((c, index) => {
-    if (typeof c.id !== 'string') throw invalid('ERR_ACCEPTANCE_CLAIM', 'claim id must be a string', { file, path: `claim[${index}].id`, line: doc.line(['claim', index, 'id']) });
+    if (typeof c.id !== 'string')
+      throw invalid('ERR_ACCEPTANCE_CLAIM', 'claim id must be a string', {
+        file,
+        path: `claim[${index}].id`,
+        line: doc.line(['claim', index, 'id']),
+      });
     return { index, id: c.id };
   });
   for (const id of wanted) {
-    if (!claims.some((c) => c.id === id)) throw invalid('ERR_ACCEPTANCE_CLAIM', `no claim \`${id}\` in ${file} (claims: ${claims.map((c) => c.id).join(', ')})`, { file, path: '--claim' });
+    if (!claims.some((c) => c.id === id))
+      throw invalid(
+        'ERR_ACCEPTANCE_CLAIM',
+        `no claim \`${id}\` in ${file} (claims: ${claims.map((c) => c.id).join(', ')})`,
+        { file, path: '--claim' },
+      );
   }
   const chosen = wanted.length ? claims.filter((c) => wanted.includes(c.id)) : claims;
   return { doc, claims: chosen.map((c) => ({ ...c, sv: readSelfVerify(doc, c.index) })) };
@@ -81,16 +119,32 @@ export async function acceptanceRun(req: RunRequest): Promise<Outcome<RunResultJ
   const lines: string[] = [];
   for (const c of claims) {
     const r = await runSelfVerify(c.sv, cwd, { timeoutMs: req.timeoutMs });
-    results.push({ claim: c.id, command: c.sv?.command ?? null, status: r.status, exit_code: r.exit_code, output_summary: r.output_summary, duration_ms: r.duration_ms, timed_out: r.timed_out });
+    results.push({
+      claim: c.id,
+      command: c.sv?.command ?? null,
+      status: r.status,
+      exit_code: r.exit_code,
+      output_summary: r.output_summary,
+      duration_ms: r.duration_ms,
+      timed_out: r.timed_out,
+    });
     lines.push(`${r.status} ${c.id}: ${c.sv?.command ?? '(no self_verify command)'}`);
     if (r.status !== 'EXECUTED-PASS') lines.push(`  ${r.output_summary}`);
   }
-  const counts = { 'EXECUTED-PASS': 0, 'EXECUTED-FAIL': 0, 'EXPECT-MISMATCH': 0, 'SELF-FULFILLING-SUSPECT': 0, 'NOT-RUN': 0 } as Record<RunStatus, number>;
+  const counts = {
+    'EXECUTED-PASS': 0,
+    'EXECUTED-FAIL': 0,
+    'EXPECT-MISMATCH': 0,
+    'SELF-FULFILLING-SUSPECT': 0,
+    'NOT-RUN': 0,
+  } as Record<RunStatus, number>;
   for (const r of results) counts[r.status]++;
   const failed = counts['EXECUTED-FAIL'] + counts['EXPECT-MISMATCH'];
   const unsettled = counts['SELF-FULFILLING-SUSPECT'] + counts['NOT-RUN'];
   const exitCode = failed > 0 ? 1 : unsettled > 0 ? 3 : 0;
   const parts = (Object.entries(counts) as [RunStatus, number][]).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`);
-  lines.push(`${exitCode === 0 ? 'PASS' : exitCode === 1 ? 'FAIL' : 'INDETERMINATE'} ${req.file}: ${results.length} claim${results.length === 1 ? '' : 's'} run in ${shownCwd}: ${parts.join(', ')}`);
+  lines.push(
+    `${exitCode === 0 ? 'PASS' : exitCode === 1 ? 'FAIL' : 'INDETERMINATE'} ${req.file}: ${results.length} claim${results.length === 1 ? '' : 's'} run in ${shownCwd}: ${parts.join(', ')}`,
+  );
   return { exitCode, lines, json: { schema: 'vkit.acceptance-run/1', file: req.file, cwd: shownCwd, results, counts } };
 }

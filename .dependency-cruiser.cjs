@@ -1,0 +1,64 @@
+/**
+ * vkit's import boundaries, checked by dependency-cruiser (`npm run lint`, and `npm test` through
+ * test/tooling/boundaries.test.ts). The layer order, top to bottom, written down once:
+ *
+ *   faces      src/cli, src/mcp, src/tui, src/daemon, src/index.ts, src/schemas.ts
+ *   service    src/service
+ *   engine     src/engine, src/jobs
+ *   libraries  src/acceptance, src/models, src/formal, src/evidence (what the kinds are made of)
+ *   base       src/store, src/capture, src/checkers, src/graph, src/gate
+ *   core       src/config, src/hash, src/text, src/errors.ts
+ *
+ * A module may import its own layer or any layer below it, never one above; `src/` never imports
+ * `rules/` (the kinds are handed in by the entry points); no import cycles at all. Violations that
+ * predate this check are listed in .dependency-cruiser-known-violations.json and ignored until the
+ * slice of issue 15 that removes them: a new one fails.
+ */
+const LAYERS = [
+  { name: 'faces', path: '^src/(cli|mcp|tui|daemon)/|^src/(index|schemas)\\.ts$' },
+  { name: 'service', path: '^src/service/' },
+  { name: 'engine', path: '^src/(engine|jobs)/' },
+  { name: 'libraries', path: '^src/(acceptance|models|formal|evidence)/' },
+  { name: 'base', path: '^src/(store|capture|checkers|graph|gate)/' },
+  { name: 'core', path: '^src/(config|hash|text)/|^src/errors\\.ts$' },
+];
+
+const upward = LAYERS.slice(1).map((layer, i) => ({
+  name: `no-upward-from-${layer.name}`,
+  comment: `${layer.name} may not import ${LAYERS.slice(0, i + 1)
+    .map((l) => l.name)
+    .join(', ')}`,
+  severity: 'error',
+  from: { path: layer.path },
+  to: {
+    path: LAYERS.slice(0, i + 1)
+      .map((l) => `(${l.path})`)
+      .join('|'),
+  },
+}));
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'import cycles make modules impossible to read or load alone',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'src-not-rules',
+      comment: 'src/ never imports rules/: entry points hand the kinds in',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^rules/' },
+    },
+    ...upward,
+  ],
+  options: {
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(dist|node_modules)/' },
+  },
+};
