@@ -45,15 +45,6 @@ export async function isGitWorkTree(dir: string): Promise<boolean> {
   }
 }
 
-/** Absolute path of the repository's common git dir (shared by all worktrees), or undefined. */
-export async function gitCommonDir(dir: string): Promise<string | undefined> {
-  try {
-    return (await git(dir, ['rev-parse', '--path-format=absolute', '--git-common-dir'])).trim();
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Tracked and untracked non-ignored paths under `dir`, relative to it; with `under`, only below those
  * directory prefixes (literal pathspecs: a prefix never holds glob characters, and names like `:x`

@@ -7,7 +7,6 @@ import { EXIT, invalid } from '../errors.js';
 import { watch, type WatchControl } from '../service/watch.js';
 import { defaultStoreDir } from '../service/workspace.js';
 import { latestRunDetails } from '../service/index.js';
-import { HELP } from './help.js';
 import { printEvent } from './render.js';
 
 type Command = (args: string[], version: () => string) => Promise<number>;
@@ -21,8 +20,6 @@ const inCi = () =>
   ['CI', 'CONTINUOUS_INTEGRATION'].some(
     (k) => k in process.env && process.env[k] !== '0' && process.env[k] !== 'false',
   );
-
-export const WATCH_HELP = HELP.watch!;
 
 function parse(args: string[]) {
   try {

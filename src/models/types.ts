@@ -48,7 +48,6 @@ export interface CompareRequest {
 }
 
 export type Side = 'before' | 'after';
-export const SIDES: readonly Side[] = ['before', 'after'];
 
 /** The four alphabets, in the order comparability reasons name them. */
 export const ALPHABETS = ['states', 'actions', 'inputs', 'observations'] as const;

@@ -3,7 +3,7 @@
  * formal requests (`verify --request`). Wiring only: the judgements live in src/formal.
  */
 import { readFileSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { VerifyAttrs } from '../../rules/verify.js';
 import { captureSelector } from '../capture/selector.js';
 import type { ResolvedComponent } from '../config/types.js';
@@ -377,8 +377,4 @@ export function formalExit(report: BuildReport): number {
   const a = report.actions[0];
   if (!a || a.pending) return EXIT.blocked;
   return a.outcome === 'PASS' ? EXIT.ok : a.outcome === 'FAIL' ? EXIT.fail : EXIT.blocked;
-}
-
-export function shownPath(root: string, file: string): string {
-  return relative(process.cwd(), resolve(root, file)) || file;
 }

@@ -9,8 +9,6 @@ const LOADERS: Record<string, () => Promise<Profile>> = {
   'verus-linux-x86_64-v1': async () => (await import('./verus.js')).verusProfile,
 };
 
-export const PROFILE_IDS = Object.keys(LOADERS).sort();
-
 /** The profile with this id, or undefined when this vkit has none (or its module is not built). */
 export async function loadProfile(id: string): Promise<Profile | undefined> {
   const load = LOADERS[id];

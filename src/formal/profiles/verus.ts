@@ -33,15 +33,6 @@ const METHOD = 'verus_source';
 const BINDINGS = ['new', 'reserve', 'release', 'reserve_batch', 'apply_command', 'run_commands'] as const;
 const PACKAGE_CLAIMS = ['transfer (atomic two-ledger model)', 'SharedLedger (vstd write lock)'] as const;
 
-/** Host configuration the profile reads; never part of a job's identity. */
-export const VERUS_ENV = [
-  'VKIT_VERUS_IMAGE',
-  'VKIT_VERUS_ARCHIVE',
-  'VKIT_VERUS_ROOT',
-  'VKIT_RUSTUP_HOME',
-  'VKIT_CARGO_HOME',
-] as const;
-
 /** The fixed observations the driver must report, one per binding and rejection branch at least. */
 export const OBSERVATIONS = [
   'new.clears_slots',
