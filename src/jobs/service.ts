@@ -132,7 +132,7 @@ export class JobService {
         !adopted &&
         row.state === 'queued' &&
         row.queue &&
-        row.queue !== this.queue &&
+        !this.queues.has(row.queue) &&
         this.mode === 'detached' &&
         !this.closed
       ) {

@@ -5,10 +5,10 @@
  * document; the bundled temp module never stays in the work tree.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { Known } from './fuzz-manifests.js';
-import { VKIT_BIN } from './repo.js';
+import { tempRepo, VKIT_BIN, type TempRepo } from './repo.js';
 
 export interface Ran {
   args: string[];
@@ -207,4 +207,43 @@ export async function cliCase(c: CliCase): Promise<string[]> {
   const left = leftoverTempModules(c.root);
   if (left.length) v.push(`temp modules left in the work tree: ${left.join(', ')}`);
   return v.map((m) => `${c.what}: ${m}`);
+}
+
+/**
+ * Runs CLI fuzz cases two at a time (the machine has two cores), each in a fresh temp repository
+ * with a marks directory beside it (checks leave their marks there), stopping at the first failing
+ * case; prints the tally and the `FUZZ-FIGURES` line `npm run fuzz:config` reads. The failures.
+ */
+export async function runCliCases(
+  fuzzer: string,
+  seed: number,
+  cases: readonly number[],
+  body: (index: number, repo: TempRepo, marks: string, tally: Tally) => Promise<string[]>,
+): Promise<string[]> {
+  const t0 = performance.now();
+  const tally = new Tally();
+  const failures: string[] = [];
+  const lanes = 2;
+  await Promise.all(
+    Array.from({ length: lanes }, async (_, lane) => {
+      for (const index of cases.filter((_, k) => k % lanes === lane)) {
+        if (failures.length) return;
+        const repo = tempRepo();
+        const marks = `${repo.dir}-marks`;
+        mkdirSync(marks);
+        try {
+          failures.push(...(await body(index, repo, marks, tally)));
+        } finally {
+          repo.cleanup();
+          rmSync(marks, { recursive: true, force: true });
+        }
+      }
+    }),
+  );
+  const s = ((performance.now() - t0) / 1000).toFixed(1);
+  console.log(`${fuzzer} fuzz (CLI): ${tally.line()}, ${s} s`);
+  console.log(
+    `FUZZ-FIGURES ${JSON.stringify({ fuzzer: `${fuzzer} (CLI)`, seed, cases: tally.cases, invocations: tally.invocations, exits: Object.fromEntries(tally.exits), hangs: tally.hangs, seconds: Number(s) })}`,
+  );
+  return failures;
 }

@@ -17,8 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { after, before, test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { compileGlob, globProblem, matchGlobs } from '../../src/capture/glob.js';
-import { mkdirSync, rmSync } from 'node:fs';
-import { cliCase, Tally } from '../_support/fuzz-cli.js';
+import { cliCase, runCliCases } from '../_support/fuzz-cli.js';
 import {
   hostileGlob,
   junkGlob,
@@ -28,7 +27,7 @@ import {
   type Reference,
 } from '../_support/fuzz-globs.js';
 import { knownOf } from '../_support/fuzz-manifests.js';
-import { tempRepo, WATCHED_FROM_OUTSIDE } from '../_support/repo.js';
+import { WATCHED_FROM_OUTSIDE } from '../_support/repo.js';
 import { caseRng, type Rng } from '../_support/random.js';
 import type { GlobAnswer, GlobQuery } from './_glob-fuzz-worker.js';
 
@@ -171,66 +170,38 @@ test('in-process: generated globs agree with the reference matcher, and matching
 });
 
 test("the CLI: generated globs as a check's inputs over a generated tree: exit 0-3, a malformed glob exit 2, no stack, no hang, READY only when the check ran", async () => {
-  const t0 = performance.now();
-  const tally = new Tally();
-  const failures: string[] = [];
   const cases = Array.from({ length: CLI_CASES }, (_, k) => CASES + k); // not the in-process cases again
-  const lanes = 2;
-  await Promise.all(
-    Array.from({ length: lanes }, async (_, lane) => {
-      for (const index of cases.filter((_, k) => k % lanes === lane)) {
-        if (failures.length) return;
-        const c = generate(caseRng(SEED, index));
-        const repo = tempRepo();
-        const marks = `${repo.dir}-marks`;
-        mkdirSync(marks);
-        try {
-          // A path whose directory is also a file cannot exist (keep the first), nor a name past 255 bytes.
-          const files = c.paths.filter(
-            (p, i) =>
-              !c.paths.some((q, j) => j < i && (p.startsWith(`${q}/`) || q.startsWith(`${p}/`))) &&
-              p.split('/').every((n) => Buffer.byteLength(n) <= 255),
-          );
-          for (const p of files) repo.write(p, `${p}\n`);
-          const data = {
-            checks: [
-              {
-                id: 'globbed',
-                run: [
-                  'node',
-                  '-e',
-                  `require('fs').writeFileSync(${JSON.stringify(`${marks}/globbed`)},'');process.exit(0)`,
-                ],
-                inputs: c.patterns,
-                sandbox: WATCHED_FROM_OUTSIDE,
-              },
-            ],
-          };
-          repo.write('vkit.manifest.json', JSON.stringify(data));
-          const malformed = c.patterns.find((p) => referenceGlob(p).problem !== undefined);
-          failures.push(
-            ...(await cliCase({
-              what: `case ${index} (${c.kind}) of VKIT_FUZZ_SEED=${SEED}: ${c.patterns.map((p) => JSON.stringify(cut(p))).join(' ')}`,
-              root: repo.dir,
-              configName: 'vkit.manifest.json',
-              known: knownOf(data),
-              invalid: malformed === undefined ? undefined : `the malformed glob ${JSON.stringify(cut(malformed))}`,
-              timeoutMs: HANG_MS * 12,
-              tally,
-            })),
-          );
-        } finally {
-          repo.cleanup();
-          rmSync(marks, { recursive: true, force: true });
-        }
-      }
-    }),
-  );
-  const s = ((performance.now() - t0) / 1000).toFixed(1);
-  console.log(`glob fuzz (CLI): ${tally.line()}, ${s} s`);
-  console.log(
-    `FUZZ-FIGURES ${JSON.stringify({ fuzzer: 'glob (CLI)', seed: SEED, cases: tally.cases, invocations: tally.invocations, exits: Object.fromEntries(tally.exits), hangs: tally.hangs, seconds: Number(s) })}`,
-  );
+  const failures = await runCliCases('glob', SEED, cases, async (index, repo, marks, tally) => {
+    const c = generate(caseRng(SEED, index));
+    // A path whose directory is also a file cannot exist (keep the first), nor a name past 255 bytes.
+    const files = c.paths.filter(
+      (p, i) =>
+        !c.paths.some((q, j) => j < i && (p.startsWith(`${q}/`) || q.startsWith(`${p}/`))) &&
+        p.split('/').every((n) => Buffer.byteLength(n) <= 255),
+    );
+    for (const p of files) repo.write(p, `${p}\n`);
+    const data = {
+      checks: [
+        {
+          id: 'globbed',
+          run: ['node', '-e', `require('fs').writeFileSync(${JSON.stringify(`${marks}/globbed`)},'');process.exit(0)`],
+          inputs: c.patterns,
+          sandbox: WATCHED_FROM_OUTSIDE,
+        },
+      ],
+    };
+    repo.write('vkit.manifest.json', JSON.stringify(data));
+    const malformed = c.patterns.find((p) => referenceGlob(p).problem !== undefined);
+    return cliCase({
+      what: `case ${index} (${c.kind}) of VKIT_FUZZ_SEED=${SEED}: ${c.patterns.map((p) => JSON.stringify(cut(p))).join(' ')}`,
+      root: repo.dir,
+      configName: 'vkit.manifest.json',
+      known: knownOf(data),
+      invalid: malformed === undefined ? undefined : `the malformed glob ${JSON.stringify(cut(malformed))}`,
+      timeoutMs: HANG_MS * 12,
+      tally,
+    });
+  });
   assert.deepEqual(failures, []);
 });
 

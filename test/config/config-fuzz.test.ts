@@ -21,7 +21,7 @@ import { performance } from 'node:perf_hooks';
 import { after, before, test } from 'node:test';
 import { loadConfig } from '../../src/config/load.js';
 import { VkitError } from '../../src/errors.js';
-import { cliCase, leftoverTempModules, runVkit, Tally } from '../_support/fuzz-cli.js';
+import { cliCase, leftoverTempModules, runCliCases, runVkit } from '../_support/fuzz-cli.js';
 import { generateConfig } from '../_support/fuzz-configs.js';
 import { setModelRequest } from '../_support/fuzz-manifests.js';
 import { caseRng } from '../_support/random.js';
@@ -115,47 +115,23 @@ test('in-process: loading answers every generated config with its data or exit 2
 });
 
 test('the CLI: gate and build answer generated configs with exit 0-3, no stack, no hang, clean --json, no temp module, READY only when every check ran and passed', async () => {
-  const t0 = performance.now();
-  const tally = new Tally();
-  const failures: string[] = [];
   const cases = Array.from({ length: CLI_CASES }, (_, k) => CASES + k);
-  const lanes = 2;
-  await Promise.all(
-    Array.from({ length: lanes }, async (_, lane) => {
-      for (const index of cases.filter((_, k) => k % lanes === lane)) {
-        if (failures.length) return;
-        const repo = tempRepo();
-        const marks = `${repo.dir}-marks`;
-        mkdirSync(marks);
-        try {
-          const c = generateConfig(caseRng(SEED, index), marks);
-          write(repo.dir, { ...c.files, [NAME]: c.text });
-          const mustPass = !c.invalid && !!c.known && c.known.requirements > 0 && c.known.cannotPass.length === 0;
-          failures.push(
-            ...(await cliCase({
-              what: `case ${index} (${c.generator}) of VKIT_FUZZ_SEED=${SEED}`,
-              root: repo.dir,
-              configName: NAME,
-              known: c.known,
-              invalid: c.invalid ? 'a config that must be refused' : undefined,
-              mustPass,
-              env: c.env,
-              timeoutMs: INVOCATION_MS,
-              tally,
-            })),
-          );
-        } finally {
-          repo.cleanup();
-          rmSync(marks, { recursive: true, force: true });
-        }
-      }
-    }),
-  );
-  const s = ((performance.now() - t0) / 1000).toFixed(1);
-  console.log(`config fuzz (CLI): ${tally.line()}, ${s} s`);
-  console.log(
-    `FUZZ-FIGURES ${JSON.stringify({ fuzzer: 'config (CLI)', seed: SEED, cases: tally.cases, invocations: tally.invocations, exits: Object.fromEntries(tally.exits), hangs: tally.hangs, seconds: Number(s) })}`,
-  );
+  const failures = await runCliCases('config', SEED, cases, async (index, repo, marks, tally) => {
+    const c = generateConfig(caseRng(SEED, index), marks);
+    write(repo.dir, { ...c.files, [NAME]: c.text });
+    const mustPass = !c.invalid && !!c.known && c.known.requirements > 0 && c.known.cannotPass.length === 0;
+    return cliCase({
+      what: `case ${index} (${c.generator}) of VKIT_FUZZ_SEED=${SEED}`,
+      root: repo.dir,
+      configName: NAME,
+      known: c.known,
+      invalid: c.invalid ? 'a config that must be refused' : undefined,
+      mustPass,
+      env: c.env,
+      timeoutMs: INVOCATION_MS,
+      tally,
+    });
+  });
   assert.deepEqual(failures, []);
 });
 

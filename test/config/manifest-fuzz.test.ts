@@ -19,7 +19,7 @@ import { after, before, test } from 'node:test';
 import { VkitError } from '../../src/errors.js';
 import { gateExitCode } from '../../src/gate/evaluate.js';
 import { gate } from '../../src/service/index.js';
-import { cliCase, runVkit, Tally } from '../_support/fuzz-cli.js';
+import { cliCase, runCliCases, runVkit } from '../_support/fuzz-cli.js';
 import { generateManifest, knownOf, setModelRequest, type ManifestCase } from '../_support/fuzz-manifests.js';
 import { caseRng } from '../_support/random.js';
 import { REPO_ROOT, tempRepo } from '../_support/repo.js';
@@ -102,49 +102,24 @@ test('in-process: the gate answers every generated manifest with exit 0-3, a nam
 });
 
 test('the CLI: gate and build answer generated manifests with exit 0-3, no stack, no hang, READY only when every check ran and passed', async () => {
-  const t0 = performance.now();
-  const tally = new Tally();
-  const failures: string[] = [];
   const cases = Array.from({ length: CLI_CASES }, (_, k) => CASES + k); // not the in-process cases again
-  const lanes = 2; // the machine has two cores
-  await Promise.all(
-    Array.from({ length: lanes }, async (_, lane) => {
-      for (const index of cases.filter((_, k) => k % lanes === lane)) {
-        if (failures.length) return;
-        const repo = tempRepo();
-        const marks = `${repo.dir}-marks`;
-        mkdirSync(marks);
-        try {
-          // The first case is a valid manifest, so that even a short run goes through a real build.
-          const c = generateManifest(caseRng(SEED, index), marks, index === CASES ? { mutations: 0 } : {});
-          write(repo.dir, { ...c.files, [NAME]: c.bytes });
-          const known = knownOf(knownData(c));
-          const mustPass =
-            c.generator === 'valid' && known.requirements > 0 && known.cannotPass.length === 0 && !c.invalid;
-          failures.push(
-            ...(await cliCase({
-              what: `case ${index} (${c.generator}) of VKIT_FUZZ_SEED=${SEED}`,
-              root: repo.dir,
-              configName: NAME,
-              known,
-              invalid: c.invalid,
-              mustPass,
-              timeoutMs: INVOCATION_MS,
-              tally,
-            })),
-          );
-        } finally {
-          repo.cleanup();
-          rmSync(marks, { recursive: true, force: true });
-        }
-      }
-    }),
-  );
-  const s = ((performance.now() - t0) / 1000).toFixed(1);
-  console.log(`manifest fuzz (CLI): ${tally.line()}, ${s} s`);
-  console.log(
-    `FUZZ-FIGURES ${JSON.stringify({ fuzzer: 'manifest (CLI)', seed: SEED, cases: tally.cases, invocations: tally.invocations, exits: Object.fromEntries(tally.exits), hangs: tally.hangs, seconds: Number(s) })}`,
-  );
+  const failures = await runCliCases('manifest', SEED, cases, async (index, repo, marks, tally) => {
+    // The first case is a valid manifest, so that even a short run goes through a real build.
+    const c = generateManifest(caseRng(SEED, index), marks, index === CASES ? { mutations: 0 } : {});
+    write(repo.dir, { ...c.files, [NAME]: c.bytes });
+    const known = knownOf(knownData(c));
+    const mustPass = c.generator === 'valid' && known.requirements > 0 && known.cannotPass.length === 0 && !c.invalid;
+    return cliCase({
+      what: `case ${index} (${c.generator}) of VKIT_FUZZ_SEED=${SEED}`,
+      root: repo.dir,
+      configName: NAME,
+      known,
+      invalid: c.invalid,
+      mustPass,
+      timeoutMs: INVOCATION_MS,
+      tally,
+    });
+  });
   assert.deepEqual(failures, []);
 });
 
