@@ -9,11 +9,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { registry } from '../rules/index.js';
+import { installKinds } from '../src/config/kind.js';
 import { openWorkspace, type Workspace } from '../src/service/index.js';
 import { Store, STALE_HEARTBEAT_NS, wallClockNs } from '../src/store/store.js';
 import type { Job } from '../src/jobs/job.js';
 import { runEngine } from '../src/engine/build.js';
 import { engineFor } from '../src/service/index.js';
+
+installKinds(registry);
 
 const VKIT = fileURLToPath(new URL('../../bin/vkit.js', import.meta.url));
 const RANDOM_ROUNDS = Number(process.env.QUALIFY_ROUNDS ?? 12);

@@ -4,6 +4,7 @@
  * same answers.
  */
 import { spawn } from 'node:child_process';
+import { kinds } from '../config/kind.js';
 import { closeSync, openSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,12 +57,16 @@ const start: Command = async (args) => {
   if (!status) {
     makePrivateDir(paths.dir);
     const log = openSync(paths.log, 'a', 0o600);
-    const child = spawn(process.execPath, [SERVER_MAIN, '--root', paths.root, '--idle-s', String(idle)], {
-      detached: true,
-      stdio: ['ignore', log, log],
-      env: process.env,
-      cwd: paths.root,
-    });
+    const child = spawn(
+      process.execPath,
+      [SERVER_MAIN, '--root', paths.root, '--idle-s', String(idle), '--kinds', kinds().module],
+      {
+        detached: true,
+        stdio: ['ignore', log, log],
+        env: process.env,
+        cwd: paths.root,
+      },
+    );
     child.unref();
     closeSync(log);
     for (let waited = 0; !status && waited < 10_000; waited += 50) {

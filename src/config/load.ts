@@ -17,7 +17,8 @@ import { invalid, InvalidInputError, VkitError, type Issue } from '../errors.js'
 import { jsonId, sha256Id } from '../hash/index.js';
 import { parseJsonText, type ParsedJsonText } from '../models/json-text.js';
 import type { PlannedAction, Rule } from './rule.js';
-import { fieldPath, UserConfigSchema } from './schema.js';
+import { kinds } from './kind.js';
+import { fieldPath, userConfigSchema } from './schema.js';
 import type { Manifest, UserConfig } from './types.js';
 import { validateManifest } from './validate.js';
 import { checkCachedModules, loadsDynamically } from './module-cache.js';
@@ -390,7 +391,7 @@ export async function resolveUserConfig(
     const rules = (exported as { rules: unknown[] }).rules.map((d) => (isDescriptor(d) ? hostedRule(d, call) : d));
     exported = { ...exported, rules };
   }
-  const parsed = v.safeParse(UserConfigSchema, exported);
+  const parsed = v.safeParse(userConfigSchema(kinds()), exported);
   if (!parsed.success) {
     throw new InvalidInputError(
       'ERR_CONFIG_INVALID',
@@ -405,15 +406,12 @@ export async function resolveUserConfig(
     await Promise.all(sources.map(async (p) => [relative(dirname(file), p), sha256Id(await readFile(p))])),
   );
   for (const rule of user.rules ?? []) rules.set(rule.kind, guardUserRule(rule, shown));
+  // The kinds' sections as parsed (with defaults), the rules as records.
+  const { rules: _functions, ...sections } = parsed.output;
   const data = {
     schema_version: 3,
-    sandbox: parsed.output.sandbox,
-    checks: parsed.output.checks,
-    formal: parsed.output.formal,
+    ...sections,
     rules: (user.rules ?? []).map((r) => ({ kind: r.kind, version: r.version, source_sha256: sourceDigest })),
-    actions: parsed.output.actions,
-    compare: parsed.output.compare,
-    acceptance: parsed.output.acceptance,
   };
   const { value, issues } = validateManifest(data, shown);
   if (!value) throw new InvalidInputError('ERR_CONFIG_INVALID', issues);
@@ -483,7 +481,6 @@ function guardUserRule(rule: Rule, shown: string): Rule {
     kind: rule.kind,
     version: rule.version,
     attrs: rule.attrs,
-    ...(rule.inline === undefined ? {} : { inline: rule.inline }),
     plan(node, deps) {
       let planned: PlannedAction;
       try {

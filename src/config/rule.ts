@@ -1,6 +1,6 @@
 /**
- * The rule API. Built-in kinds (`rules/`) and user rules registered in `vkit.config.ts` use the same
- * `defineRule`. A rule's `plan` is pure: it turns a node and its dependencies' results into an action
+ * The rule API. Built-in kinds' rules (`rules/<kind>/`, see kind.ts) and user rules registered in
+ * `vkit.config.ts` use the same `defineRule`. A rule's `plan` is pure: it turns a node and its dependencies' results into an action
  * description; a worker, never the rule, calls `execute` with injected I/O handles.
  */
 import type { GenericSchema } from 'valibot';
@@ -64,8 +64,6 @@ export interface ExecuteIO {
   /** Environment values the node declared (plus PATH and HOME). */
   env: Record<string, string>;
   signal: AbortSignal;
-  /** Selector capture of root-relative globs (the capture rule's one I/O). */
-  captureSelector(globs: string[]): { digest: string; files: CapturedFile[] };
 }
 
 export interface ProcessRequest {
@@ -105,10 +103,12 @@ export interface ActionResult {
   exitCode?: number | null;
   /** How strongly the result is known. @default "empirical" */
   assurance?: 'empirical' | 'finite_model' | 'kernel_proof' | 'trusted_engine';
-  /** What the result is about, beyond the captured files (e.g. the digests of compared models). */
+  /**
+   * What the result is about, beyond the captured files (e.g. the digests of compared models). A
+   * `sections` object in it is what `vkit run show` shows for the receipt instead of the generic
+   * test sections (a formal profile's diagnostics, obligations, provenance).
+   */
   subject?: Record<string, unknown>;
-  /** Set by capture actions: what the dependents' keys are computed over. */
-  capture?: { digest: string; files: CapturedFile[] };
 }
 
 export interface PlannedAction {
@@ -125,11 +125,6 @@ export interface Rule<A = any> {
   version: number;
   /** valibot schema for the node's `attrs`, with defaults. */
   attrs: GenericSchema<unknown, A>;
-  /**
-   * Inline actions only read (captures): the engine evaluates them in-process on every build,
-   * never caches them and never submits them as jobs. @default false
-   */
-  inline?: boolean;
   /** Whether the node runs a tool whose identity must be resolved before planning. */
   tool?(attrs: A): { argv0: string; shell: boolean } | undefined;
   plan(node: PlanNode<A>, deps: DepResult[]): PlannedAction;

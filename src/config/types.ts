@@ -181,4 +181,6 @@ export interface Manifest {
   actions: ResolvedAction[];
   compare: CompareConfig[];
   acceptance: ResolvedAcceptance[];
+  /** Sections of kinds beyond the built-in ones (`src/config/kind.ts`). */
+  [section: string]: unknown;
 }

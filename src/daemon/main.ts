@@ -1,17 +1,25 @@
 /**
- * The resident build process's entry (`node dist/src/daemon/main.js --root DIR --idle-s N`), spawned
+ * The resident build process's entry (`node dist/src/daemon/main.js --root DIR --idle-s N --kinds URL`), spawned
  * detached by `vkit daemon start`, as `jobs/worker-main.ts` is by the job service. Its stdout and
  * stderr go to the log file beside its socket.
  */
 import { parseArgs } from 'node:util';
+import { installKinds, type KindRegistry } from '../config/kind.js';
 import { daemonPaths } from './paths.js';
 import { serve } from './server.js';
 
-const { values } = parseArgs({ options: { root: { type: 'string' }, 'idle-s': { type: 'string' } }, strict: true });
+const { values } = parseArgs({
+  options: { root: { type: 'string' }, 'idle-s': { type: 'string' }, kinds: { type: 'string' } },
+  strict: true,
+});
 const idleS = Number(values['idle-s']);
-if (!values.root || !Number.isInteger(idleS) || idleS < 1) {
-  process.stderr.write('usage: node dist/src/daemon/main.js --root DIR --idle-s N (started by `vkit daemon start`)\n');
+if (!values.root || !values.kinds || !Number.isInteger(idleS) || idleS < 1) {
+  process.stderr.write(
+    'usage: node dist/src/daemon/main.js --root DIR --idle-s N --kinds URL (started by `vkit daemon start`)\n',
+  );
   process.exit(2);
 }
+// The kinds its starter was handed: requests run the same commands the starter would.
+installKinds(((await import(values.kinds)) as { registry: KindRegistry }).registry);
 await serve({ paths: daemonPaths(values.root), idleMs: idleS * 1000 });
 process.stdout.write(`${new Date().toISOString()} serving ${values.root} (pid ${process.pid})\n`);

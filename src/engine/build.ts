@@ -21,7 +21,7 @@ import { checkerIdentity, ToolNotFoundError } from '../checkers/identity.js';
 import type { CheckerIdentity, DepResult, Outcome, Rule } from '../config/rule.js';
 import type { LoadedConfig } from '../config/load.js';
 import { InvalidInputError, type Issue } from '../errors.js';
-import { evaluateGate, type Gate, type GateItem, type ItemStatus } from '../gate/evaluate.js';
+import { evaluateGate, namedBy, type Gate, type GateItem, type ItemStatus } from '../gate/evaluate.js';
 import type { ActionGraph, GraphNode } from '../graph/compile.js';
 import { actionKey, depResult, envDigests, type Job, type RuleIdentity } from '../jobs/job.js';
 import type { JobService } from '../jobs/service.js';
@@ -123,12 +123,9 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
 
   /** A node's selector capture now, or the undecodable name that stops it. */
   const captureOf = (label: string): SelectorCapture | UndecodablePathError => {
-    const selector = graph.getNodeAttributes(graph.getNodeAttributes(label).capture!).attrs as {
-      inputs: string[];
-      hash?: 'raw';
-    };
+    const node = graph.getNodeAttributes(label);
     try {
-      return captureSelector(ctx.root, selector.inputs, ctx.files, fileStates, ctx.store.now, counter, selector.hash);
+      return captureSelector(ctx.root, node.inputs, ctx.files, fileStates, ctx.store.now, counter, node.hash);
     } catch (error) {
       if (error instanceof UndecodablePathError) return error;
       throw error;
@@ -143,11 +140,10 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
   const shown = relative(process.cwd(), ctx.config.file) || ctx.config.file;
   for (const label of ctx.graph.order) {
     const node = graph.getNodeAttributes(label);
-    if (node.kind === 'capture' || !node.capture) continue;
     const taken = captureOf(label);
     early.set(label, taken);
-    if (taken instanceof UndecodablePathError || !declaresInputs(node)) continue;
-    const inputs = (graph.getNodeAttributes(node.capture).attrs as { inputs: string[] }).inputs;
+    if (taken instanceof UndecodablePathError || !node.declared) continue;
+    const { inputs } = node;
     const byGlob = new Map<number, Refused[]>();
     for (const r of taken.refused) {
       const j = globIndexOf(inputs, r.path) ?? 0;
@@ -175,7 +171,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
 
   const evaluateNode = async (label: string): Promise<NodeResult> => {
     const node = graph.getNodeAttributes(label);
-    const depLabels = graph.inNeighbors(label).filter((n) => graph.getNodeAttributes(n).kind !== 'capture');
+    const depLabels = graph.inNeighbors(label);
     const deps = await Promise.all(depLabels.map(nodeResult));
     const runnable = opts.mode === 'build' && selected.has(label);
     const item = (
@@ -222,16 +218,13 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     if (!rule) return blockedAction(`no rule registered for kind \`${node.kind}\``);
 
     let capture: SelectorCapture;
-    const selectorHash = (graph.getNodeAttributes(node.capture!).attrs as { hash?: 'raw' }).hash;
+    const selectorHash = node.hash;
     // Raw captures (acceptance records, their libraries and claims, formal components; checks with
     // `line_endings: 'raw'`, whose config check refuses such a file already) stand for whole
     // trees whose identity a secret-looking file would change, yet vkit never hashes one: its presence
     // is refused at every evaluation, so one added after a PASS cannot hide behind a cached key.
     if (selectorHash === 'raw') {
-      const secret = secretInputs(
-        (graph.getNodeAttributes(node.capture!).attrs as { inputs: string[] }).inputs,
-        ctx.files,
-      );
+      const secret = secretInputs(node.inputs, ctx.files);
       if (secret)
         return blockedAction(
           `input \`${secret}\` is a secret-looking file: vkit never reads or hashes one, and this ${node.kind} result would depend on it; move it out of the inputs or ignore it in git`,
@@ -397,7 +390,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
         digest: capture.digest,
         files: capture.files.map(({ path, mode, sha256 }) => ({ path, mode, sha256 })),
         ...(selectorHash ? { hash: selectorHash } : {}),
-        selector: [...(graph.getNodeAttributes(node.capture!).attrs as { inputs: string[] }).inputs],
+        selector: [...node.inputs],
       },
       checker,
       deps: depResults,
@@ -447,8 +440,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     return result.outcome === 'BLOCKED' ? { ...res, dep: undefined } : res;
   };
 
-  const labels = ctx.graph.order.filter((l) => graph.getNodeAttributes(l).kind !== 'capture');
-  const settled = await Promise.all(labels.map(nodeResult));
+  const settled = await Promise.all(ctx.graph.order.map(nodeResult));
   const items = settled.map((r) => r.item);
   const gate = evaluateGate(items);
   const actions = settled.flatMap((r) => (r.action ? [r.action] : []));
@@ -474,22 +466,16 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
   };
 }
 
-/**
- * Inputs a node's config entry declares (checks and user actions): what they select must be what
- * their key covers, or be excluded explicitly. Comparisons name one plain file (a linked request is
- * the compare rule's to refuse), acceptance items check their own reads, and formal components show
- * their checker only the captured files (and refuse links themselves).
- */
-function declaresInputs(node: GraphNode): boolean {
-  return node.declaredAt.startsWith('checks[') || node.declaredAt.startsWith('actions[');
-}
-
 /** Why a node cannot run on its capture, or undefined: special files always, unheld link targets where the config declares the inputs. */
 function refusedReason(node: GraphNode, refused: readonly Refused[]): string | undefined {
   const special = refused.find((r) => r.kind === 'special');
   if (special)
     return `input \`${special.path.replace(/\/$/, '')}\` is not a regular file or symlink (${special.why}): vkit cannot capture it; exclude it with \`${special.exclude}\``;
-  const link = declaresInputs(node) ? refused.find((r) => r.kind === 'link') : undefined;
+  // Where the config entry names its inputs (checks, user actions), what they select must be what
+  // the key covers. Comparisons name one plain file (a linked request is the compare rule's to
+  // refuse), acceptance items check their own reads, and formal components show their checker only
+  // the captured files (and refuse links themselves).
+  const link = node.declared ? refused.find((r) => r.kind === 'link') : undefined;
   if (link)
     return `input \`${link.path}\` is ${link.why}: the check could read bytes its key does not see; capture the target too, or exclude the link with \`${link.exclude}\``;
   return undefined;
@@ -528,7 +514,7 @@ function secretInputs(globs: readonly string[], files: readonly string[]): strin
 
 /** The selected labels plus everything they depend on (their keys need those results). */
 function selectNodes(ag: ActionGraph, only: string[] | undefined): Set<string> {
-  const all = ag.order.filter((l) => ag.graph.getNodeAttributes(l).kind !== 'capture');
+  const all = ag.order;
   if (!only || only.length === 0) return new Set(all);
   const picked = new Set<string>();
   const visit = (l: string) => {
@@ -536,7 +522,7 @@ function selectNodes(ag: ActionGraph, only: string[] | undefined): Set<string> {
     picked.add(l);
     ag.graph.inNeighbors(l).forEach(visit);
   };
-  for (const l of all) if (only.some((o) => l === o || ag.graph.getNodeAttributes(l).id === o)) visit(l);
+  for (const l of all) if (only.some((o) => namedBy(l, o))) visit(l);
   return picked;
 }
 

@@ -1,7 +1,7 @@
 /**
  * The contracts between the parts of formal checking (vkit-reference.md, "Formal components"):
  * the sandbox that runs restricted containers, mathematical packages, profiles (the procedure a
- * verifier follows) and the result sections a receipt keeps. The rule `rules/verify.ts` wires them:
+ * verifier follows) and the result sections a receipt keeps. The rule `rules/formal/rule.ts` wires them:
  * capture -> materialise -> profile.run(sandbox) -> retained sections and artifacts.
  */
 import type { ResolvedComponent } from '../config/types.js';
@@ -193,3 +193,14 @@ export interface Profile {
   checker(sandbox: Sandbox | undefined, env: Record<string, string | undefined>): Promise<CheckerPlan>;
   run(ctx: ProfileContext): Promise<FormalOutcome>;
 }
+
+/** A candidate source other than the working tree, set by `verify --request` (git-commit). */
+export interface CandidateSelection {
+  kind: 'git-commit';
+  commit: string;
+  /** Digest of the commit capture the request was planned against. */
+  digest: string;
+}
+
+/** A node's attributes: the component's manifest entry, plus a candidate for commit requests. */
+export type VerifyAttrs = ResolvedComponent & { candidate?: CandidateSelection };

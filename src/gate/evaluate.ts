@@ -45,10 +45,19 @@ export function evaluateGate(items: readonly GateItem[]): Gate {
   return gate('READY', `all ${required.length} required item(s) pass`);
 }
 
+/**
+ * Whether `--only` names the item of this label: the label itself or its id, the part after the
+ * first `:` (`check:a` -> `a`, `accept:r/run:c` -> `r/run:c`). The one reading of `--only`, for
+ * what runs (engine), what is known (service) and what is shown (here).
+ */
+export function namedBy(label: string, only: string): boolean {
+  return label === only || label.slice(label.indexOf(':') + 1) === only;
+}
+
 /** Items to show for `--only` filters; the status stays the whole gate's. */
 export function showOnly(gate: Gate, only: readonly string[] | undefined): Gate {
   if (!only || only.length === 0) return gate;
-  return { ...gate, items: gate.items.filter((i) => only.some((o) => i.id === o || i.id.endsWith(`:${o}`))) };
+  return { ...gate, items: gate.items.filter((i) => only.some((o) => namedBy(i.id, o))) };
 }
 
 export function gateExitCode(status: GateStatus): 0 | 1 | 3 {

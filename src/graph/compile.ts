@@ -1,20 +1,27 @@
 /**
- * Compiles the resolved manifest into the action graph: one capture node per checked node, the node
- * itself, and an edge for every `after`. Pure. A cycle is a config error naming the loop.
+ * Compiles the resolved manifest into the action graph: each kind expands its entries into nodes
+ * (label, rule, attributes, the inputs the key covers) and the edges of their `after`. Pure. A
+ * cycle is a config error naming the loop.
  */
 import { DirectedGraph } from 'graphology';
 import { topologicalSort } from 'graphology-dag';
 import { InvalidInputError } from '../errors.js';
+import { entriesOf, kinds, type KindRegistry } from '../config/kind.js';
 import type { Manifest } from '../config/types.js';
 
 export interface GraphNode {
   label: string;
+  /** The rule the node runs. */
   kind: string;
   id: string;
   attrs: Record<string, unknown>;
-  /** The node's capture, for nodes that have declared inputs. */
-  capture?: string;
-  /** Gate requirement? Captures are not; everything the manifest declares is. */
+  /** Root-relative globs the node's key covers: its selector capture, taken by the engine. */
+  inputs: string[];
+  /** `raw`: the key sees the inputs' bytes; else text inputs are hashed with CRLF -> LF. */
+  hash?: 'raw';
+  /** The config entry names the inputs itself (see KindNode.declared). */
+  declared: boolean;
+  /** Gate requirement? */
   required: boolean;
   /** Where the node was declared, for messages: `checks[3]`. */
   declaredAt: string;
@@ -26,107 +33,19 @@ export interface ActionGraph {
   order: string[];
 }
 
-export function compileGraph(m: Manifest, file?: string): ActionGraph {
+export function compileGraph(m: Manifest, file?: string, registry: KindRegistry = kinds()): ActionGraph {
   const graph = new DirectedGraph<GraphNode>();
-  const addWithCapture = (node: GraphNode, inputs: string[], hash?: 'raw') => {
-    const capture = `capture:${node.label}`;
-    graph.addNode(capture, {
-      label: capture,
-      kind: 'capture',
-      id: node.label,
-      attrs: hash ? { inputs, hash } : { inputs },
-      required: false,
-      declaredAt: node.declaredAt,
+  const sections = registry.kinds.map((kind) => ({ kind, entries: entriesOf(m, kind) }));
+  const labels = new Set(sections.flatMap(({ kind, entries }) => entries.map((e) => kind.label(e))));
+  const edges: [string, string][] = [];
+  for (const { kind, entries } of sections)
+    entries.forEach((entry, i) => {
+      for (const { after, declared, ...node } of kind.expand(entry, labels)) {
+        graph.addNode(node.label, { ...node, declared: declared ?? false, declaredAt: `${kind.section}[${i}]` });
+        for (const dep of after) edges.push([dep, node.label]);
+      }
     });
-    graph.addNode(node.label, { ...node, capture });
-    graph.addDirectedEdge(capture, node.label);
-  };
-  m.checks.forEach((c, i) =>
-    addWithCapture(
-      {
-        label: `check:${c.id}`,
-        kind: 'check',
-        id: c.id,
-        attrs: c as unknown as Record<string, unknown>,
-        required: true,
-        declaredAt: `checks[${i}]`,
-      },
-      c.inputs,
-      c.line_endings === 'raw' ? 'raw' : undefined,
-    ),
-  );
-  m.actions.forEach((a, i) =>
-    addWithCapture(
-      {
-        label: `${a.rule}:${a.id}`,
-        kind: a.rule,
-        id: a.id,
-        attrs: a.attrs,
-        required: true,
-        declaredAt: `actions[${i}]`,
-      },
-      a.inputs,
-    ),
-  );
-  m.compare.forEach((c, i) =>
-    addWithCapture(
-      {
-        label: `compare:${c.id}`,
-        kind: 'compare',
-        id: c.id,
-        attrs: c as unknown as Record<string, unknown>,
-        required: true,
-        declaredAt: `compare[${i}]`,
-      },
-      [c.request],
-    ),
-  );
-  m.acceptance.forEach((a, i) => {
-    // The record's library and self_verify nodes (src/acceptance/graph.ts), each a requirement, then the record itself.
-    const { expansion, ...attrs } = a;
-    expansion?.nodes.forEach((n) =>
-      addWithCapture(
-        { label: n.label, kind: n.kind, id: n.id, attrs: n.attrs, required: true, declaredAt: `acceptance[${i}]` },
-        n.inputs,
-        'raw',
-      ),
-    );
-    addWithCapture(
-      {
-        label: `accept:${a.id}`,
-        kind: 'accept',
-        id: a.id,
-        attrs: attrs as unknown as Record<string, unknown>,
-        required: true,
-        declaredAt: `acceptance[${i}]`,
-      },
-      a.inputs ?? [a.spec, a.package, a.decision],
-      'raw',
-    );
-    expansion?.nodes.forEach((n) => n.after.forEach((dep) => graph.addDirectedEdge(dep, n.label)));
-    expansion?.after.forEach((dep) => graph.addDirectedEdge(dep, `accept:${a.id}`));
-  });
-  // Formal components: the raw capture of their inputs plus the lock, whose bytes bind the accepted digests.
-  m.formal.components.forEach((c, i) =>
-    addWithCapture(
-      {
-        label: `formal:${c.id}`,
-        kind: 'verify',
-        id: c.id,
-        attrs: c as unknown as Record<string, unknown>,
-        required: c.required,
-        declaredAt: `formal.components[${i}]`,
-      },
-      [...c.inputs, 'vkit.lock.json'],
-      'raw',
-    ),
-  );
-  m.checks.forEach((c) => c.after.forEach((dep) => graph.addDirectedEdge(`check:${dep}`, `check:${c.id}`)));
-  m.actions.forEach((a) =>
-    a.after.forEach((dep) =>
-      graph.addDirectedEdge(graph.hasNode(`check:${dep}`) ? `check:${dep}` : `${a.rule}:${dep}`, `${a.rule}:${a.id}`),
-    ),
-  );
+  for (const [from, to] of edges) graph.addDirectedEdge(from, to);
   let order: string[];
   try {
     order = topologicalSort(graph);
@@ -140,6 +59,11 @@ export function compileGraph(m: Manifest, file?: string): ActionGraph {
     );
   }
   return { graph, order };
+}
+
+/** `--check ID` (and the MCP's `check`): a bare id is a check's; a label is taken as written. */
+export function checkLabel(idOrLabel: string): string {
+  return idOrLabel.includes(':') ? idOrLabel : `check:${idOrLabel}`;
 }
 
 function findCycle(graph: DirectedGraph<GraphNode>): string[] {

@@ -11,6 +11,7 @@ import { mkdirSync, openSync, closeSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { kinds } from '../config/kind.js';
 import type { Rule } from '../config/rule.js';
 import { EXIT, VkitError } from '../errors.js';
 import { parseReceipt } from '../store/receipt.js';
@@ -336,7 +337,17 @@ export class JobService {
     const log = openSync(join(logs, `${queue}.log`), 'a');
     const child = spawn(
       process.execPath,
-      [WORKER_MAIN, '--store', this.opts.store.dir, '--queue', queue, ...(this.opts.confine ? ['--confine'] : [])],
+      [
+        WORKER_MAIN,
+        '--store',
+        this.opts.store.dir,
+        '--queue',
+        queue,
+        // The worker re-plans jobs from the same kinds this process was handed.
+        '--kinds',
+        kinds().module,
+        ...(this.opts.confine ? ['--confine'] : []),
+      ],
       {
         detached: true,
         stdio: ['ignore', 'pipe', log],

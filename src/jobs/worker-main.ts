@@ -1,13 +1,14 @@
 /**
- * A detached worker process: `node worker-main.js --store DIR --queue Q [--confine]` (`--confine`:
+ * A detached worker process: `node worker-main.js --store DIR --queue Q --kinds URL [--confine]`
+ * (`--kinds`: the URL of the kind registry module its face was handed; `--confine`:
  * every process sandboxed, whatever its rule asks; the protected gate's workers). Claims the queue's runs
  * one at a time and executes them (re-planning each frozen job from the rule registry; user rules by
  * reloading the config that registered them), heartbeating, until the queue stays empty. SIGUSR2
  * makes it check its attempt's cancel flag at once; SIGTERM cancels what it runs and exits.
  */
 import { parseArgs } from 'node:util';
-import { builtinRules } from '../../rules/index.js';
 import { loadConfig } from '../config/load.js';
+import { loadRules, ruleKindsOf, installKinds, type KindRegistry } from '../config/kind.js';
 import type { Rule } from '../config/rule.js';
 import { EXIT, VkitError } from '../errors.js';
 import { currentOwner } from '../store/liveness.js';
@@ -18,10 +19,19 @@ const IDLE_EXIT_MS = 1500;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { store: { type: 'string' }, queue: { type: 'string' }, confine: { type: 'boolean' } },
+    options: {
+      store: { type: 'string' },
+      queue: { type: 'string' },
+      kinds: { type: 'string' },
+      confine: { type: 'boolean' },
+    },
     strict: true,
   });
-  if (!values.store || !values.queue) throw new Error('usage: worker-main --store DIR --queue Q');
+  if (!values.store || !values.queue || !values.kinds)
+    throw new Error('usage: worker-main --store DIR --queue Q --kinds URL');
+  const registry = ((await import(values.kinds)) as { registry: KindRegistry }).registry;
+  installKinds(registry);
+  const BUILTIN_RULES = await loadRules(registry, ruleKindsOf(registry));
   const store = new Store(values.store);
   const owner = currentOwner();
   const stop = new AbortController();
@@ -39,7 +49,6 @@ async function main(): Promise<void> {
       continue;
     }
     const { job, root } = frozenJobOf(store, claimed.run);
-    const BUILTIN_RULES = await builtinRules();
     let rules: ReadonlyMap<string, Rule> = BUILTIN_RULES;
     if (job.rule.source) {
       // A user rule lives in the config's modules: reload them (the key check catches any change).

@@ -390,9 +390,6 @@ function io(
     putFile: (path) => (temps.includes(path) ? putLog(ctx.store.cas, path, logCap) : ctx.store.cas.putFile(path)),
     putBytes: async (bytes) => ctx.store.cas.putBytes(bytes),
     listOutputs: async (globs) => listOutputs(ctx.root, globs),
-    captureSelector: () => {
-      throw new Error('captures are evaluated by the engine, not inside a job');
-    },
   };
 }
 

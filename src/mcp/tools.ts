@@ -14,6 +14,7 @@ import * as service from '../service/index.js';
 import { checkDecision } from '../service/acceptance/decision.js';
 import { renderFiles } from '../service/acceptance/render.js';
 import { InvalidInputError, invalid, type Issue } from '../errors.js';
+import { checkLabel } from '../graph/compile.js';
 import { answer, toolError } from './result.js';
 
 export interface ToolContext {
@@ -87,7 +88,7 @@ function acceptancePlaces(
 
 const jobs = () => availableParallelism();
 const seconds = (s: number | undefined) => (s ?? 0) * 1000;
-const labelOf = (check: string) => (check.includes(':') ? check : `check:${check}`);
+const labelOf = checkLabel;
 
 async function withStore<T>(
   open: service.OpenOptions,

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { VerifyAttrs } from '../../rules/verify.js';
+import type { VerifyAttrs } from '../formal/types.js';
 import { captureSelector } from '../capture/selector.js';
 import type { ResolvedComponent } from '../config/types.js';
 import { runEngine, type BuildReport } from '../engine/build.js';

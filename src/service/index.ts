@@ -4,8 +4,9 @@
  */
 import { runEngine, type BuildOptions, type BuildReport } from '../engine/build.js';
 import { invalid } from '../errors.js';
-import { showOnly } from '../gate/evaluate.js';
-import { builtinRules } from '../../rules/index.js';
+import { namedBy, showOnly } from '../gate/evaluate.js';
+import { checkLabel } from '../graph/compile.js';
+import { kinds, loadRules, ruleKindsOf } from '../config/kind.js';
 import { JobService } from '../jobs/service.js';
 import type { Store } from '../store/store.js';
 import { openStore, openWorkspace, type OpenOptions, type Workspace } from './workspace.js';
@@ -52,11 +53,7 @@ export function engineFor(ws: Workspace) {
 
 function checkOnly(ws: Workspace, only: string[] | undefined): void {
   for (const o of only ?? []) {
-    const known = ws.graph.order.some(
-      (l) =>
-        l === o ||
-        (ws.graph.graph.getNodeAttributes(l).kind !== 'capture' && ws.graph.graph.getNodeAttributes(l).id === o),
-    );
+    const known = ws.graph.order.some((l) => namedBy(l, o));
     if (!known)
       throw invalid('ERR_USAGE', `Expected --only to name a declared check or label, got \`${o}\``, { path: '--only' });
   }
@@ -98,7 +95,7 @@ export async function verify(
   },
 ): Promise<BuildReport> {
   return withWorkspace(open, async (ws) => {
-    const label = req.check.includes(':') ? req.check : `check:${req.check}`;
+    const label = checkLabel(req.check);
     if (!ws.graph.graph.hasNode(label))
       throw invalid('ERR_USAGE', `Expected --check to name a declared check, got \`${req.check}\``, {
         path: '--check',
@@ -129,7 +126,12 @@ export async function verify(
 /** Run control for any run in the store, from any face: wait, cancel, retry. */
 async function withJobs<T>(open: OpenOptions, fn: (jobs: JobService, store: Store) => Promise<T>): Promise<T> {
   const store = await openStore(open);
-  const jobs = new JobService({ root: open.root ?? process.cwd(), store, rules: await builtinRules(), env: open.env });
+  const jobs = new JobService({
+    root: open.root ?? process.cwd(),
+    store,
+    rules: await loadRules(kinds(), ruleKindsOf(kinds())),
+    env: open.env,
+  });
   try {
     return await fn(jobs, store);
   } finally {

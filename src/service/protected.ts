@@ -13,6 +13,7 @@
  * target authority: the private store is divided by the authority digest (config modules, policy
  * digest and lock), so evidence made under other requirements can never be seen.
  */
+import { entriesOf, kinds } from '../config/kind.js';
 import {
   copyFileSync,
   chmodSync,
@@ -192,7 +193,7 @@ export async function protectedGate(open: OpenOptions, req: ProtectedRequest): P
         files: ws.files,
         env: ws.env,
       };
-      const labels = ws.graph.order.filter((l) => ws.graph.graph.getNodeAttributes(l).kind !== 'capture');
+      const labels = ws.graph.order;
       const built = await runEngine(
         ctx,
         req.reuse
@@ -333,23 +334,15 @@ export function protectedFold(
 
 /** Every target requirement BLOCKED with one reason: the candidate could not be checked at all. */
 function blockedGate(config: LoadedConfig, reason: string): Gate {
-  const m = config.manifest;
-  const ids = [
-    ...m.checks.map((c) => `check:${c.id}`),
-    ...m.actions.map((a) => `${a.rule}:${a.id}`),
-    ...m.compare.map((c) => `compare:${c.id}`),
-    ...m.acceptance.map((a) => `accept:${a.id}`),
-    ...m.formal.components.map((c) => `formal:${c.id}`),
-  ];
-  const items: GateItem[] = ids.map((id) => ({
-    id,
-    required: id.startsWith('formal:')
-      ? (m.formal.components.find((c) => `formal:${c.id}` === id)?.required ?? true)
-      : true,
-    status: 'BLOCKED',
-    reason,
-    run: null,
-  }));
+  const items: GateItem[] = kinds().kinds.flatMap((kind) =>
+    entriesOf(config.manifest, kind).map((entry) => ({
+      id: kind.label(entry),
+      required: kind.required?.(entry) ?? true,
+      status: 'BLOCKED' as const,
+      reason,
+      run: null,
+    })),
+  );
   return evaluateGate(items);
 }
 

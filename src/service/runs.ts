@@ -103,19 +103,17 @@ export function showRun(store: Store, runId: string, sections: Section[], page =
     receipt: run.receipt,
     claim: receipt?.claim ?? null,
     assurance: receipt?.assurance ?? null,
-    obligations: formalSections(receipt)?.obligations
-      ? formalCounts(formalSections(receipt)!)
-      : obligationCounts(receipt),
+    obligations: ownSections(receipt)?.obligations ? ownCounts(ownSections(receipt)!) : obligationCounts(receipt),
     attempts,
     next: nextAction(run),
   };
   const out: RunShown = { schema: 'vkit.run/1', summary };
   const noReceipt = { applicable: false, note: 'this run has no intact receipt' };
-  const formal = formalSections(receipt);
+  const own = ownSections(receipt);
   for (const section of sections) {
-    // A formal receipt carries its own sections (the profile's); the generic ones below describe tests.
-    if (formal && section !== 'artifacts' && section !== 'log') {
-      out[section] = formalSection(receipt!, formal, section);
+    // A receipt carrying its own sections (a formal profile's) is shown by them; the generic ones below describe tests.
+    if (own && section !== 'artifacts' && section !== 'log') {
+      out[section] = ownSection(receipt!, own, section);
       continue;
     }
     if (section === 'coverage' || section === 'compilation') {
@@ -193,19 +191,23 @@ type Sections = {
   obligations?: { total: number | null; proved: number; failed: number; unknown: number | null; items: unknown[] };
 } & Record<string, unknown>;
 
-/** The sections a formal (`verify`) receipt keeps in its subject, when present. */
-function formalSections(receipt: Receipt | undefined): Sections | undefined {
-  if (receipt?.kind !== 'verify') return undefined;
+/**
+ * The sections a receipt's rule kept in its subject (`subject.sections`: a formal verifier's, a model
+ * checker's), when present: they replace the generic ones, which describe tests. Any kind's rule
+ * can return them; none is special-cased here.
+ */
+function ownSections(receipt: Receipt | undefined): Sections | undefined {
+  if (!receipt) return undefined;
   const sections = (receipt.subject as { sections?: unknown } | undefined)?.sections;
   return typeof sections === 'object' && sections !== null ? (sections as Sections) : undefined;
 }
 
-function formalCounts(s: Sections) {
+function ownCounts(s: Sections) {
   const o = s.obligations!;
   return { total: o.total, passed: o.proved, failed: o.failed, blocked: 0, unknown: o.unknown };
 }
 
-function formalSection(receipt: Receipt, s: Sections, section: Section): unknown {
+function ownSection(receipt: Receipt, s: Sections, section: Section): unknown {
   const identities = (receipt.subject as { formal?: unknown }).formal ?? null;
   switch (section) {
     case 'diagnostics':

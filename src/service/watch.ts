@@ -70,7 +70,7 @@ function captureInputs(config: LoadedConfig, graph?: ActionGraph): string[][] | 
   }
   const sets: string[][] = [];
   g.graph.forEachNode((_, node) => {
-    if (node.kind === 'capture') sets.push((node.attrs as { inputs: string[] }).inputs);
+    sets.push(node.inputs);
   });
   return sets;
 }

@@ -4,12 +4,12 @@
  * Everything a verb needs, assembled once.
  */
 import { walkTree } from '../capture/walk.js';
-import { existsSync, lstatSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { builtinRules } from '../../rules/index.js';
-import { INPUTS_HINT, selectorIssues } from '../capture/selector.js';
+import { INPUTS_HINT } from '../capture/selector.js';
 import { gitInfo, listGitFiles, listIgnored } from '../capture/git.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
+import { entriesOf, kinds, loadRules } from '../config/kind.js';
 import type { Rule } from '../config/rule.js';
 import { InvalidInputError, invalid, type Issue } from '../errors.js';
 import { compileGraph, type ActionGraph } from '../graph/compile.js';
@@ -68,7 +68,7 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
   ignoring.catch(() => {});
   const config = await loadConfig(root);
   if (opts.confineChecks)
-    for (const check of config.manifest.checks) if (typeof check.sandbox === 'object') check.sandbox = 'isolated';
+    for (const kind of kinds().kinds) for (const entry of entriesOf(config.manifest, kind)) kind.confine?.(entry);
   const store = new Store(
     opts.store ? resolve(opts.store) : info ? join(info.commonDir, 'vkit') : join(root, '.vkit'),
     opts.storeOptions,
@@ -84,40 +84,21 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
     throw error;
   }
   const shown = relative(process.cwd(), config.file) || config.file;
-  // Acceptance and model code load only for manifests that use them (a no-op build of plain checks never does).
-  const acceptance = config.manifest.acceptance.length
-    ? { ...(await import('../acceptance/inputs.js')), ...(await import('../acceptance/graph.js')) }
-    : undefined;
-  const models = config.manifest.compare.length ? await import('../models/index.js') : undefined;
-  const issues: Issue[] = [];
-  // Checks, actions and comparisons must not select what vkit will not capture (git-ignored or
-  // secret-looking files, ignored directories) unless they exclude it. Acceptance items are judged by
-  // their own rule instead: the accept action is BLOCKED on any file it reads outside its capture,
-  // and most of its inputs are derived, where no `!` could be written.
-  config.manifest.checks.forEach((c, i) =>
-    issues.push(...selectorIssues(c.inputs, files, `checks[${i}].inputs`, shown, ignored)),
-  );
-  config.manifest.actions.forEach((a, i) =>
-    issues.push(...selectorIssues(a.inputs, files, `actions[${i}].inputs`, shown, ignored)),
-  );
-  config.manifest.acceptance.forEach((a, i) => {
-    a.inputs ??= acceptance!.acceptanceInputs(root, a);
-    issues.push(...selectorIssues(a.inputs, files, `acceptance[${i}].inputs`, shown));
-    a.expansion = acceptance!.expandAcceptance(root, a, files);
-    for (const n of a.expansion.nodes)
-      issues.push(...selectorIssues(n.inputs, files, `acceptance[${i}] (${n.label}) inputs`, shown));
-  });
-  config.manifest.compare.forEach((c, i) => {
-    const missing = selectorIssues([c.request], files, `compare[${i}].request`, shown, ignored);
-    issues.push(...(missing.length ? missing : requestIssues(root, c.request, models!.requestTextIssues)));
-  });
+  const registry = kinds();
   let graph: ActionGraph;
   let rules: Map<string, Rule>;
   try {
+    // Each kind checks its entries against the working tree: what vkit will not capture (git-ignored
+    // or secret-looking files, ignored directories) must not be selected unless excluded.
+    const issues: Issue[] = [];
+    const ctx = { root, files, ignored, shown };
+    for (const kind of registry.kinds)
+      for (const [i, entry] of entriesOf(config.manifest, kind).entries())
+        issues.push(...((await kind.open?.(entry, `${kind.section}[${i}]`, ctx)) ?? []));
     if (issues.length) throw new InvalidInputError('ERR_CONFIG_INPUTS', issues, INPUTS_HINT);
-    graph = compileGraph(config.manifest, shown);
-    const kinds = new Set(graph.order.map((l) => graph.graph.getNodeAttributes(l).kind));
-    rules = new Map<string, Rule>([...(await builtinRules(kinds)), ...config.rules]);
+    graph = compileGraph(config.manifest, shown, registry);
+    const used = new Set(graph.order.map((l) => graph.graph.getNodeAttributes(l).kind));
+    rules = new Map<string, Rule>([...(await loadRules(registry, used)), ...config.rules]);
   } catch (error) {
     store.close();
     await config.close();
@@ -140,10 +121,4 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
       void config.close();
     },
   };
-}
-
-/** An invalid comparison request is a config error (exit 2), named by its file and JSON path. */
-function requestIssues(root: string, request: string, requestTextIssues: (text: string) => Issue[]): Issue[] {
-  const issues = requestTextIssues(readFileSync(join(root, request), 'utf8'));
-  return issues.map((i) => ({ ...i, file: relative(process.cwd(), join(root, request)) }));
 }

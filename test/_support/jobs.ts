@@ -8,7 +8,7 @@ import type { Workspace } from '../../src/service/index.js';
 export function jobFor(ws: Workspace, label: string): Job {
   const node = ws.graph.graph.getNodeAttributes(label);
   const rule = ws.rules.get(node.kind)!;
-  const inputs = (ws.graph.graph.getNodeAttributes(node.capture!).attrs as { inputs: string[] }).inputs;
+  const { inputs } = node;
   const capture = captureSelector(ws.root, inputs, ws.files, ws.store, ws.store.now);
   const tool = rule.tool!(node.attrs)!;
   const checker = checkerIdentity(tool.argv0, tool.shell, { cwd: ws.root, path: ws.env.PATH });

@@ -7,6 +7,11 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { registry } from '../../rules/index.js';
+import { installKinds } from '../../src/config/kind.js';
+
+// Tests that call the service in-process hand it the built-in kinds, as bin/vkit.js does.
+installKinds(registry);
 
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const VKIT_BIN = join(REPO_ROOT, 'bin', 'vkit.js');

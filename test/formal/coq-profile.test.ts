@@ -1,6 +1,6 @@
 /**
  * The Coq profile end to end through the real sandbox (podman + the worker image) and the real
- * coqc/ocamlopt inside it: `coqProfile.run` on a materialised source directory, as rules/verify.ts
+ * coqc/ocamlopt inside it: `coqProfile.run` on a materialised source directory, as rules/formal/rule.ts
  * calls it. The passing example is PASS with every obligation proved and closed assumptions; the
  * failing example (reserve checks capacity before duplicates, with a weaker proved postcondition)
  * is BLOCKED, claim unknown, naming the reserve contract at a one-based place in the source;
@@ -32,7 +32,7 @@ const failing = readFileSync(join(EXAMPLE, 'failing', 'src', 'allocation.v'), 'u
 
 const component = coqComponent();
 
-/** Runs the profile on a candidate text, materialised as rules/verify.ts does (readable by uid 65534). */
+/** Runs the profile on a candidate text, materialised as rules/formal/rule.ts does (readable by uid 65534). */
 async function check(
   candidate: string,
   pkgDir = join(packagesRoot(), 'resource-ledger'),

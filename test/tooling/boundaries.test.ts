@@ -53,7 +53,7 @@ test('planted violations fail the check: an upward import, a cycle, src importin
     );
     writeFileSync(
       join(copy, 'src', 'engine', 'planted-rules.ts'),
-      "export { checkRule } from '../../rules/check.js';\n",
+      "export { checkRule } from '../../rules/check/rule.js';\n",
     );
     const r = cruise(copy);
     assert.notEqual(r.status, 0);

@@ -17,31 +17,20 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as v from 'valibot';
-import { defineRule, type ActionResult, type ExecuteIO } from '../src/config/rule.js';
-import type { ResolvedComponent } from '../src/config/types.js';
-import { VkitError } from '../src/errors.js';
-import { captureFormal, materialise, type FormalSource } from '../src/formal/capture.js';
-import { compareLock, LOCK_FILE, readLock } from '../src/formal/lock.js';
-import { loadPackage } from '../src/formal/packages.js';
-import { policyProblems, policySliceDigest } from '../src/formal/policy.js';
-import { loadProfile, resolveChecker } from '../src/formal/profiles/index.js';
-import type { FormalOutcome, MathPackage } from '../src/formal/types.js';
-import { treeDigest } from '../src/capture/tree.js';
-import { containerPrefix } from '../src/jobs/containers.js';
+import { defineRule, type ActionResult, type ExecuteIO } from '../../src/config/rule.js';
+import type { ResolvedComponent } from '../../src/config/types.js';
+import { VkitError } from '../../src/errors.js';
+import { captureFormal, materialise, type FormalSource } from '../../src/formal/capture.js';
+import { compareLock, LOCK_FILE, readLock } from '../../src/formal/lock.js';
+import { loadPackage } from '../../src/formal/packages.js';
+import { policyProblems, policySliceDigest } from '../../src/formal/policy.js';
+import { loadProfile, resolveChecker } from '../../src/formal/profiles/index.js';
+import type { CandidateSelection, FormalOutcome, MathPackage, VerifyAttrs } from '../../src/formal/types.js';
+import { treeDigest } from '../../src/capture/tree.js';
+import { containerPrefix } from '../../src/jobs/containers.js';
 
 /** Bumped whenever what a formal PASS means changes, so earlier evidence is not reused. */
 export const FORMAL_SEMANTICS = 'vkit.formal/1';
-
-/** A candidate source other than the working tree, set by `verify --request` (git-commit). */
-export interface CandidateSelection {
-  kind: 'git-commit';
-  commit: string;
-  /** Digest of the commit capture the request was planned against. */
-  digest: string;
-}
-
-/** A node's attributes: the component's manifest entry, plus a candidate for commit requests. */
-export type VerifyAttrs = ResolvedComponent & { candidate?: CandidateSelection };
 
 /** Installed package digest, or null when the package is absent or broken (BLOCKED at execution). */
 function installedDigest(c: ResolvedComponent): string | null {
@@ -199,7 +188,7 @@ async function executeFormal(
     let retained: string[];
     try {
       // Loaded here: builds without formal components never load it.
-      retained = await (await import('../src/formal/retained.js')).validateRetained(out, outcome.artifacts);
+      retained = await (await import('../../src/formal/retained.js')).validateRetained(out, outcome.artifacts);
     } catch (error) {
       return blocked(`retained evidence rejected: ${(error as Error).message}`, { artifacts, subject: subjectBase });
     }

@@ -17,16 +17,16 @@
  */
 import { isAbsolute, join, posix, relative, sep } from 'node:path';
 import * as v from 'valibot';
-import { defineRule, type ActionResult } from '../src/config/rule.js';
-import { AcceptanceSchema } from '../src/config/schema.js';
-import { checkDecisionFiles } from '../src/acceptance/decision.js';
-import { judgeEffect } from '../src/acceptance/effect.js';
-import type { DecisionCheck, SpecificationCheck } from '../src/acceptance/model.js';
-import { findingLine } from '../src/acceptance/report.js';
-import { checkSpecification } from '../src/acceptance/specification.js';
-import { readDoc, type Table } from '../src/acceptance/toml.js';
-import { subjectRootOf } from '../src/acceptance/inputs.js';
-import { collectReads } from '../src/acceptance/reads.js';
+import { defineRule, type ActionResult } from '../../src/config/rule.js';
+import { AcceptanceSchema } from './schema.js';
+import { checkDecisionFiles } from '../../src/acceptance/decision.js';
+import { judgeEffect } from '../../src/acceptance/effect.js';
+import type { DecisionCheck, SpecificationCheck } from '../../src/acceptance/model.js';
+import { findingLine } from '../../src/acceptance/report.js';
+import { checkSpecification } from '../../src/acceptance/specification.js';
+import { readDoc, type Table } from '../../src/acceptance/toml.js';
+import { subjectRootOf } from '../../src/acceptance/inputs.js';
+import { collectReads } from '../../src/acceptance/reads.js';
 
 /** Bumped whenever what an acceptance PASS means changes, so earlier evidence is not reused. */
 export const ACCEPTANCE_SEMANTICS = 'vkit.acceptance/0.4.0';

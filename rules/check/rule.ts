@@ -5,9 +5,9 @@
  * never PASS.
  */
 import { join } from 'node:path';
-import { defineRule, type ActionResult } from '../src/config/rule.js';
-import { CheckSchema } from '../src/config/schema.js';
-import { toolOf } from '../src/checkers/identity.js';
+import { defineRule, type ActionResult } from '../../src/config/rule.js';
+import { CheckSchema } from './schema.js';
+import { toolOf } from '../../src/checkers/identity.js';
 
 /** Retained-evidence limits after execution (the reference's figures). */
 export const OUTPUT_LIMITS = { entries: 10_000, bytes: 512 * 1024 * 1024 };

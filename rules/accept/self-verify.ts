@@ -11,9 +11,9 @@
  */
 import { join } from 'node:path';
 import * as v from 'valibot';
-import { defineRule, type ActionResult } from '../src/config/rule.js';
-import { toolOf } from '../src/checkers/identity.js';
-import { subjectRootOf } from '../src/acceptance/inputs.js';
+import { defineRule, type ActionResult } from '../../src/config/rule.js';
+import { toolOf } from '../../src/checkers/identity.js';
+import { subjectRootOf } from '../../src/acceptance/inputs.js';
 import {
   DEFAULT_TIMEOUT_MS,
   judgeRun,
@@ -21,8 +21,8 @@ import {
   readCapped,
   readSelfVerify,
   shellScript,
-} from '../src/acceptance/selfverify.js';
-import { readDoc, str, tables } from '../src/acceptance/toml.js';
+} from '../../src/acceptance/selfverify.js';
+import { readDoc, str, tables } from '../../src/acceptance/toml.js';
 
 /** Bumped whenever what a self-verify PASS means changes. */
 export const SELF_VERIFY_SEMANTICS = 'vkit.self-verify/1';

@@ -1,0 +1,143 @@
+/**
+ * The kind API. A kind is everything one section of the manifest means: its config key and entry
+ * schema, the gate labels of its entries, how an entry expands into graph nodes (inputs, capture
+ * mode, dependencies), the rules those nodes run, and what it checks when a workspace opens. The
+ * built-in kinds live in `rules/<kind>/`, one folder each, listed by one registry (`rules/index.ts`);
+ * `src/` never imports them: an entry point hands the registry in (`installKinds`), and job workers load
+ * the same registry module by its URL. Adding a kind is one folder plus one registry line.
+ */
+import type { GenericSchema } from 'valibot';
+import { VkitError, EXIT, type Issue } from '../errors.js';
+import type { Rule } from './rule.js';
+
+/** One node of the action graph as a kind declares it. */
+export interface KindNode {
+  /** The gate label, `<prefix>:<id>`: `check:a`, `accept:r/lib` (`--only` reads it so). */
+  label: string;
+  /** The rule the node runs. */
+  kind: string;
+  /** The label after its first `:`. */
+  id: string;
+  attrs: Record<string, unknown>;
+  /** Root-relative globs the node's key covers (its selector capture). */
+  inputs: string[];
+  /** `raw`: the key sees the inputs' bytes; else text inputs are hashed with CRLF -> LF. */
+  hash?: 'raw';
+  /**
+   * The config entry names these inputs itself (checks, user actions): what they select must be
+   * what the key covers, so a link whose target is not captured is a config error, not a silent gap.
+   */
+  declared?: boolean;
+  /** Gate requirement? */
+  required: boolean;
+  /** Labels this node depends on (their results enter its key). */
+  after: string[];
+}
+
+/** What a kind sees when a workspace opens (before the graph is compiled). */
+export interface OpenContext {
+  root: string;
+  /** Sorted root-relative paths of the working tree (tracked + untracked, not ignored). */
+  files: readonly string[];
+  /** What git ignores: a glob selecting it is a config error unless it excludes it. */
+  ignored: readonly string[];
+  /** The config file as messages show it. */
+  shown: string;
+}
+
+/** The resolved manifest as kinds read it: sections by name. */
+export type ManifestSections = Readonly<Record<string, unknown>>;
+
+// biome-ignore lint/suspicious/noExplicitAny: a registry holds kinds of every entry type; each checks its own with `entry`.
+export interface Kind<E = any> {
+  /** The kind's name (its folder): `check`, `formal`. */
+  name: string;
+  /** Where its entries live in the manifest: `checks`, `formal.components` (one level of nesting at most). */
+  section: string;
+  /** valibot schema of one entry, with defaults: the manifest's schema is composed from these. */
+  entry: GenericSchema<unknown, E>;
+  /** The rules its nodes run, loaded on demand (a no-op build of plain checks never loads the others). */
+  rules: Readonly<Record<string, () => Promise<Rule>>>;
+  /** The entry's gate label: `check:<id>`. Unique across the manifest (a duplicate is a config error). */
+  label(entry: E): string;
+  /** Whether the entry's gate item is a requirement. @default true */
+  required?(entry: E): boolean;
+  /** Defaults that depend on the rest of the manifest (a check's sandbox from the config-wide one). */
+  resolve?(entry: E, config: { sandbox?: unknown }): void;
+  /** Cross-references beyond the schema, with field paths relative to the manifest (`checks[2].after[0]`). */
+  validate?(entries: readonly E[], manifest: ManifestSections, ruleKinds: ReadonlySet<string>): Omit<Issue, 'file'>[];
+  /** Run sandboxed whatever the config says (the protected gate's checks). */
+  confine?(entry: E): void;
+  /** Checks against the working tree when a workspace opens (inputs it cannot stand for); may derive attributes. */
+  open?(entry: E, at: string, ctx: OpenContext): Issue[] | Promise<Issue[]>;
+  /** The graph nodes of one entry; `labels` holds every entry's label, to resolve `after` ids. */
+  expand(entry: E, labels: ReadonlySet<string>): KindNode[];
+}
+
+export interface KindRegistry {
+  /** URL of the module exporting this registry as `registry`: job workers load it from there. */
+  module: string;
+  kinds: readonly Kind[];
+}
+
+const NAME = /^[a-z][a-z0-9-]*$/;
+
+export function defineKind<E>(kind: Kind<E>): Kind<E> {
+  if (!NAME.test(kind.name)) throw new TypeError(`Expected kind name to match ${NAME}, got \`${kind.name}\``);
+  if (kind.section.split('.').length > 2)
+    throw new TypeError(`Expected section \`${kind.section}\` to nest once at most`);
+  return Object.freeze(kind);
+}
+
+/** A registry module's export: `export const registry = defineRegistry(import.meta.url, [...])`. */
+export function defineRegistry(module: string, kinds: readonly Kind[]): KindRegistry {
+  const seen = new Set<string>();
+  for (const k of kinds) {
+    for (const key of [`kind ${k.name}`, `section ${k.section}`, ...Object.keys(k.rules).map((r) => `rule ${r}`)]) {
+      if (seen.has(key)) throw new TypeError(`Two kinds in one registry declare the same ${key}`);
+      seen.add(key);
+    }
+  }
+  return Object.freeze({ module, kinds: Object.freeze([...kinds]) });
+}
+
+/** The entries of a kind's section (absent sections read as none). */
+export function entriesOf(manifest: ManifestSections, kind: Kind): unknown[] {
+  const [head, tail] = kind.section.split('.');
+  const top = manifest[head!];
+  const value = tail === undefined ? top : (top as Record<string, unknown> | undefined)?.[tail];
+  return Array.isArray(value) ? value : [];
+}
+
+/** Every rule kind the registry's kinds run (user rules may not take one). */
+export function ruleKindsOf(registry: KindRegistry): ReadonlySet<string> {
+  return new Set(registry.kinds.flatMap((k) => Object.keys(k.rules)));
+}
+
+/** The rules of the given kinds the registry can load (others are skipped: user rules, unknown kinds). */
+export async function loadRules(registry: KindRegistry, wanted: Iterable<string>): Promise<Map<string, Rule>> {
+  const loaders = new Map(registry.kinds.flatMap((k) => Object.entries(k.rules)));
+  const names = [...new Set(wanted)].filter((n) => loaders.has(n));
+  const rules = await Promise.all(names.map((n) => loaders.get(n)!()));
+  for (const [i, r] of rules.entries())
+    if (r.kind !== names[i]) throw new Error(`rule registered as \`${names[i]}\` has kind \`${r.kind}\``);
+  return new Map(rules.map((r) => [r.kind, r]));
+}
+
+let installed: KindRegistry | undefined;
+
+/** Installs the kind registry for this process. Entry points call it once, before any workspace opens. */
+export function installKinds(registry: KindRegistry): void {
+  installed = registry;
+}
+
+/** The installed registry; none is an internal error (an entry point forgot `installKinds`), never an empty manifest. */
+export function kinds(): KindRegistry {
+  if (!installed)
+    throw new VkitError(
+      'ERR_NO_KINDS',
+      EXIT.internal,
+      'No kind registry is installed: the entry point must call installKinds(registry) (bin/vkit.js installs rules/index.js)',
+    );
+  return installed;
+}
