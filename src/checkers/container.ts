@@ -1,6 +1,6 @@
 /**
  * The sandbox: restricted containers through the Docker API (dockerode), served here by podman
- * (`scripts/podman-service.sh`). Every container it runs has no network, a read-only root, uid and
+ * (`npm run setup:podman`). Every container it runs has no network, a read-only root, uid and
  * gid 65534, no capabilities, no privilege gain, memory and pid limits, a private tmpfs on /tmp
  * (ocamlopt needs one) and exactly the binds the request names. It is created, started, waited for,
  * its logs read, and removed by vkit (never AutoRemove: the logs must be read before removal).
@@ -85,7 +85,7 @@ export async function openSandbox(
   const problem = await ping(docker);
   if (problem !== undefined) {
     return {
-      unavailable: `no container engine answering on ${where} (${problem}): start one with scripts/podman-service.sh`,
+      unavailable: `no container engine answering on ${where} (${problem}): start one with \`npm run setup:podman\``,
     };
   }
   return new DockerSandbox(where, docker, options.cacheDir ?? toolTreeCacheDir());

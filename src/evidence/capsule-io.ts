@@ -43,7 +43,7 @@ const IMAGE_REFS: Record<string, string> = { 'coq-linux-x86_64-v1': 'localhost/v
 
 function unavailable(message: string): VkitError {
   return new VkitError('ERR_ASSETS_UNAVAILABLE', EXIT.blocked, message, {
-    hint: 'Start the container engine (scripts/podman-service.sh) and point VKIT_CONTAINER_SOCKET at it.',
+    hint: 'Start the container engine (`npm run setup:podman`) and point VKIT_CONTAINER_SOCKET at it.',
   });
 }
 

@@ -408,7 +408,7 @@ function sandboxWrap(
   if (typeof mode === 'object') return undefined;
   const bwrap = findBwrap(ctx.env.PATH);
   if (!bwrap)
-    return `no sandbox: bubblewrap (\`bwrap\`) is not installed (Debian/Ubuntu: apt-get install bubblewrap; scripts/setup-system.sh installs it), or opt the check out with sandbox: { none: "<why>" }`;
+    return `no sandbox: bubblewrap (\`bwrap\`) is not installed (Debian/Ubuntu: apt-get install bubblewrap; \`npm run setup:system\` installs it), or opt the check out with sandbox: { none: "<why>" }`;
   const path = (ctx.env.PATH ?? '').split(':').filter((p) => p.startsWith('/'));
   const keep = [...path, ...(mode === 'isolated' && ctx.env.HOME ? [ctx.env.HOME] : []), ...toolPaths(tool)];
   const protect = [ctx.store.dir, ...gitDirsOf(ctx.root)];

@@ -41,11 +41,11 @@ export async function systemSandbox(opts: { cacheDir?: string; what?: string } =
   let problem: string | undefined;
   let image: string | undefined;
   if ('unavailable' in opened) {
-    problem = `${opened.unavailable} (the engine is installed by scripts/setup-system.sh)`;
+    problem = `${opened.unavailable} (the engine is installed by \`npm run setup:system\`)`;
   } else {
     image = await opened.imageId(WORKER_IMAGE);
     if (!image)
-      problem = `the worker image ${WORKER_IMAGE} is not installed: run scripts/setup-system.sh (it runs scripts/build-worker-image.sh)`;
+      problem = `the worker image ${WORKER_IMAGE} is not installed: run \`npm run setup:system\` (it runs \`npm run image:worker\`)`;
   }
   if (problem === undefined) return { sandbox: opened as ContainerSandbox, image, skip: false };
   if (process.env.VKIT_REQUIRE_SYSTEM === '1') return { skip: false, problem };
@@ -74,7 +74,8 @@ export function busyboxImage(tag: string, files: Record<string, string | { link:
     chmodSync(join(root, 'tmp'), 0o1777);
     mkdirSync(join(root, 'out'));
     const cp = spawnSync('cp', ['/bin/busybox', join(root, 'bin', 'busybox')]);
-    if (cp.status !== 0) throw new Error(`busybox-static is not installed (/bin/busybox): run scripts/setup-system.sh`);
+    if (cp.status !== 0)
+      throw new Error(`busybox-static is not installed (/bin/busybox): run \`npm run setup:system\``);
     for (const applet of ['sh', 'cat', 'echo', 'id', 'ls', 'sleep', 'touch', 'true', 'grep', 'mkdir']) {
       symlinkSync('busybox', join(root, 'bin', applet));
     }

@@ -1,5 +1,5 @@
 /**
- * Runs the lifecycle model's checks through `scripts/check-lifecycle-model.sh` (spin -a, gcc, pan in
+ * Runs the lifecycle model's checks through `npm run model:lifecycle`'s script (spin -a, gcc, pan in
  * a temp dir) and parses its summary lines. Also decides what a test does when spin or gcc is
  * missing: skip loudly, or fail when `VKIT_REQUIRE_SYSTEM=1` (as CI runs).
  */
@@ -7,7 +7,8 @@ import { execFile, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { REPO_ROOT } from './repo.js';
 
-export const CHECK_SCRIPT = join(REPO_ROOT, 'scripts', 'check-lifecycle-model.sh');
+/** The compiled zx script (scripts/check-lifecycle-model.ts). */
+export const CHECK_SCRIPT = join(REPO_ROOT, 'dist', 'scripts', 'check-lifecycle-model.js');
 
 export interface ModelCheck {
   check: string;
@@ -43,7 +44,7 @@ export function missingTools(): string[] {
 export function toolsSkip(): { skip: string | false } {
   const missing = missingTools();
   if (missing.length === 0 || process.env.VKIT_REQUIRE_SYSTEM === '1') return { skip: false };
-  const reason = `${missing.join(' and ')} not on PATH: run scripts/setup-system.sh to install them (VKIT_REQUIRE_SYSTEM=1 turns this skip into a failure)`;
+  const reason = `${missing.join(' and ')} not on PATH: run \`npm run setup:system\` to install them (VKIT_REQUIRE_SYSTEM=1 turns this skip into a failure)`;
   process.stderr.write(`SKIP lifecycle model: ${reason}\n`);
   return { skip: reason };
 }
@@ -53,7 +54,7 @@ export function requireTools(): void {
   const missing = missingTools();
   if (missing.length > 0)
     throw new Error(
-      `Expected spin and gcc on PATH (VKIT_REQUIRE_SYSTEM=1), missing ${missing.join(', ')}: run scripts/setup-system.sh`,
+      `Expected spin and gcc on PATH (VKIT_REQUIRE_SYSTEM=1), missing ${missing.join(', ')}: run \`npm run setup:system\``,
     );
 }
 
@@ -63,11 +64,11 @@ export function checkModel(checks: string[], opts: CheckOptions = {}): Promise<M
   for (const d of opts.defines ?? []) args.push('-D', d);
   args.push(...checks);
   return new Promise((resolve, reject) => {
-    execFile('bash', args, { cwd: REPO_ROOT, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(process.execPath, args, { cwd: REPO_ROOT, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error) {
         reject(
           new Error(
-            `check-lifecycle-model.sh ${args.slice(1).join(' ')} failed (${error.message.trim()}): ${stderr.trim()}`,
+            `check-lifecycle-model ${args.slice(1).join(' ')} failed (${error.message.trim()}): ${stderr.trim()}`,
           ),
         );
         return;

@@ -5,7 +5,7 @@
  * failing example (reserve checks capacity before duplicates, with a weaker proved postcondition)
  * is BLOCKED, claim unknown, naming the reserve contract at a one-based place in the source;
  * `Admitted` and an added `Axiom` are never PASS, and Print Assumptions alone catches them.
- * Without podman or the image these skip, naming scripts/setup-system.sh; under
+ * Without podman or the image these skip, naming `npm run setup:system`; under
  * VKIT_REQUIRE_SYSTEM=1 they fail instead.
  */
 import assert from 'node:assert/strict';

@@ -4,7 +4,7 @@
  * capabilities, read-only binds), limits are applied, timeouts and aborts kill the container and
  * leave nothing behind, killByPrefix touches only its attempt's containers, the tool-tree digest
  * follows the bytes and not the image id, and coqc runs as uid 65534. Without podman or the image
- * these skip, naming scripts/setup-system.sh; under VKIT_REQUIRE_SYSTEM=1 they fail instead.
+ * these skip, naming `npm run setup:system`; under VKIT_REQUIRE_SYSTEM=1 they fail instead.
  *
  * The retained-evidence checks and the pure helpers (log demultiplexing, the tar reader) need no
  * engine and always run.

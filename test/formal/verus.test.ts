@@ -175,11 +175,11 @@ describe('checker: each missing asset named', () => {
     }
     if (!sandbox) {
       if (process.env.VKIT_REQUIRE_SYSTEM === '1')
-        assert.fail('Expected a container engine (VKIT_REQUIRE_SYSTEM=1): run scripts/setup-system.sh');
+        assert.fail('Expected a container engine (VKIT_REQUIRE_SYSTEM=1): run `npm run setup:system`');
       process.stderr.write(
-        'SKIP verus real-engine image check: no container engine answering; run scripts/setup-system.sh (VKIT_REQUIRE_SYSTEM=1 turns this skip into a failure)\n',
+        'SKIP verus real-engine image check: no container engine answering; run `npm run setup:system` (VKIT_REQUIRE_SYSTEM=1 turns this skip into a failure)\n',
       );
-      t.skip('no container engine: run scripts/setup-system.sh');
+      t.skip('no container engine: run `npm run setup:system`');
       return;
     }
     const { missing } = await verusMissing(sandbox, hostAssets(), PINS_FULL, LINUX);

@@ -4,7 +4,7 @@
  * and takes every descendant (one that left its process group with setsid too) down with it; a
  * worker holds only what its jobs declare; a receipt put into the store by anything but its own
  * run's worker is never a hit; a sandbox that could not start a check is never read as its exit code.
- * Needs bubblewrap: skips loudly without it (scripts/setup-system.sh installs it), and fails under
+ * Needs bubblewrap: skips loudly without it (`npm run setup:system` installs it), and fails under
  * VKIT_REQUIRE_SYSTEM=1.
  */
 import assert from 'node:assert/strict';
@@ -21,7 +21,7 @@ import { blobPath, cli, receiptJson, sleep, storeDir } from '../_support/evidenc
 import { tempRepo, vkit } from '../_support/repo.js';
 
 const bwrap = findBwrap();
-const skip = bwrap ? false : 'bubblewrap (bwrap) is not installed: run scripts/setup-system.sh';
+const skip = bwrap ? false : 'bubblewrap (bwrap) is not installed: run `npm run setup:system`';
 if (!bwrap && process.env.VKIT_REQUIRE_SYSTEM === '1')
   throw new Error('VKIT_REQUIRE_SYSTEM=1 but bwrap is not installed');
 if (skip) console.error(`SKIP test/jobs/sandbox.test.ts: ${skip}`);

@@ -2,7 +2,7 @@
  * The lifecycle model (fixtures/lifecycle/lifecycle.pml), checked with Spin: the model as written
  * satisfies every property over its whole state space, and each seeded bug (a compile-time variant)
  * produces a counterexample for the property meant to catch it, so none of the checks is vacuous.
- * Needs spin and gcc (scripts/setup-system.sh): skipped loudly without them, failed instead under
+ * Needs spin and gcc (`npm run setup:system`): skipped loudly without them, failed instead under
  * VKIT_REQUIRE_SYSTEM=1.
  */
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 /**
  * Smoke test in a real terminal: tmux runs `startTui` (raw-mode keys, real stdout), sends keys and
- * reads the screen (with CI unset: Ink draws no live frame under CI). Without tmux it skips, naming scripts/setup-system.sh; with VKIT_REQUIRE_SYSTEM=1 it fails.
+ * reads the screen (with CI unset: Ink draws no live frame under CI). Without tmux it skips, naming `npm run setup:system`; with VKIT_REQUIRE_SYSTEM=1 it fails.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -12,12 +12,12 @@ import { REPO_ROOT } from '../_support/repo.js';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 const required = process.env.VKIT_REQUIRE_SYSTEM === '1';
-const skip = !hasTmux && !required ? 'tmux is not installed: run scripts/setup-system.sh' : false;
+const skip = !hasTmux && !required ? 'tmux is not installed: run `npm run setup:system`' : false;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 test('the live TUI in tmux: draws the gate, keys reach the callbacks, q quits', { skip }, async () => {
-  assert.ok(hasTmux, 'tmux is required (VKIT_REQUIRE_SYSTEM=1): run scripts/setup-system.sh');
+  assert.ok(hasTmux, 'tmux is required (VKIT_REQUIRE_SYSTEM=1): run `npm run setup:system`');
   const dir = mkdtempSync(join(tmpdir(), 'vkit-tmux-'));
   const calls = join(dir, 'calls.txt');
   const session = `vkit-tui-${process.pid}`;

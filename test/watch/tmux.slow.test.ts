@@ -1,7 +1,7 @@
 /**
  * `vkit watch` in a real terminal: tmux runs the binary, the TUI draws the gate from the event
  * stream, an edit starts a cycle whose result appears on screen, `r` reruns the selected item as a
- * fresh run, `q` stops cleanly, Ctrl-C cancels the running check and exits 130. Without tmux it skips, naming scripts/setup-system.sh; with
+ * fresh run, `q` stops cleanly, Ctrl-C cancels the running check and exits 130. Without tmux it skips, naming `npm run setup:system`; with
  * VKIT_REQUIRE_SYSTEM=1 it fails instead. Ink draws no live frame when CI is set, so the TUI session
  * runs with CI unset, and a second session checks that watch falls back to lines when it is set.
  */
@@ -13,13 +13,13 @@ import { nodeCheck, tempRepo, VKIT_BIN } from '../_support/repo.js';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 const required = process.env.VKIT_REQUIRE_SYSTEM === '1';
-const skip = !hasTmux && !required ? 'tmux is not installed: run scripts/setup-system.sh' : false;
+const skip = !hasTmux && !required ? 'tmux is not installed: run `npm run setup:system`' : false;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 test('vkit watch under tmux: the TUI shows the gate, an edit reruns, r reruns the selection, q quits', {
   skip,
 }, async () => {
-  assert.ok(hasTmux, 'tmux is required (VKIT_REQUIRE_SYSTEM=1): run scripts/setup-system.sh');
+  assert.ok(hasTmux, 'tmux is required (VKIT_REQUIRE_SYSTEM=1): run `npm run setup:system`');
   const repo = tempRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
   repo.manifest({
     checks: [
@@ -77,7 +77,7 @@ test('vkit watch under tmux: the TUI shows the gate, an edit reruns, r reruns th
 test('vkit watch under tmux: Ctrl-C in the TUI cancels the running check (interrupted, cancelled) and exits 130', {
   skip,
 }, async () => {
-  assert.ok(hasTmux, 'tmux is required (VKIT_REQUIRE_SYSTEM=1): run scripts/setup-system.sh');
+  assert.ok(hasTmux, 'tmux is required (VKIT_REQUIRE_SYSTEM=1): run `npm run setup:system`');
   const repo = tempRepo({ 'a.txt': 'a\n' });
   repo.manifest({
     checks: [{ id: 'sleepy', run: nodeCheck('setTimeout(() => {}, 60000)'), inputs: ['a.txt'], timeout_s: 120 }],
@@ -109,7 +109,7 @@ test('vkit watch under tmux: Ctrl-C in the TUI cancels the running check (interr
 });
 
 test('vkit watch on a terminal with CI set prints greppable lines instead of the TUI', { skip }, async () => {
-  assert.ok(hasTmux, 'tmux is required (VKIT_REQUIRE_SYSTEM=1): run scripts/setup-system.sh');
+  assert.ok(hasTmux, 'tmux is required (VKIT_REQUIRE_SYSTEM=1): run `npm run setup:system`');
   const repo = tempRepo({ 'a.txt': 'a\n' });
   repo.manifest({
     checks: [{ id: 'alpha', run: nodeCheck("require('fs').readFileSync('a.txt')"), inputs: ['a.txt'] }],

@@ -226,7 +226,7 @@ export const coqProfile: Profile = {
         return {
           toolPaths: COQ_TOOL_PATHS,
           missing: [
-            `worker image ${COQ_WORKER_IMAGE} is not installed in the container engine (${sandbox.socket}): build it with scripts/setup-system.sh`,
+            `worker image ${COQ_WORKER_IMAGE} is not installed in the container engine (${sandbox.socket}): build it with \`npm run setup:system\``,
           ],
         };
       return { image, toolPaths: COQ_TOOL_PATHS, missing: [] };
