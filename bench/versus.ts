@@ -26,6 +26,9 @@ const RUNS = Number(values.runs);
 const EDITS = Number(values.edits);
 const CURRENT = fileURLToPath(new URL('../../bin/vkit.js', import.meta.url));
 const BASELINE = join(resolve(values.baseline), 'bin', 'vkit.js');
+type Side = 'baseline' | 'current';
+/** Alternates which side goes first, so a load drift within a pair hits both alike. */
+const order = (i: number): Side[] => (i % 2 ? ['current', 'baseline'] : ['baseline', 'current']);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 function build(bin: string, ws: string, store: string, want: { ran: number }): number {
@@ -66,13 +69,11 @@ try {
   const edit = { baseline: [] as number[], current: [] as number[] };
   for (const side of ['baseline', 'current'] as const) build(sides[side], ws, stores[side], { ran: N });
   for (let i = 0; i < RUNS; i++)
-    for (const side of (i % 2 ? ['current', 'baseline'] : ['baseline', 'current']) as const)
-      noop[side].push(build(sides[side], ws, stores[side], { ran: 0 }));
+    for (const side of order(i)) noop[side].push(build(sides[side], ws, stores[side], { ran: 0 }));
   for (let e = 0; e < EDITS; e++) {
     const file = join(ws, 'packages', `p${e}`, 'f0.js');
     writeFileSync(file, `${readFileSync(file, 'utf8')}// edit ${e}\n`);
-    for (const side of (e % 2 ? ['current', 'baseline'] : ['baseline', 'current']) as const)
-      edit[side].push(build(sides[side], ws, stores[side], { ran: 1 }));
+    for (const side of order(e)) edit[side].push(build(sides[side], ws, stores[side], { ran: 1 }));
   }
   const line = (what: string, m: { baseline: number[]; current: number[] }) =>
     `${what}: baseline ${median(m.baseline).toFixed(0)} ms, current ${median(m.current).toFixed(0)} ms (ratio ${(median(m.current) / median(m.baseline)).toFixed(2)})`;

@@ -4,7 +4,7 @@
  * same answers.
  */
 import { spawn } from 'node:child_process';
-import { kinds } from '../config/kind.js';
+import { kindsModule } from '../config/kind.js';
 import { closeSync, openSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,7 +59,7 @@ const start: Command = async (args) => {
     const log = openSync(paths.log, 'a', 0o600);
     const child = spawn(
       process.execPath,
-      [SERVER_MAIN, '--root', paths.root, '--idle-s', String(idle), '--kinds', kinds().module],
+      [SERVER_MAIN, '--root', paths.root, '--idle-s', String(idle), '--kinds', kindsModule()],
       {
         detached: true,
         stdio: ['ignore', log, log],

@@ -124,20 +124,41 @@ export async function loadRules(registry: KindRegistry, wanted: Iterable<string>
   return new Map(rules.map((r) => [r.kind, r]));
 }
 
-let installed: KindRegistry | undefined;
+let installedModule: string | undefined;
+let loaded: KindRegistry | undefined;
 
-/** Installs the kind registry for this process. Entry points call it once, before any workspace opens. */
-export function installKinds(registry: KindRegistry): void {
-  installed = registry;
+/**
+ * Installs the kind registry for this process: the registry itself, or the URL of the module
+ * exporting it (loaded on first need, so `vkit --version` never pays for it). Entry points call it
+ * once, before any workspace opens.
+ */
+export function installKinds(registry: KindRegistry | string): void {
+  installedModule = typeof registry === 'string' ? registry : registry.module;
+  loaded = typeof registry === 'string' ? undefined : registry;
 }
 
-/** The installed registry; none is an internal error (an entry point forgot `installKinds`), never an empty manifest. */
+/** The installed registry's module URL, for the processes this one starts (workers, the daemon). */
+export function kindsModule(): string {
+  if (!installedModule) throw noKinds();
+  return installedModule;
+}
+
+/** Loads the installed registry (once); every path that reads a config awaits it first. */
+export async function loadKinds(): Promise<KindRegistry> {
+  loaded ??= ((await import(kindsModule())) as { registry: KindRegistry }).registry;
+  return loaded;
+}
+
+/** The loaded registry; none is an internal error (an entry point forgot to install it), never an empty manifest. */
 export function kinds(): KindRegistry {
-  if (!installed)
-    throw new VkitError(
-      'ERR_NO_KINDS',
-      EXIT.internal,
-      'No kind registry is installed: the entry point must call installKinds(registry) (bin/vkit.js installs rules/index.js)',
-    );
-  return installed;
+  if (!loaded) throw noKinds();
+  return loaded;
+}
+
+function noKinds(): VkitError {
+  return new VkitError(
+    'ERR_NO_KINDS',
+    EXIT.internal,
+    'No kind registry is loaded: the entry point must call installKinds() (bin/vkit.js installs rules/index.js) and loadKinds() must run before a config is read',
+  );
 }

@@ -17,7 +17,7 @@ import { invalid, InvalidInputError, VkitError, type Issue } from '../errors.js'
 import { jsonId, sha256Id } from '../hash/index.js';
 import { parseJsonText, type ParsedJsonText } from '../models/json-text.js';
 import type { PlannedAction, Rule } from './rule.js';
-import { kinds } from './kind.js';
+import { loadKinds } from './kind.js';
 import { fieldPath, userConfigSchema } from './schema.js';
 import type { Manifest, UserConfig } from './types.js';
 import { validateManifest } from './validate.js';
@@ -70,6 +70,8 @@ export async function loadConfig(root: string, opts: LoadOptions = {}): Promise<
     );
   }
   const shown = relative(process.cwd(), file) || file;
+  // The kinds' modules load while the config is read and bundled; validation awaits them.
+  loadKinds().catch(() => {});
   if (file.endsWith('.json')) return loadManifestFile(file, shown);
   return loadTsConfig(root, file, shown, opts);
 }
@@ -121,7 +123,7 @@ async function loadManifestFile(file: string, shown: string): Promise<LoadedConf
       }))
     : infiniteNumbers(strict, text, shown);
   if (unfit.length) throw new InvalidInputError('ERR_CONFIG_INVALID', unfit, 'Fix the value at that field.');
-  const { value, issues } = validateManifest(data, shown);
+  const { value, issues } = validateManifest(data, shown, await loadKinds());
   if (!value) throw new InvalidInputError('ERR_CONFIG_INVALID', withLines(issues, text));
   if (value.rules.length > 0) {
     throw invalid('ERR_CONFIG_INVALID', 'User rules need code: register them in vkit.config.ts with defineRule()', {
@@ -391,7 +393,7 @@ export async function resolveUserConfig(
     const rules = (exported as { rules: unknown[] }).rules.map((d) => (isDescriptor(d) ? hostedRule(d, call) : d));
     exported = { ...exported, rules };
   }
-  const parsed = v.safeParse(userConfigSchema(kinds()), exported);
+  const parsed = v.safeParse(userConfigSchema(await loadKinds()), exported);
   if (!parsed.success) {
     throw new InvalidInputError(
       'ERR_CONFIG_INVALID',
@@ -413,7 +415,7 @@ export async function resolveUserConfig(
     ...sections,
     rules: (user.rules ?? []).map((r) => ({ kind: r.kind, version: r.version, source_sha256: sourceDigest })),
   };
-  const { value, issues } = validateManifest(data, shown);
+  const { value, issues } = validateManifest(data, shown, await loadKinds());
   if (!value) throw new InvalidInputError('ERR_CONFIG_INVALID', issues);
   const attrIssues: Issue[] = [];
   value.actions.forEach((a, i) => {

@@ -4,7 +4,7 @@
  * stderr go to the log file beside its socket.
  */
 import { parseArgs } from 'node:util';
-import { installKinds, type KindRegistry } from '../config/kind.js';
+import { installKinds } from '../config/kind.js';
 import { daemonPaths } from './paths.js';
 import { serve } from './server.js';
 
@@ -20,6 +20,6 @@ if (!values.root || !values.kinds || !Number.isInteger(idleS) || idleS < 1) {
   process.exit(2);
 }
 // The kinds its starter was handed: requests run the same commands the starter would.
-installKinds(((await import(values.kinds)) as { registry: KindRegistry }).registry);
+installKinds(values.kinds);
 await serve({ paths: daemonPaths(values.root), idleMs: idleS * 1000 });
 process.stdout.write(`${new Date().toISOString()} serving ${values.root} (pid ${process.pid})\n`);

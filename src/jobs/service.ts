@@ -11,7 +11,7 @@ import { mkdirSync, openSync, closeSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { kinds } from '../config/kind.js';
+import { kindsModule } from '../config/kind.js';
 import type { Rule } from '../config/rule.js';
 import { EXIT, VkitError } from '../errors.js';
 import { parseReceipt } from '../store/receipt.js';
@@ -345,7 +345,7 @@ export class JobService {
         queue,
         // The worker re-plans jobs from the same kinds this process was handed.
         '--kinds',
-        kinds().module,
+        kindsModule(),
         ...(this.opts.confine ? ['--confine'] : []),
       ],
       {

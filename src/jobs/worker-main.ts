@@ -8,7 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load.js';
-import { loadRules, ruleKindsOf, installKinds, type KindRegistry } from '../config/kind.js';
+import { installKinds, loadKinds, loadRules, ruleKindsOf } from '../config/kind.js';
 import type { Rule } from '../config/rule.js';
 import { EXIT, VkitError } from '../errors.js';
 import { currentOwner } from '../store/liveness.js';
@@ -29,8 +29,8 @@ async function main(): Promise<void> {
   });
   if (!values.store || !values.queue || !values.kinds)
     throw new Error('usage: worker-main --store DIR --queue Q --kinds URL');
-  const registry = ((await import(values.kinds)) as { registry: KindRegistry }).registry;
-  installKinds(registry);
+  installKinds(values.kinds);
+  const registry = await loadKinds();
   const BUILTIN_RULES = await loadRules(registry, ruleKindsOf(registry));
   const store = new Store(values.store);
   const owner = currentOwner();

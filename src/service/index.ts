@@ -6,7 +6,7 @@ import { runEngine, type BuildOptions, type BuildReport } from '../engine/build.
 import { invalid } from '../errors.js';
 import { namedBy, showOnly } from '../gate/evaluate.js';
 import { checkLabel } from '../graph/compile.js';
-import { kinds, loadRules, ruleKindsOf } from '../config/kind.js';
+import { kinds, loadKinds, loadRules, ruleKindsOf } from '../config/kind.js';
 import { JobService } from '../jobs/service.js';
 import type { Store } from '../store/store.js';
 import { openStore, openWorkspace, type OpenOptions, type Workspace } from './workspace.js';
@@ -129,7 +129,7 @@ async function withJobs<T>(open: OpenOptions, fn: (jobs: JobService, store: Stor
   const jobs = new JobService({
     root: open.root ?? process.cwd(),
     store,
-    rules: await loadRules(kinds(), ruleKindsOf(kinds())),
+    rules: await loadRules(await loadKinds(), ruleKindsOf(kinds())),
     env: open.env,
   });
   try {
