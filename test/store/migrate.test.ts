@@ -37,6 +37,9 @@ test('a version-2 store gains runs.root on open; its old runs read root null, ne
         root: '/some/checkout',
       });
       assert.equal(store.lifecycle.getRun(fresh)!.root, '/some/checkout');
+      // The frozen job's key is the run's job and its action key alike (one value, both columns).
+      const row = store.lifecycle.getRun(fresh)!;
+      assert.deepEqual([row.job, row.key], [`sha256:${'2'.repeat(64)}`, `sha256:${'2'.repeat(64)}`]);
     } finally {
       store.close();
     }
