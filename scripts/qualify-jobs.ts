@@ -79,7 +79,7 @@ async function concurrentAttempts(): Promise<void> {
     const [a, b] = await Promise.all([openWorkspace({ root: dir }), openWorkspace({ root: dir })]);
     const job = await plannedJob(a, 'check:same');
     const [ra, rb] = await Promise.all([a.jobs.run(job), b.jobs.run(job)]);
-    const published = a.store.cacheGet(job.key);
+    const published = a.store.actions.cacheGet(job.key);
     const ok =
       ra.outcome === 'PASS' &&
       rb.outcome === 'PASS' &&
@@ -117,8 +117,8 @@ async function forcedRace(order: 'cancel-first' | 'complete-first'): Promise<voi
     await ws.jobs.wait(run, 30_000);
     if (order === 'complete-first') cancelling = ws.jobs.cancel(run);
     await cancelling;
-    const row = ws.store.getRun(run)!;
-    const cached = ws.store.cacheGet(job.key);
+    const row = ws.store.lifecycle.getRun(run)!;
+    const cached = ws.store.actions.cacheGet(job.key);
     const winner = row.state === 'done' ? 'completion' : row.reason === 'cancelled' ? 'cancellation' : `?${row.state}`;
     const expected = order === 'cancel-first' ? 'cancellation' : 'completion';
     const consistent = winner === 'completion' ? cached === row.receipt : cached === undefined;
@@ -145,14 +145,14 @@ async function randomRaces(): Promise<void> {
     const job = await plannedJob(ws, 'check:race');
     for (let i = 0; i < RANDOM_ROUNDS; i++) {
       // The publication pointer: a completion publishes its own receipt; a cancellation leaves it as it was.
-      const publishedBefore = ws.store.cacheGet(job.key);
+      const publishedBefore = ws.store.actions.cacheGet(job.key);
       const { run } = ws.jobs.submit(job);
       await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 250)));
       await ws.jobs.cancel(run);
       await ws.jobs.wait(run, 30_000);
-      const row = ws.store.getRun(run)!;
-      const attempts = ws.store.attemptsOf(run);
-      const published = ws.store.cacheGet(job.key);
+      const row = ws.store.lifecycle.getRun(run)!;
+      const attempts = ws.store.lifecycle.attemptsOf(run);
+      const published = ws.store.actions.cacheGet(job.key);
       if (
         row.state === 'done' &&
         row.outcome === 'PASS' &&
@@ -186,15 +186,15 @@ async function workerLoss(): Promise<void> {
     const ws = await openWorkspace({ root: dir });
     const job = await plannedJob(ws, 'check:lost');
     const { run } = ws.jobs.submit(job);
-    let attempt = ws.store.runningAttempt(run);
+    let attempt = ws.store.lifecycle.runningAttempt(run);
     for (let i = 0; i < 200 && !attempt?.child_pgid; i++) {
       await new Promise((r) => setTimeout(r, 50));
-      attempt = ws.store.runningAttempt(run);
+      attempt = ws.store.lifecycle.runningAttempt(run);
     }
     if (!attempt) throw new Error('the attempt never started');
     process.kill(attempt.pid, 'SIGKILL');
     if (attempt.child_pgid) process.kill(-attempt.child_pgid, 'SIGKILL');
-    const before = ws.store.getRun(run)!.state;
+    const before = ws.store.lifecycle.getRun(run)!.state;
     const { run: row } = await ws.jobs.wait(run, 20_000);
     record(
       'worker loss (SIGKILL mid-attempt)',
@@ -202,7 +202,7 @@ async function workerLoss(): Promise<void> {
       before === 'running' &&
         row.state === 'interrupted' &&
         row.outcome === 'BLOCKED' &&
-        ws.store.cacheGet(job.key) === undefined,
+        ws.store.actions.cacheGet(job.key) === undefined,
     );
     ws.close();
   } finally {
@@ -216,7 +216,7 @@ async function recoveryRespectsLiveWorkers(): Promise<void> {
     const ws = await openWorkspace({ root: dir });
     const job = await plannedJob(ws, 'check:live');
     const { run } = ws.jobs.submit(job);
-    for (let i = 0; i < 100 && ws.store.getRun(run)!.state !== 'running'; i++)
+    for (let i = 0; i < 100 && ws.store.lifecycle.getRun(run)!.state !== 'running'; i++)
       await new Promise((r) => setTimeout(r, 20));
     // Another opener with its clock 11 s ahead: the heartbeat looks stale, but the worker is alive.
     const later = wallClockNs() + STALE_HEARTBEAT_NS + 1_000_000_000n;

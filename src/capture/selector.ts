@@ -214,24 +214,37 @@ function uncapturedByGlob(
   return out;
 }
 
+/** What `captureSelector` captures, and how. */
+export interface SelectorOptions {
+  /** The checkout the paths are relative to. */
+  root: string;
+  globs: readonly string[];
+  /** The checkout's file listing, sorted. */
+  files: readonly string[];
+  /** Recorded file states to reuse (and record into); none hashes every file. */
+  cache?: FileStateCache;
+  now: () => bigint;
+  counter?: HashCounter;
+  /** `text` by default; `raw` keeps CRLF bytes distinct (acceptance digests are over raw bytes, so its keys must be too). */
+  hashMode?: HashMode;
+}
+
 /**
- * `hashMode` raw keeps CRLF bytes distinct: acceptance digests are over raw bytes, so its keys must be too.
- *
  * Selected paths the capture cannot stand for are `refused`, for the caller to judge: special files
  * (not captured at all), and symbolic links (captured as their target strings, never followed)
  * whose target is not itself a path this capture holds: a check reading through such a link reads
  * bytes the key does not see. A link to a directory is refused the same way (a directory is not a
  * captured path; select its files and exclude the link).
  */
-export function captureSelector(
-  root: string,
-  globs: readonly string[],
-  sortedFiles: readonly string[],
-  cache: FileStateCache | undefined,
-  now: () => bigint,
-  counter?: HashCounter,
-  hashMode: HashMode = 'text',
-): SelectorCapture {
+export function captureSelector({
+  root,
+  globs,
+  files: sortedFiles,
+  cache,
+  now,
+  counter,
+  hashMode = 'text',
+}: SelectorOptions): SelectorCapture {
   const files: SelectorFile[] = [];
   const refused: Refused[] = [];
   const links: string[] = [];

@@ -113,10 +113,10 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
   const counter: HashCounter = { hashed: 0, reused: 0 };
   // One query loads the file states under the root: a SQLite lookup per file costs more than its lstat.
   // `deep` trusts no recorded digest: every input and tool is re-hashed (and its true digest recorded).
-  const fileStates: FileStateCache = opts.deep ? rehashAll(ctx.store) : ctx.store.fileStatesUnder(ctx.root);
-  const toolStates: FileStateCache = opts.deep ? fileStates : ctx.store;
+  const fileStates: FileStateCache = opts.deep ? rehashAll(ctx.store) : ctx.store.fileStates.under(ctx.root);
+  const toolStates: FileStateCache = opts.deep ? fileStates : ctx.store.fileStates;
   const toolMemo = new Map<string, CheckerIdentity>();
-  const latest = ctx.store.latestAll();
+  const latest = ctx.store.actions.latestAll();
   /** Artifact blobs verified intact during this build (see verifyReceipt). */
   const intactBlobs = new Set<string>();
   const today = opts.today ?? new Date().toISOString().slice(0, 10);
@@ -125,7 +125,15 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
   const captureOf = (label: string): SelectorCapture | UndecodablePathError => {
     const node = graph.getNodeAttributes(label);
     try {
-      return captureSelector(ctx.root, node.inputs, ctx.files, fileStates, ctx.store.now, counter, node.hash);
+      return captureSelector({
+        root: ctx.root,
+        globs: node.inputs,
+        files: ctx.files,
+        cache: fileStates,
+        now: ctx.store.now,
+        counter,
+        hashMode: node.hash,
+      });
     } catch (error) {
       if (error instanceof UndecodablePathError) return error;
       throw error;
@@ -358,7 +366,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
       if (found.state === 'tampered') {
         staleReason = found.reason;
         // The entry can never be trusted again; dropping it makes the next build rerun the action.
-        if (runnable) ctx.store.cacheDelete(key);
+        if (runnable) ctx.store.actions.cacheDelete(key);
       }
     }
 
@@ -483,7 +491,7 @@ function refusedReason(node: GraphNode, refused: readonly Refused[]): string | u
 
 /** A file-state cache that reuses nothing and records what it hashes (`--deep`). */
 function rehashAll(store: Store): FileStateCache {
-  return { reuse: () => undefined, put: (path, mode, entry) => store.put(path, mode, entry) };
+  return { reuse: () => undefined, put: (path, mode, entry) => store.fileStates.put(path, mode, entry) };
 }
 
 /** The first declared output (artifact `outputs/<path>`) whose bytes on disk differ from the receipt's, or undefined. */
@@ -530,7 +538,7 @@ function selectNodes(ag: ActionGraph, only: string[] | undefined): Set<string> {
 function absentItem(store: Store, label: string, key: string, node: GraphNode, staleReason?: string): GateItem {
   const base = { id: label, required: node.required, run: null, receipt: null };
   if (staleReason) return { ...base, status: 'STALE', reason: `${staleReason}; run vkit build` };
-  const latest = store.latest(label);
+  const latest = store.actions.latest(label);
   if (latest?.key === key) {
     const r = readLatest(store, label);
     if (r?.outcome === 'BLOCKED')
@@ -552,8 +560,8 @@ function absentItem(store: Store, label: string, key: string, node: GraphNode, s
 }
 
 function readLatest(store: Store, label: string): Receipt | undefined {
-  const latest = store.latest(label);
+  const latest = store.actions.latest(label);
   if (!latest) return undefined;
-  const read = store.readReceipt(latest.receipt);
+  const read = store.actions.readReceipt(latest.receipt);
   return read.state === 'intact' ? parseReceipt(read.receipt) : undefined;
 }

@@ -27,7 +27,7 @@ export function lookupEvidence(
     const found = verifyReceipt(store, latest.receipt, deep, key, intact);
     if (found.state !== 'miss') return found;
   }
-  const receiptId = store.cacheGet(key);
+  const receiptId = store.actions.cacheGet(key);
   if (!receiptId) return { state: 'miss' };
   return verifyReceipt(store, receiptId, deep, key, intact);
 }
@@ -45,7 +45,7 @@ export function verifyReceipt(
   key?: string,
   intact?: Set<string>,
 ): Lookup {
-  const read = store.readReceipt(receiptId);
+  const read = store.actions.readReceipt(receiptId);
   if (read.state !== 'intact')
     return { state: 'tampered', reason: `evidence tampered: receipt ${short(receiptId)} is ${read.state}` };
   const receipt = deep ? parseReceipt(read.receipt) : hitFields(read.receipt);
@@ -56,7 +56,7 @@ export function verifyReceipt(
   if (receipt.outcome === 'BLOCKED') return { state: 'miss' };
   // Bytes that hash to their name prove only that someone wrote them: the run that claims them must
   // have recorded them (a forged PASS copied from a real receipt fails here).
-  const broken = store.receiptChainBroken(receiptId, receipt);
+  const broken = store.lifecycle.receiptChainBroken(receiptId, receipt);
   if (broken)
     return {
       state: 'tampered',

@@ -58,7 +58,7 @@ export function planExport(
   includeAssets: boolean,
   collected?: CollectedAssets,
 ): ExportPlan {
-  const run = store.getRun(runId);
+  const run = store.lifecycle.getRun(runId);
   if (!run)
     throw invalid(
       'ERR_USAGE',
@@ -72,11 +72,11 @@ export function planExport(
       `Run \`${runId}\` has no receipt (state ${run.state}${run.reason ? `: ${run.reason}` : ''}); only a finished run can be exported`,
       { path: '--run' },
     );
-  const read = store.readReceipt(run.receipt);
+  const read = store.actions.readReceipt(run.receipt);
   if (read.state !== 'intact') throw damaged(`receipt ${run.receipt} of run ${runId} is ${read.state}`);
   const receipt = parseReceipt(read.receipt);
   if (!receipt) throw damaged(`receipt ${run.receipt} of run ${runId} is not a vkit.receipt/1`);
-  const frozen = store.getJob(receipt.key);
+  const frozen = store.lifecycle.getJob(receipt.key);
   if (!frozen) throw damaged(`the frozen job ${receipt.key} of run ${runId} is not in this store`);
   let job: unknown;
   try {

@@ -85,16 +85,15 @@ export class JobService {
   /** Freezes the job and queues a new run for it: the job's content-derived identity and the new run's id. */
   submit(job: Job): { job: string; run: string } {
     const { store } = this.opts;
-    store.putJob(job.key, job, this.opts.root);
+    store.lifecycle.putJob(job.key, job, this.opts.root);
     // The job (content-derived) may be shared with another checkout of the same store; the run executes here.
-    const run = store.createRun(
-      job.key,
-      job.label,
-      job.rule.kind,
-      job.key,
-      this.queueFor(job.env ?? []),
-      this.opts.root,
-    );
+    const run = store.lifecycle.createRun({
+      key: job.key,
+      label: job.label,
+      kind: job.rule.kind,
+      queue: this.queueFor(job.env ?? []),
+      root: this.opts.root,
+    });
     this.dispatch();
     return { job: job.key, run };
   }
@@ -102,7 +101,7 @@ export class JobService {
   /** A new run for the same frozen job. */
   retry(runId: string): { job: string; run: string } {
     const { store } = this.opts;
-    const row = store.getRun(runId);
+    const row = store.lifecycle.getRun(runId);
     if (!row) throw new Error(`no run ${runId}`);
     return this.submit(frozenJobOf(store, row).job);
   }
@@ -117,10 +116,10 @@ export class JobService {
       // A lost worker never finishes its run: the recovery pass (stale heartbeat AND worker gone)
       // ends it interrupted, so a waiter is never stuck behind a dead process.
       if (Date.now() - recovered > RECOVER_EVERY_MS) {
-        void reapAttemptContainers(this.opts.store.recover()).catch(() => undefined);
+        void reapAttemptContainers(this.opts.store.lifecycle.recover()).catch(() => undefined);
         recovered = Date.now();
       }
-      const row = this.opts.store.getRun(runId);
+      const row = this.opts.store.lifecycle.getRun(runId);
       if (!row) throw runGone(runId);
       if (row.state === 'done' || row.state === 'interrupted') return { run: row, timedOut: false };
       if (Date.now() >= deadline) return { run: row, timedOut: true };
@@ -161,9 +160,9 @@ export class JobService {
    */
   async cancel(runId: string): Promise<RunRow> {
     const { store } = this.opts;
-    const state = store.requestCancel(runId);
+    const state = store.lifecycle.requestCancel(runId);
     if (state === 'running') {
-      const attempt = store.runningAttempt(runId);
+      const attempt = store.lifecycle.runningAttempt(runId);
       if (attempt && attempt.pid === process.pid)
         checkCancellations(); // an inline attempt of this process
       else if (attempt && ownerAlive({ host: attempt.host, pid: attempt.pid, pidStart: attempt.pid_start })) {
@@ -177,15 +176,21 @@ export class JobService {
       if (waited.timedOut) {
         // Only this run's own check: its worker may since have moved on to another run, so the
         // worker itself is never killed. The compare-and-set then settles the race with completion.
-        const a = store.runningAttempt(runId);
+        const a = store.lifecycle.runningAttempt(runId);
         if (a) {
           if (a.child_pgid) killQuietly(-a.child_pgid);
           await reapAttemptContainers([a.id]).catch(() => undefined);
-          store.finishAttempt(runId, a.id, { state: 'interrupted', outcome: 'BLOCKED', reason: 'cancelled' });
+          store.lifecycle.finishAttempt({
+            run: runId,
+            attempt: a.id,
+            state: 'interrupted',
+            outcome: 'BLOCKED',
+            reason: 'cancelled',
+          });
         }
       }
     }
-    return store.getRun(runId)!;
+    return store.lifecycle.getRun(runId)!;
   }
 
   /**
@@ -231,7 +236,7 @@ export class JobService {
           };
         // The cancellation may still be settling (its own wait, a forced kill): finish it before reporting.
         await cancelling;
-        return this.resultOf(this.opts.store.getRun(run) ?? row);
+        return this.resultOf(this.opts.store.lifecycle.getRun(run) ?? row);
       } finally {
         signal?.removeEventListener('abort', onAbort);
       }
@@ -246,9 +251,9 @@ export class JobService {
    * (a byte of `outcome`, a `receipt` naming another run's receipt) and a receipt cannot.
    */
   resultOf(row: RunRow): AttemptResult {
-    const attempts = this.opts.store.attemptsOf(row.id);
+    const attempts = this.opts.store.lifecycle.attemptsOf(row.id);
     const last = attempts.at(-1);
-    const read = row.receipt ? this.opts.store.readReceipt(row.receipt) : undefined;
+    const read = row.receipt ? this.opts.store.actions.readReceipt(row.receipt) : undefined;
     const parsed = read?.state === 'intact' ? parseReceipt(read.receipt) : undefined;
     const receipt = parsed?.run === row.id && parsed.key === row.key ? parsed : undefined;
     const complete = row.state === 'done' && last?.state === 'done' && receipt !== undefined;
@@ -285,7 +290,7 @@ export class JobService {
       return;
     }
     for (const queue of this.queues.keys()) {
-      const queued = this.opts.store.queuedCount(queue);
+      const queued = this.opts.store.lifecycle.queuedCount(queue);
       if (queued === 0) continue;
       // As many new workers as queued runs, within the limit (a live worker may be busy with a run).
       const room = this.maxWorkers - this.workers.size;
@@ -300,8 +305,8 @@ export class JobService {
     this.draining++;
     try {
       for (;;) {
-        const claimed = [...this.queues.keys()].reduce<ReturnType<Store['claimRun']>>(
-          (got, q) => got ?? this.opts.store.claimRun(q, currentOwner()),
+        const claimed = [...this.queues.keys()].reduce<ReturnType<Store['lifecycle']['claimRun']>>(
+          (got, q) => got ?? this.opts.store.lifecycle.claimRun(q, currentOwner()),
           undefined,
         );
         if (!claimed) return;

@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   const rulesByRoot = new Map<string, Promise<ReadonlyMap<string, Rule>>>();
   let idleSince = Date.now();
   while (!stop.signal.aborted) {
-    const claimed = store.claimRun(values.queue, owner);
+    const claimed = store.lifecycle.claimRun(values.queue, owner);
     if (!claimed) {
       if (Date.now() - idleSince > IDLE_EXIT_MS) break;
       await new Promise((r) => setTimeout(r, 20));

@@ -86,11 +86,11 @@ export async function executeAttempt(
     }
   };
   const poll = guarded(() => {
-    if (store.cancelRequested(attempt)) cancel.abort();
+    if (store.lifecycle.cancelRequested(attempt)) cancel.abort();
   });
   const beat = setInterval(
     guarded(() => {
-      store.heartbeat(attempt);
+      store.lifecycle.heartbeat(attempt);
       poll();
     }),
     HEARTBEAT_MS,
@@ -212,19 +212,21 @@ export async function executeAttempt(
       },
     };
     // Invariant 1: every artifact named above was put into the CAS by the action before we got here.
-    const receiptId = store.putReceipt(receipt);
-    const finished = store.finishAttempt(
+    const receiptId = store.actions.putReceipt(receipt);
+    const finished = store.lifecycle.finishAttempt({
       run,
       attempt,
-      cancelled
-        ? { state: 'interrupted', outcome: 'BLOCKED', reason: 'cancelled', receipt: receiptId }
-        : { state: 'done', outcome: result.outcome, reason: result.reason, receipt: receiptId },
-    );
+      receipt: receiptId,
+      ...(cancelled
+        ? { state: 'interrupted', outcome: 'BLOCKED', reason: 'cancelled' }
+        : { state: 'done', outcome: result.outcome, reason: result.reason }),
+    });
     if (finished) {
       store.batch(() => {
         // Invariant 4: BLOCKED (timeouts, signals, missing tools, changed inputs) is never cached.
-        if (result.outcome !== 'BLOCKED') store.cachePut(job.key, receiptId, job.label);
-        store.setLatest(job.label, receiptId, job.key);
+        if (result.outcome !== 'BLOCKED')
+          store.actions.cachePut({ key: job.key, receipt: receiptId, label: job.label });
+        store.actions.setLatest({ label: job.label, receipt: receiptId, key: job.key });
       });
     }
     const outcome = finished ? result.outcome : 'BLOCKED';
@@ -241,7 +243,9 @@ export async function executeAttempt(
     };
   } catch (error) {
     try {
-      store.finishAttempt(run, attempt, {
+      store.lifecycle.finishAttempt({
+        run,
+        attempt,
         state: 'interrupted',
         outcome: 'BLOCKED',
         reason: `internal error: ${(error as Error).message}`,
@@ -285,7 +289,7 @@ export function failureOf(line: string): VkitError | undefined {
  * or not parsing is a damaged store (exit 3), as for any other value vkit never writes.
  */
 export function frozenJobOf(store: Store, run: RunRow): { job: Job; root: string } {
-  const frozen = store.getJob(run.job);
+  const frozen = store.lifecycle.getJob(run.job);
   let job: Job | undefined;
   try {
     job = frozen ? (JSON.parse(frozen.job) as Job) : undefined;
@@ -318,7 +322,7 @@ function currentChecker(rule: Rule, job: Job, ctx: WorkerContext): CheckerIdenti
     return checkerIdentity(tool.argv0, tool.shell, {
       cwd: join(ctx.root, String((job.attrs as { cwd?: unknown }).cwd ?? '.')),
       path: ctx.env.PATH,
-      cache: ctx.store,
+      cache: ctx.store.fileStates,
       now: ctx.store.now,
     });
   } catch (error) {
@@ -385,7 +389,7 @@ function io(
           ms: 0,
         };
       }
-      return runProcess({ ...req, onSpawn: (pgid) => ctx.store.setChildPgid(attempt, pgid) }, out, err, wrap);
+      return runProcess({ ...req, onSpawn: (pgid) => ctx.store.lifecycle.setChildPgid(attempt, pgid) }, out, err, wrap);
     },
     putFile: (path) => (temps.includes(path) ? putLog(ctx.store.cas, path, logCap) : ctx.store.cas.putFile(path)),
     putBytes: async (bytes) => ctx.store.cas.putBytes(bytes),
@@ -458,7 +462,7 @@ function snapshotInputs(
   for (const f of job.capture.files) {
     let now;
     try {
-      now = hashPath(join(root, f.path), job.capture.hash ?? 'text', store, store.now);
+      now = hashPath(join(root, f.path), job.capture.hash ?? 'text', store.fileStates, store.now);
     } catch {
       now = undefined;
     }
@@ -484,7 +488,7 @@ function dependencyOutputsMoved(root: string, job: Job, store: Store): string | 
       const path = a.name.slice('outputs/'.length);
       let now;
       try {
-        now = hashPath(join(root, path), 'raw', store, store.now);
+        now = hashPath(join(root, path), 'raw', store.fileStates, store.now);
       } catch {
         now = undefined;
       }
@@ -521,7 +525,7 @@ function inputsChanged(
     if (!sameFingerprint(now, fingerprint)) {
       changed.push(path);
       try {
-        hashPath(abs, hashMode, store, store.now);
+        hashPath(abs, hashMode, store.fileStates, store.now);
       } catch {
         // a file that became special is reported as changed already
       }

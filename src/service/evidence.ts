@@ -217,7 +217,7 @@ export async function replayEvidence(
       key: action?.key ?? null,
     };
     if (action?.receipt && action.run) {
-      const read = ws.store.readReceipt(action.receipt);
+      const read = ws.store.actions.readReceipt(action.receipt);
       const receipt = read.state === 'intact' ? parseReceipt(read.receipt) : undefined;
       const item = report.gate.items.find((i) => i.id === accepted.label);
       // The gate's judgement of the fresh receipt (a rule's `judge`, e.g. an expired acceptance decision) counts too.

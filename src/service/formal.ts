@@ -223,7 +223,14 @@ export async function verifyFormalRequest(
       },
     };
     // The lock is read from the working tree (the local target authority); its bytes are the job's only working-tree input.
-    const lockCapture = captureSelector(ws.root, [LOCK_FILE], ws.files, ws.store, ws.store.now, undefined, 'raw');
+    const lockCapture = captureSelector({
+      root: ws.root,
+      globs: [LOCK_FILE],
+      files: ws.files,
+      cache: ws.store.fileStates,
+      now: ws.store.now,
+      hashMode: 'raw',
+    });
     const rule = ws.rules.get('verify')!;
     const planned = rule.plan({ label, id: component.id, attrs, capture: lockCapture }, []);
     const key = actionKey({
@@ -327,7 +334,7 @@ export async function formalReuseProblem(
   component: ResolvedComponent,
   receiptId: string,
 ): Promise<string | undefined> {
-  const read = ws.store.readReceipt(receiptId);
+  const read = ws.store.actions.readReceipt(receiptId);
   const subject =
     read.state === 'intact'
       ? (read.receipt.subject as { formal?: { package_sha256?: string; checker_sha256?: string } } | undefined)?.formal

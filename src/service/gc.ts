@@ -4,7 +4,7 @@
  * that recorded its receipt), and deletes the runs, attempts and blobs nothing kept reaches.
  * The decision and the deletions happen under the store's write lock, so a worker cannot end a run
  * (publish its receipt) halfway through; a worker ending a run checks its evidence under the same
- * lock (`Store.finishAttempt`), so it never publishes a receipt naming a blob gc deleted.
+ * lock (`Lifecycle.finishAttempt`), so it never publishes a receipt naming a blob gc deleted.
  */
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,7 +21,7 @@ export function collectGarbage(
   const artifactsOf = (id: string): string[] => {
     let out = named.get(id);
     if (!out) {
-      const read = store.readReceipt(id);
+      const read = store.actions.readReceipt(id);
       out = read.state === 'intact' ? (parseReceipt(read.receipt)?.artifacts ?? []).map((a) => a.sha256) : [];
       named.set(id, out);
     }

@@ -141,7 +141,7 @@ async function withJobs<T>(open: OpenOptions, fn: (jobs: JobService, store: Stor
 }
 
 function knownRun(store: Store, run: string): void {
-  if (!store.getRun(run))
+  if (!store.lifecycle.getRun(run))
     throw invalid('ERR_USAGE', `No run \`${run}\` in this store`, { path: 'run' }, 'List runs with `vkit runs`.');
 }
 
@@ -182,7 +182,7 @@ export async function latestRunDetails(
 ): Promise<{ diagnostics: string[]; log: string[] } | null> {
   const store = await openStore(open);
   try {
-    const run = (runId ? store.getRun(runId) : undefined) ?? store.listRuns({ label, limit: 1 })[0];
+    const run = (runId ? store.lifecycle.getRun(runId) : undefined) ?? store.lifecycle.listRuns({ label, limit: 1 })[0];
     if (!run) return null;
     const shown = showRun(store, run.id, ['diagnostics', 'log']);
     const d = shown.diagnostics as

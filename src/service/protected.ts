@@ -269,7 +269,7 @@ export interface FormalEvidence {
 
 /** The receipt's recorded formal source; undefined when the receipt cannot be read intact. */
 function formalEvidenceOf(ws: Workspace, receipt: string): FormalEvidence | undefined {
-  const read = ws.store.readReceipt(receipt);
+  const read = ws.store.actions.readReceipt(receipt);
   if (read.state !== 'intact') return undefined;
   const formal = (read.receipt.subject as { formal?: { source?: FormalSource; provisional?: unknown } } | undefined)
     ?.formal;

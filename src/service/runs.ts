@@ -24,7 +24,7 @@ export const ARTIFACT_PAGE_ITEMS = 100;
 const TAIL_LINES = 12;
 
 export function listRuns(store: Store, filter: { label?: string; limit?: number } = {}) {
-  return store.listRuns(filter).map((r) => ({
+  return store.lifecycle.listRuns(filter).map((r) => ({
     run: r.id,
     label: r.label,
     state: r.state,
@@ -41,7 +41,7 @@ function isoOf(ns: string | null): string | null {
 
 function receiptOf(store: Store, run: RunRow): Receipt | undefined {
   if (!run.receipt) return undefined;
-  const read = store.readReceipt(run.receipt);
+  const read = store.actions.readReceipt(run.receipt);
   return read.state === 'intact' ? parseReceipt(read.receipt) : undefined;
 }
 
@@ -50,7 +50,7 @@ export function attachTails(store: Store, actions: ActionReport[]): void {
   for (const a of actions) {
     if (a.status !== 'failed' && a.status !== 'blocked') continue;
     if (!a.receipt) continue;
-    const read = store.readReceipt(a.receipt);
+    const read = store.actions.readReceipt(a.receipt);
     if (read.state !== 'intact') continue;
     const receipt = parseReceipt(read.receipt);
     const lines: string[] = [];
@@ -78,11 +78,11 @@ export interface RunShown {
 
 /** `vkit run show`: a summary plus the selected sections, read from retained results. */
 export function showRun(store: Store, runId: string, sections: Section[], page = 1): RunShown {
-  const run = store.getRun(runId);
+  const run = store.lifecycle.getRun(runId);
   if (!run)
     throw invalid('ERR_USAGE', `No run \`${runId}\` in this store`, { path: '--run' }, 'List runs with `vkit runs`.');
   const receipt = receiptOf(store, run);
-  const attempts = store.attemptsOf(run.id).map((a) => ({
+  const attempts = store.lifecycle.attemptsOf(run.id).map((a) => ({
     attempt: a.id,
     state: a.state,
     outcome: a.outcome,
@@ -156,7 +156,7 @@ export function showRun(store: Store, runId: string, sections: Section[], page =
  * Read from the frozen job, so a run still queued or running has them too.
  */
 function identitiesOf(store: Store, run: RunRow, receipt: Receipt | undefined) {
-  const frozen = store.getJob(run.job);
+  const frozen = store.lifecycle.getJob(run.job);
   let job: Partial<Job> | undefined;
   try {
     job = frozen ? (JSON.parse(frozen.job) as Job) : undefined;

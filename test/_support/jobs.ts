@@ -9,7 +9,13 @@ export function jobFor(ws: Workspace, label: string): Job {
   const node = ws.graph.graph.getNodeAttributes(label);
   const rule = ws.rules.get(node.kind)!;
   const { inputs } = node;
-  const capture = captureSelector(ws.root, inputs, ws.files, ws.store, ws.store.now);
+  const capture = captureSelector({
+    root: ws.root,
+    globs: inputs,
+    files: ws.files,
+    cache: ws.store.fileStates,
+    now: ws.store.now,
+  });
   const tool = rule.tool!(node.attrs)!;
   const checker = checkerIdentity(tool.argv0, tool.shell, { cwd: ws.root, path: ws.env.PATH });
   const planned = rule.plan({ label, id: node.id, attrs: node.attrs, capture, checker }, []);

@@ -43,7 +43,7 @@ async function withStore(fn: (env: Env) => Promise<void> | void): Promise<void> 
       return abs;
     },
     hash(abs, now = wallClock, mode = 'raw') {
-      return hashPath(abs, mode, store, now, counter)!.sha256;
+      return hashPath(abs, mode, store.fileStates, now, counter)!.sha256;
     },
   };
   try {
@@ -59,7 +59,7 @@ test('a file last modified long before it was recorded is reused on the next has
     const abs = file('old.txt', 'old content\n', 10_000);
     assert.equal(hash(abs), sha256Id('old content\n'));
     assert.deepEqual(counter, { hashed: 1, reused: 0 });
-    assert.ok(store.get(abs, 'raw'), 'the state is recorded in the store');
+    assert.ok(store.fileStates.get(abs, 'raw'), 'the state is recorded in the store');
     assert.equal(hash(abs), sha256Id('old content\n'));
     assert.equal(hash(abs), sha256Id('old content\n'));
     assert.deepEqual(counter, { hashed: 1, reused: 2 });
@@ -113,7 +113,7 @@ test('a same-size edit with the mtime restored is still detected: ctime changed'
     assert.equal(hash(abs), sha256Id('AAAA\n'));
     assert.equal(hash(abs), sha256Id('AAAA\n'));
     assert.deepEqual(counter, { hashed: 1, reused: 1 });
-    const recorded = store.get(abs, 'raw')!;
+    const recorded = store.fileStates.get(abs, 'raw')!;
 
     // File timestamps come from a coarse kernel clock; let it tick so the edit gets a new ctime.
     await sleep(30);

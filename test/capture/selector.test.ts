@@ -20,7 +20,7 @@ async function files(repo: TempRepo): Promise<string[]> {
 
 /** Selector digest of `globs` in `repo` right now (no file-state cache: every byte is read). */
 async function digest(repo: TempRepo, globs: string[]): Promise<string> {
-  return captureSelector(repo.dir, globs, await files(repo), undefined, clock).digest;
+  return captureSelector({ root: repo.dir, globs, files: await files(repo), now: clock }).digest;
 }
 
 /** Writes `a` then `b` at the same path and says whether the selector digests are equal. */
@@ -69,7 +69,7 @@ test('CRLF identity: text files normalise CRLF to LF, binary files (NUL in the f
 test('CRLF normalisation hashes exactly the LF bytes (not merely some stable form)', async () => {
   const repo = tempRepo({ 'a.txt': 'x\r\ny\r\n' });
   try {
-    const capture = captureSelector(repo.dir, ['a.txt'], await files(repo), undefined, clock);
+    const capture = captureSelector({ root: repo.dir, globs: ['a.txt'], files: await files(repo), now: clock });
     assert.deepEqual(
       capture.files.map((f) => [f.path, f.mode, f.sha256]),
       [['a.txt', '100644', sha256Id('x\ny\n')]],
@@ -139,7 +139,7 @@ test('`**/*` never selects secret-looking paths, and selects every ordinary file
     // Git does list them: the exclusion is vkit's, not an accident of the file list.
     for (const secret of SECRETS) assert.ok(all.includes(secret), `git lists ${secret}`);
     assert.deepEqual(selectPaths(['**/*'], all), [...ORDINARY].sort());
-    const capture = captureSelector(repo.dir, ['**/*', '*'], all, undefined, clock);
+    const capture = captureSelector({ root: repo.dir, globs: ['**/*', '*'], files: all, now: clock });
     assert.deepEqual(
       capture.files.map((f) => f.path),
       [...ORDINARY].sort(),
@@ -182,7 +182,7 @@ test('a symlink input is hashed as its target string, never followed', async () 
   const repo = tempRepo({ 'a.txt': 'target a\n', 'b.txt': 'target b\n' });
   try {
     symlinkSync('a.txt', join(repo.dir, 'link'));
-    const first = captureSelector(repo.dir, ['link'], await files(repo), undefined, clock);
+    const first = captureSelector({ root: repo.dir, globs: ['link'], files: await files(repo), now: clock });
     assert.deepEqual(
       first.files.map((f) => [f.path, f.mode, f.sha256]),
       [['link', '120000', sha256Id('a.txt')]],
@@ -201,13 +201,13 @@ test('a symlink input is hashed as its target string, never followed', async () 
     unlinkSync(join(repo.dir, 'link'));
     symlinkSync('/etc/hostname', join(repo.dir, 'link'));
     assert.equal(
-      captureSelector(repo.dir, ['link'], await files(repo), undefined, clock).files[0]?.sha256,
+      captureSelector({ root: repo.dir, globs: ['link'], files: await files(repo), now: clock }).files[0]?.sha256,
       sha256Id('/etc/hostname'),
     );
     unlinkSync(join(repo.dir, 'link'));
     symlinkSync('does/not/exist', join(repo.dir, 'link'));
     assert.equal(
-      captureSelector(repo.dir, ['link'], await files(repo), undefined, clock).files[0]?.sha256,
+      captureSelector({ root: repo.dir, globs: ['link'], files: await files(repo), now: clock }).files[0]?.sha256,
       sha256Id('does/not/exist'),
     );
   } finally {
@@ -220,7 +220,7 @@ test('a symlink to a directory is one entry (its target string), not a way into 
   try {
     symlinkSync('real', join(repo.dir, 'alias'));
     const all = await files(repo);
-    const capture = captureSelector(repo.dir, ['**/*'], all, undefined, clock);
+    const capture = captureSelector({ root: repo.dir, globs: ['**/*'], files: all, now: clock });
     assert.deepEqual(
       capture.files.map((f) => [f.path, f.mode]),
       [

@@ -182,14 +182,14 @@ test('working-tree capture records file states on the wall clock, so an unchange
   try {
     repo.age('a.txt');
     const abs = join(repo.dir, 'a.txt');
-    const first = await captureWorkingTree(repo.dir, { cache: store });
-    const recorded = store.get(abs, 'raw');
+    const first = await captureWorkingTree(repo.dir, { cache: store.fileStates });
+    const recorded = store.fileStates.get(abs, 'raw');
     assert.ok(recorded, 'the capture records a file state');
     // Poison the recorded digest, keeping the fingerprint and recording time: a capture that trusts
     // the cache (as it must for a file last modified long before it was recorded) returns the poison.
     const poison = sha256Id('poison');
-    store.put(abs, 'raw', { ...recorded, sha256: poison });
-    const second = await captureWorkingTree(repo.dir, { cache: store });
+    store.fileStates.put(abs, 'raw', { ...recorded, sha256: poison });
+    const second = await captureWorkingTree(repo.dir, { cache: store.fileStates });
     assert.equal(entry(second, 'a.txt')?.sha256, poison);
     assert.notEqual(second.digest, first.digest);
   } finally {

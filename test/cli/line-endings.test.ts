@@ -137,9 +137,9 @@ test('a receipt without raw digests (from an earlier vkit) is still read: reused
     delete old.capture.raw_digest;
     const store = openStoreOf(repo);
     try {
-      const id = store.putReceipt(old);
-      store.cachePut(key, id, 'check:lint');
-      store.setLatest('check:lint', id, key);
+      const id = store.actions.putReceipt(old);
+      store.actions.cachePut({ key, receipt: id, label: 'check:lint' });
+      store.actions.setLatest({ label: 'check:lint', receipt: id, key });
       // An earlier vkit's run recorded that receipt (a hit must be its run's own).
       store.db.prepare('UPDATE runs SET receipt = ? WHERE id = ?').run(id, old.run);
     } finally {

@@ -66,7 +66,7 @@ test('a check killed by a signal is BLOCKED, not FAIL, and is run again by the n
     assert.equal(first.gate.status, 'BLOCKED');
     const store = openStoreOf(repo);
     try {
-      assert.equal(store.cacheGet(a.key!), undefined);
+      assert.equal(store.actions.cacheGet(a.key!), undefined);
     } finally {
       store.close();
     }

@@ -54,9 +54,9 @@ test('an input edited and restored while its check runs: BLOCKED, not cached, re
     assert.equal(receipt.claim, 'unknown');
     const store = openStoreOf(repo);
     try {
-      assert.equal(store.cacheGet(reads.key!), undefined, 'BLOCKED is never cached');
-      assert.equal(store.getRun(reads.run!)?.outcome, 'BLOCKED');
-      assert.equal(store.getRun(reads.run!)?.state, 'done');
+      assert.equal(store.actions.cacheGet(reads.key!), undefined, 'BLOCKED is never cached');
+      assert.equal(store.lifecycle.getRun(reads.run!)?.outcome, 'BLOCKED');
+      assert.equal(store.lifecycle.getRun(reads.run!)?.state, 'done');
     } finally {
       store.close();
     }

@@ -36,12 +36,12 @@ test('identical concurrent jobs run once: one run id, one process', async () => 
       assert.equal(r1.run, r3.run);
       assert.equal(r1.receipt, r2.receipt);
       assert.equal(readFileSync(join(repo.dir, 'runs.log'), 'utf8'), 'x\n', 'the command ran once');
-      assert.equal(ws.store.listRuns({ label: 'check:once' }).length, 1);
+      assert.equal(ws.store.lifecycle.listRuns({ label: 'check:once' }).length, 1);
 
       // Once finished, the same job submitted again is a new run: dedup is for in-flight jobs only.
       const later = await ws.jobs.run(job);
       assert.notEqual(later.run, r1.run);
-      assert.equal(ws.store.listRuns({ label: 'check:once' }).length, 2);
+      assert.equal(ws.store.lifecycle.listRuns({ label: 'check:once' }).length, 2);
     } finally {
       ws.close();
     }
@@ -64,7 +64,7 @@ test('a job whose key does not match what the worker computes is refused as BLOC
       assert.equal(r.outcome, 'BLOCKED');
       assert.match(r.reason ?? '', /job identity changed/);
       assert.throws(() => readFileSync(join(repo.dir, 'ran.txt')), /ENOENT/, 'nothing was executed');
-      assert.equal(ws.store.cacheGet(job.key), undefined);
+      assert.equal(ws.store.actions.cacheGet(job.key), undefined);
     } finally {
       ws.close();
     }

@@ -36,8 +36,8 @@ function sleepyRepo(ms: number): { repo: TempRepo; mark: string; env: NodeJS.Pro
 function runningAttempt(repo: TempRepo) {
   const store = openStoreOf(repo);
   try {
-    const [run] = store.listRuns({ limit: 1 });
-    return { run: run!, attempt: store.attemptsOf(run!.id).at(-1) };
+    const [run] = store.lifecycle.listRuns({ limit: 1 });
+    return { run: run!, attempt: store.lifecycle.attemptsOf(run!.id).at(-1) };
   } finally {
     store.close();
   }
@@ -92,10 +92,10 @@ test('SIGKILL of the worker mid-attempt: interrupted after recovery, gate BLOCKE
     assert.equal(report.gate.status, 'BLOCKED');
     const store = openStoreOf(repo);
     try {
-      const row = store.getRun(run.id)!;
+      const row = store.lifecycle.getRun(run.id)!;
       assert.equal(row.state, 'interrupted');
       assert.equal(row.outcome, 'BLOCKED');
-      assert.equal(store.cacheGet(report.actions[0].key), undefined);
+      assert.equal(store.actions.cacheGet(report.actions[0].key), undefined);
     } finally {
       store.close();
     }

@@ -48,7 +48,7 @@ test('timeout: BLOCKED, process group killed, not cached, rerun by the next buil
 
     const store = openStoreOf(repo);
     try {
-      assert.equal(store.cacheGet(a.key!), undefined, 'a timeout is never cached');
+      assert.equal(store.actions.cacheGet(a.key!), undefined, 'a timeout is never cached');
     } finally {
       store.close();
     }

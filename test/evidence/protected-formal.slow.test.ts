@@ -66,7 +66,7 @@ function recordedFormal(report: Report): { source: Record<string, unknown>; prov
   assert.ok(receipt, 'the formal item names its receipt');
   const store = new Store(report.store);
   try {
-    const read = store.readReceipt(receipt);
+    const read = store.actions.readReceipt(receipt);
     assert.equal(read.state, 'intact');
     const { source, provisional } = (
       read.receipt as { subject: { formal: { source: Record<string, unknown>; provisional: unknown } } }

@@ -24,8 +24,8 @@ test('a recovered attempt loses exactly its own containers; another attempt keep
   // An attempt whose worker is gone and whose heartbeat is stale: recovery ends it.
   let now = 1_000_000_000_000n;
   const store = new Store(dir, { now: () => now, alive: () => false });
-  const run = store.createRun(JSON.stringify({}), 'formal:x', 'verify', 'k'.repeat(64), 'q1');
-  const claimed = store.claimRun('q1')!;
+  const run = store.lifecycle.createRun({ key: 'k'.repeat(64), label: 'formal:x', kind: 'verify', queue: 'q1' });
+  const claimed = store.lifecycle.claimRun('q1')!;
   const lost = claimed.attempt;
   const other = `att_keep${randomBytes(3).toString('hex')}`;
   const start = (name: string) => {
@@ -51,9 +51,9 @@ test('a recovered attempt loses exactly its own containers; another attempt keep
     )
       await sleep(50);
     now += 60_000_000_000n;
-    const recovered = store.recover();
+    const recovered = store.lifecycle.recover();
     assert.deepEqual(recovered, [lost]);
-    assert.equal(store.getRun(run)!.state, 'interrupted');
+    assert.equal(store.lifecycle.getRun(run)!.state, 'interrupted');
     const removed = await reapAttemptContainers(recovered);
     assert.deepEqual(removed, [mine.name]);
     assert.equal(inspectContainer(mine.name), undefined, "the lost attempt's container is gone");

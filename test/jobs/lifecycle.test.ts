@@ -35,17 +35,17 @@ test('submit -> queued -> running -> done: states observed in the store, PASS wi
     try {
       ws.jobs.maxWorkers = 1;
       const { run } = ws.jobs.submit(jobFor(ws, 'check:ok'));
-      const seen = new Set<string>([ws.store.getRun(run)!.state]);
+      const seen = new Set<string>([ws.store.lifecycle.getRun(run)!.state]);
       await waitFor(
-        () => (seen.add(ws.store.getRun(run)!.state), ws.store.getRun(run)!.state === 'done'),
+        () => (seen.add(ws.store.lifecycle.getRun(run)!.state), ws.store.lifecycle.getRun(run)!.state === 'done'),
         10_000,
         'the run to end',
       );
       assert.ok(seen.has('running'), `states seen: ${[...seen]}`);
-      const row = ws.store.getRun(run)!;
+      const row = ws.store.lifecycle.getRun(run)!;
       assert.equal(row.outcome, 'PASS');
       assert.ok(row.receipt);
-      const [attempt] = ws.store.attemptsOf(run);
+      const [attempt] = ws.store.lifecycle.attemptsOf(run);
       assert.equal(attempt!.state, 'done');
       assert.notEqual(attempt!.pid, process.pid, 'a detached worker ran it');
     } finally {
@@ -82,7 +82,7 @@ test('cancel: a queued run ends at once; a running one ends interrupted/cancelle
       );
       ws.jobs.maxWorkers = 0; // nothing claims the next one: it stays queued
       const later = ws.jobs.submit(jobFor(ws, 'check:later')).run;
-      assert.equal(ws.store.getRun(later)!.state, 'queued');
+      assert.equal(ws.store.lifecycle.getRun(later)!.state, 'queued');
       const q = await ws.jobs.cancel(later);
       assert.equal(q.state, 'interrupted');
       assert.equal(q.reason, 'cancelled');
@@ -95,7 +95,11 @@ test('cancel: a queued run ends at once; a running one ends interrupted/cancelle
       assert.equal(row.outcome, 'BLOCKED');
       assert.equal(row.reason, 'cancelled');
       await waitFor(() => processGone(checkPid), 5000, 'the cancelled check to die');
-      assert.equal(ws.store.cacheGet(jobFor(ws, 'check:long').key), undefined, 'a cancelled attempt is never cached');
+      assert.equal(
+        ws.store.actions.cacheGet(jobFor(ws, 'check:long').key),
+        undefined,
+        'a cancelled attempt is never cached',
+      );
 
       const { run: otherRow } = await ws.jobs.wait(other, 10_000);
       assert.equal(otherRow.state, 'done');
@@ -138,8 +142,8 @@ for (const order of ['cancel-first', 'cancel-forced', 'complete-first'] as const
         const { run: row } = await ws.jobs.wait(run, 30_000);
         if (order === 'complete-first') cancelled = ws.jobs.cancel(run);
         await cancelled;
-        const final = ws.store.getRun(run)!;
-        const attempts = ws.store.attemptsOf(run);
+        const final = ws.store.lifecycle.getRun(run)!;
+        const attempts = ws.store.lifecycle.attemptsOf(run);
         assert.equal(attempts.length, 1);
         if (order === 'complete-first') {
           assert.equal(row.state, 'done');
@@ -147,7 +151,7 @@ for (const order of ['cancel-first', 'cancel-forced', 'complete-first'] as const
           assert.equal(final.outcome, 'PASS');
           assert.equal(attempts[0]!.state, 'done');
           assert.equal(
-            ws.store.cacheGet(job.key),
+            ws.store.actions.cacheGet(job.key),
             final.receipt,
             'the winner (completion) is published; the late cancel changed nothing',
           );
@@ -156,11 +160,11 @@ for (const order of ['cancel-first', 'cancel-forced', 'complete-first'] as const
           assert.equal(final.outcome, 'BLOCKED');
           assert.equal(final.reason, 'cancelled');
           assert.equal(attempts[0]!.state, 'interrupted');
-          assert.equal(ws.store.cacheGet(job.key), undefined, 'the loser (completion) published nothing');
+          assert.equal(ws.store.actions.cacheGet(job.key), undefined, 'the loser (completion) published nothing');
           // The worker that lost the compare-and-set wrote nothing more; one that honoured the cancel
           // records its BLOCKED receipt as the label's latest (for explain), never in the cache.
-          if (order === 'cancel-forced') assert.equal(ws.store.latest(job.label), undefined);
-          else assert.equal(ws.store.getRun(run)!.receipt, ws.store.latest(job.label)!.receipt);
+          if (order === 'cancel-forced') assert.equal(ws.store.actions.latest(job.label), undefined);
+          else assert.equal(ws.store.lifecycle.getRun(run)!.receipt, ws.store.actions.latest(job.label)!.receipt);
         }
       } finally {
         ws.close();
@@ -182,7 +186,7 @@ test('retry: a new run for the same frozen job; a retry after the inputs changed
       assert.notEqual(again.run, first.run);
       const { run: row } = await ws.jobs.wait(again.run, 10_000);
       assert.equal(row.outcome, 'PASS');
-      assert.equal(row.job, ws.store.getRun(first.run)!.job);
+      assert.equal(row.job, ws.store.lifecycle.getRun(first.run)!.job);
 
       repo.write('a.txt', 'changed\n');
       const stale = ws.jobs.retry(first.run);
@@ -230,7 +234,7 @@ test('a run left queued by a face that never started its worker is adopted by a 
     await new Promise((r) => setTimeout(r, 400));
     const second = await openWorkspace(openOpts(repo));
     try {
-      assert.equal(second.store.getRun(run)!.state, 'queued', 'nobody claimed it');
+      assert.equal(second.store.lifecycle.getRun(run)!.state, 'queued', 'nobody claimed it');
       const { JobService } = await import('../../src/jobs/service.js');
       const adopter = new JobService({
         root: second.root,
@@ -243,7 +247,7 @@ test('a run left queued by a face that never started its worker is adopted by a 
         assert.equal(timedOut, false);
         assert.equal(row.state, 'done');
         assert.equal(row.outcome, 'PASS');
-        const [attempt] = second.store.attemptsOf(run);
+        const [attempt] = second.store.lifecycle.attemptsOf(run);
         assert.notEqual(attempt!.pid, process.pid, 'an adopted detached worker ran it');
       } finally {
         adopter.close();

@@ -28,7 +28,7 @@ test('gate --deep re-hashes inputs: a file-state row trusted for edited bytes ca
     assert.equal(cli(repo, ['build']).code, 0);
     const abs = join(repo.dir, 'in.txt');
     const store = openStoreOf(repo);
-    const row = store.get(abs, 'text:same'); // an LF text file's text-mode entry
+    const row = store.fileStates.get(abs, 'text:same'); // an LF text file's text-mode entry
     store.close();
     assert.ok(row, 'the build recorded the input in the file-state cache');
 
@@ -38,7 +38,7 @@ test('gate --deep re-hashes inputs: a file-state row trusted for edited bytes ca
     const st = lstatSync(abs, { bigint: true });
     const s2 = openStoreOf(repo);
     try {
-      s2.put(abs, 'text:same', {
+      s2.fileStates.put(abs, 'text:same', {
         size: Number(st.size),
         mtime_ns: String(st.mtimeNs),
         ctime_ns: String(st.ctimeNs),

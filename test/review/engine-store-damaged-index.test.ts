@@ -21,7 +21,9 @@ test('a damaged index.sqlite: build, gate and runs exit 3 naming the index, neve
     // The build's worker lingers a moment with the index open; its closing checkpoint would write the
     // database back over the damage (real evidence, but not the damaged store this test is about).
     const store = openStoreOf(repo);
-    const workers = store.listRuns({ limit: 10 }).flatMap((r) => store.attemptsOf(r.id).map((a) => a.pid));
+    const workers = store.lifecycle
+      .listRuns({ limit: 10 })
+      .flatMap((r) => store.lifecycle.attemptsOf(r.id).map((a) => a.pid));
     store.close();
     await waitFor(() => workers.every(processGone), 10_000, "the build's workers to exit");
     const index = join(storeDir(repo), 'index.sqlite');

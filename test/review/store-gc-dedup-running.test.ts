@@ -78,8 +78,8 @@ test('an artifact deleted from the CAS before the attempt ends: the run ends BLO
     assert.notEqual(report.gate.status, 'READY');
     const store = openStoreOf(repo);
     try {
-      assert.equal(store.cacheGet(action.key!), undefined, 'nothing cached for the key');
-      assert.equal(store.getRun(action.run!)?.state, 'interrupted');
+      assert.equal(store.actions.cacheGet(action.key!), undefined, 'nothing cached for the key');
+      assert.equal(store.lifecycle.getRun(action.run!)?.state, 'interrupted');
     } finally {
       store.close();
     }

@@ -24,7 +24,7 @@ test('gc --keep-runs 0 while a run is queued never deletes the run a build waits
     let collected = false;
     const until = Date.now() + 20_000;
     while (!collected && Date.now() < until) {
-      if (store.listRuns({ limit: 5 }).some((r) => r.state === 'queued')) {
+      if (store.lifecycle.listRuns({ limit: 5 }).some((r) => r.state === 'queued')) {
         collectGarbage(store, 0);
         collected = true;
       } else await new Promise((r) => setTimeout(r, 2));

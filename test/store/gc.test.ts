@@ -48,8 +48,8 @@ test('gc --keep-runs 1 after several builds: old runs and unreachable blobs go, 
     const current = last.actions.map((x) => x.receipt!);
 
     const store = openStoreOf(repo);
-    const runsBefore = store.listRuns({ limit: 100 }).length;
-    const newest = store.listRuns({ limit: 1 })[0]!.id;
+    const runsBefore = store.lifecycle.listRuns({ limit: 100 }).length;
+    const newest = store.lifecycle.listRuns({ limit: 1 })[0]!.id;
     store.close();
     assert.equal(runsBefore, 6, 'a, b; a; b blocked; a, b');
     const blobsBefore = blobCount(storeDir(repo));
@@ -104,8 +104,8 @@ test('gc keeps the runs of attempts still running', async () => {
     const store = openStoreOf(repo);
     let running: string;
     try {
-      running = store.createRun(`sha256:${'b'.repeat(64)}`, 'check:a', 'check', `sha256:${'b'.repeat(64)}`);
-      store.startAttempt(running);
+      running = store.lifecycle.createRun({ key: `sha256:${'b'.repeat(64)}`, label: 'check:a', kind: 'check' });
+      store.lifecycle.startAttempt(running);
       // A newer finished run, so the running one is not among the newest 1.
       await build(openOpts(repo), { force: true });
     } finally {

@@ -12,7 +12,12 @@ test('a version-2 store gains runs.root on open; its old runs read root null, ne
   const dir = mkdtempSync(join(tmpdir(), 'vkit-migrate-'));
   try {
     const first = new Store(dir);
-    const old = first.createRun(`sha256:${'1'.repeat(64)}`, 'check:a', 'check', `sha256:${'1'.repeat(64)}`, 'q_1');
+    const old = first.lifecycle.createRun({
+      key: `sha256:${'1'.repeat(64)}`,
+      label: 'check:a',
+      kind: 'check',
+      queue: 'q_1',
+    });
     first.close();
     // Make it what vkit wrote before runs had a root.
     const db = new Database(join(dir, 'index.sqlite'));
@@ -23,16 +28,18 @@ test('a version-2 store gains runs.root on open; its old runs read root null, ne
     const store = new Store(dir);
     try {
       assert.equal(store.db.pragma('user_version', { simple: true }), USER_VERSION);
-      assert.equal(store.getRun(old)!.root, null);
-      const fresh = store.createRun(
-        `sha256:${'2'.repeat(64)}`,
-        'check:b',
-        'check',
-        `sha256:${'2'.repeat(64)}`,
-        'q_2',
-        '/some/checkout',
-      );
-      assert.equal(store.getRun(fresh)!.root, '/some/checkout');
+      assert.equal(store.lifecycle.getRun(old)!.root, null);
+      const fresh = store.lifecycle.createRun({
+        key: `sha256:${'2'.repeat(64)}`,
+        label: 'check:b',
+        kind: 'check',
+        queue: 'q_2',
+        root: '/some/checkout',
+      });
+      assert.equal(store.lifecycle.getRun(fresh)!.root, '/some/checkout');
+      // The frozen job's key is the run's job and its action key alike (one value, both columns).
+      const row = store.lifecycle.getRun(fresh)!;
+      assert.deepEqual([row.job, row.key], [`sha256:${'2'.repeat(64)}`, `sha256:${'2'.repeat(64)}`]);
     } finally {
       store.close();
     }

@@ -35,8 +35,8 @@ function deadOwner(): Owner {
 }
 
 function startRun(store: Store, owner: Owner): { run: string; attempt: string } {
-  const run = store.createRun(`sha256:${'a'.repeat(64)}`, 'check:x', 'check', `sha256:${'a'.repeat(64)}`);
-  return { run, attempt: store.startAttempt(run, owner) };
+  const run = store.lifecycle.createRun({ key: `sha256:${'a'.repeat(64)}`, label: 'check:x', kind: 'check' });
+  return { run, attempt: store.lifecycle.startAttempt(run, owner) };
 }
 
 test(
@@ -48,22 +48,22 @@ test(
 
     const fresh = new Store(dir);
     assert.deepEqual(fresh.recovered, [], 'a fresh heartbeat is not recovered even when its worker is gone');
-    assert.equal(fresh.getRun(run)!.state, 'running');
+    assert.equal(fresh.lifecycle.getRun(run)!.state, 'running');
     fresh.close();
 
     const later = wallClockNs() + STALE;
     const s2 = new Store(dir, { now: () => later });
     try {
       assert.deepEqual(s2.recovered, [attempt]);
-      const r = s2.getRun(run)!;
+      const r = s2.lifecycle.getRun(run)!;
       assert.equal(r.state, 'interrupted');
       assert.equal(r.outcome, 'BLOCKED');
       assert.equal(r.reason, 'worker lost');
-      assert.equal(s2.attemptsOf(run)[0]!.state, 'interrupted');
+      assert.equal(s2.lifecycle.attemptsOf(run)[0]!.state, 'interrupted');
       // The late finisher cannot turn it into a pass.
-      assert.equal(s2.finishAttempt(run, attempt, { state: 'done', outcome: 'PASS' }), false);
-      assert.equal(s2.getRun(run)!.outcome, 'BLOCKED');
-      assert.equal(s2.getRun(run)!.state, 'interrupted');
+      assert.equal(s2.lifecycle.finishAttempt({ run, attempt, state: 'done', outcome: 'PASS' }), false);
+      assert.equal(s2.lifecycle.getRun(run)!.outcome, 'BLOCKED');
+      assert.equal(s2.lifecycle.getRun(run)!.state, 'interrupted');
     } finally {
       s2.close();
     }
@@ -80,9 +80,9 @@ test(
     const s2 = new Store(dir, { now: () => later });
     try {
       assert.deepEqual(s2.recovered, []);
-      assert.equal(s2.getRun(run)!.state, 'running');
-      assert.equal(s2.attemptsOf(run)[0]!.id, attempt);
-      assert.equal(s2.attemptsOf(run)[0]!.state, 'running');
+      assert.equal(s2.lifecycle.getRun(run)!.state, 'running');
+      assert.equal(s2.lifecycle.attemptsOf(run)[0]!.id, attempt);
+      assert.equal(s2.lifecycle.attemptsOf(run)[0]!.state, 'running');
     } finally {
       s2.close();
     }
@@ -99,7 +99,7 @@ test(
     const s2 = new Store(dir, { now: () => later });
     try {
       assert.equal(s2.recovered.length, 1);
-      assert.equal(s2.getRun(run)!.state, 'interrupted');
+      assert.equal(s2.lifecycle.getRun(run)!.state, 'interrupted');
     } finally {
       s2.close();
     }
@@ -132,9 +132,9 @@ test('an attempt recovered while its worker still runs ends BLOCKED and is never
     assert.equal(report.gate.status, 'BLOCKED');
     const store = openStoreOf(repo);
     try {
-      assert.equal(store.cacheGet(a.key!), undefined, 'an interrupted attempt is never cached');
-      assert.equal(store.getRun(a.run!)!.state, 'interrupted');
-      assert.equal(store.getRun(a.run!)!.outcome, 'BLOCKED');
+      assert.equal(store.actions.cacheGet(a.key!), undefined, 'an interrupted attempt is never cached');
+      assert.equal(store.lifecycle.getRun(a.run!)!.state, 'interrupted');
+      assert.equal(store.lifecycle.getRun(a.run!)!.outcome, 'BLOCKED');
     } finally {
       store.close();
     }

@@ -1,0 +1,97 @@
+/**
+ * The file-state cache: per absolute path and hash mode, the stat fingerprint a file had when its
+ * bytes hashed to a digest, so an unchanged file is not read again. An entry holding a value vkit
+ * never writes (a time that is not a number, a digest that is not one) is a damaged store.
+ */
+import { sep } from 'node:path';
+import {
+  fingerprintKey,
+  RACY_WINDOW_NS,
+  reusable,
+  type CacheMode,
+  type FileStateCache,
+  type FileStateEntry,
+  type Fingerprint,
+} from '../capture/files.js';
+import { isSha256Id } from '../hash/index.js';
+import { DIGITS, refuse, type IndexHandle } from './handle.js';
+
+/** What in a file-state entry vkit never writes (its times are parsed, its digest trusted), or undefined. */
+function fileStateDamage(entry: FileStateEntry): string | undefined {
+  const field = [entry.mtime_ns, entry.ctime_ns, entry.ino, entry.recorded_ns].find((t) => !DIGITS.test(t));
+  if (field !== undefined) return `\`${field}\` for a time or inode`;
+  return isSha256Id(entry.sha256) ? undefined : `digest \`${entry.sha256}\``;
+}
+
+export class FileStates implements FileStateCache {
+  private readonly stmts;
+
+  constructor(private readonly handle: IndexHandle) {
+    const { db } = handle;
+    this.stmts = {
+      fsGet: db.prepare<[string, string], FileStateEntry>(
+        'SELECT size, mtime_ns, ctime_ns, ino, sha256, recorded_ns FROM file_states WHERE path = ? AND mode = ?',
+      ),
+      // `clean`: recorded outside the racy window, computed by SQLite so a no-op parses no timestamps.
+      fsUnder: db.prepare<[string, string, string]>(
+        "SELECT path, mode, size || ':' || mtime_ns || ':' || ctime_ns || ':' || ino, sha256 FROM file_states WHERE path >= ? AND path < ? AND mode <> 'text' AND CAST(mtime_ns AS INTEGER) < CAST(recorded_ns AS INTEGER) - CAST(? AS INTEGER)",
+      ),
+      fsPut: db.prepare(
+        'INSERT OR REPLACE INTO file_states (path, mode, size, mtime_ns, ctime_ns, ino, sha256, recorded_ns) VALUES (@path, @mode, @size, @mtime_ns, @ctime_ns, @ino, @sha256, @recorded_ns)',
+      ),
+    };
+  }
+
+  get(absPath: string, mode: CacheMode): FileStateEntry | undefined {
+    const entry = this.stmts.fsGet.get(absPath, mode);
+    if (entry) refuse(this.handle, `the file state of ${absPath}`, fileStateDamage(entry));
+    return entry;
+  }
+
+  reuse(absPath: string, mode: CacheMode, fp: Fingerprint): string | undefined {
+    const entry = this.get(absPath, mode);
+    return reusable(entry, fp) ? entry.sha256 : undefined;
+  }
+
+  put(absPath: string, mode: CacheMode, entry: FileStateEntry): void {
+    this.stmts.fsPut.run({ path: absPath, mode, ...entry });
+  }
+
+  /**
+   * The file states of every path under `dir`, read with one query into memory, writing through to
+   * the index. An entry read here may be older than one another process writes meanwhile; that is
+   * safe, because an entry is only used when the file's fingerprint still matches it and it was not
+   * racily clean, and a stale one only costs a re-hash.
+   */
+  under(dir: string): FileStateCache {
+    const lo = dir.endsWith(sep) ? dir : dir + sep;
+    // Every path starting with `lo` sorts before `lo` with its last character incremented.
+    const hi = lo.slice(0, -1) + String.fromCharCode(lo.charCodeAt(lo.length - 1) + 1);
+    // Only entries that were not racily clean when recorded (SQLite compares the timestamps, so a
+    // no-op parses none), never the retired `text` key (see CacheMode), as raw rows [path, mode,
+    // fingerprint key, sha256] in one map per hash mode, entry objects made only on demand: loading
+    // tens of thousands of rows is dominated by allocation otherwise.
+    const loaded: Record<CacheMode, Map<string, unknown[]>> = {
+      'text:same': new Map(),
+      'text:crlf': new Map(),
+      raw: new Map(),
+    };
+    for (const r of this.stmts.fsUnder.raw(true).iterate(lo, hi, String(RACY_WINDOW_NS)) as Iterable<unknown[]>)
+      loaded[r[1] as CacheMode]?.set(r[0] as string, r);
+    return {
+      reuse: (absPath, mode, fp) => {
+        if (!absPath.startsWith(lo)) return this.reuse(absPath, mode, fp);
+        const r = loaded[mode].get(absPath);
+        if (!r || r[2] !== fingerprintKey(fp)) return undefined;
+        if (!isSha256Id(r[3])) refuse(this.handle, `the file state of ${absPath}`, `digest \`${String(r[3])}\``);
+        return r[3] as string;
+      },
+      put: (absPath, mode, entry) => {
+        this.put(absPath, mode, entry);
+        if (!absPath.startsWith(lo)) return;
+        if (reusable(entry, entry)) loaded[mode].set(absPath, [absPath, mode, fingerprintKey(entry), entry.sha256]);
+        else loaded[mode].delete(absPath);
+      },
+    };
+  }
+}
