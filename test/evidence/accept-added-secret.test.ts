@@ -1,5 +1,5 @@
 /**
- * Review (evidence): a file the capture never selects (secret-looking name, nested target/), added
+ * A file the capture never selects (secret-looking name, nested target/), added
  * to the subject after a PASS, changes the subject identity the decision binds but not the action
  * key: the cached PASS must not stand.
  */

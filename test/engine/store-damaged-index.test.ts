@@ -1,5 +1,5 @@
 /**
- * Review (engine): a store whose SQLite index is damaged (overwritten with other bytes) made every
+ * A store whose SQLite index is damaged (overwritten with other bytes) made every
  * verb that opens it die with "internal error" (exit 4, "please report"), as if vkit had a bug.
  * It is damaged evidence: the verbs must say BLOCKED (exit 3), name the index and say how to recover,
  * and never report READY.

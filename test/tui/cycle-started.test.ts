@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { initialState, reduce } from '../../src/tui/state.js';
-import { item, settled, started } from '../tui/events.js';
+import { item, settled, started } from './events.js';
 
 test('a started cycle never shows the previous gate as its own', () => {
   const s = [settled('READY', [item('check:a', 'PASS')], 1), started(2, ['a.txt'])].reduce(

@@ -1,5 +1,5 @@
 /**
- * Review (formal): the checker digest is the digest of the worker image's /usr tree, but the
+ * The checker digest is the digest of the worker image's /usr tree, but the
  * image's own environment (its config `Env`) reaches every process in the worker: an image built
  * `FROM` the worker with `ENV COQLIB=...` runs a coqc that loads another standard library, yet its
  * /usr tree is the same. Before the fix its checker digest was the accepted one, so a lock accepted

@@ -1,5 +1,5 @@
 /**
- * Review (evidence): a package whose commit subject names a directory that does not exist is the
+ * A package whose commit subject names a directory that does not exist is the
  * user's document error (an invalid record), never an internal error (exit 4).
  */
 import assert from 'node:assert/strict';

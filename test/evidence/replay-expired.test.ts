@@ -1,5 +1,5 @@
 /**
- * Review (evidence): a replay is PASS only when the fresh check would be a PASS gate item. An
+ * A replay is PASS only when the fresh check would be a PASS gate item. An
  * acceptance decision's effect is judged at gate time (rule.judge): its action outcome stays PASS
  * after the decision expires, so a replay that reads only the fresh receipt's outcome would say
  * PASS for a decision the gate calls STALE.

@@ -1,5 +1,5 @@
 /**
- * Review (engine): git (and the walk without git) hand vkit file names as UTF-8 text. A name that is
+ * Git (and the walk without git) hand vkit file names as UTF-8 text. A name that is
  * not valid UTF-8 (`src/\xff.txt`) arrives with U+FFFD in place of its bytes, cannot be opened by that
  * name, and was silently dropped from the capture as if deleted. The check still read the file, so
  * editing it kept the cached PASS (READY). Selected, it must make the item BLOCKED instead.

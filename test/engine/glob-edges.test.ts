@@ -1,5 +1,5 @@
 /**
- * Review (engine): globs are user input and selection decides what a key covers.
+ * Globs are user input and selection decides what a key covers.
  * - A glob the compiler turns into an invalid regular expression (an unclosed `{`, a class range out
  *   of order) crashed every verb with an internal error (exit 4) instead of a config error (exit 2).
  * - A trailing `**` compiled to `.*`, which never matches a newline: a file whose name holds one was

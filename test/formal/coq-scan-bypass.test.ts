@@ -1,5 +1,5 @@
 /**
- * Review (formal): the Coq candidate scan must see every command coqc runs. Two ways it did not:
+ * The Coq candidate scan must see every command coqc runs. Two ways it did not:
  *
  * 1. A string inside a comment. coqc lexes strings inside comments, so `(* "*)" *)` is one comment;
  *    the scan ended the comment at the first `*)` and then took everything up to the next `"` for
@@ -20,7 +20,7 @@ import { blankCommentsAndStrings, indexToLineColumn, scanCandidate } from '../..
 import { cli } from '../_support/evidence.js';
 import { REPO_ROOT } from '../_support/repo.js';
 import { systemSandbox } from '../_support/podman.js';
-import { LEDGER, ledgerComponent, ledgerRepo } from '../formal/_formal.js';
+import { LEDGER, ledgerComponent, ledgerRepo } from './_formal.js';
 
 const tokens = (src: string) => scanCandidate(src).map((f) => [f.token, f.kind, indexToLineColumn(src, f.index).line]);
 

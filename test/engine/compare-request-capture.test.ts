@@ -1,5 +1,5 @@
 /**
- * Review (engine): a `compare` item's only captured input is its request file, selected by using
+ * A `compare` item's only captured input is its request file, selected by using
  * `request` as a glob. Whatever the rule reads must be what the key covers:
  * - a request path starting with `!` was a negated glob (nothing captured: the key ignored the file);
  * - a request path holding glob characters captured another file (`req[1].json` selected `req1.json`);

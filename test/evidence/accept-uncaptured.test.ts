@@ -1,5 +1,5 @@
 /**
- * Review (evidence): the `accept` action's key must cover every byte its subject identity reads.
+ * The `accept` action's key must cover every byte its subject identity reads.
  * The subject digest / commit comparison reads every listed file under the subject root, but the
  * action's capture skips secret-looking paths and every `target/` directory at any depth: a file
  * the check reads but the key does not cover could change and leave the cached PASS standing.

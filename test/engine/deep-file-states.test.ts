@@ -1,5 +1,5 @@
 /**
- * Review (engine): `vkit gate --deep` promises to re-hash everything the gate relies on, the way it
+ * `vkit gate --deep` promises to re-hash everything the gate relies on, the way it
  * re-hashes artifact blobs whose stat fingerprint the shallow check trusts. It still took input
  * digests from the file-state cache: an index row that says "this fingerprint has the old digest"
  * (a damaged or tampered row) kept the old key, and the deep gate said READY over an input whose
