@@ -1,7 +1,7 @@
 /**
  * Helpers for engine, store, gate and CLI tests: where a temp repo's store lives, how to reach its
- * blobs, how to damage them on purpose, and small waits. Everything works on the real store files;
- * nothing here replaces the store, git or a process.
+ * blobs and how to damage them on purpose (waits are in wait.ts). Everything works on the real store
+ * files; nothing here replaces the store, git or a process.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -53,32 +53,6 @@ export function artifactText(repo: TempRepo, receiptId: string, name: string): s
   if (!art) throw new Error(`receipt ${receiptId} has no artifact ${name}`);
   return readFileSync(blobPath(repo, art.sha256), 'utf8');
 }
-
-/** True when no live process has this pid (a zombie counts as gone: it runs nothing). */
-export function processGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return true;
-  }
-}
-
-/** Polls until `pred` holds, or fails after `timeoutMs`. */
-export async function waitFor(pred: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** A node one-liner that sleeps `ms` then runs `then` (JS source). */
 export function sleepThen(ms: number, then = ''): string {

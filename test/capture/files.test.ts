@@ -8,11 +8,11 @@ import { lstatSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { hashPath, RACY_WINDOW_NS, type HashCounter } from '../../src/capture/files.js';
 import { sha256Id } from '../../src/hash/index.js';
 import { Store } from '../../src/store/store.js';
 import { nodeCheck, tempRepo, vkit } from '../_support/repo.js';
+import { sleep } from '../_support/wait.js';
 
 const wallClock = () => BigInt(Date.now()) * 1_000_000n;
 

@@ -8,6 +8,7 @@ import { cpSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { REPO_ROOT, tempRepo, vkitAsync } from '../_support/repo.js';
+import { whenClosed } from '../_support/wait.js';
 
 const FIXTURES = join(REPO_ROOT, 'fixtures', 'configs');
 
@@ -25,17 +26,7 @@ interface ErrorReport {
 }
 
 /** Runs the built CLI without blocking, so the scenarios below can run side by side. */
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = vkitAsync(args);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c));
-  child.stderr.on('data', (c: Buffer) => (stderr += c));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const run = (args: string[]) => whenClosed(vkitAsync(args));
 
 /** Copies one fixture into a fresh git repo (plus extra files), builds it, and returns the error object. */
 async function buildFixture(name: string, extra: Record<string, string> = {}): Promise<ErrorReport> {

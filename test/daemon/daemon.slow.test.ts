@@ -13,6 +13,7 @@ import { FRAME, FrameReader, PROTOCOL, frame, type Request } from '../../src/dae
 import { daemonPaths } from '../../src/daemon/paths.js';
 import { codeFingerprint } from '../../src/daemon/server.js';
 import { REPO_ROOT, tempRepo, vkit, vkitAsync, type TempRepo } from '../_support/repo.js';
+import { sleep } from '../_support/wait.js';
 
 // Every server of this file listens in its own runtime directory, never the user's.
 const runtime = mkdtempSync(join(tmpdir(), 'vkit-daemon-rt-'));
@@ -101,7 +102,7 @@ test('Ctrl-C in the client cancels the served build as it cancels a local one', 
     });
     let out = '';
     child.stdout.on('data', (c) => (out += c));
-    for (let i = 0; i < 200 && !existsSync(marker); i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 200 && !existsSync(marker); i++) await sleep(50);
     assert.ok(existsSync(marker), 'the slow check started');
     child.kill('SIGINT');
     const code = await new Promise<number | null>((done) => child.on('exit', (c) => done(c)));

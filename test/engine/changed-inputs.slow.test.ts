@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { build, gate } from '../../src/service/index.js';
-import { openOpts, sleep, waitFor } from '../_support/evidence.js';
+import { openOpts } from '../_support/evidence.js';
+import { sleep, waitFor } from '../_support/wait.js';
 import { nodeCheck, tempRepo, WATCHED_FROM_OUTSIDE } from '../_support/repo.js';
 
 test('an input edited and restored by someone else while the check sleeps: BLOCKED, then rerun and PASS', async () => {

@@ -9,7 +9,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { cli, openStoreOf, processGone, storeDir, waitFor } from '../_support/evidence.js';
+import { cli, openStoreOf, storeDir } from '../_support/evidence.js';
+import { processGone, waitFor } from '../_support/wait.js';
 import { nodeCheck, tempRepo, vkitAsync, WATCHED_FROM_OUTSIDE, type TempRepo } from '../_support/repo.js';
 
 /** A check that records its pid and sleeps `ms` on its first attempt; later attempts pass at once. */

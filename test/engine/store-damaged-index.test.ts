@@ -9,7 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { cli, openStoreOf, processGone, storeDir, waitFor } from '../_support/evidence.js';
+import { cli, openStoreOf, storeDir } from '../_support/evidence.js';
+import { processGone, waitFor } from '../_support/wait.js';
 import { tempRepo } from '../_support/repo.js';
 
 test('a damaged index.sqlite: build, gate and runs exit 3 naming the index, never an internal error', async () => {

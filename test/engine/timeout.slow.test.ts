@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { build } from '../../src/service/index.js';
-import { cli, openOpts, openStoreOf, processGone, waitFor } from '../_support/evidence.js';
+import { cli, openOpts, openStoreOf } from '../_support/evidence.js';
+import { processGone, waitFor } from '../_support/wait.js';
 import { nodeCheck, tempRepo, WATCHED_FROM_OUTSIDE } from '../_support/repo.js';
 
 test('timeout: BLOCKED, process group killed, not cached, rerun by the next build (exit 3)', async () => {

@@ -17,9 +17,9 @@ import { parseManifest, manifestBytes } from '../../src/evidence/manifest.js';
 import { cli } from '../_support/evidence.js';
 import { REPO_ROOT, tempRepo, vkit } from '../_support/repo.js';
 import { systemSandbox } from '../_support/podman.js';
+import { sleep } from '../_support/wait.js';
 
 const sys = await systemSandbox({ what: 'evidence capsules' });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A podman API service with its own storage: it starts with no images. */
 async function isolatedEngine(): Promise<{ socket: string; images: () => string[]; stop: () => Promise<void> }> {

@@ -11,9 +11,9 @@ import { test } from 'node:test';
 import { cli } from '../_support/evidence.js';
 import { REPO_ROOT, tempRepo } from '../_support/repo.js';
 import { systemSandbox } from '../_support/podman.js';
+import { sleep } from '../_support/wait.js';
 
 const sys = await systemSandbox({ what: 'formal cancellation' });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const containers = (prefix: string) =>
   spawnSync('podman', ['ps', '-a', '--format', '{{.Names}}'], { encoding: 'utf8' })
     .stdout.split('\n')

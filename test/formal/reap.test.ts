@@ -12,9 +12,9 @@ import { test } from 'node:test';
 import { containerPrefix, reapAttemptContainers } from '../../src/jobs/containers.js';
 import { Store } from '../../src/store/store.js';
 import { inspectContainer, requireSandbox, systemSandbox } from '../_support/podman.js';
+import { sleep } from '../_support/wait.js';
 
 const sys = await systemSandbox({ what: 'container reaping' });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 test('a recovered attempt loses exactly its own containers; another attempt keeps its own', {
   skip: sys.skip,

@@ -39,6 +39,7 @@ import {
   systemSandbox,
   writableDir,
 } from '../_support/podman.js';
+import { sleep } from '../_support/wait.js';
 
 const cacheDir = mkdtempSync(join(tmpdir(), 'vkit-sandbox-cache-'));
 const sys = await systemSandbox({ cacheDir, what: 'sandbox tests' });
@@ -49,7 +50,6 @@ after(() => {
   for (const t of temps) rmSync(t, { recursive: true, force: true });
   for (const i of images) removeImage(i);
 });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function request(image: string, argv: string[], extra: Partial<ContainerRequest> = {}): ContainerRequest {
   return {

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { build } from '../../src/service/index.js';
-import { openOpts, waitFor } from '../_support/evidence.js';
+import { openOpts } from '../_support/evidence.js';
+import { waitFor } from '../_support/wait.js';
 import { tempRepo, WATCHED_FROM_OUTSIDE } from '../_support/repo.js';
 
 test('a file added to the inputs during the run makes the attempt BLOCKED, never a PASS cached for the selection without it', async () => {

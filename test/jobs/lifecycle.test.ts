@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { openWorkspace, verify, waitRun } from '../../src/service/index.js';
-import { openOpts, processGone, waitFor } from '../_support/evidence.js';
+import { openOpts } from '../_support/evidence.js';
+import { processGone, waitFor, sleep } from '../_support/wait.js';
 import { jobFor } from '../_support/jobs.js';
 import { nodeCheck, tempRepo, WATCHED_FROM_OUTSIDE, type TempRepo } from '../_support/repo.js';
 
@@ -231,7 +232,7 @@ test('a run left queued by a face that never started its worker is adopted by a 
     } finally {
       first.close();
     }
-    await new Promise((r) => setTimeout(r, 400));
+    await sleep(400);
     const second = await openWorkspace(openOpts(repo));
     try {
       assert.equal(second.store.lifecycle.getRun(run)!.state, 'queued', 'nobody claimed it');

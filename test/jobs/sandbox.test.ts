@@ -17,7 +17,8 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { runProcess } from '../../src/checkers/process.js';
 import { findBwrap } from '../../src/checkers/sandbox.js';
-import { blobPath, cli, receiptJson, sleep, storeDir } from '../_support/evidence.js';
+import { blobPath, cli, receiptJson, storeDir } from '../_support/evidence.js';
+import { sleep } from '../_support/wait.js';
 import { tempRepo, vkit } from '../_support/repo.js';
 
 const bwrap = findBwrap();

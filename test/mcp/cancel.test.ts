@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { nodeCheck, tempRepo } from '../_support/repo.js';
 import { connect } from '../_support/mcp-client.js';
+import { sleep } from '../_support/wait.js';
 
 test('run_cancel of a sleeping check ends it interrupted (cancelled); the gate is BLOCKED', async () => {
   const repo = tempRepo({ 'a.txt': 'a\n' });
@@ -24,7 +25,7 @@ test('run_cancel of a sleeping check ends it interrupted (cancelled); the gate i
       const s = await mcp.call('run_show', { run });
       if (s.json.summary.state === 'running') break;
       assert.ok(Date.now() < deadline, `the run never started: ${JSON.stringify(s.json.summary)}`);
-      await new Promise((r) => setTimeout(r, 50));
+      await sleep(50);
     }
     const t0 = Date.now();
     const cancelled = await mcp.call('run_cancel', { run });

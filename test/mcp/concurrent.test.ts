@@ -8,15 +8,10 @@ import { test } from 'node:test';
 import { storeDir } from '../_support/evidence.js';
 import { nodeCheck, tempRepo, vkitAsync } from '../_support/repo.js';
 import { connect } from '../_support/mcp-client.js';
+import { whenClosed } from '../_support/wait.js';
 
-function cliBuild(root: string, store: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = vkitAsync(['build', '--json', '--root', root, '--store', store], { cwd: root });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
+const cliBuild = (root: string, store: string) =>
+  whenClosed(vkitAsync(['build', '--json', '--root', root, '--store', store], { cwd: root }));
 
 test('two MCP clients and a CLI build share one store at once; the final gate is READY', async () => {
   const files: Record<string, string> = {};

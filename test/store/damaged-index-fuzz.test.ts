@@ -16,7 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { storeDir, waitFor } from '../_support/evidence.js';
+import { storeDir } from '../_support/evidence.js';
+import { waitFor } from '../_support/wait.js';
 import { nodeCheck, tempRepo, VKIT_BIN, type TempRepo } from '../_support/repo.js';
 import { prng as random } from '../_support/random.js';
 

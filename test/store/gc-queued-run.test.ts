@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { collectGarbage } from '../../src/service/gc.js';
 import { openStoreOf, storeDir } from '../_support/evidence.js';
 import { nodeCheck, tempRepo, vkitAsync } from '../_support/repo.js';
+import { sleep, whenClosed } from '../_support/wait.js';
 
 test('gc --keep-runs 0 while a run is queued never deletes the run a build waits on', async () => {
   const repo = tempRepo({ 'a.txt': 'a\n' });
@@ -15,11 +16,7 @@ test('gc --keep-runs 0 while a run is queued never deletes the run a build waits
     repo.manifest({ checks: [{ id: 'a', run: nodeCheck('0'), inputs: ['a.txt'] }] });
     const store = openStoreOf(repo);
     const child = vkitAsync(['build', '--json', '--root', repo.dir, '--store', storeDir(repo)], { cwd: repo.dir });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    const closed = whenClosed(child);
     // The run is queued from its submission until the detached worker (a new node process) claims it.
     let collected = false;
     const until = Date.now() + 20_000;
@@ -27,11 +24,11 @@ test('gc --keep-runs 0 while a run is queued never deletes the run a build waits
       if (store.lifecycle.listRuns({ limit: 5 }).some((r) => r.state === 'queued')) {
         collectGarbage(store, 0);
         collected = true;
-      } else await new Promise((r) => setTimeout(r, 2));
+      } else await sleep(2);
     }
     store.close();
     assert.ok(collected, 'saw the queued run');
-    const code = await exited;
+    const { code, stdout, stderr } = await closed;
     assert.equal(code, 0, `build exit ${code}: ${stderr}\n${stdout}`);
     assert.deepEqual(
       JSON.parse(stdout).actions.map((a: { outcome: string }) => a.outcome),

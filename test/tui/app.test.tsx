@@ -5,6 +5,7 @@ import { render } from 'ink-testing-library';
 import { App, type EventSource } from '../../src/tui/App.js';
 import type { VkitEvent } from '../../src/engine/events.js';
 import { cached, finished, invalidConfig, item, queued, running, settled, started } from './events.js';
+import { sleep } from '../_support/wait.js';
 
 /** A subscribe-style event source the test pushes into. */
 function bus() {
@@ -18,7 +19,7 @@ function bus() {
   };
 }
 
-const tick = (ms = 30) => new Promise((r) => setTimeout(r, ms));
+const tick = (ms = 30) => sleep(ms);
 const KEY = { up: '\u001B[A', down: '\u001B[B', enter: '\r', ctrlC: '\u0003' };
 
 function setup(

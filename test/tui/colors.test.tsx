@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { VkitEvent } from '../../src/engine/events.js';
 import { item, running, settled } from './events.js';
+import { sleep } from '../_support/wait.js';
 
 process.env.FORCE_COLOR = '1';
 const { render } = await import('ink-testing-library');
@@ -13,7 +14,7 @@ const GREEN = '\u001B[32m';
 const RED = '\u001B[31m';
 const YELLOW = '\u001B[33m';
 const CYAN = '\u001B[36m';
-const tick = () => new Promise((r) => setTimeout(r, 30));
+const tick = () => sleep(30);
 
 function show(events: VkitEvent[]) {
   const t = render(

@@ -9,12 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { REPO_ROOT } from '../_support/repo.js';
+import { sleep } from '../_support/wait.js';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 const required = process.env.VKIT_REQUIRE_SYSTEM === '1';
 const skip = !hasTmux && !required ? 'tmux is not installed: run `npm run setup:system`' : false;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 test('the live TUI in tmux: draws the gate, keys reach the callbacks, q quits', { skip }, async () => {
   assert.ok(hasTmux, 'tmux is required (VKIT_REQUIRE_SYSTEM=1): run `npm run setup:system`');

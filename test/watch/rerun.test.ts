@@ -10,6 +10,7 @@ import { watch, type WatchControl } from '../../src/service/watch.js';
 import { storeDir } from '../_support/evidence.js';
 import { tempRepo } from '../_support/repo.js';
 import { readCheck } from './_watch.js';
+import { sleep } from '../_support/wait.js';
 
 test('rerun requests: one label reruns fresh while the other stays cached; all reruns every item', async () => {
   const repo = tempRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
@@ -94,7 +95,7 @@ test('rerun requests: one label reruns fresh while the other stays cached; all r
     assert.deepEqual(cachedLabels(c3, s3), []);
 
     // Nothing asked for: no fourth cycle starts on its own.
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     assert.equal(events.filter((e) => e.type === 'cycle.started').length, 3);
   } finally {
     stop.abort();

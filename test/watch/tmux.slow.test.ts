@@ -10,11 +10,11 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { cli, storeDir } from '../_support/evidence.js';
 import { nodeCheck, tempRepo, VKIT_BIN } from '../_support/repo.js';
+import { sleep } from '../_support/wait.js';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 const required = process.env.VKIT_REQUIRE_SYSTEM === '1';
 const skip = !hasTmux && !required ? 'tmux is not installed: run `npm run setup:system`' : false;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 test('vkit watch under tmux: the TUI shows the gate, an edit reruns, r reruns the selection, q quits', {
   skip,

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { cli } from '../_support/evidence.js';
 import { tempRepo } from '../_support/repo.js';
 import { startWatch } from './_watch.js';
+import { sleep } from '../_support/wait.js';
 
 test('an edit made while a slow check runs starts the next cycle, which reruns it', async () => {
   const repo = tempRepo({ 's.txt': 'one\n' });
@@ -23,7 +24,7 @@ test('an edit made while a slow check runs starts the next cycle, which reruns i
   const w = startWatch(repo, ['--json']);
   try {
     const started = await w.event((e) => e.type === 'action.started' && e.label === 'check:slow');
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     repo.write('s.txt', 'two\n');
     const s1 = await w.event((e) => e.type === 'cycle.settled' && e.cycle === 1, started);
     const c2 = await w.event((e) => e.type === 'cycle.started' && e.cycle === 2, s1);
@@ -59,7 +60,7 @@ test('Ctrl-C while a check runs: the attempt ends interrupted (cancelled), the g
       const runs = cli(repo, ['runs', '--json']).json().runs;
       if (runs[0]?.state === 'running') break;
       assert.ok(Date.now() - t0 < 15_000, `the run never started: ${JSON.stringify(runs)}`);
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
     }
     w.child.kill('SIGINT');
     const code = await w.exit();

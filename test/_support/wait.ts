@@ -1,0 +1,56 @@
+/**
+ * Waits for tests, in one place: a plain sleep, a poll until a condition holds, whether a process
+ * is gone, and a started child's end with everything it wrote. The processes are real; nothing here
+ * fakes time. (bench/ keeps its own small copies: it may not import test support.)
+ */
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+/** Resolves after `ms` milliseconds. */
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Polls until `pred` holds, or fails after `timeoutMs`. */
+export async function waitFor(pred: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!pred()) {
+    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+/** True when no live process has this pid (a zombie counts as gone: it runs nothing). */
+export function processGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return true;
+  }
+}
+
+/** What a child that ran to its end left: its exit code and all of its stdout and stderr. */
+export interface Closed {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Collects a started child's stdout and stderr (both piped) until it closes; rejects when it cannot
+ * be spawned. Call it right after starting the child, so no output is missed.
+ */
+export function whenClosed(child: ChildProcess): Promise<Closed> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
