@@ -4,14 +4,10 @@
  * a case can never pass by changing nothing) and check the verdict, a message fragment and its line.
  * Every digest is computed here with node:crypto, never with vkit's hash module.
  */
-import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-
-export function m11(domain: string, bytes: string | Buffer): string {
-  return `${domain}:sha-512:${createHash('sha512').update(`${domain}:`, 'ascii').update(bytes).digest('hex')}`;
-}
+import { m11 } from '../_support/acceptance-docs.js';
 
 export const COMMIT = '1c65772c4f078ca520f899ce3974565c612da56e';
 export const RECORD = 'TEST-SLUG PASS: 5 cases\n';

@@ -12,7 +12,7 @@ import { durationDays } from '../../src/acceptance/durations.js';
 import { checkSpecification } from '../../src/acceptance/specification.js';
 import { parseDoc } from '../../src/acceptance/toml.js';
 import { tempRepo, vkit, type CliResult } from '../_support/repo.js';
-import { DEFAULTS, edit, rebind, TREE_FLAG, validTrio, writeTrio, type Trio } from './_docs.js';
+import { DEFAULTS, edit, rebind, TREE_FLAG, validTrio, writeTrio, type Trio } from '../_support/acceptance-docs.js';
 
 const SPEC = 'acceptance-specification.toml';
 const PKG = 'acceptance.toml';

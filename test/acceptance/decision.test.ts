@@ -1,17 +1,27 @@
 /**
  * `vkit acceptance check-decision` and `decide` through the real CLI, on the shared valid trio
- * (test/acceptance/_docs.ts) written into temp git repositories. The subject commit is not in those
+ * (test/_support/acceptance-docs.ts) written into temp git repositories. The subject commit is not in those
  * repositories, so every run passes `--tree COMMIT=.`; the trio's subject (`slug/`) is pinned by
  * its records' `inputs`, so the subject check stays valid with a NOTE saying so (the subject's own
  * rules are the subject and tree-unverified suites').
- * Hashes in expectations come from node:crypto (via _docs.ts), never from vkit.
+ * Hashes in expectations come from node:crypto (via acceptance-docs.ts), never from vkit.
  */
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { digestsDiffer } from '../../src/acceptance/digests.js';
-import { DEFAULTS, edit, m11, rebind, TRIO_PATHS, validTrio, writeTrio, type Trio } from './_docs.js';
+import {
+  CHECK_DECISION,
+  DEFAULTS,
+  edit,
+  m11,
+  rebind,
+  TRIO_PATHS,
+  validTrio,
+  writeTrio,
+  type Trio,
+} from '../_support/acceptance-docs.js';
 import { tempRepo, vkit as vkitRaw, type TempRepo } from '../_support/repo.js';
 
 const TREE = `${DEFAULTS.commit}=.`;
@@ -30,20 +40,7 @@ function setup(trio: Trio): TempRepo {
 }
 
 function check(repo: TempRepo, ...extra: string[]) {
-  return vkit([
-    'acceptance',
-    'check-decision',
-    TRIO_PATHS.decision,
-    '--spec',
-    TRIO_PATHS.spec,
-    '--package',
-    TRIO_PATHS.pkg,
-    '--root',
-    repo.dir,
-    '--tree',
-    TREE,
-    ...extra,
-  ]);
+  return vkit([...CHECK_DECISION, '--root', repo.dir, '--tree', TREE, ...extra]);
 }
 
 /** Runs `body` on a fresh repo holding `trio`, always cleaning up. */

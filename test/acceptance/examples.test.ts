@@ -13,13 +13,13 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, join, relative } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'smol-toml';
 import { REPO_ROOT, vkit } from '../_support/repo.js';
+import { m11, sha512 } from '../_support/acceptance-docs.js';
 
 const EXAMPLES = join(REPO_ROOT, 'examples');
 const TOY = join(EXAMPLES, 'weighted-toy');
@@ -36,10 +36,6 @@ const noCargo =
 
 // ---------------------------------------------------------------------------------------------
 // Independent hashing (node:crypto only; never the code under test)
-
-const m11 = (domain: string, bytes: Buffer | string) =>
-  `${domain}:sha-512:${createHash('sha512').update(`${domain}:`).update(bytes).digest('hex')}`;
-const sha512 = (bytes: Buffer) => createHash('sha512').update(bytes).digest('hex');
 
 /** The subject digest of acceptance-details §4, by a plain walk: `<path> NUL <sha-512 hex> \n` per file, sorted bytewise. */
 function dirDigest(dir: string): string {

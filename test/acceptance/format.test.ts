@@ -9,7 +9,8 @@ import { test } from 'node:test';
 import type { Verdict } from '../../src/acceptance/report.js';
 import { checkFiles } from '../../src/service/acceptance/check.js';
 import { vkit } from '../_support/repo.js';
-import { BASE, COMMIT, edit, FILES, lineOf, m11, RECORD, SOURCE, tempDir, withGap } from './_format-fixtures.js';
+import { m11 } from '../_support/acceptance-docs.js';
+import { BASE, COMMIT, edit, FILES, lineOf, RECORD, SOURCE, tempDir, withGap } from './_format-fixtures.js';
 
 interface Case {
   name: string;

@@ -6,40 +6,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { cli } from '../_support/evidence.js';
-import { tempRepo, type TempRepo } from '../_support/repo.js';
-import { edit, rebind, validTrio, writeTrio, type Trio } from './_docs.js';
-
-const SUBJECT = { 'acc/subject/slug.js': "export const slug = (s) => s.trim().toLowerCase().replace(/\\s+/g, '-');\n" };
+import { acceptanceRepo, edit, rebind, type Trio } from '../_support/acceptance-docs.js';
 
 /** A repo whose subject is committed, then a trio bound to that commit, and the manifest item. */
-function setup(opts: { validUntil?: string; item?: Record<string, unknown>; change?: (t: Trio) => Trio } = {}): {
-  repo: TempRepo;
-  trio: Trio;
-} {
-  const repo = tempRepo(SUBJECT);
-  const commit = repo.commitAll('subject');
-  let trio = validTrio({
-    commit,
-    subjectRoot: 'subject',
-    validUntil: opts.validUntil ?? '2099-01-01',
-    staleAfter: null,
-  });
-  if (opts.change) trio = opts.change(trio);
-  writeTrio(`${repo.dir}/acc`, trio);
-  repo.manifest({
-    acceptance: [
-      {
-        id: 'slug',
-        root: 'acc',
-        spec: 'acc/acceptance-specification.toml',
-        package: 'acc/acceptance.toml',
-        decision: 'acc/acceptance-decision.toml',
-        ...opts.item,
-      },
-    ],
-  });
-  return { repo, trio };
-}
+const setup = (opts: { validUntil?: string; item?: Record<string, unknown>; change?: (t: Trio) => Trio } = {}) =>
+  acceptanceRepo({ trio: { validUntil: opts.validUntil }, item: opts.item, change: opts.change });
 
 const item = (r: ReturnType<typeof cli>) =>
   (r.json().gate?.items ?? r.json().items).find((i: { id: string }) => i.id === 'accept:slug');

@@ -20,7 +20,15 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { cli } from '../_support/evidence.js';
 import { REPO_ROOT, tempRepo, type CliResult, type TempRepo } from '../_support/repo.js';
-import { edit, rebind, validTrio, writeTrio } from './_docs.js';
+import {
+  acceptanceRepo,
+  edit,
+  LASTING,
+  rebind,
+  SLUG_SUBJECT,
+  validTrio,
+  writeTrio,
+} from '../_support/acceptance-docs.js';
 
 type Item = { id: string; status: string; reason: string; required: boolean };
 type Action = { label: string; status: string; outcome: string; reason: string | null };
@@ -208,9 +216,6 @@ describe('paint-stack: one accept node per library', () => {
 });
 
 describe('run_commands: one cached self-verify node per claim', () => {
-  const SUBJECT = {
-    'acc/subject/slug.js': "export const slug = (s) => s.trim().toLowerCase().replace(/\\s+/g, '-');\n",
-  };
   const TEST = 'acc/subject/test/slug-test.js';
   const RUN1 = 'accept:slug/run:WT-1';
   const RUN2 = 'accept:slug/run:WT-2';
@@ -218,25 +223,7 @@ describe('run_commands: one cached self-verify node per claim', () => {
   /** A committed subject holding the claims' test script, a trio bound to it, run_commands on. */
   function setup(): TempRepo {
     const script = validTrio().files['test/slug-test.js']!;
-    const repo = tempRepo({ ...SUBJECT, [TEST]: script });
-    const commit = repo.commitAll('subject');
-    writeTrio(
-      join(repo.dir, 'acc'),
-      validTrio({ commit, subjectRoot: 'subject', validUntil: '2099-01-01', staleAfter: null }),
-    );
-    repo.manifest({
-      acceptance: [
-        {
-          id: 'slug',
-          root: 'acc',
-          spec: 'acc/acceptance-specification.toml',
-          package: 'acc/acceptance.toml',
-          decision: 'acc/acceptance-decision.toml',
-          run_commands: true,
-        },
-      ],
-    });
-    return repo;
+    return acceptanceRepo({ files: { ...SLUG_SUBJECT, [TEST]: script }, item: { run_commands: true } }).repo;
   }
 
   test('every claim runs as its own action; the record depends on them; a second build is cached', () => {
@@ -287,12 +274,7 @@ describe('run_commands: one cached self-verify node per claim', () => {
   test('a self-fulfilling command is never run: BLOCKED, never PASS', () => {
     const repo = setup();
     try {
-      const trio = validTrio({
-        commit: repo.git('rev-parse', 'HEAD').trim(),
-        subjectRoot: 'subject',
-        validUntil: '2099-01-01',
-        staleAfter: null,
-      });
+      const trio = validTrio({ commit: repo.git('rev-parse', 'HEAD').trim(), subjectRoot: 'subject', ...LASTING });
       const pkg = edit(
         trio.pkg,
         '\n  command = "node test/slug-test.js"\n',
@@ -312,12 +294,7 @@ describe('run_commands: one cached self-verify node per claim', () => {
   test("a claim id used twice is the record's error to report, never a crash of the graph", () => {
     const repo = setup();
     try {
-      const trio = validTrio({
-        commit: repo.git('rev-parse', 'HEAD').trim(),
-        subjectRoot: 'subject',
-        validUntil: '2099-01-01',
-        staleAfter: null,
-      });
+      const trio = validTrio({ commit: repo.git('rev-parse', 'HEAD').trim(), subjectRoot: 'subject', ...LASTING });
       writeTrio(join(repo.dir, 'acc'), rebind({ ...trio, pkg: edit(trio.pkg, 'id = "WT-2"', 'id = "WT-1"') }));
       const r = cli(repo, ['build', '--json']);
       assert.notEqual(r.code, 4, r.stderr);

@@ -11,8 +11,7 @@ import { test } from 'node:test';
 import { draftDecision } from '../../src/acceptance/decide.js';
 import { checkPackage } from '../../src/acceptance/package.js';
 import { readDoc } from '../../src/acceptance/toml.js';
-import { committedRepo } from './_committed.js';
-import { DEFAULTS, edit, rebind, TRIO_PATHS, type Trio } from './_docs.js';
+import { DEFAULTS, edit, rebind, TRIO_PATHS, type Trio, committedRepo } from '../_support/acceptance-docs.js';
 
 const { spec: SPEC, pkg: PKG, decision: DECISION } = TRIO_PATHS;
 

@@ -6,8 +6,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { digestsDiffer } from '../../src/acceptance/digests.js';
-import { committedRepo, type CommittedRepo } from './_committed.js';
-import { edit, m11, rebind, TRIO_PATHS, type Trio } from './_docs.js';
+import {
+  edit,
+  m11,
+  rebind,
+  TRIO_PATHS,
+  type Trio,
+  committedRepo,
+  type CommittedRepo,
+} from '../_support/acceptance-docs.js';
 
 const { spec: SPEC, pkg: PKG, decision: DECISION } = TRIO_PATHS;
 

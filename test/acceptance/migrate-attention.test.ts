@@ -8,27 +8,15 @@
  * under a TODO. A bare `sha-512:` binding is refused as 0.3.2 refuses it.
  */
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { tempRepo, vkit, type TempRepo } from '../_support/repo.js';
-import { m11 } from './_docs.js';
-
-const sha512 = (...parts: (string | Buffer)[]) => {
-  const h = createHash('sha512');
-  for (const p of parts) h.update(p);
-  return h.digest('hex');
-};
+import { m11, sha512, subjectDigest } from '../_support/acceptance-docs.js';
 
 const SLUG = `export const slug = (s) => s.trim().toLowerCase().replace(/\\s+/g, '-');\n`;
 const SUBJECT: Record<string, string> = { 'slug.js': SLUG };
 const RECORD = 'node slug.test.js\nSLUG PASS: 5 cases\nexit: 0\n';
-
-function subjectDigest(files: Record<string, string>): string {
-  const names = Object.keys(files).sort();
-  return m11('subject', names.map((n) => `${n}\0${sha512(files[n]!)}\n`).join(''));
-}
 
 const CONTRACT = `# A consumer's contract, written for acceptance 0.3.2.
 [document]

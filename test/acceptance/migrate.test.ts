@@ -7,20 +7,13 @@
  * are never rewritten; bindings that do not verify are never rebound. Also the splice helpers.
  */
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { insertTable, lineDiff, renameTable, scanToml, setValue, tomlString } from '../../src/acceptance/splice.js';
 import { parseDoc } from '../../src/acceptance/toml.js';
 import { tempRepo, vkit, type TempRepo } from '../_support/repo.js';
-
-const sha512 = (...parts: (string | Buffer)[]) => {
-  const h = createHash('sha512');
-  for (const p of parts) h.update(p);
-  return h.digest('hex');
-};
-const m11 = (domain: string, bytes: string | Buffer) => `${domain}:sha-512:${sha512(`${domain}:`, bytes)}`;
+import { m11, sha512, subjectDigest } from '../_support/acceptance-docs.js';
 
 const SLUG = `export const slug = (s) => s.trim().toLowerCase().replace(/\\s+/g, '-');\n`;
 const SLUG_TEST = `import { slug } from './slug.js';
@@ -35,12 +28,6 @@ const SUBJECT_FILES: Record<string, string> = {
   'slug.js': SLUG,
   'slug.test.js': SLUG_TEST,
 };
-
-/** The subject digest (details §4) computed independently: `<path> NUL <sha-512 hex> \n`, sorted. */
-function subjectDigest(files: Record<string, string>): string {
-  const names = Object.keys(files).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-  return m11('subject', names.map((n) => `${n}\0${sha512(files[n]!)}\n`).join(''));
-}
 
 function contractText(v: '0.3' | '0.4'): string {
   return `# acceptance-contract.toml: the consumer's criteria for slug(), written before the code.

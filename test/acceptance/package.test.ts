@@ -7,7 +7,16 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { digestsDiffer } from '../../src/acceptance/digests.js';
 import { tempRepo, vkit, type CliResult } from '../_support/repo.js';
-import { DEFAULTS, edit, m11, rebind, TREE_FLAG, validTrio, writeTrio, type Trio } from './_docs.js';
+import {
+  DEFAULTS,
+  edit,
+  m11,
+  rebind,
+  TREE_FLAG,
+  validTrio,
+  writeTrio,
+  type Trio,
+} from '../_support/acceptance-docs.js';
 
 const SPEC = 'acceptance-specification.toml';
 const PKG = 'acceptance.toml';

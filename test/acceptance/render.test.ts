@@ -6,8 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { CliResult } from '../_support/repo.js';
-import { committedRepo } from './_committed.js';
-import { edit, rebind, TRIO_PATHS, type Trio } from './_docs.js';
+import { edit, rebind, TRIO_PATHS, type Trio, committedRepo } from '../_support/acceptance-docs.js';
 
 const { spec: SPEC, pkg: PKG, decision: DECISION } = TRIO_PATHS;
 

@@ -1,5 +1,5 @@
 /**
- * Subject identity: the crate digest (computed here independently with node:crypto), digest and
+ * Subject identity: the crate digest (computed independently with node:crypto, in acceptance-docs), digest and
  * component subjects, and commit subjects with and without --tree, in real git repositories.
  */
 import assert from 'node:assert/strict';
@@ -11,14 +11,7 @@ import { crateDigest } from '../../src/acceptance/stack/crate-digest.js';
 import { verifySubject } from '../../src/acceptance/subject.js';
 import { parseDoc } from '../../src/acceptance/toml.js';
 import { tempRepo } from '../_support/repo.js';
-
-const sha512 = (b: string | Buffer) => createHash('sha512').update(b).digest('hex');
-/** The details page's crate digest, written out independently. */
-function expectedDigest(files: Record<string, string>): string {
-  const names = Object.keys(files).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-  const listing = names.map((n) => `${n}\0${sha512(files[n]!)}\n`).join('');
-  return `subject:sha-512:${createHash('sha512').update('subject:').update(listing).digest('hex')}`;
-}
+import { subjectDigest } from '../_support/acceptance-docs.js';
 
 const CRATE = {
   'Cargo.toml': '[package]\nname = "k"\n',
@@ -38,7 +31,7 @@ test('crate digest: tracked + untracked-not-ignored files, target/ and ignored f
   try {
     repo.git('add', 'k/Cargo.toml', 'k/src/lib.rs', 'k/.gitignore');
     const got = await crateDigest(join(repo.dir, 'k'));
-    assert.equal(got.digest, expectedDigest({ ...CRATE, '.gitignore': 'ignored.log\n' }));
+    assert.equal(got.digest, subjectDigest({ ...CRATE, '.gitignore': 'ignored.log\n' }));
     // One byte anywhere changes it.
     repo.write('k/src/Z.rs', '// upper case sorts first!\n');
     assert.notEqual((await crateDigest(join(repo.dir, 'k'))).digest, got.digest);
@@ -50,7 +43,7 @@ test('crate digest: tracked + untracked-not-ignored files, target/ and ignored f
 test('crate digest without git: a walk of the same files', async () => {
   const repo = tempRepo({ ...CRATE, 'target/out': 'x' }, { git: false });
   try {
-    assert.equal((await crateDigest(repo.dir)).digest, expectedDigest(CRATE));
+    assert.equal((await crateDigest(repo.dir)).digest, subjectDigest(CRATE));
   } finally {
     repo.cleanup();
   }
@@ -72,7 +65,7 @@ async function findingsOf(dir: string, subject: string, trees?: Record<string, s
 test('digest subjects: equal passes, one changed byte fails; prospective carries nothing to check', async () => {
   const repo = tempRepo(Object.fromEntries(Object.entries(CRATE).map(([k, v]) => [`k/${k}`, v])), { git: false });
   try {
-    const good = expectedDigest(CRATE);
+    const good = subjectDigest(CRATE);
     assert.deepEqual(await findingsOf(repo.dir, `root = "k"\ndigest = "${good}"\n`), []);
     repo.write('k/src/lib.rs', 'pub fn f() -> u8 { 2 }\r\n');
     const bad = await findingsOf(repo.dir, `root = "k"\ndigest = "${good}"\n`);
@@ -88,8 +81,8 @@ test('digest subjects: equal passes, one changed byte fails; prospective carries
 test('component subjects: each component recomputed from <root>/<name>, and the aggregate', async () => {
   const repo = tempRepo({ 'sys/alpha/a.txt': 'A\n', 'sys/beta/b.txt': 'B\n' }, { git: false });
   try {
-    const a = expectedDigest({ 'a.txt': 'A\n' });
-    const b = expectedDigest({ 'b.txt': 'B\n' });
+    const a = subjectDigest({ 'a.txt': 'A\n' });
+    const b = subjectDigest({ 'b.txt': 'B\n' });
     const aggregate = `subject:sha-512:${createHash('sha512').update('subject:').update(`alpha=content-digest:${a}\nbeta=content-digest:${b}\n`).digest('hex')}`;
     const subject = (agg: string, bDigest = b) =>
       `root = "sys"\ndigest = "${agg}"\n[[subject.components]]\nname = "beta"\ndigest = "${bDigest}"\n[[subject.components]]\nname = "alpha"\ndigest = "${a}"\n`;

@@ -17,7 +17,18 @@ import { verifySubject } from '../../src/acceptance/subject.js';
 import { parseDoc } from '../../src/acceptance/toml.js';
 import { cli } from '../_support/evidence.js';
 import { REPO_ROOT, tempRepo, vkit, type TempRepo } from '../_support/repo.js';
-import { DEFAULTS, m11, PINNED_SUBJECT, TRIO_PATHS, validTrio, writeTrio, type Trio } from './_docs.js';
+import {
+  acceptanceItem,
+  CHECK_DECISION,
+  DEFAULTS,
+  LASTING,
+  m11,
+  PINNED_SUBJECT,
+  TRIO_PATHS,
+  validTrio,
+  writeTrio,
+  type Trio,
+} from '../_support/acceptance-docs.js';
 
 const FAKE = DEFAULTS.commit;
 const SHORT = FAKE.slice(0, 12);
@@ -26,8 +37,7 @@ const { spec: S, pkg: P, decision: D } = TRIO_PATHS;
 
 const checkPackage = (dir: string, tree = TREE) =>
   vkit(['acceptance', 'check-package', P, '--spec', S, '--root', dir, '--tree', tree]);
-const checkDecision = (dir: string, tree = TREE) =>
-  vkit(['acceptance', 'check-decision', D, '--spec', S, '--package', P, '--root', dir, '--tree', tree]);
+const checkDecision = (dir: string, tree = TREE) => vkit([...CHECK_DECISION, '--root', dir, '--tree', tree]);
 const coverage = (dir: string) => vkit(['acceptance', 'coverage', P, '--spec', S, '--root', dir, '--tree', TREE]);
 const render = (dir: string) => vkit(['acceptance', 'render', S, P, D, '--root', dir, '--tree', TREE]);
 const decide = (dir: string) =>
@@ -72,22 +82,7 @@ test('the subject bytes in DIR are not all pinned and DIR lacks the commit: INDE
     assert.equal(d.code, 3, d.stdout);
     assert.ok(d.stdout.includes(`DECISION INDETERMINATE ${D}: ${why}`), d.stdout);
     assert.doesNotMatch(d.stdout, /DECISION VALID/);
-    const effect = vkit([
-      'acceptance',
-      'check-decision',
-      D,
-      '--spec',
-      S,
-      '--package',
-      P,
-      '--root',
-      repo.dir,
-      '--tree',
-      TREE,
-      '--effect',
-      '--now',
-      '2026-10-01',
-    ]);
+    const effect = vkit([...CHECK_DECISION, '--root', repo.dir, '--tree', TREE, '--effect', '--now', '2026-10-01']);
     assert.equal(effect.code, 3, effect.stdout);
     assert.doesNotMatch(effect.stdout, /EFFECT-ELIGIBLE/);
 
@@ -284,16 +279,11 @@ test('the accept gate item: an unverifiable commit is BLOCKED, never PASS; pinne
   const setup = (trio: Trio) => {
     const repo = tempRepo();
     writeTrio(`${repo.dir}/acc`, trio);
-    repo.manifest({
-      acceptance: [
-        { id: 'slug', root: 'acc', spec: `acc/${S}`, package: `acc/${P}`, decision: `acc/${D}`, tree: `${FAKE}=acc` },
-      ],
-    });
+    repo.manifest({ acceptance: [acceptanceItem({ tree: `${FAKE}=acc` })] });
     return repo;
   };
   const item = (r: ReturnType<typeof cli>) => r.json().gate.items.find((i: { id: string }) => i.id === 'accept:slug');
-  const long = { validUntil: '2099-01-01', staleAfter: null } as const;
-  const loose = setup(validTrio({ ...long, subjectRoot: null }));
+  const loose = setup(validTrio({ ...LASTING, subjectRoot: null }));
   try {
     const r = cli(loose, ['build', '--json']);
     assert.equal(item(r).status, 'BLOCKED', JSON.stringify(item(r)));
@@ -307,7 +297,7 @@ test('the accept gate item: an unverifiable commit is BLOCKED, never PASS; pinne
   } finally {
     loose.cleanup();
   }
-  const tight = setup(validTrio(long));
+  const tight = setup(validTrio(LASTING));
   try {
     const r = cli(tight, ['build', '--json']);
     assert.equal(item(r).status, 'PASS', JSON.stringify(item(r)));

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { tempRepo, vkit } from '../_support/repo.js';
-import { m11, TRIO_PATHS, validTrio, writeTrio } from './_docs.js';
+import { CHECK_DECISION, m11, TRIO_PATHS, validTrio, writeTrio } from '../_support/acceptance-docs.js';
 
 /** A decision as the 0.3.2 reference writes one (protocol `acceptance-protocol/0`). */
 function decision03(spec: string, pkg: string): string {
@@ -34,19 +34,7 @@ function withOldDecision() {
   return repo;
 }
 
-const checkDecision = (dir: string, ...extra: string[]) =>
-  vkit([
-    'acceptance',
-    'check-decision',
-    TRIO_PATHS.decision,
-    '--spec',
-    TRIO_PATHS.spec,
-    '--package',
-    TRIO_PATHS.pkg,
-    '--root',
-    dir,
-    ...extra,
-  ]);
+const checkDecision = (dir: string, ...extra: string[]) => vkit([...CHECK_DECISION, '--root', dir, ...extra]);
 
 test('check-decision on a 0.3 decision says it cannot be migrated and names decide, never migrate as its conversion', () => {
   const repo = withOldDecision();

@@ -13,10 +13,9 @@ import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'smol-toml';
 import { tempRepo, vkit, type TempRepo } from '../_support/repo.js';
+import { m11 } from '../_support/acceptance-docs.js';
 
 const sha256 = (b: string | Buffer) => createHash('sha256').update(b).digest('hex');
-const m11 = (domain: string, bytes: string | Buffer) =>
-  `${domain}:sha-512:${createHash('sha512').update(`${domain}:`).update(bytes).digest('hex')}`;
 
 const SLUG = `// slug(s): lowercase s and replace each run of whitespace with '-'.
 export function slug(s) {

@@ -6,47 +6,18 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { cli } from '../_support/evidence.js';
-import { tempRepo, vkit } from '../_support/repo.js';
-import { validTrio, writeTrio } from '../acceptance/_docs.js';
+import { vkit } from '../_support/repo.js';
+import { acceptanceRepo, CHECK_DECISION } from '../_support/acceptance-docs.js';
 
 const item = (r: ReturnType<typeof cli>) => r.json().gate.items.find((i: { id: string }) => i.id === 'accept:slug');
 
 for (const path of ['acc/subject/.env.local']) {
   test(`\`${path}\` added to the subject after a PASS: never a cached PASS`, () => {
-    const repo = tempRepo({ 'acc/subject/slug.js': 'export const slug = (s) => s.trim();\n' });
+    const { repo, root } = acceptanceRepo();
     try {
-      const commit = repo.commitAll('subject');
-      writeTrio(
-        `${repo.dir}/acc`,
-        validTrio({ commit, subjectRoot: 'subject', validUntil: '2099-01-01', staleAfter: null }),
-      );
-      repo.manifest({
-        acceptance: [
-          {
-            id: 'slug',
-            root: 'acc',
-            spec: 'acc/acceptance-specification.toml',
-            package: 'acc/acceptance.toml',
-            decision: 'acc/acceptance-decision.toml',
-          },
-        ],
-      });
       assert.equal(item(cli(repo, ['build', '--json'])).status, 'PASS');
       repo.write(path, 'X=1\n');
-      const fresh = vkit(
-        [
-          'acceptance',
-          'check-decision',
-          'acceptance-decision.toml',
-          '--spec',
-          'acceptance-specification.toml',
-          '--package',
-          'acceptance.toml',
-          '--root',
-          `${repo.dir}/acc`,
-        ],
-        { cwd: repo.dir },
-      );
+      const fresh = vkit([...CHECK_DECISION, '--root', root], { cwd: repo.dir });
       assert.equal(fresh.code, 1, `a fresh check refuses the subject: ${fresh.stdout}`);
       const r = cli(repo, ['build', '--json']);
       assert.notEqual(item(r).status, 'PASS', JSON.stringify(item(r)));

@@ -7,38 +7,19 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { cli } from '../_support/evidence.js';
-import { tempRepo, vkit } from '../_support/repo.js';
-import { validTrio, writeTrio } from '../acceptance/_docs.js';
+import { vkit } from '../_support/repo.js';
+import { acceptanceRepo, CHECK_DECISION, SLUG_SUBJECT } from '../_support/acceptance-docs.js';
 
 const item = (r: ReturnType<typeof cli>) => r.json().gate.items.find((i: { id: string }) => i.id === 'accept:slug');
 
-function setup(extra: Record<string, string>) {
-  const repo = tempRepo({ 'acc/subject/slug.js': 'export const slug = (s) => s.trim();\n', ...extra });
-  const commit = repo.commitAll('subject');
-  writeTrio(
-    `${repo.dir}/acc`,
-    validTrio({ commit, subjectRoot: 'subject', validUntil: '2099-01-01', staleAfter: null }),
-  );
-  repo.manifest({
-    acceptance: [
-      {
-        id: 'slug',
-        root: 'acc',
-        spec: 'acc/acceptance-specification.toml',
-        package: 'acc/acceptance.toml',
-        decision: 'acc/acceptance-decision.toml',
-      },
-    ],
-  });
-  return repo;
-}
+const setup = (extra: Record<string, string>) => acceptanceRepo({ files: { ...SLUG_SUBJECT, ...extra } });
 
 for (const [name, path] of [
   ['a secret-looking file', 'acc/subject/src/credentials.js'],
   ['a file under a nested target/ directory', 'acc/subject/src/target/gen.js'],
 ] as const) {
   test(`${name} of the subject edited after a PASS: never a cached PASS`, () => {
-    const repo = setup({ [path]: 'export const v = 1;\n' });
+    const { repo } = setup({ [path]: 'export const v = 1;\n' });
     try {
       const first = cli(repo, ['build', '--json']);
       // Either the subject is refused outright (fail closed), or it passes and the edit is seen.
@@ -58,25 +39,12 @@ for (const [name, path] of [
 }
 
 test('a file added under a nested target/ directory of the subject after a PASS: never a cached PASS', () => {
-  const repo = setup({});
+  const { repo, root } = setup({});
   try {
     assert.equal(item(cli(repo, ['build', '--json'])).status, 'PASS');
     repo.write('acc/subject/src/target/gen.js', 'export const v = 1;\n');
     // A fresh check sees the new file (the crate digest leaves out only the crate's own top-level target/).
-    const fresh = vkit(
-      [
-        'acceptance',
-        'check-decision',
-        'acceptance-decision.toml',
-        '--spec',
-        'acceptance-specification.toml',
-        '--package',
-        'acceptance.toml',
-        '--root',
-        `${repo.dir}/acc`,
-      ],
-      { cwd: repo.dir },
-    );
+    const fresh = vkit([...CHECK_DECISION, '--root', root], { cwd: repo.dir });
     assert.equal(fresh.code, 1, fresh.stdout + fresh.stderr);
     const r = cli(repo, ['build', '--json']);
     assert.notEqual(item(r).status, 'PASS', JSON.stringify(item(r)));

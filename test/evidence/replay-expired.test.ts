@@ -10,36 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { cli } from '../_support/evidence.js';
-import { tempRepo } from '../_support/repo.js';
-import { validTrio, writeTrio } from '../acceptance/_docs.js';
+import { acceptanceRepo } from '../_support/acceptance-docs.js';
 
 test('an expired acceptance decision never replays PASS', () => {
-  const repo = tempRepo({ 'acc/subject/slug.js': 'export const slug = (s) => s.trim();\n' });
+  // Issued and expired well before today: valid as a record, never eligible for effect now.
+  const { repo } = acceptanceRepo({ trio: { decisionIssuedAt: '2020-01-01T10:00:00Z', validUntil: '2020-06-01' } });
   const out = mkdtempSync(join(tmpdir(), 'vkit-review-'));
   try {
-    const commit = repo.commitAll('subject');
-    // Issued and expired well before today: valid as a record, never eligible for effect now.
-    writeTrio(
-      `${repo.dir}/acc`,
-      validTrio({
-        commit,
-        subjectRoot: 'subject',
-        decisionIssuedAt: '2020-01-01T10:00:00Z',
-        validUntil: '2020-06-01',
-        staleAfter: null,
-      }),
-    );
-    repo.manifest({
-      acceptance: [
-        {
-          id: 'slug',
-          root: 'acc',
-          spec: 'acc/acceptance-specification.toml',
-          package: 'acc/acceptance.toml',
-          decision: 'acc/acceptance-decision.toml',
-        },
-      ],
-    });
     const built = cli(repo, ['build', '--json']);
     const item = built.json().gate.items.find((i: { id: string }) => i.id === 'accept:slug');
     assert.equal(item.status, 'STALE', JSON.stringify(item));

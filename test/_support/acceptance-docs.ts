@@ -24,13 +24,19 @@
  * recorded digest, so by default the subject is `slug/` (beside the documents, never around
  * them), holding only `test/slug-test.js`, which every record names in its `inputs`: vkit then
  * notes that each of those files was checked against its recorded digest. For a real commit,
- * commit your subject files under a directory, then pass `{commit, subjectRoot}`.
+ * commit your subject files under a directory, then pass `{commit, subjectRoot}`: `committedRepo`
+ * does that (subject `acc/subject/`, documents in `acc/`), and `acceptanceRepo` adds the manifest's
+ * `acceptance` item, for the gate.
  *
- * Keep this API stable: other suites (decisions) import it.
+ * Also the independent digests other acceptance tests write their own documents with (`m11`,
+ * `sha512`, `subjectDigest`), and the `check-decision` arguments for the trio's paths.
+ *
+ * Keep this API stable: the acceptance and evidence suites import it.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { tempRepo, vkit, type CliResult, type TempRepo } from './repo.js';
 
 export interface TrioOptions {
   /** Subject commit (40 hex) and every record's captured_at_commit. Default: a fixed fake commit. */
@@ -96,6 +102,19 @@ export function TREE_FLAG(dir: string, commit: string = DEFAULTS.commit): string
 /** M11 digest computed independently: SHA-512 over `<domain>:` + the raw bytes. */
 export function m11(domain: string, content: string | Uint8Array): string {
   return `${domain}:sha-512:${createHash('sha512').update(`${domain}:`, 'ascii').update(content).digest('hex')}`;
+}
+
+/** Plain SHA-512 hex over the parts, in order. */
+export function sha512(...parts: (string | Uint8Array)[]): string {
+  const h = createHash('sha512');
+  for (const p of parts) h.update(p);
+  return h.digest('hex');
+}
+
+/** A subject digest computed independently: `subject` over `<path> NUL <sha-512 hex> \n`, sorted bytewise. */
+export function subjectDigest(files: Record<string, string>): string {
+  const names = Object.keys(files).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  return m11('subject', names.map((n) => `${n}\0${sha512(files[n]!)}\n`).join(''));
 }
 
 /** Replaces exactly one occurrence of `from`; throws when it occurs zero or several times. */
@@ -353,4 +372,84 @@ export function writeTrio(dir: string, trio: Trio): { spec: string; pkg: string;
   put(TRIO_PATHS.pkg, trio.pkg);
   put(TRIO_PATHS.decision, trio.decision);
   return { ...TRIO_PATHS };
+}
+
+/** `acceptance check-decision` on the documents at TRIO_PATHS; `--root` and the rest follow. */
+export const CHECK_DECISION = [
+  'acceptance',
+  'check-decision',
+  TRIO_PATHS.decision,
+  '--spec',
+  TRIO_PATHS.spec,
+  '--package',
+  TRIO_PATHS.pkg,
+] as const;
+
+/** The subject `committedRepo` commits by default: one file, `acc/subject/slug.js`. */
+export const SLUG_SUBJECT: Readonly<Record<string, string>> = {
+  'acc/subject/slug.js': "export const slug = (s) => s.trim().toLowerCase().replace(/\\s+/g, '-');\n",
+};
+
+/** Trio options under which the decision is effect-eligible whatever today is (the gate judges on today). */
+export const LASTING: TrioOptions = { validUntil: '2099-01-01', staleAfter: null };
+
+/** The manifest's `acceptance` item for the trio in `acc/` (id `slug`: gate item `accept:slug`), plus `extra`. */
+export function acceptanceItem(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id: 'slug',
+    root: 'acc',
+    spec: `acc/${TRIO_PATHS.spec}`,
+    package: `acc/${TRIO_PATHS.pkg}`,
+    decision: `acc/${TRIO_PATHS.decision}`,
+    ...extra,
+  };
+}
+
+export interface CommittedOptions {
+  /** The subject's files (paths from the repository root), committed before the documents. */
+  files?: Record<string, string>;
+  /** Trio options beyond its commit; an undefined value keeps the default. Subject root: `subject`. */
+  trio?: TrioOptions;
+  /** Writes the manifest with `acceptanceItem(item)`. */
+  item?: Record<string, unknown>;
+}
+
+export interface CommittedRepo {
+  repo: TempRepo;
+  /** `acc/`: the documents' directory and the --root of every run. */
+  root: string;
+  trio: Trio;
+  /** `vkit acceptance <args> --root <root>`. */
+  run(...args: string[]): CliResult;
+  cleanup(): void;
+}
+
+/** The options without their undefined values (which mean "the default"). */
+const defined = (o: TrioOptions = {}): TrioOptions =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+
+/**
+ * The valid trio over a subject committed in a real repository, so the verbs verify the subject
+ * against its commit (no `--tree`): commits the subject (`files`, default `SLUG_SUBJECT`), then
+ * writes `make(trio bound to that commit)` (default: the trio itself) and the files it names into
+ * `acc/`, beside `acc/subject/`.
+ */
+export function committedRepo(make: (trio: Trio) => Trio = (t) => t, opts: CommittedOptions = {}): CommittedRepo {
+  const repo = tempRepo(opts.files ?? SLUG_SUBJECT);
+  const root = join(repo.dir, 'acc');
+  const trio = make(validTrio({ subjectRoot: 'subject', ...defined(opts.trio), commit: repo.commitAll('subject') }));
+  writeTrio(root, trio);
+  if (opts.item) repo.manifest({ acceptance: [acceptanceItem(opts.item)] });
+  return {
+    repo,
+    root,
+    trio,
+    run: (...args) => vkit(['acceptance', ...args, '--root', root]),
+    cleanup: () => repo.cleanup(),
+  };
+}
+
+/** `committedRepo` for the gate: a `LASTING` trio (unless `trio` says otherwise) and the manifest's item. */
+export function acceptanceRepo(opts: CommittedOptions & { change?: (trio: Trio) => Trio } = {}): CommittedRepo {
+  return committedRepo(opts.change, { ...opts, trio: { ...LASTING, ...defined(opts.trio) }, item: opts.item ?? {} });
 }
