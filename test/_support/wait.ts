@@ -4,7 +4,7 @@
  * fakes time. (bench/ keeps its own small copies: it may not import test support.)
  */
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Resolves after `ms` milliseconds. */
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -53,4 +53,25 @@ export function whenClosed(child: ChildProcess): Promise<Closed> {
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/**
+ * Pids of the live worker processes serving this store (`worker-main.js --store DIR`), found in
+ * /proc: including a worker started for a run another worker claimed first, which recorded no
+ * attempt yet holds the index open until it idles out.
+ */
+export function storeWorkers(store: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    let argv: string[];
+    try {
+      argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue; // gone meanwhile
+    }
+    const at = argv.indexOf('--store');
+    if (argv.some((a) => a.endsWith('worker-main.js')) && at >= 0 && argv[at + 1] === store) pids.push(Number(entry));
+  }
+  return pids;
 }

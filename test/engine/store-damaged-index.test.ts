@@ -9,8 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { cli, openStoreOf, storeDir } from '../_support/evidence.js';
-import { processGone, waitFor } from '../_support/wait.js';
+import { cli, storeDir } from '../_support/evidence.js';
+import { storeWorkers, waitFor } from '../_support/wait.js';
 import { tempRepo } from '../_support/repo.js';
 
 test('a damaged index.sqlite: build, gate and runs exit 3 naming the index, never an internal error', async () => {
@@ -19,14 +19,10 @@ test('a damaged index.sqlite: build, gate and runs exit 3 naming the index, neve
     repo.age('a.txt');
     repo.manifest({ checks: [{ id: 't', run: ['true'], inputs: ['a.txt'] }] });
     assert.equal(cli(repo, ['build']).code, 0);
-    // The build's worker lingers a moment with the index open; its closing checkpoint would write the
-    // database back over the damage (real evidence, but not the damaged store this test is about).
-    const store = openStoreOf(repo);
-    const workers = store.lifecycle
-      .listRuns({ limit: 10 })
-      .flatMap((r) => store.lifecycle.attemptsOf(r.id).map((a) => a.pid));
-    store.close();
-    await waitFor(() => workers.every(processGone), 10_000, "the build's workers to exit");
+    // The build's workers linger a moment with the index open (also one started for the run that
+    // another claimed first, which recorded no attempt); a closing checkpoint would write the database
+    // back over the damage (real evidence, but not the damaged store this test is about).
+    await waitFor(() => storeWorkers(storeDir(repo)).length === 0, 15_000, "the build's workers to exit");
     const index = join(storeDir(repo), 'index.sqlite');
     for (const suffix of ['-wal', '-shm']) rmSync(index + suffix, { force: true });
     writeFileSync(index, Buffer.concat([Buffer.from('not a database '), randomBytes(4096)]));
@@ -42,6 +38,8 @@ test('a damaged index.sqlite: build, gate and runs exit 3 naming the index, neve
     const b = cli(repo, ['build', '--json']);
     assert.equal(b.code, 0, b.stderr);
     assert.equal(b.json().actions[0].status, 'ran');
+    // Its workers go before the repository does (they would write into a directory being removed).
+    await waitFor(() => storeWorkers(storeDir(repo)).length === 0, 15_000, "the last build's workers to exit");
   } finally {
     repo.cleanup();
   }
