@@ -138,7 +138,7 @@ function withUnevaluatedFloor(req: RequirementView, judged: Judged): Judged {
  * The first floor condition `claim` fails, or undefined when it meets the floor. Order: status,
  * weight, tier, methods, control, recipe, freshness, independence.
  */
-export function floorFailure(claim: ClaimView, floor: Floor, opts: CoverageOptions): string | undefined {
+function floorFailure(claim: ClaimView, floor: Floor, opts: CoverageOptions): string | undefined {
   if (claim.status !== 'evidenced') return `status is '${claim.status}', not 'evidenced'`;
   if (floor.weighted_required && !claim.weightGranted) {
     if (!claim.weightRequested) return 'weight required but the claim is unweighted';

@@ -27,12 +27,12 @@ import { isTable, readDoc, str, table, tables, type Doc, type FieldPath, type Ta
 import { CONDITION_OWNERS, DECISION_VERDICTS, DISPOSITION_STATUSES, tableVerdict } from './verdict.js';
 import { PROTOCOL_ID, refuseVersion03 } from './versions.js';
 
-export const VERIFICATION_MODES = ['package-trusted', 'spot-check', 're-execute-all'] as const;
-export const RUN_RESULTS = ['pass', 'fail', 'not-run', 'error'] as const;
-export const WAIVER_CODES = ['risk-accepted', 'alternative-evidence', 'not-applicable', 'deferred', 'other'] as const;
+const VERIFICATION_MODES = ['package-trusted', 'spot-check', 're-execute-all'] as const;
+const RUN_RESULTS = ['pass', 'fail', 'not-run', 'error'] as const;
+const WAIVER_CODES = ['risk-accepted', 'alternative-evidence', 'not-applicable', 'deferred', 'other'] as const;
 
 /** The text every stale finding starts with (gates and tests look for it). */
-export const STALE = 'stale: renewed decision required';
+const STALE = 'stale: renewed decision required';
 
 export async function checkDecisionFiles(paths: DecisionPaths, ctx: DecisionContext): Promise<DecisionCheck> {
   const specDoc = await readDoc(paths.spec.abs, paths.spec.file);

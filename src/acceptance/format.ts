@@ -96,7 +96,7 @@ const KEYS = {
   inventory_element: ['name', 'version', 'source', 'digest', 'binding', 'boundary'],
 } as const;
 
-export const STATUSES = ['evidenced', 'partial', 'gap', 'parked', 'blocked', 'not-applicable'] as const;
+const STATUSES = ['evidenced', 'partial', 'gap', 'parked', 'blocked', 'not-applicable'] as const;
 /** Statuses that say no check succeeded: no evidence, and the field that says why. */
 export const REASON_FIELD: Readonly<Record<string, string>> = {
   gap: 'gap_reason',

@@ -91,7 +91,7 @@ function chainOf(spec: Table | undefined): { acceptors: string[]; allowCondition
 }
 
 /** Inventory elements the package declares outside the checked boundary: no acceptance is asked of them. */
-export function boundaryNames(pkg: Table | undefined): Set<string> {
+function boundaryNames(pkg: Table | undefined): Set<string> {
   const names = new Set<string>();
   for (const inv of tables(pkg, 'inventory'))
     for (const el of tables(inv, 'element'))

@@ -308,7 +308,7 @@ const sha512 = (...parts: (string | Buffer)[]) => {
 const HEX = /^[0-9a-f]{128}$/;
 
 /** Does a 0.3 contract hash (`contract:sha-512:`) bind these bytes? The bare form never does. */
-export function contractHashMatches(value: string, bytes: Buffer): boolean {
+function contractHashMatches(value: string, bytes: Buffer): boolean {
   const m = /^contract:sha-512:([0-9a-f]{128})$/.exec(value);
   return !!m && m[1] === sha512('contract:', bytes);
 }
@@ -316,7 +316,7 @@ export function contractHashMatches(value: string, bytes: Buffer): boolean {
 const BARE_BINDING = /^sha-512:/;
 
 /** The construction a legacy record hash used, verified against the bytes; undefined when none matches. */
-export function legacyRecordMatch(value: string, bytes: Buffer): 'bare' | 'evidence-record' | undefined {
+function legacyRecordMatch(value: string, bytes: Buffer): 'bare' | 'evidence-record' | undefined {
   const typed = /^evidence-record:sha-512:(.+)$/.exec(value);
   if (typed)
     return HEX.test(typed[1]!) && typed[1] === sha512('evidence-record:', bytes) ? 'evidence-record' : undefined;

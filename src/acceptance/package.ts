@@ -19,7 +19,7 @@ import { verifySubject } from './subject.js';
 import { isTable, str, table, tables, type Doc } from './toml.js';
 import { refuseVersion03 } from './versions.js';
 
-export const DEVIATION_KINDS = ['unmet', 'partial', 'alternative', 'not-applicable', 'requirement-defect'] as const;
+const DEVIATION_KINDS = ['unmet', 'partial', 'alternative', 'not-applicable', 'requirement-defect'] as const;
 /** `reason` is vkit's field; the 0.3.2 description fields are accepted alongside it. */
 const DEVIATION_KEYS = ['requirement', 'kind', 'reason', 'statement', 'cause', 'impact', 'remedy'];
 const BARE = /^sha-512:[0-9a-fA-F]{128}$/;
@@ -106,7 +106,7 @@ export async function checkPackage(pkg: Doc, spec: Doc, ctx: DecisionContext): P
 }
 
 /** `[specification] id, hash, requirements_total` against the presented specification's bytes. */
-export function checkSpecificationBinding(pkg: Doc, spec: Doc, specCheck: SpecificationCheck, f: Findings): void {
+function checkSpecificationBinding(pkg: Doc, spec: Doc, specCheck: SpecificationCheck, f: Findings): void {
   const b = pkg.data.specification;
   if (!isTable(b)) {
     f.error(

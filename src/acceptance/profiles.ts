@@ -7,7 +7,7 @@
 import type { Findings } from './report.js';
 import type { Doc } from './toml.js';
 
-export interface ProfileRules {
+interface ProfileRules {
   /** The meaning half of the id: `verification`. */
   meaning: string;
   /** What may follow the meaning (`code/rust`); the empty list is always allowed. */
@@ -26,7 +26,7 @@ export interface ProfileRules {
 
 const LANG = /^[a-z0-9][a-z0-9+-]*$/;
 
-export const PROFILES: Readonly<Record<string, ProfileRules>> = {
+const PROFILES: Readonly<Record<string, ProfileRules>> = {
   verification: {
     meaning: 'verification',
     binding: (parts) => parts.length === 0 || (parts.length === 2 && parts[0] === 'code' && LANG.test(parts[1]!)),

@@ -55,7 +55,7 @@ function verdictBlock([headline, ...findings]: string[]): string[] {
  * What a requirement demands: an item's floor, a cross-cutting requirement's demands over the
  * requirements it constrains, or `chain`; then what of it vkit cannot evaluate.
  */
-export function floorText(r: RequirementView): string {
+function floorText(r: RequirementView): string {
   const e = r.evidence;
   let floor: string;
   if (r.kind === 'chain') floor = 'chain';
@@ -164,7 +164,7 @@ function issuerText(issuer: Table | undefined): string {
 }
 
 /** All five relations in order; Boundary (elements declared outside the checked boundary) and Gaps list element names. */
-export function relationTable(stack: StackReport): string[] {
+function relationTable(stack: StackReport): string[] {
   return [
     '| Relation | Inventories / completeness | Boundary | Gaps |',
     '|---|---|---|---|',
@@ -178,7 +178,7 @@ export function relationTable(stack: StackReport): string[] {
  * The closing lines. "stack accepted" is printed only for a passing stack under a valid decision;
  * anything else says plainly that the stack is not accepted, and why.
  */
-export function stackLines(stack: StackReport, decision: RenderInput['decision']): string[] {
+function stackLines(stack: StackReport, decision: RenderInput['decision']): string[] {
   const covered = stack.relations.filter((r) => r.inventories !== 'uncovered');
   const uncovered = stack.relations.filter((r) => r.inventories === 'uncovered').map((r) => r.relation);
   const over = [...new Set(covered.map((r) => r.inventories.split(' / ')[0]))].join(', ');

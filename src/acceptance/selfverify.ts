@@ -81,7 +81,7 @@ const MAX_SUMMARY = 200;
 const clip = (s: string) => (s.length > MAX_SUMMARY ? `${s.slice(0, MAX_SUMMARY - 1)}…` : s);
 
 /** The stream `expect` is looked for in (CRLF -> LF). */
-export function chosenStream(sv: SelfVerify, stdout: string, stderr: string): string {
+function chosenStream(sv: SelfVerify, stdout: string, stderr: string): string {
   // In combined mode the runner merges stderr into stdout at the source (true interleaving).
   return lf(sv.expect_stream === 'stderr' ? stderr : sv.expect_stream === 'combined' ? stdout + stderr : stdout);
 }

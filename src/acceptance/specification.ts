@@ -13,14 +13,14 @@ import { isTable, str, type Doc, type FieldPath, type Table } from './toml.js';
 import { PROTOCOL_ID, refuseVersion03 } from './versions.js';
 import { isDuration } from './durations.js';
 
-export const SPEC_STATUSES = ['draft', 'issued', 'ratified', 'superseded', 'withdrawn'] as const;
-export const ISSUERS = ['consumer', 'producer'] as const;
-export const VERIFICATION_MODES = ['package-trusted', 'spot-check', 're-execute-all'] as const;
-export const REQUIREMENT_KINDS = ['item', 'cross-cutting', 'chain'] as const;
-export const FRESHNESS = ['delivered-revision', 'any'] as const;
+const SPEC_STATUSES = ['draft', 'issued', 'ratified', 'superseded', 'withdrawn'] as const;
+const ISSUERS = ['consumer', 'producer'] as const;
+const VERIFICATION_MODES = ['package-trusted', 'spot-check', 're-execute-all'] as const;
+const REQUIREMENT_KINDS = ['item', 'cross-cutting', 'chain'] as const;
+const FRESHNESS = ['delivered-revision', 'any'] as const;
 /** Weakest first: the order a floor is compared in. */
 export const INDEPENDENCE = ['none', 'author-not-producer', 'consumer-run', 'third-party'] as const;
-export const DOMAINS = [
+const DOMAINS = [
   'correctness',
   'safety',
   'security',
@@ -34,8 +34,8 @@ export const DOMAINS = [
   'availability',
   'other',
 ] as const;
-export const CLAUSE_SOURCES = ['consumer-statement', 'external-standard', 'spec-document'] as const;
-export const RELATIONS = ['build-tool', 'language', 'platform', 'runtime', 'verification-tool'] as const;
+const CLAUSE_SOURCES = ['consumer-statement', 'external-standard', 'spec-document'] as const;
+const RELATIONS = ['build-tool', 'language', 'platform', 'runtime', 'verification-tool'] as const;
 const EVIDENCE_FIELDS = [
   'min_tier',
   'weighted_required',

@@ -186,7 +186,7 @@ function endBasic(text: string, i: number): number {
 }
 
 /** The offset just after the TOML value starting at i (strings, arrays, inline tables, scalars). */
-export function skipValue(text: string, i: number): number {
+function skipValue(text: string, i: number): number {
   if (text.startsWith('"""', i)) {
     let j = i + 3;
     while (j < text.length && !text.startsWith('"""', j)) j += text[j] === '\\' ? 2 : 1;
@@ -274,10 +274,10 @@ export function tomlString(s: string): string {
 }
 
 /** A key as it must be written in TOML (bare when it can be). */
-export const tomlKey = (k: string) => (/^[A-Za-z0-9_-]+$/.test(k) ? k : tomlString(k));
+const tomlKey = (k: string) => (/^[A-Za-z0-9_-]+$/.test(k) ? k : tomlString(k));
 
 /** The header name for a resolved path: indices dropped, `claim.self_verify.watched_fail`. */
-export const headerName = (path: FieldPath) =>
+const headerName = (path: FieldPath) =>
   path
     .filter((p): p is string => typeof p === 'string')
     .map(tomlKey)

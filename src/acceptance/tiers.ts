@@ -28,7 +28,7 @@ export const isTier = (v: unknown): v is Tier => typeof v === 'string' && (TIERS
 export const tierRank = (t: Tier): number => TIERS.indexOf(t);
 
 /** The stronger of two tiers (T1 beats T2). */
-export const stronger = (a: Tier, b: Tier): Tier => (tierRank(a) <= tierRank(b) ? a : b);
+const stronger = (a: Tier, b: Tier): Tier => (tierRank(a) <= tierRank(b) ? a : b);
 
 /** The weaker of two tiers: a declared tier capped by a ceiling. */
 export const weaker = (a: Tier, b: Tier): Tier => (tierRank(a) >= tierRank(b) ? a : b);

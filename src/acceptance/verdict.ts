@@ -15,7 +15,7 @@ export const DISPOSITION_STATUSES = [
 export type DispositionStatus = (typeof DISPOSITION_STATUSES)[number];
 
 export const DECISION_VERDICTS = ['accepted', 'accepted-with-conditions', 'evidence-requested', 'rejected'] as const;
-export type DecisionVerdict = (typeof DECISION_VERDICTS)[number];
+type DecisionVerdict = (typeof DECISION_VERDICTS)[number];
 
 /** Who must act on a condition; `producer` conditions are what row 2 asks for. */
 export const CONDITION_OWNERS = ['producer', 'consumer', 'verifier'] as const;

@@ -21,7 +21,7 @@ export const GRADES = [
   'ungraded',
 ] as const;
 /** Rule 1: grades with deciding machinery. */
-export const WEIGHT_CAPABLE: readonly string[] = [
+const WEIGHT_CAPABLE: readonly string[] = [
   'contract',
   'probe',
   'test-only',
@@ -33,13 +33,13 @@ export const CLAUSE_SOURCES = ['spec-document', 'external-standard', 'doc-commen
 /** Rule 3: a clause read off its own evidence, or off nothing, cannot be falsified. */
 const UNWEIGHTABLE_SOURCES = ['test-name', 'none'];
 
-export const WATCHED_FAIL_KEYS = ['of_command', 'perturbed', 'observed', 'date'] as const;
+const WATCHED_FAIL_KEYS = ['of_command', 'perturbed', 'observed', 'date'] as const;
 
 /** Whitespace collapsed, nothing else: quoting stays literal because it can change a command. */
-export const collapse = (s: string) => s.trim().split(/\s+/).join(' ');
+const collapse = (s: string) => s.trim().split(/\s+/).join(' ');
 
 /** More than one word: a single token says nothing about what was perturbed or seen. */
-export const moreThanOneWord = (s: string) => s.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length > 1;
+const moreThanOneWord = (s: string) => s.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length > 1;
 
 /** `bounded` / `unbounded` as a whole token, then at least one word saying what the limit was. */
 export function validBounds(v: unknown): boolean {

@@ -25,7 +25,7 @@ export type Perturbation =
 const short = (s: string, n = 80) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 /** Files a unified diff touches (`+++ b/path`, or `--- a/path` for a deletion). */
-export function patchFiles(bytes: Buffer): string[] {
+function patchFiles(bytes: Buffer): string[] {
   const out = new Set<string>();
   for (const m of bytes.toString('utf8').matchAll(/^(?:\+\+\+|---) (?:[ab]\/)?([^\t\n]+)/gm))
     if (m[1] !== '/dev/null') out.add(m[1]!.trim());

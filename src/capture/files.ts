@@ -72,7 +72,7 @@ export function modeOf(st: BigIntStats): string {
 }
 
 /** True for bytes git would call binary: a NUL in the first 8,000 bytes. */
-export function isBinary(bytes: Uint8Array): boolean {
+function isBinary(bytes: Uint8Array): boolean {
   const n = Math.min(bytes.length, 8000);
   for (let i = 0; i < n; i++) if (bytes[i] === 0) return true;
   return false;

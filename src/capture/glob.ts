@@ -24,7 +24,7 @@ export interface Glob {
 const SPECIAL = /[*?[\]{}]/;
 
 /** More brace alternatives than this in one glob is a config error (`{a,b}` twenty times is a million). */
-export const MAX_ALTERNATIVES = 1024;
+const MAX_ALTERNATIVES = 1024;
 
 /** Deeper brace nesting is a config error (the expansion recurses once per level). */
 const MAX_BRACE_DEPTH = 64;

@@ -7,7 +7,7 @@ import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileGlob, matchGlobs } from './glob.js';
 
-export class OutputRejectedError extends Error {}
+class OutputRejectedError extends Error {}
 
 export function listOutputs(root: string, globs: readonly string[]): string[] {
   if (globs.length === 0) return [];

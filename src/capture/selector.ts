@@ -21,7 +21,7 @@ import { compileGlob, coversBelow, escapeGlob, matchGlobs, reachesBelow } from '
 import { isSecretPath } from './secrets.js';
 import { treeDigest } from './tree.js';
 
-export interface SelectorFile {
+interface SelectorFile {
   path: string;
   mode: string;
   sha256: string;

@@ -126,7 +126,7 @@ export async function runProcess(
 }
 
 /** The check's exit code from bwrap's JSON status lines, or undefined when it never ran to an exit. */
-export function sandboxExit(status: string): number | undefined {
+function sandboxExit(status: string): number | undefined {
   for (const line of status.split('\n')) {
     try {
       const parsed = JSON.parse(line) as { 'exit-code'?: unknown };

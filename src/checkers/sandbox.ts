@@ -18,7 +18,6 @@
 import { accessSync, constants, existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { compileGlob } from '../capture/glob.js';
-import type { SandboxMode } from '../config/rule.js';
 
 /** What the sandbox exposes, all absolute paths. */
 export interface SandboxLayout {
@@ -151,9 +150,4 @@ export function gitDirsOf(root: string): string[] {
 
 function under(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
-}
-
-/** Human words for a mode, as receipts and reports show it. */
-export function describeSandbox(mode: SandboxMode): string {
-  return typeof mode === 'string' ? mode : `none (${mode.none})`;
 }

@@ -11,7 +11,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { posix } from 'node:path';
 import { sha256Id, type Sha256Id } from '../hash/index.js';
 
-export interface ToolTreeEntry {
+interface ToolTreeEntry {
   /** Absolute path inside the image. */
   path: string;
   /** Permission bits (`mode & 0o7777`). */
@@ -45,7 +45,7 @@ function byteOrder(a: string, b: string): number {
  * The listing text that is hashed: a header naming the selected paths, then one line per entry,
  * fields separated by NUL (paths cannot hold NUL), sorted bytewise by path.
  */
-export function listingDigest(paths: readonly string[], entries: readonly ToolTreeEntry[]): Sha256Id {
+function listingDigest(paths: readonly string[], entries: readonly ToolTreeEntry[]): Sha256Id {
   const sorted = [...entries].sort((a, b) => byteOrder(a.path, b.path));
   const lines = [`vkit.tool-tree/1\0${paths.join('\0')}\n`];
   for (const e of sorted) lines.push(`${e.path}\0${e.mode.toString(8)}\0${e.kind}\0${e.value}\n`);

@@ -33,7 +33,7 @@ import type { Diagnostic, FormalSections, Obligation } from '../formal/types.js'
  * - `--rlimit 30` fixes the solver budget, so the result does not depend on a default that may change;
  * - `--error-format=json` (passed to rustc) makes diagnostics machine-readable on stderr, with locations.
  */
-export const VERUS_STRICT_ARGS: readonly string[] = [
+const VERUS_STRICT_ARGS: readonly string[] = [
   '--no-cheating',
   '--output-json',
   '--time',
@@ -48,7 +48,7 @@ export const VERUS_STRICT_ARGS: readonly string[] = [
  * containing any of them is refused before it runs. `-V` extended options are refused altogether
  * (e.g. `-V no-solver-version-check` would accept an unpinned Z3, `-V allow-inline-air` is unsound).
  */
-export const VERUS_FORBIDDEN_ARGS: readonly string[] = [
+const VERUS_FORBIDDEN_ARGS: readonly string[] = [
   '--verify-root',
   '--verify-module',
   '--verify-only-module',
@@ -82,14 +82,14 @@ export const DEFAULT_LAYOUT: VerusLayout = {
 };
 
 /** Crate names of the three verified crates. Fixed: the expected client refers to them by name. */
-export const CRATES = {
+const CRATES = {
   library: 'vkit_ledger',
   candidate: 'candidate',
   client: 'vkit_ledger_client',
   observe: 'vkit_ledger_observe',
 } as const;
 
-export type VerusStep = 'library' | 'candidate' | 'client' | 'compile' | 'observe';
+type VerusStep = 'library' | 'candidate' | 'client' | 'compile' | 'observe';
 
 export interface StepPlan {
   step: VerusStep;
@@ -221,7 +221,7 @@ const RUST_KEYWORDS = new Set(
 );
 
 /** Whether `path` is a relative Rust identifier path (`api::reserve`), as the reference requires of a binding. */
-export function isRelativeRustPath(path: string): boolean {
+function isRelativeRustPath(path: string): boolean {
   const parts = path.split('::');
   return parts.length > 0 && parts.every((p) => IDENT.test(p) && !RUST_KEYWORDS.has(p));
 }
@@ -245,7 +245,7 @@ export function boundModule(required: readonly string[], bindings: Record<string
 
 /* -------------------------------------------------------------------------------------- report */
 
-export interface VerusResults {
+interface VerusResults {
   encounteredError: boolean | null;
   encounteredVirError: boolean | null;
   /** Present only when Verus verified the entire crate. */
@@ -256,7 +256,7 @@ export interface VerusResults {
   entireCrate: boolean | null;
 }
 
-export interface VerusFunction {
+interface VerusFunction {
   name: string;
   success: boolean;
 }

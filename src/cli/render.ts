@@ -25,7 +25,7 @@ function color(word: string): string {
   return (STATUS_COLOR[word] ?? yellow)(word);
 }
 
-export function actionLine(a: Pick<ActionReport, 'status' | 'label' | 'ms' | 'reason' | 'outcome'>): string {
+function actionLine(a: Pick<ActionReport, 'status' | 'label' | 'ms' | 'reason' | 'outcome'>): string {
   const time = a.status === 'cached' ? '' : ` ${formatMs(a.ms)}`;
   const why = a.status === 'failed' || a.status === 'blocked' ? dim(`  ${a.reason ?? ''}`) : '';
   return `${color(a.status.padEnd(7))} ${a.label}${dim(time)}${why}`;
@@ -36,19 +36,19 @@ function formatMs(ms: number): string {
 }
 
 /** `cycle N started: initial` for the first watch cycle, else `cycle N started: K changed (a, b, ...)`. */
-export function cycleStartedLine(e: { cycle: number; changed: string[] }): string {
+function cycleStartedLine(e: { cycle: number; changed: string[] }): string {
   if (e.changed.length === 0) return `cycle ${e.cycle} started: initial`;
   const shown = e.changed.slice(0, 5).join(', ') + (e.changed.length > 5 ? ', ...' : '');
   return `cycle ${e.cycle} started: ${e.changed.length} changed (${shown})`;
 }
 
 /** `cycle N settled: READY|REJECTED|BLOCKED in X ms`: the line a script waits for. */
-export function cycleSettledLine(e: { cycle: number; status: string; ms: number }): string {
+function cycleSettledLine(e: { cycle: number; status: string; ms: number }): string {
   return `cycle ${e.cycle} settled: ${color(e.status)} in ${Math.round(e.ms)} ms`;
 }
 
 /** One line however many issues the error has, so a watch log stays greppable. */
-export function configInvalidLine(e: { message: string }): string {
+function configInvalidLine(e: { message: string }): string {
   return `config invalid: ${e.message.split('\n').join('; ')}`;
 }
 

@@ -9,8 +9,6 @@ import { gateExitCode } from '../gate/evaluate.js';
 import * as service from '../service/index.js';
 import { defaultStoreDir } from '../service/workspace.js';
 
-export { TUI_HELP } from '../tui/help.js';
-
 export const tuiCommand = async (args: string[]): Promise<number> => {
   let v: { root?: string; store?: string; json?: boolean; deep?: boolean };
   try {

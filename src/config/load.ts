@@ -373,7 +373,7 @@ async function localModuleGraph(
  * source digest. From a config thread (`isolated`), rules arrive as descriptors and become
  * `hostedRule`s calling into that thread; attrs are checked there by the rule's own schema.
  */
-export async function resolveUserConfig(
+async function resolveUserConfig(
   exported: unknown,
   file: string,
   shown: string,

@@ -47,7 +47,7 @@ export const sandbox = v.union(
   'Expected `isolated`, `hermetic` or `{ none: "<why this check cannot run sandboxed>" }`',
 );
 
-export const RuleRecordSchema = v.strictObject({
+const RuleRecordSchema = v.strictObject({
   kind: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9-]*$/, 'Expected a rule kind of lowercase letters, digits and `-`')),
   version: v.pipe(v.number(), v.integer(), v.minValue(1)),
   source_sha256: sha256Field,

@@ -67,7 +67,7 @@ export interface BuildOptions {
   today?: string;
 }
 
-export type ActionStatus = 'ran' | 'cached' | 'failed' | 'blocked';
+type ActionStatus = 'ran' | 'cached' | 'failed' | 'blocked';
 
 export interface ActionReport {
   label: string;

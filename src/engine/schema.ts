@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import { GateSchema } from '../gate/schema.js';
 
-export const ActionReportSchema = v.object({
+const ActionReportSchema = v.object({
   label: v.string(),
   kind: v.string(),
   key: v.nullable(v.string()),

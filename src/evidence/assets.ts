@@ -11,10 +11,8 @@ import type { CollectedAssets } from './bundle.js';
 import type { ReadBundle } from './hostile.js';
 import type { BundleManifest, Capsule } from './manifest.js';
 
-export { CAPSULE_LIMITS } from './capsule.js';
-
 /** Said wherever capsules are included or restored. */
-export const CAPSULE_NOTE =
+const CAPSULE_NOTE =
   'capsule hashes give integrity relative to trusted state, not authentication: the restored image is the one the bundle names, not one anybody vouched for';
 
 /** The capsules to include for a receipt without touching an engine: none (see `collectFormalAssets`). */

@@ -23,7 +23,7 @@ export const CAPSULE_LIMITS = {
 export type CapsuleLimits = { archiveBytes: number; totalBytes: number; entriesPerToolTree: number };
 
 /** Where a capsule's entries live in a bundle. */
-export const ASSETS_PREFIX = 'assets/';
+const ASSETS_PREFIX = 'assets/';
 export const imageEntryName = (profile: string) => `${ASSETS_PREFIX}${profile}/image.tar`;
 export const archiveEntryName = (profile: string) => `${ASSETS_PREFIX}${profile}/archive.bin`;
 export const treeEntryName = (profile: string) => `${ASSETS_PREFIX}${profile}/tool-tree.tar`;

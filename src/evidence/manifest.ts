@@ -14,7 +14,7 @@ import { sha256Field } from '../config/schema.js';
 import { canonicalJson } from '../hash/index.js';
 import { CheckerSchema, type Receipt } from '../store/receipt.js';
 
-export const BUNDLE_SCHEMA = 'vkit.evidence/1';
+const BUNDLE_SCHEMA = 'vkit.evidence/1';
 
 /** Said by every export and replay, in text and JSON. */
 export const INTEGRITY_NOTE =
@@ -43,7 +43,7 @@ const CapsuleEntrySchema = v.strictObject({
  * Formal profile assets (the worker image by id, archives, expanded tool trees) carried in a
  * capsule (src/evidence/capsule.ts). Registered checks, comparisons and acceptance items have none.
  */
-export const CapsuleSchema = v.strictObject({
+const CapsuleSchema = v.strictObject({
   profile: v.string(),
   kind: v.literal('formal-assets'),
   /** The exact worker image id the run used; identity is this id plus the tool-tree digest, never a tag. */
@@ -57,7 +57,7 @@ export const CapsuleSchema = v.strictObject({
   sha256: sha256Field,
 });
 
-export const ManifestSchema = v.strictObject({
+const ManifestSchema = v.strictObject({
   schema: v.literal(BUNDLE_SCHEMA),
   run: v.string(),
   label: v.string(),

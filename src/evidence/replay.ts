@@ -35,7 +35,7 @@ export interface ReplayVerdict {
 const same = (a: unknown, b: unknown) => canonicalJson(a ?? null) === canonicalJson(b ?? null);
 
 /** Field-by-field comparison of the accepted identity (the bundle) with the current one. */
-export function compareIdentities(bundle: Receipt, current: Receipt): IdentityCheck[] {
+function compareIdentities(bundle: Receipt, current: Receipt): IdentityCheck[] {
   const row = (field: IdentityCheck['field'], b: unknown, c: unknown): IdentityCheck => ({
     field,
     match: same(b, c),

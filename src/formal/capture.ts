@@ -91,7 +91,7 @@ export interface FormalCapture {
   bytes: Map<string, Buffer>;
 }
 
-export function refused(path: string, what: string): InvalidInputError {
+function refused(path: string, what: string): InvalidInputError {
   return invalid(
     'ERR_CAPTURE_REFUSED',
     `Formal captures refuse ${what}: \`${path}\``,

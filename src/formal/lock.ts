@@ -14,7 +14,7 @@ import { invalid } from '../errors.js';
 
 export const LOCK_FILE = 'vkit.lock.json';
 
-export const LockEntrySchema = v.strictObject({
+const LockEntrySchema = v.strictObject({
   policy_sha256: sha256Field,
   package_sha256: sha256Field,
   checker_sha256: sha256Field,

@@ -26,7 +26,7 @@ import { VkitError, EXIT, invalid } from '../errors.js';
 import { sha256Id } from '../hash/index.js';
 import type { MathPackage } from './types.js';
 
-export const PACKAGE_MANIFEST = 'vkit-package.json';
+const PACKAGE_MANIFEST = 'vkit-package.json';
 
 const name = v.pipe(v.string(), v.minLength(1));
 const relPath = v.pipe(
@@ -37,7 +37,7 @@ const relPath = v.pipe(
   ),
 );
 
-export const PackageManifestSchema = v.strictObject({
+const PackageManifestSchema = v.strictObject({
   schema: v.literal('vkit.package/1', 'Expected schema `vkit.package/1`'),
   id: name,
   version: name,
@@ -124,7 +124,7 @@ export function readPackageDir(dir: string): MathPackage {
 }
 
 /** Every installed package (directories with a manifest), sorted by id then version. */
-export function installedPackages(root = packagesRoot()): MathPackage[] {
+function installedPackages(root = packagesRoot()): MathPackage[] {
   if (!existsSync(root)) return [];
   return readdirSync(root, { withFileTypes: true })
     .filter((e) => e.isDirectory() && existsSync(join(root, e.name, PACKAGE_MANIFEST)))

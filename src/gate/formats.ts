@@ -8,7 +8,7 @@
 import type { Gate } from './evaluate.js';
 
 /** The id of the gate's own entry; every item id is `<kind>:<id>`, so none can equal it. */
-export const GATE_ENTRY = 'gate';
+const GATE_ENTRY = 'gate';
 
 export function toSarif(gate: Gate, version: string): object {
   const level = (s: string) => (s === 'PASS' ? 'none' : s === 'FAIL' ? 'error' : 'warning');

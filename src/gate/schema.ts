@@ -1,7 +1,7 @@
 /** valibot schema of `vkit.gate/1`, the published contract of `vkit gate --json`. */
 import * as v from 'valibot';
 
-export const GateItemSchema = v.object({
+const GateItemSchema = v.object({
   id: v.string(),
   required: v.boolean(),
   status: v.picklist(['PASS', 'FAIL', 'BLOCKED', 'MISSING', 'STALE']),

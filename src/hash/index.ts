@@ -9,7 +9,7 @@ export type Sha256Id = `sha256:${string}`;
 
 const SHA256_ID = /^sha256:[0-9a-f]{64}$/;
 
-export function sha256Hex(data: string | Uint8Array): string {
+function sha256Hex(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
 }
 

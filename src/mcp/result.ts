@@ -7,7 +7,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { EXIT, VkitError, type Issue } from '../errors.js';
 
-export interface ToolErrorBody {
+interface ToolErrorBody {
   error: {
     code: string;
     exit_code: number;
@@ -18,7 +18,7 @@ export interface ToolErrorBody {
   };
 }
 
-export function toolResult(value: object): CallToolResult {
+function toolResult(value: object): CallToolResult {
   return {
     content: [{ type: 'text', text: JSON.stringify(value) }],
     structuredContent: value as Record<string, unknown>,

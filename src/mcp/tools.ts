@@ -25,7 +25,7 @@ export interface ToolContext {
 }
 
 /** Longest wait a tool call may ask for, in seconds: below common MCP client request timeouts (60 s). */
-export const MAX_WAIT_S = 50;
+const MAX_WAIT_S = 50;
 
 const waitS = (what: string) =>
   z
@@ -113,7 +113,7 @@ function spec<S extends z.ZodObject>(s: ToolSpec<S>): ToolSpec<S> {
   return s;
 }
 
-export const TOOLS = {
+const TOOLS = {
   build: spec({
     description:
       'Run what changed, reuse the rest, fold the gate (like `vkit build`). Returns `{build, state: "running"}` at once, or with wait_s the `vkit.build/1` report when the build ends within it. Poll with run_wait using the build id.',
@@ -390,8 +390,6 @@ export const TOOLS = {
     handler: async (a, ctx) => service.listFeedback(ctx.root, { limit: a.limit }),
   }),
 };
-
-export type ToolName = keyof typeof TOOLS;
 
 /**
  * Registers every tool on the server (tools/list advertises their strict input schemas), then answers

@@ -417,14 +417,14 @@ function comparePos(a: readonly number[], b: readonly number[]): number {
 }
 
 /** A JSON object: not an array, not a class instance, not a Map. */
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
+function isPlainObject(v: unknown): v is Record<string, unknown> {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
   const proto = Object.getPrototypeOf(v) as unknown;
   return proto === Object.prototype || proto === null;
 }
 
 /** A short rendering of a value for messages. */
-export function describe(v: unknown): string {
+function describe(v: unknown): string {
   if (typeof v === 'string') {
     const cps = [...v];
     return cps.length > 48 ? `${JSON.stringify(cps.slice(0, 44).join(''))}...` : JSON.stringify(v);

@@ -15,12 +15,12 @@ import { InvalidInputError, invalid, type Issue } from '../errors.js';
 import { hexOf, jsonId, type Sha256Id } from '../hash/index.js';
 
 export const FEEDBACK_KINDS = ['formal', 'reliable'] as const;
-export type FeedbackKind = (typeof FEEDBACK_KINDS)[number];
+type FeedbackKind = (typeof FEEDBACK_KINDS)[number];
 
 /** Longest accepted text field, in characters (Unicode code points) after whitespace normalisation. */
-export const FEEDBACK_MAX_CHARS = 4000;
+const FEEDBACK_MAX_CHARS = 4000;
 /** Preview length of `task` and `missing` in `listFeedback`, in characters. */
-export const FEEDBACK_PREVIEW_CHARS = 120;
+const FEEDBACK_PREVIEW_CHARS = 120;
 /** Largest `limit` `listFeedback` accepts. */
 export const FEEDBACK_MAX_LIMIT = 200;
 
@@ -64,7 +64,7 @@ export interface FeedbackAddResult {
   id: Sha256Id;
 }
 
-export interface FeedbackPreview {
+interface FeedbackPreview {
   file: string;
   kind: FeedbackKind;
   /** The task, cut to 120 characters (ending in `…` when cut); null when the file is not in vkit's format. */
@@ -163,7 +163,7 @@ function describe(value: unknown): string {
 }
 
 /** Identity of a request: sha256 over its canonical JSON. No time, host or path enters it. */
-export function feedbackId(req: FeedbackRequest): Sha256Id {
+function feedbackId(req: FeedbackRequest): Sha256Id {
   return jsonId({
     schema: 'vkit.feedback/1',
     kind: req.kind,
@@ -175,7 +175,7 @@ export function feedbackId(req: FeedbackRequest): Sha256Id {
 }
 
 /** `<kind>-<first 16 hex of the identity>.md` */
-export function feedbackFileName(req: FeedbackRequest): string {
+function feedbackFileName(req: FeedbackRequest): string {
   return `${req.kind}-${hexOf(feedbackId(req)).slice(0, 16)}.md`;
 }
 
@@ -229,19 +229,19 @@ export function parseFeedback(text: string): FeedbackRequest | undefined {
 }
 
 /** Cuts `text` to `max` characters (code points), marking a cut with `…`. */
-export function truncate(text: string, max = FEEDBACK_PREVIEW_CHARS): string {
+function truncate(text: string, max = FEEDBACK_PREVIEW_CHARS): string {
   const chars = [...text];
   return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
 }
 
-export interface FeedbackEntry {
+interface FeedbackEntry {
   name: string;
   kind: FeedbackKind;
   mtimeNs: bigint;
 }
 
 /** Formal requests first, then reliable; newest first within each; ties by name, so the order is total. */
-export function orderFeedback<E extends FeedbackEntry>(entries: readonly E[]): E[] {
+function orderFeedback<E extends FeedbackEntry>(entries: readonly E[]): E[] {
   const rank = (k: FeedbackKind) => FEEDBACK_KINDS.indexOf(k);
   return [...entries].sort(
     (a, b) =>
@@ -349,7 +349,7 @@ async function exists(file: string): Promise<boolean> {
 }
 
 /** Checks a `limit`: an integer from 1 to 200. */
-export function validateLimit(limit: unknown): number {
+function validateLimit(limit: unknown): number {
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > FEEDBACK_MAX_LIMIT) {
     throw invalid(
       'ERR_FEEDBACK_INVALID',

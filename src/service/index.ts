@@ -17,14 +17,11 @@ export { listRuns, showRun, SECTIONS, type RunShown, type Section } from './runs
 export { collectGarbage } from './gc.js';
 export { initConfig } from './init.js';
 export { compareRequestFile, compareRequestValue } from './models.js';
-export { acceptanceDigest } from './acceptance/digest.js';
 export {
   addFeedback,
-  feedbackDir,
   listFeedback,
   FEEDBACK_KINDS,
   FEEDBACK_MAX_LIMIT,
-  type FeedbackInput,
 } from './feedback.js';
 
 export type BuildRequest = Omit<BuildOptions, 'mode'>;

@@ -41,7 +41,7 @@ import { hexOf, jsonId, sha256Id, type Sha256Id } from '../hash/index.js';
 import { openWorkspace, type OpenOptions, type Workspace } from './workspace.js';
 
 /** The accepted-policy lock a target may hold beside its config (formal components). */
-export const LOCK_FILE = 'vkit.lock.json';
+const LOCK_FILE = 'vkit.lock.json';
 
 export interface ProtectedRequest {
   target: string;

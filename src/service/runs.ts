@@ -17,10 +17,10 @@ export const SECTIONS = [
 export type Section = (typeof SECTIONS)[number];
 
 /** Log lines per page, and the longest line a page carries (longer ones are cut, and counted). */
-export const LOG_PAGE_LINES = 200;
-export const LOG_LINE_CHARS = 4000;
+const LOG_PAGE_LINES = 200;
+const LOG_LINE_CHARS = 4000;
 /** Artifacts per page of the `artifacts` section. */
-export const ARTIFACT_PAGE_ITEMS = 100;
+const ARTIFACT_PAGE_ITEMS = 100;
 const TAIL_LINES = 12;
 
 export function listRuns(store: Store, filter: { label?: string; limit?: number } = {}) {

@@ -12,7 +12,7 @@ export interface Owner {
   pidStart: string;
 }
 
-export function processStartTime(pid: number): string | undefined {
+function processStartTime(pid: number): string | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) may contain spaces and parentheses; fields resume after the last ')'.

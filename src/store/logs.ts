@@ -9,7 +9,7 @@ import { createReadStream, statSync } from 'node:fs';
 import type { Cas } from './cas.js';
 
 /** Bytes kept per stream unless `VKIT_LOG_CAP_BYTES` says otherwise. */
-export const DEFAULT_LOG_CAP_BYTES = 8 * 1024 * 1024;
+const DEFAULT_LOG_CAP_BYTES = 8 * 1024 * 1024;
 
 /** The cap the environment asks for, or why its value cannot be one. */
 export function logCapOf(env: NodeJS.ProcessEnv): number | string {

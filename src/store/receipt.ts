@@ -9,7 +9,7 @@ import { sha256Field } from '../config/schema.js';
 const Outcome = v.picklist(['PASS', 'FAIL', 'BLOCKED']);
 const Claim = v.picklist(['established', 'refuted', 'unknown']);
 
-export const ArtifactSchema = v.object({
+const ArtifactSchema = v.object({
   name: v.string(),
   sha256: sha256Field,
   size: v.pipe(v.number(), v.integer(), v.minValue(0)),
@@ -25,7 +25,7 @@ export const CheckerSchema = v.object({
   toolchain: v.optional(v.string()),
 });
 
-export const DepResultSchema = v.object({
+const DepResultSchema = v.object({
   label: v.string(),
   key: sha256Field,
   outcome: Outcome,

@@ -12,7 +12,7 @@ import { EXIT, VkitError } from '../errors.js';
 const BUSY = /^SQLITE_(BUSY|LOCKED)/;
 
 /** The error a SQLite failure on the index at `path` is reported as; anything else is returned as it is. */
-export function indexError(path: string, error: unknown): unknown {
+function indexError(path: string, error: unknown): unknown {
   if (!(error instanceof Database.SqliteError)) return error;
   const why = `${error.code}: ${error.message}`;
   if (BUSY.test(error.code)) {

@@ -33,7 +33,7 @@ export interface AppProps {
 }
 
 /** Subscribes to either kind of source; returns the unsubscribe. */
-export function subscribe(source: EventSource, listener: (event: VkitEvent) => void): () => void {
+function subscribe(source: EventSource, listener: (event: VkitEvent) => void): () => void {
   if (typeof source === 'function') return source(listener);
   let stopped = false;
   const iterator = source[Symbol.asyncIterator]();

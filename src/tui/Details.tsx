@@ -16,7 +16,7 @@ export interface DetailsProps {
   maxLines: number;
 }
 
-export function detailLines(
+function detailLines(
   item: ItemView,
   loaded: LoadedDetails | null | undefined,
 ): { text: string; dim?: boolean; head?: boolean }[] {

@@ -13,7 +13,7 @@ export interface ItemTableProps {
 }
 
 /** First visible row: keeps the selection in view, roughly centred, never past the end. */
-export function windowStart(count: number, selected: number, height: number): number {
+function windowStart(count: number, selected: number, height: number): number {
   if (count <= height) return 0;
   const wanted = Math.max(0, selected - Math.floor(height / 2));
   return Math.min(wanted, count - height);
@@ -22,7 +22,7 @@ export function windowStart(count: number, selected: number, height: number): nu
 const cell = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s.padEnd(n));
 
 /** `42s`, `5m`, `3h`, `2d`: the age of the evidence when the cycle settled. */
-export function ageText(s: number | null | undefined): string {
+function ageText(s: number | null | undefined): string {
   if (s === null || s === undefined) return '-';
   if (s < 60) return `${s}s`;
   if (s < 3600) return `${Math.floor(s / 60)}m`;

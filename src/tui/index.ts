@@ -3,20 +3,6 @@ import { createElement } from 'react';
 import { render } from 'ink';
 import { App, type AppProps } from './App.js';
 
-export { App, subscribe, type AppProps, type EventSource } from './App.js';
-export type { LoadedDetails } from './Details.js';
-export { renderOverviewOnce, type OverviewOptions } from './overview.js';
-export {
-  reduce,
-  initialState,
-  stateFromGate,
-  visibleItems,
-  type TuiState,
-  type ItemView,
-  type Filter,
-} from './state.js';
-export { overviewLines } from './lines.js';
-
 export interface StartTuiOptions extends Omit<AppProps, 'rows' | 'initial'> {
   stdout?: NodeJS.WriteStream;
   stdin?: NodeJS.ReadStream;

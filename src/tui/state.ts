@@ -6,7 +6,7 @@ import type { VkitEvent } from '../engine/events.js';
 import type { Gate, GateStatus, ItemStatus } from '../gate/evaluate.js';
 
 /** A gate item's status, or the live state of its action in the current cycle. */
-export type RowStatus = ItemStatus | 'queued' | 'running';
+type RowStatus = ItemStatus | 'queued' | 'running';
 
 export interface ItemView {
   id: string;
@@ -84,7 +84,7 @@ export function initialState(root: string, store: string): TuiState {
   };
 }
 
-export function kindOf(id: string): string {
+function kindOf(id: string): string {
   const i = id.indexOf(':');
   return i < 0 ? id : id.slice(0, i);
 }
@@ -96,7 +96,7 @@ export function sortItems(items: readonly ItemView[]): ItemView[] {
   return [...items].sort((a, b) => RANK[a.status] - RANK[b.status] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
-export function isFailing(status: RowStatus): boolean {
+function isFailing(status: RowStatus): boolean {
   return status !== 'PASS' && status !== 'running' && status !== 'queued';
 }
 

@@ -138,7 +138,7 @@ console.log('SLUG PASS: 5 cases');
 const RECORD_1 = 'node test/slug-test.js\nSLUG PASS: 5 cases\nexit: 0\n';
 const RECORD_2 = 'node test/slug-test.js --spaces\nSLUG PASS: 5 cases\nexit: 0\n';
 
-export function specText(o: Required<TrioOptions>): string {
+function specText(o: Required<TrioOptions>): string {
   return `# Test specification: what slug() must do.
 [document]
 protocol = "acceptance-protocol/0.4"
@@ -238,7 +238,7 @@ clause_source = "spec-document"
 ${o.subjectRoot === PINNED_SUBJECT ? PINNED_INPUTS : ''}`;
 }
 
-export function packageText(o: Required<TrioOptions>, spec: string): string {
+function packageText(o: Required<TrioOptions>, spec: string): string {
   return `# Test package: the producer's acceptance.toml for slug().
 [format]
 id = "acceptance/0.4"
@@ -266,7 +266,7 @@ ${claimText('WT-1', 'R1', 'slug(s) never returns a string containing an uppercas
 ${claimText('WT-2', 'R2', 'slug(s) never returns a string containing whitespace', 'node test/slug-test.js --spaces', 'evidence/wt2-run.txt', RECORD_2, o)}`;
 }
 
-export function decisionText(o: Required<TrioOptions>, spec: string, pkg: string): string {
+function decisionText(o: Required<TrioOptions>, spec: string, pkg: string): string {
   return `# Test decision: the consumer's verdict on the package.
 [document]
 protocol = "acceptance-protocol/0.4"

@@ -53,8 +53,3 @@ export function artifactText(repo: TempRepo, receiptId: string, name: string): s
   if (!art) throw new Error(`receipt ${receiptId} has no artifact ${name}`);
   return readFileSync(blobPath(repo, art.sha256), 'utf8');
 }
-
-/** A node one-liner that sleeps `ms` then runs `then` (JS source). */
-export function sleepThen(ms: number, then = ''): string {
-  return `setTimeout(() => { ${then} }, ${ms})`;
-}

@@ -61,7 +61,7 @@ export function runVkit(
 const STACK =
   /^\s+at (?:.+ \()?(?:file:\/\/|node:|\/|\[eval\]|<anonymous>)[^\n]*(?::\d+:\d+\)?|\))\s*$|node:internal|internal error/m;
 
-export interface CliExpectation {
+interface CliExpectation {
   /** Names the case (seed, case number, generator), for messages. */
   what: string;
   /** The config's file name, which an exit 2 must name. */
@@ -73,7 +73,7 @@ export interface CliExpectation {
 }
 
 /** What every CLI answer must be; returns the violations (empty when none). */
-export function cliViolations(r: Ran, o: CliExpectation): string[] {
+function cliViolations(r: Ran, o: CliExpectation): string[] {
   const v: string[] = [];
   const shown = () => `\n  stdout: ${r.stdout.slice(0, 1500)}\n  stderr: ${r.stderr.slice(0, 3000)}`;
   const cmd = `vkit ${r.args.filter((a) => !a.startsWith('/')).join(' ')}`;

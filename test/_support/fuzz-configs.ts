@@ -33,7 +33,7 @@ interface Snippet {
 const wait = (ms: number) => `await new Promise((r) => setTimeout(r, ${ms}));`;
 const port = `(await import('node:worker_threads')).parentPort`;
 
-export const SNIPPETS: Record<string, Snippet> = {
+const SNIPPETS: Record<string, Snippet> = {
   // Throws of odd values, at the top or from the config function.
   'throw a number': { before: 'throw 1;', invalid: true },
   'throw null': { before: 'throw null;', invalid: true },

@@ -20,9 +20,9 @@
 import type { Rng } from './random.js';
 
 /** Brace alternatives past this many make a glob a problem (vkit's limit: src/capture/glob.ts). */
-export const MAX_ALTERNATIVES = 1024;
+const MAX_ALTERNATIVES = 1024;
 /** Braces nested deeper than this make a glob a problem (vkit's limit). */
-export const MAX_BRACE_DEPTH = 64;
+const MAX_BRACE_DEPTH = 64;
 
 export type Reference = { problem: string } | { problem?: undefined; negated: boolean; test(path: string): boolean };
 
@@ -220,7 +220,7 @@ export function referenceGlob(pattern: string): Reference {
 // ---------------------------------------------------------------------------------------------
 
 /** Names for trees and literal parts of patterns: plain, dotted, unicode, and names holding glob characters. */
-export const NAMES = [
+const NAMES = [
   'a',
   'b',
   'c',

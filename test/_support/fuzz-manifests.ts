@@ -16,11 +16,11 @@ import type { Rng } from './random.js';
 import { WATCHED_FROM_OUTSIDE } from './repo.js';
 
 /** Text written as is in the document (deep nesting, numbers JSON.stringify cannot write). */
-export class Raw {
+class Raw {
   constructor(readonly text: string) {}
 }
 /** An object whose members may repeat a key (JSON.parse keeps the last; vkit must refuse). */
-export class Members {
+class Members {
   constructor(readonly members: Array<[string, unknown]>) {}
 }
 
@@ -43,7 +43,7 @@ export function jsonText(value: unknown, indent = '', step = '  '): string {
 }
 
 /** The tree every case starts with (plus, now and then, random names). */
-export const BASE_FILES: Record<string, string> = {
+const BASE_FILES: Record<string, string> = {
   'a.txt': 'a\n',
   'README.md': '# r\n',
   'src/main.ts': 'export const x = 1;\n',
@@ -52,8 +52,8 @@ export const BASE_FILES: Record<string, string> = {
   'data/x.json': '{"x": 1}\n',
 };
 /** The comparison every case may declare: the example request, whose models differ. */
-export const MODEL_REQUEST = 'models/request.json';
-export const MODEL_ANSWER = 'different';
+const MODEL_REQUEST = 'models/request.json';
+const MODEL_ANSWER = 'different';
 
 const GOOD_INPUTS = [
   'a.txt',
@@ -83,7 +83,7 @@ const IDS = [
 ];
 
 /** The command of a check, from which a test reads what it does: leave `mark`, exit `code`. */
-export function markCommand(rng: Rng, mark: string, code: number, slow = false): string[] | string {
+function markCommand(rng: Rng, mark: string, code: number, slow = false): string[] | string {
   const wait = slow ? 'Atomics.wait(new Int32Array(new SharedArrayBuffer(4)),0,0,3000);' : '';
   if (rng.chance(0.7))
     return ['node', '-e', `require('fs').writeFileSync(${JSON.stringify(mark)},'');${wait}process.exit(${code})`];
@@ -94,7 +94,7 @@ const ARGV_CODE =
 const SHELL_CODE = /^touch '([^']*)' && (?:sleep 3 && )?exit (\d+)$/s;
 
 /** What a command is known to do: its mark and exit code, or undefined when it is not one markCommand wrote. */
-export function readCommand(run: unknown): { mark: string; code: number } | undefined {
+function readCommand(run: unknown): { mark: string; code: number } | undefined {
   if (Array.isArray(run) && run.length === 3 && run[0] === 'node' && run[1] === '-e' && typeof run[2] === 'string') {
     const m = ARGV_CODE.exec(run[2]);
     if (m) {
@@ -169,7 +169,7 @@ export function baseConfig(rng: Rng, marksDir: string, opts: { failing?: number 
 }
 
 /** A copy of the example request (examples/model-comparison/request.json), read once by the test. */
-export let MODEL_REQUEST_TEXT = '';
+let MODEL_REQUEST_TEXT = '';
 export function setModelRequest(text: string): void {
   MODEL_REQUEST_TEXT = text;
 }
@@ -342,7 +342,7 @@ const checksOf = (data: Record<string, unknown>) =>
       )
     : [];
 
-export const MUTATIONS: Record<string, Mutation> = {
+const MUTATIONS: Record<string, Mutation> = {
   'wrong type': (rng, { data }) => {
     const all = slots(data);
     if (all.length) set(rng.pick(all), hostileValue(rng));
@@ -568,7 +568,7 @@ export const MUTATIONS: Record<string, Mutation> = {
 /** Key under which 'duplicate key' keeps the top-level Members (the document is then that object). */
 const TOP = '\u0000top';
 
-export const BYTE_MUTATIONS: Record<string, (rng: Rng, bytes: Buffer) => Buffer> = {
+const BYTE_MUTATIONS: Record<string, (rng: Rng, bytes: Buffer) => Buffer> = {
   'invalid UTF-8': (rng, bytes) => {
     const bad = rng.pick([
       [0xff],

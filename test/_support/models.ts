@@ -70,7 +70,7 @@ export function request(before: Model, after: Model, maxContexts?: number): Reco
     : { schema_version: 1, before, after, max_contexts: maxContexts };
 }
 
-export const ZERO = { count: 0, witness: null } as const;
+const ZERO = { count: 0, witness: null } as const;
 
 /** All six categories empty, with overrides. */
 export function categories(over: Record<string, unknown> = {}): Record<string, unknown> {

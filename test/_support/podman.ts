@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { containerSocket, openSandbox, type ContainerSandbox } from '../../src/checkers/container.js';
 
-export const WORKER_IMAGE = 'localhost/vkit-coq-worker:1';
+const WORKER_IMAGE = 'localhost/vkit-coq-worker:1';
 
 export interface SystemSandbox {
   sandbox?: ContainerSandbox;

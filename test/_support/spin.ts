@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { REPO_ROOT } from './repo.js';
 
 /** The compiled zx script (scripts/check-lifecycle-model.ts). */
-export const CHECK_SCRIPT = join(REPO_ROOT, 'dist', 'scripts', 'check-lifecycle-model.js');
+const CHECK_SCRIPT = join(REPO_ROOT, 'dist', 'scripts', 'check-lifecycle-model.js');
 
 export interface ModelCheck {
   check: string;
@@ -33,7 +33,7 @@ export interface CheckOptions {
 }
 
 /** The system tools the model checks need that are not on PATH. */
-export function missingTools(): string[] {
+function missingTools(): string[] {
   return ['spin', 'gcc'].filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0);
 }
 
@@ -83,7 +83,7 @@ export function checkModel(checks: string[], opts: CheckOptions = {}): Promise<M
 }
 
 /** Parses the script's output: one `=== NAME` block of pan output and one summary line per check. */
-export function parseChecks(stdout: string, checks: string[]): ModelCheck[] {
+function parseChecks(stdout: string, checks: string[]): ModelCheck[] {
   const blocks = new Map<string, string>();
   let current: string | undefined;
   const summaries = new Map<string, Record<string, string>>();

@@ -8,7 +8,7 @@ import { build } from '../../src/service/index.js';
 import { blobPath, flipByte, openOpts, openStoreOf, receiptJson } from './evidence.js';
 import { nodeCheck, tempRepo, type TempRepo } from './repo.js';
 
-export const CHECK = {
+const CHECK = {
   id: 't',
   run: nodeCheck(
     "const fs = require('fs'); fs.readFileSync('in.txt'); fs.mkdirSync('out', { recursive: true }); fs.writeFileSync('out/result.txt', 'result bytes'); console.log('stdout marker'); console.error('stderr marker')",

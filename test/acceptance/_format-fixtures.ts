@@ -72,7 +72,7 @@ clause_source = "spec-document"
 `;
 
 /** A second claim appended to the base (with claims_total raised to 2). */
-export const GAP_CLAIM = `
+const GAP_CLAIM = `
 [[claim]]
 id = "G-1"
 clause = "S-2"

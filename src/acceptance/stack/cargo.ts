@@ -78,7 +78,7 @@ export function resolveDependency(packages: readonly LockPackage[], entry: strin
 /** A registry (`registry+`, `sparse+`) or git (`git+`) source: outside what the stack check follows. */
 export const isForeign = (p: LockPackage) => p.source !== undefined;
 
-export interface StackElementPlan {
+interface StackElementPlan {
   pkg: LockPackage;
   /** Longest dependency path from the app (direct dependencies are 1). */
   depth: number;
@@ -144,7 +144,7 @@ export function closure(packages: readonly LockPackage[], app: LockPackage): Clo
 }
 
 /** What a crate manifest says that the stack needs. */
-export interface CrateManifest {
+interface CrateManifest {
   packageName?: string;
   version?: string;
   workspace?: { members: string[]; exclude: string[] };
@@ -152,7 +152,7 @@ export interface CrateManifest {
   pathDependencies: string[];
 }
 
-export function parseCrateManifest(text: string, file: string): CrateManifest {
+function parseCrateManifest(text: string, file: string): CrateManifest {
   const data = parseToml(text, file);
   const pkg = isTable(data.package) ? (data.package as Table) : undefined;
   const ws = isTable(data.workspace) ? (data.workspace as Table) : undefined;
@@ -177,7 +177,7 @@ export function parseCrateManifest(text: string, file: string): CrateManifest {
 }
 
 /** Cargo member globs: `*` and `?` within one path segment (the forms workspaces use). */
-export function memberPattern(glob: string): RegExp {
+function memberPattern(glob: string): RegExp {
   const norm = glob.replace(/\\/g, '/').replace(/\/+$/, '').replace(/^\.\//, '');
   const body = norm
     .split('')
@@ -187,7 +187,7 @@ export function memberPattern(glob: string): RegExp {
 }
 
 /** Normalises `a/./b/../c` to `a/c`; undefined when it climbs out of the workspace. */
-export function normaliseRel(rel: string): string | undefined {
+function normaliseRel(rel: string): string | undefined {
   const out: string[] = [];
   for (const part of rel.replace(/\\/g, '/').split('/')) {
     if (part === '' || part === '.') continue;

@@ -41,7 +41,7 @@ import { findLibrary } from './stores.js';
 /** Libraries checked at once. */
 const CONCURRENCY = 16;
 
-export const RELATIONS = ['build-tool', 'language', 'platform', 'runtime', 'verification-tool'] as const;
+const RELATIONS = ['build-tool', 'language', 'platform', 'runtime', 'verification-tool'] as const;
 
 interface ChainRule {
   id: string;

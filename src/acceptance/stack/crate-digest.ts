@@ -18,7 +18,7 @@ import { git } from '../../capture/git.js';
 import { fileListing, m11Digest, sha512Hex } from '../../hash/index.js';
 import { noteRead } from '../reads.js';
 
-export interface ListedFile {
+interface ListedFile {
   /** Relative to the crate directory, `/`-separated. */
   path: string;
   sha512: string;
@@ -49,7 +49,7 @@ export interface DigestCache {
   plain: Set<string>;
 }
 
-export const newDigestCache = (): DigestCache => ({ trees: new Map(), digests: new Map(), plain: new Set() });
+const newDigestCache = (): DigestCache => ({ trees: new Map(), digests: new Map(), plain: new Set() });
 
 const under = (top: string, dir: string) => {
   const rel = relative(top, dir);

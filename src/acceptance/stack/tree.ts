@@ -45,7 +45,7 @@ export async function commitPresence(dir: string, commit: string): Promise<Commi
 }
 
 /** Git's blob id of raw bytes (sha1, or sha256 for repositories in that object format). */
-export function gitBlobId(bytes: Buffer, algo: 'sha1' | 'sha256'): string {
+function gitBlobId(bytes: Buffer, algo: 'sha1' | 'sha256'): string {
   return createHash(algo).update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
 }
 
@@ -96,14 +96,14 @@ export async function compareWithCommit(subjectDir: string, commit: string): Pro
 }
 
 /** A digest the documents record over one file, named relative to --root (`/`-separated). */
-export interface RecordedFile {
+interface RecordedFile {
   path: string;
   domain: M11Domain;
   digest: string;
 }
 
 /** A crate digest the documents record (an inventory element): it covers every file under `dir`. */
-export interface RecordedCrate {
+interface RecordedCrate {
   dir: string;
   digest: string;
 }

@@ -27,9 +27,7 @@ export async function loadProfile(id: string): Promise<Profile | undefined> {
 const DEFAULT_SOCKET = 'unix:///tmp/podman.sock';
 
 /** Opens the container engine, or says why it cannot (naming the socket). Never throws. */
-export async function openSandboxOrWhy(
-  env: Record<string, string | undefined>,
-): Promise<Sandbox | { unavailable: string }> {
+async function openSandboxOrWhy(env: Record<string, string | undefined>): Promise<Sandbox | { unavailable: string }> {
   let mod: { openSandbox(socket?: string): Promise<Sandbox | { unavailable: string }> };
   try {
     mod = await import('../../checkers/container.js');

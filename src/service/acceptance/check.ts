@@ -22,7 +22,7 @@ export interface CheckOptions {
   strictWeight?: boolean;
 }
 
-export interface CheckFileJson {
+interface CheckFileJson {
   file: string;
   verdict: Verdict;
   errors: number;
@@ -41,7 +41,7 @@ export interface CheckJson {
 const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** The summary line: `<VERDICT> <file>[ (N errors, M warnings)] [weighted: W, unweighted: U]`. */
-export function summaryLine(r: CheckFileJson): string {
+function summaryLine(r: CheckFileJson): string {
   const counts = r.errors || r.warnings ? ` (${count(r.errors, 'error')}, ${count(r.warnings, 'warning')})` : '';
   return `${r.verdict} ${r.file}${counts} [weighted: ${r.weighted}, unweighted: ${r.unweighted}]`;
 }

@@ -45,7 +45,7 @@ export interface DecisionCheckJson {
 }
 
 /** A malformed `--now` is a usage error (exit 2), never a silent "today". */
-export function effectDate(now: string | undefined): string {
+function effectDate(now: string | undefined): string {
   if (now === undefined) return todayUtc();
   if (parseIsoDate(now) === undefined)
     throw invalid('ERR_USAGE', `Expected --now YYYY-MM-DD (a real calendar date), got \`${now}\``, { path: '--now' });

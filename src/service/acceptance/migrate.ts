@@ -46,7 +46,7 @@ export interface MigrateRequest {
   write: boolean;
 }
 
-export interface MigrateFileJson {
+interface MigrateFileJson {
   file: string;
   kind: 'specification' | 'package';
   status: 'migrated' | 'unchanged' | 'error';
@@ -59,7 +59,7 @@ export interface MigrateFileJson {
 type Status = 'valid' | 'invalid' | 'indeterminate';
 
 /** The 0.4 validator's verdict on one migrated text. */
-export interface ValidationJson {
+interface ValidationJson {
   file: string;
   /** `check-spec`, or `check-package` against the specification it binds. */
   check: string;
