@@ -26,9 +26,9 @@ export default defineConfig({
       inputs: sources,
     },
     {
-      // Formatting, lint and import boundaries; the ignored-violations list is an input of the boundary check.
+      // Formatting, lint, import boundaries and unused code (knip); the ignored-violations list is an input of the boundary check.
       id: 'lint',
-      run: 'node node_modules/@biomejs/biome/bin/biome check . && node node_modules/dependency-cruiser/bin/dependency-cruise.mjs src rules bin --config .dependency-cruiser.cjs --ignore-known',
+      run: 'node node_modules/@biomejs/biome/bin/biome check . && node node_modules/dependency-cruiser/bin/dependency-cruise.mjs src rules bin --config .dependency-cruiser.cjs --ignore-known && node node_modules/knip/bin/knip.js --no-progress',
       // Every file biome reads (what its config does not exclude) and what dependency-cruiser reads.
       inputs: [
         '**/*.{ts,tsx,js,mjs,cjs,json,jsonc}',

@@ -1,45 +1,28 @@
 /**
- * `vkit acceptance <verb>`: parse flags and positionals, call the acceptance service, print the
- * outcome's lines (or its JSON with --json) and exit with its code. Every verb takes --root (paths
- * in documents and on the command line are relative to it) and --json.
+ * `vkit acceptance <verb>`'s handlers (declared in `verbs/acceptance.ts`, bound in `table.ts`): check
+ * the positionals, call the acceptance service, print the outcome's lines (or its JSON with --json)
+ * and exit with its code. Every verb takes --root (paths in documents and on the command line are
+ * relative to it) and --json.
  */
 import { resolve } from 'node:path';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { invalid } from '../errors.js';
 import type { Outcome } from '../acceptance/report.js';
 import { checkFiles } from '../service/acceptance/check.js';
 import { acceptanceDigest } from '../service/acceptance/digest.js';
-import { checkDecision, decide as decideDraft } from '../service/acceptance/decision.js';
+import { checkDecision as checkDecisionFiles, decide as decideDraft } from '../service/acceptance/decision.js';
 import { renderFiles } from '../service/acceptance/render.js';
 import { checkPackageFiles, checkSpecFile, coverageFiles } from '../service/acceptance/package.js';
 import { acceptanceMigrate } from '../service/acceptance/migrate.js';
 import { acceptanceRun } from '../service/acceptance/run.js';
 import { acceptanceWitness } from '../service/acceptance/witness.js';
-import { printJson, type Command } from './args.js';
+import { type Handler, printJson } from './verb.js';
+import type * as verbs from './verbs/acceptance.js';
 
-const BASE = {
-  root: { type: 'string' },
-  json: { type: 'boolean', default: false },
-} as const satisfies ParseArgsConfig['options'];
-
-/** Flags plus positionals; a usage error is exit 2. */
-export function parseVerb<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
-  try {
-    const r = parseArgs({ args, options: { ...BASE, ...options }, strict: true, allowPositionals: true });
-    return {
-      values: r.values as ReturnType<
-        typeof parseArgs<{ args: string[]; options: O & typeof BASE; strict: true; allowPositionals: true }>
-      >['values'],
-      positionals: r.positionals,
-      root: resolve((r.values as { root?: string }).root ?? process.cwd()),
-    };
-  } catch (error) {
-    throw invalid('ERR_USAGE', (error as Error).message, {}, 'See `vkit acceptance <verb> --help` for the flags.');
-  }
-}
+/** The root every path is relative to: --root, or the working directory. */
+const rootOf = (values: { root?: string }) => resolve(values.root ?? process.cwd());
 
 /** `NAME=DIR` pairs of repeatable flags (`--store`, `--tree`); a missing `=` is a usage error. */
-export function pairs(flag: string, values: string[] | undefined): Record<string, string> {
+function pairs(flag: string, values: string[] | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const v of values ?? []) {
     const at = v.indexOf('=');
@@ -50,15 +33,15 @@ export function pairs(flag: string, values: string[] | undefined): Record<string
   return out;
 }
 
-export function printOutcome(outcome: Outcome, json: boolean | undefined): number {
+function printOutcome(outcome: Outcome, json: boolean | undefined): number {
   if (outcome.stderr?.length) process.stderr.write(`${outcome.stderr.join('\n')}\n`);
   if (json) printJson(outcome.json);
   else if (outcome.lines.length) process.stdout.write(`${outcome.lines.join('\n')}\n`);
   return outcome.exitCode;
 }
 
-const digest: Command = async (args) => {
-  const { values, positionals, root } = parseVerb(args, { domain: { type: 'string' } });
+export const digest: Handler<typeof verbs.digest> = async ({ values, positionals }) => {
+  const root = rootOf(values);
   const [file, ...extra] = positionals;
   if (!values.domain) throw invalid('ERR_USAGE', 'Expected --domain D', { path: '--domain' });
   if (!file || extra.length) throw invalid('ERR_USAGE', 'Expected exactly one FILE', { path: 'FILE' });
@@ -66,11 +49,8 @@ const digest: Command = async (args) => {
   return printOutcome({ exitCode: 0, lines: [result.digest], json: result }, values.json);
 };
 
-const render: Command = async (args) => {
-  const { values, positionals, root } = parseVerb(args, {
-    store: { type: 'string', multiple: true },
-    tree: { type: 'string', multiple: true },
-  });
+export const render: Handler<typeof verbs.render> = async ({ values, positionals }) => {
+  const root = rootOf(values);
   const [spec, pkg, decision, ...extra] = positionals;
   if (!spec || !pkg || extra.length)
     throw invalid('ERR_USAGE', 'Expected S P [D]: the specification, the package and optionally the decision', {
@@ -83,11 +63,8 @@ const render: Command = async (args) => {
   return printOutcome(await renderFiles({ root, spec, package: pkg, decision, stores, trees }), values.json);
 };
 
-const check: Command = async (args) => {
-  const { values, positionals, root } = parseVerb(args, {
-    strict: { type: 'boolean', default: false },
-    'strict-weight': { type: 'boolean', default: false },
-  });
+export const check: Handler<typeof verbs.check> = async ({ values, positionals }) => {
+  const root = rootOf(values);
   if (positionals.length === 0) throw invalid('ERR_USAGE', 'Expected at least one FILE', { path: 'FILE' });
   return printOutcome(
     await checkFiles(positionals, { root, strict: values.strict, strictWeight: values['strict-weight'] }),
@@ -99,16 +76,8 @@ const check: Command = async (args) => {
 const dirPairs = (root: string, flag: string, values: string[] | undefined) =>
   Object.fromEntries(Object.entries(pairs(flag, values)).map(([k, d]) => [k, resolve(root, d)]));
 
-const checkDecisionVerb: Command = async (args) => {
-  const { values, positionals, root } = parseVerb(args, {
-    spec: { type: 'string' },
-    package: { type: 'string' },
-    effect: { type: 'boolean', default: false },
-    now: { type: 'string' },
-    'allow-conditions': { type: 'boolean', default: false },
-    store: { type: 'string', multiple: true },
-    tree: { type: 'string', multiple: true },
-  });
+export const checkDecision: Handler<typeof verbs.checkDecision> = async ({ values, positionals }) => {
+  const root = rootOf(values);
   const [decision, ...extra] = positionals;
   if (!decision || extra.length) throw invalid('ERR_USAGE', 'Expected exactly one decision document D', { path: 'D' });
   if (!values.spec) throw invalid('ERR_USAGE', 'Expected --spec S', { path: '--spec' });
@@ -117,7 +86,7 @@ const checkDecisionVerb: Command = async (args) => {
     throw invalid('ERR_USAGE', '--now and --allow-conditions only apply with --effect', { path: '--effect' });
   const effect = values.effect ? { now: values.now, allowConditions: values['allow-conditions'] } : undefined;
   return printOutcome(
-    await checkDecision({
+    await checkDecisionFiles({
       root,
       decision,
       spec: values.spec,
@@ -130,17 +99,8 @@ const checkDecisionVerb: Command = async (args) => {
   );
 };
 
-const decideVerb: Command = async (args) => {
-  const { values, positionals, root } = parseVerb(args, {
-    spec: { type: 'string' },
-    issuer: { type: 'string' },
-    role: { type: 'string' },
-    out: { type: 'string' },
-    id: { type: 'string' },
-    force: { type: 'boolean', default: false },
-    store: { type: 'string', multiple: true },
-    tree: { type: 'string', multiple: true },
-  });
+export const decide: Handler<typeof verbs.decide> = async ({ values, positionals }) => {
+  const root = rootOf(values);
   const [pkg, ...extra] = positionals;
   if (!pkg || extra.length) throw invalid('ERR_USAGE', 'Expected exactly one package document P', { path: 'P' });
   for (const flag of ['spec', 'issuer', 'out'] as const)
@@ -162,21 +122,16 @@ const decideVerb: Command = async (args) => {
   );
 };
 
-/** Verbs by name (`acceptance check`, ...). Each verb's help text is in ACCEPTANCE_HELP. */
 /** `S` alone; `P --spec S` with --store/--tree for stack requirements (check-package and coverage). */
-const checkSpec: Command = async (args) => {
-  const { values, positionals, root } = parseVerb(args, {});
+export const checkSpec: Handler<typeof verbs.checkSpec> = async ({ values, positionals }) => {
+  const root = rootOf(values);
   if (positionals.length !== 1) throw invalid('ERR_USAGE', 'Expected exactly one specification file S', { path: 'S' });
   return printOutcome(await checkSpecFile(positionals[0]!, { root }), values.json);
 };
 
-function packageVerb(run: typeof checkPackageFiles | typeof coverageFiles): Command {
-  return async (args) => {
-    const { values, positionals, root } = parseVerb(args, {
-      spec: { type: 'string' },
-      store: { type: 'string', multiple: true },
-      tree: { type: 'string', multiple: true },
-    });
+function packageVerb(run: typeof checkPackageFiles | typeof coverageFiles): Handler<typeof verbs.checkPackage> {
+  return async ({ values, positionals }) => {
+    const root = rootOf(values);
     if (positionals.length !== 1) throw invalid('ERR_USAGE', 'Expected exactly one package file P', { path: 'P' });
     if (!values.spec) throw invalid('ERR_USAGE', 'Expected --spec S naming the specification', { path: '--spec' });
     const stores = Object.fromEntries(
@@ -198,17 +153,15 @@ function timeoutMs(value: string | undefined): number | undefined {
   return Math.round(n * 1000);
 }
 
-const migrate: Command = async (args) => {
-  const { values, positionals, root } = parseVerb(args, { write: { type: 'boolean', default: false } });
-  return printOutcome(await acceptanceMigrate({ root, files: positionals, write: values.write }), values.json);
+export const migrate: Handler<typeof verbs.migrate> = async ({ values, positionals }) => {
+  return printOutcome(
+    await acceptanceMigrate({ root: rootOf(values), files: positionals, write: values.write }),
+    values.json,
+  );
 };
 
-const runVerb: Command = async (args) => {
-  const { values, positionals, root } = parseVerb(args, {
-    claim: { type: 'string', multiple: true },
-    'yes-run-commands': { type: 'boolean', default: false },
-    timeout: { type: 'string' },
-  });
+export const run: Handler<typeof verbs.run> = async ({ values, positionals }) => {
+  const root = rootOf(values);
   if (positionals.length !== 1) throw invalid('ERR_USAGE', 'Expected exactly one package file P', { path: 'P' });
   return printOutcome(
     await acceptanceRun({
@@ -222,15 +175,8 @@ const runVerb: Command = async (args) => {
   );
 };
 
-const witness: Command = async (args) => {
-  const { values, positionals, root } = parseVerb(args, {
-    claim: { type: 'string' },
-    patch: { type: 'string' },
-    replace: { type: 'string' },
-    old: { type: 'string' },
-    new: { type: 'string' },
-    timeout: { type: 'string' },
-  });
+export const witness: Handler<typeof verbs.witness> = async ({ values, positionals }) => {
+  const root = rootOf(values);
   if (positionals.length !== 1) throw invalid('ERR_USAGE', 'Expected exactly one package file P', { path: 'P' });
   if (!values.claim) throw invalid('ERR_USAGE', 'Expected --claim ID', { path: '--claim' });
   if (values.replace !== undefined && (values.old === undefined || values.new === undefined))
@@ -252,212 +198,5 @@ const witness: Command = async (args) => {
   );
 };
 
-export const ACCEPTANCE_COMMANDS: Record<string, Command> = {
-  'acceptance migrate': migrate,
-  'acceptance run': runVerb,
-  'acceptance witness': witness,
-  'acceptance check-spec': checkSpec,
-  'acceptance check-package': packageVerb(checkPackageFiles),
-  'acceptance coverage': packageVerb(coverageFiles),
-  'acceptance digest': digest,
-  'acceptance check': check,
-  'acceptance render': render,
-  'acceptance check-decision': checkDecisionVerb,
-  'acceptance decide': decideVerb,
-};
-
-export const ACCEPTANCE_HELP: Record<string, string> = {
-  'acceptance migrate': `Usage: vkit acceptance migrate FILE... [--write] [--root DIR] [--json]
-
-Converts acceptance 0.3 documents to 0.4: a contract becomes a specification ([document] kind and
-protocol acceptance-protocol/0.4), a package gets [format] id acceptance/0.4 and its [contract]
-binding becomes [specification], hashed in domain specification over the MIGRATED specification
-bytes. Every old hash is verified against the bytes it names before it is re-expressed (legacy
-record_hash forms become record:sha-512); one that does not match is reported, never rebound.
-Give a package together with its specification, or let migrate find the specification through the
-package's [spec] path (it is then migrated too). Text is spliced: comments and layout stay.
-
-An authority written "Name / role" becomes the party's name (the role fills that party's missing
-role), a deviation's statement becomes its reason, an absent control_required is written as 0.3's
-default (false). A retired bare sha-512: binding is refused, as 0.3.2 refuses it.
-
-Fields without a 0.4 meaning (band, semantics, [[filler]], extra [contract] keys, a gap claim without
-gap_reason, a party without role, ...) are never dropped or guessed: each is listed as
-NEEDS-ATTENTION <file>:<line> <field>: <what 0.4 wants>, and marked in the output with a
-"# TODO(vkit migrate)" comment above its line. Migrate then runs the 0.4 validators on the text it
-writes (check-spec; check-package against the specification the package binds) and prints each
-verdict (VALIDATE <file>: VALID|INVALID|INDETERMINATE); anything they still refuse is listed too.
-
-Without --write, prints the changed lines of each file and writes nothing. With --write, writes
-every file (items needing attention included, marked), or none when any file cannot be migrated
-safely (a hash it cannot verify). A file already at 0.4 is left unchanged.
-Decisions are never migrated (exit 2): the consumer must issue a new decision.
-
-Exit codes: 0 migrated (or previewed, or unchanged) with every output valid and nothing needing
-attention; 1 "migrated with N items needing attention", or a file cannot be migrated safely
-(nothing written); 2 usage errors, a decision, or a document that cannot be read or parsed.
-`,
-  'acceptance run': `Usage: vkit acceptance run P [--claim ID]... --yes-run-commands [--timeout S] [--root DIR] [--json]
-
-Runs each claim's [claim.self_verify] command (sh -c, in the subject root: [subject] root relative
-to --root, default the package file's directory) and checks it: exit 0 and expect found in the
-expect_stream (stdout, stderr or combined; CRLF -> LF). Prints \`<STATUS> <claim>: <command>\` per
-claim and a summary. Statuses: EXECUTED-PASS, EXECUTED-FAIL (non-zero exit, signal, time-out),
-EXPECT-MISMATCH (exit 0 without the text), SELF-FULFILLING-SUSPECT (the expected text is in the
-command itself; never run), NOT-RUN (no command, or an empty expect).
-
-Without --yes-run-commands nothing runs: it lists the commands it would run and exits 2.
-  --claim ID       run only these claims (repeatable; default every claim)
-  --timeout S      per command, in seconds (default 600)
-
-Exit codes: 0 every claim EXECUTED-PASS; 1 any EXECUTED-FAIL or EXPECT-MISMATCH; 3 any
-SELF-FULFILLING-SUSPECT or NOT-RUN and none failed; 2 usage errors or an unreadable package.
-`,
-  'acceptance witness': `Usage: vkit acceptance witness P --claim ID (--patch FILE.diff | --replace PATH --old TEXT --new TEXT) [--timeout S] [--root DIR] [--json]
-
-Shows that a claim's check can fail, and records it. Copies the subject root (without .git) to a
-scratch directory (your tree is never touched), runs the claim's self_verify command there (it must
-pass), applies the perturbation (--patch: git apply, paths relative to the subject root; --replace:
-OLD must occur exactly once in PATH, relative to --root), and runs the command again. When it goes
-red by a real exit (EXECUTED-FAIL or EXPECT-MISMATCH), splices [claim.self_verify.watched_fail]
-(of_command, perturbed with the perturbation's sha256, observed, date) into P, keeping comments and
-layout, and prints the old and new manifest: digests: a decision bound to the old package is stale.
-
-Exit codes: 0 witnessed and written; 1 SURVIVOR (the command still passes: nothing written) or the
-command fails before any perturbation; 3 not witnessed (time-out, self-fulfilling or missing
-command); 2 usage errors, a perturbation that cannot be applied, or an unreadable package.
-`,
-  'acceptance check-spec': `Usage: vkit acceptance check-spec S [--root DIR] [--json]
-
-Checks a specification (acceptance-protocol/0.4): [document] (kind specification, id, version,
-issued_at, issued_by, status), [parties] consumer and producer {name, role}, [acceptance] (rule,
-authority = a party name, consumer_verification, profiles_required, stale_after, assurance_class)
-and every [[requirement]] with its floor ([requirement.evidence]), demands (cross-cutting) or
-[requirement.chain]. A producer-issued specification binds only once ratified ([ratification] by, at).
-
-Exit: 0 valid (binding or not: a NOTE says when it does not bind), 1 invalid, 2 unreadable or a 0.3
-document, 3 indeterminate (a floor or assurance class this vkit cannot evaluate).
-`,
-  'acceptance check-package': `Usage: vkit acceptance check-package P --spec S [--store NAME=DIR ...] [--tree COMMIT=DIR ...] [--root DIR] [--json]
-
-Checks that package P is a valid answer to specification S: the format validator passes; S is valid
-and binding; [specification] id, hash (domain specification over S's bytes) and requirements_total
-match; every claim's clause resolves; every item requirement has a claim; every mandatory requirement
-coverage does not find satisfied has a [[deviation]] {requirement, kind, reason}; the subject has one
-certified identity and the presented bytes are its bytes; required profiles are present; every chain
-requirement's stack check passes (--store maps acceptor names to stores, --tree says where a commit's
-bytes are). Prints the findings, the coverage (the one computation every verb shows: acceptable
-only over a valid package) and a verdict line.
-
-Exit: 0 valid (whatever the coverage), 1 invalid, 2 unreadable or usage, 3 indeterminate.
-`,
-  'acceptance coverage': `Usage: vkit acceptance coverage P --spec S [--store NAME=DIR ...] [--tree COMMIT=DIR ...] [--root DIR] [--json]
-
-Per requirement of S: satisfied | partial | deviation-declared | gap | missing | indeterminate, with
-the claims that meet the floor as basis and the first failed reason of every other answering claim.
-A floor with keys this vkit cannot evaluate (or an [acceptance] assurance_class) is never
-satisfied: what would be is indeterminate, with \`(floor): not evaluated: <keys>\`. A claim meets a
-floor when, in order: status evidenced; weight granted if required; tier reaches min_tier; a passing
-record's kind is in methods; a control or watched-fail witness if control_required; freshness (every
-relied-on record captured at the subject commit) if delivered-revision; independence (each record's
-author against the parties). Ends with \`summary: mandatory a/b, optional c/d, acceptable=...\`
-(\`a/b (N indeterminate)\` when some are), then why it is not acceptable when the counts do not say it.
-
-Exit: 0 only when every mandatory requirement is satisfied and the package check is valid, else 1;
-2 unreadable or usage.
-`,
-  'acceptance check': `Usage: vkit acceptance check FILE... [--root DIR] [--strict] [--strict-weight] [--json]
-
-Validates acceptance.toml documents (format acceptance/0.4): tables and fields, claim statuses and
-grades, evidence records (record_hash recomputed in domain record; inputs recomputed in domain
-subject, build_inputs in domain artifact), tiers against family ceilings, and weight: a claim asking
-for weight gets it only with a watched-fail witness and the rest of the weight rules. It runs no
-command. FILEs and every path in a document are relative to --root (default: cwd); records, [spec]
-path and cited packages are relative to the document's directory, inputs to [subject] root; none
-may leave the root.
-
-One summary line per file, then its findings:
-  <VERDICT> <file> (N errors, M warnings) [weighted: W, unweighted: U]
-Verdicts: PASS, PASS-PROSPECTIVE (prospective subject or no evidenced claim), INDETERMINATE (an
-unresolvable reference to another document, or every claim not-applicable), FAIL. A PASS says the
-document is well formed and its weights honestly granted, not that anything is accepted.
-
-  --strict         a missing record or input file is an error (default: a warning)
-  --strict-weight  every WEIGHT REFUSED is an error (default: a warning; the claim counts unweighted)
-
-Exit: 0 PASS/PASS-PROSPECTIVE, 1 FAIL, 3 INDETERMINATE (the worst file decides), 2 when a file
-cannot be read or parsed, is an acceptance 0.3 document (convert it with vkit acceptance migrate),
-or on usage errors.
-`,
-  'acceptance render': `Usage: vkit acceptance render S P [D] [--store NAME=DIR ...] [--tree COMMIT=DIR ...] [--root DIR] [--json]
-
-Checks the specification S, the package P and (optionally) the decision D, then prints a Markdown
-view: the requirements with their floors, the claims answering each, the computed coverage, the
-decision's dispositions and conditions. For a stack, the relation table comes first and the stack
-lines last. A cross-cutting requirement's floor is what its [requirement.demands] demand over the
-requirements it names; floor keys this vkit cannot evaluate are listed (not evaluated: ...) and
-the requirement is indeterminate, never satisfied. When the documents are not valid, the verdict
-line and the first 10 findings that decide it ("(and N more)") open the view and go to stderr.
-Exit 0 for valid documents, 1 when one is invalid or the decision is stale (the view
-still prints and says so), 3 when indeterminate, 2 for unreadable documents, usage errors or 0.3
-documents (a 0.3 specification or package: convert it with vkit acceptance migrate; a 0.3
-decision cannot be migrated: issue a new one with vkit acceptance decide against the migrated
-specification and package).
-`,
-  'acceptance check-decision': `Usage: vkit acceptance check-decision D --spec S --package P [--effect [--now YYYY-MM-DD] [--allow-conditions]]
-                                     [--store NAME=DIR ...] [--tree COMMIT=DIR ...] [--root DIR] [--json]
-
-Checks the decision D: re-validates the specification S and the package P (including the subject
-and, for chain requirements, the stack of accepted libraries), recomputes the bound hashes
-([binds] specification in domain specification, package in domain manifest, subject commit or
-digest), then the decision itself: issuer = the specification's authority (a self-acceptance by
-the producer is valid, with a NOTE, and satisfies no requirement demanding more independence),
-no dirty subject, one disposition per requirement coherent with the computed coverage and the
-verification runs, conditions, and the verdict the verdict table gives from the mandatory
-dispositions. A bound hash that no longer matches makes the decision stale:
-  ERROR D: stale: renewed decision required: the package P changed since the decision (...)
-
---effect asks whether a publish/deploy gate may act on D at --now (default: today, UTC): the
-decision is valid and not provisional; [validity] stale_after is present, no later than issued_at
-+ the specification's stale_after duration, and not before now (the day itself still passes); no
-condition is due before now; the verdict is accepted (accepted-with-conditions only with
---allow-conditions). Prints EFFECT-ELIGIBLE: ... or EFFECT-INELIGIBLE: <reasons>.
-
---tree COMMIT=DIR says where a commit subject's bytes are read. When DIR's repository has the
-commit, every file under the subject root must equal the commit's blob. When it lacks the commit
-(or DIR is in no git repository), the decision is indeterminate, naming the commit and DIR, unless
-every file under the subject root in DIR is an input the documents name with a recorded digest
-(evidence inputs or build_inputs, record_hash, an inventory element's crate digest) that matches
-DIR's bytes; a NOTE then says so, with the number of files.
-
-Paths (D, S, P, store and tree directories) are relative to --root (default: cwd).
-Exit: 0 valid whatever the verdict, 1 invalid or stale, 3 indeterminate; with --effect 0 eligible,
-1 ineligible, 3 indeterminate; 2 for unreadable documents, usage errors, a malformed --now, or
-0.3 documents (a 0.3 specification or package: convert it with vkit acceptance migrate; a 0.3
-decision cannot be migrated: issue a new one with vkit acceptance decide against the migrated
-specification and package).
-`,
-  'acceptance decide': `Usage: vkit acceptance decide P --spec S --issuer NAME --out D [--role ROLE] [--id ID] [--force]
-                              [--store NAME=DIR ...] [--tree COMMIT=DIR ...] [--root DIR] [--json]
-
-Writes a draft decision D from the computed coverage of the package P against the specification
-S: binds filled with the current hashes and the package's subject, verification mode = the
-specification's consumer_verification, one [[verification.run]] per basis claim with result
-"not-run", one disposition per requirement (satisfied when coverage, or for a chain requirement
-the stack check, says so; unsatisfied otherwise, with the coverage reasons as comments), the
-verdict from the verdict table, and [validity] stale_after = issued_at + the specification's
-stale_after when it sets one. Re-run the commands, record the runs, and revise before issuing;
-under re-execute-all check-decision refuses satisfied requirements until their runs pass.
-
-NAME must be the specification's authority; ROLE defaults to that party's role. ID defaults to
-AD-<date>-<8 hex of the package hash>. An existing D is never overwritten unless --force.
-Exit: 0 draft written, 1 the package is invalid or its subject dirty (nothing written),
-3 the package check is indeterminate, 2 usage errors (also an existing D without --force).
-`,
-  'acceptance digest': `Usage: vkit acceptance digest --domain D FILE [--root DIR] [--json]
-
-Prints the M11 digest of FILE: SHA-512 over the ASCII bytes \`D:\` followed by the file's raw bytes,
-written \`D:sha-512:<128 hex>\`. Domains: specification, manifest, decision, record, subject, artifact,
-inventory, normative-reference. FILE is relative to --root (default: cwd).
-`,
-};
+export const checkPackage = packageVerb(checkPackageFiles);
+export const coverage = packageVerb(coverageFiles);

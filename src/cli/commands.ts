@@ -1,22 +1,19 @@
-/** The verbs. Each parses its flags, calls the service and renders; no logic of their own. */
+/**
+ * The build verbs' handlers (declared in `verbs/build.ts`, bound in `table.ts`): each takes its parsed
+ * flags, calls the service and renders; no logic of their own.
+ */
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import type { ParseArgsConfig } from 'node:util';
 import { EXIT, invalid } from '../errors.js';
-import { BASE_FLAGS, parseFlags, printJson, type Command } from './args.js';
+import { type Handler, printJson } from './verb.js';
+import type * as verbs from './verbs/build.js';
 import { gateExitCode } from '../gate/evaluate.js';
+import { checkLabel } from '../graph/compile.js';
 import { toJunit, toSarif } from '../gate/formats.js';
 import * as service from '../service/index.js';
 import type { VkitEvent } from '../engine/events.js';
 import { printEvent, printGate, printSummary, printTails } from './render.js';
-import { tuiCommand } from './tui.js';
 import { interrupts } from './interrupt.js';
-
-const common = { ...BASE_FLAGS, jobs: { type: 'string' } } as const satisfies ParseArgsConfig['options'];
-
-function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
-  return parseFlags(args, { ...common, ...options });
-}
 
 function openOptions(v: { root?: string; store?: string }): service.OpenOptions {
   return { root: v.root ? resolve(v.root) : process.cwd(), store: v.store };
@@ -47,12 +44,7 @@ function cancelOnSignal(): AbortSignal {
 
 const json = printJson;
 
-const build: Command = async (args) => {
-  const v = parse(args, {
-    only: { type: 'string', multiple: true },
-    force: { type: 'boolean' },
-    explain: { type: 'boolean' },
-  });
+export const build: Handler<typeof verbs.build> = async ({ values: v }) => {
   const report = await service.build(openOptions(v), {
     only: v.only,
     force: v.force,
@@ -70,19 +62,7 @@ const build: Command = async (args) => {
   return gateExitCode(report.gate.status);
 };
 
-const gate: Command = async (args, version) => {
-  const v = parse(args, {
-    deep: { type: 'boolean' },
-    format: { type: 'string' },
-    only: { type: 'string', multiple: true },
-    now: { type: 'string' },
-    protected: { type: 'boolean' },
-    target: { type: 'string' },
-    candidate: { type: 'string' },
-    'working-tree': { type: 'boolean' },
-    reuse: { type: 'boolean' },
-    explain: { type: 'boolean' },
-  });
+export const gate: Handler<typeof verbs.gate> = async ({ values: v, version }) => {
   if (v.protected)
     return (await import('./evidence.js')).protectedGateCommand(v, jobsOf(v), cancelOnSignal(), openOptions(v));
   for (const flag of ['target', 'candidate', 'working-tree', 'reuse'] as const)
@@ -112,19 +92,12 @@ function secondsOf(value: string | undefined, flag: string): number | undefined 
   return n * 1000;
 }
 
-const verify: Command = async (args) => {
-  const v = parse(args, {
-    check: { type: 'string' },
-    request: { type: 'string' },
-    reuse: { type: 'boolean' },
-    explain: { type: 'boolean' },
-    wait: { type: 'string' },
-  });
+export const verify: Handler<typeof verbs.verify> = async ({ values: v }) => {
   if (v.request !== undefined) return verifyRequest(v as typeof v & { request: string });
   if (!v.check) throw invalid('ERR_USAGE', 'Expected --check ID or --request FILE', { path: '--check' });
   // The verified action's own line waits for the report: when the bounded wait ended first the run is
   // still going, and the line says `running` instead of the engine's provisional `blocked`.
-  const label = v.check.includes(':') ? v.check : `check:${v.check}`;
+  const label = checkLabel(v.check);
   let held: VkitEvent | undefined;
   const onEvent = (e: VkitEvent) => (e.type === 'action.finished' && e.label === label ? (held = e) : printEvent(e));
   const report = await service.verify(openOptions(v), {
@@ -188,8 +161,7 @@ async function verifyRequest(v: {
   return formal.formalExit(report);
 }
 
-const runs: Command = async (args) => {
-  const v = parse(args, { check: { type: 'string' }, limit: { type: 'string' } });
+export const runs: Handler<typeof verbs.runs> = async ({ values: v }) => {
   const limit = v.limit === undefined ? 50 : Number(v.limit);
   if (!/^[0-9]+$/.test(v.limit ?? '50') || limit < 1 || limit > 500)
     throw invalid('ERR_USAGE', `Expected --limit to be an integer from 1 to 500, got \`${v.limit}\``, {
@@ -197,7 +169,7 @@ const runs: Command = async (args) => {
     });
   const store = await service.openStore(openOptions(v));
   try {
-    const label = v.check ? (v.check.includes(':') ? v.check : `check:${v.check}`) : undefined;
+    const label = v.check ? checkLabel(v.check) : undefined;
     const rows = service.listRuns(store, { label, limit });
     if (v.json) json({ schema: 'vkit.runs/1', runs: rows });
     else
@@ -211,12 +183,7 @@ const runs: Command = async (args) => {
   return EXIT.ok;
 };
 
-const runShow: Command = async (args) => {
-  const v = parse(args, {
-    run: { type: 'string' },
-    section: { type: 'string', multiple: true },
-    page: { type: 'string' },
-  });
+export const runShow: Handler<typeof verbs.runShow> = async ({ values: v }) => {
   if (!v.run) throw invalid('ERR_USAGE', 'Expected --run ID', { path: '--run' });
   const asked = v.section ?? [];
   const sections = asked.includes('all') ? [...service.SECTIONS] : asked;
@@ -271,8 +238,7 @@ function printSummary1(shown: service.RunShown & { timed_out?: boolean }): void 
   );
 }
 
-const runWait: Command = async (args) => {
-  const v = parse(args, { run: { type: 'string' }, timeout: { type: 'string' } });
+export const runWait: Handler<typeof verbs.runWait> = async ({ values: v }) => {
   if (!v.run) throw invalid('ERR_USAGE', 'Expected --run ID', { path: '--run' });
   const shown = await service.waitRun(openOptions(v), v.run, secondsOf(v.timeout, '--timeout'));
   if (v.json) json(shown);
@@ -280,8 +246,7 @@ const runWait: Command = async (args) => {
   return runExit(shown.summary);
 };
 
-const runCancel: Command = async (args) => {
-  const v = parse(args, { run: { type: 'string' } });
+export const runCancel: Handler<typeof verbs.runCancel> = async ({ values: v }) => {
   if (!v.run) throw invalid('ERR_USAGE', 'Expected --run ID', { path: '--run' });
   const shown = await service.cancelRun(openOptions(v), v.run);
   if (v.json) json(shown);
@@ -289,8 +254,7 @@ const runCancel: Command = async (args) => {
   return EXIT.ok;
 };
 
-const runRetry: Command = async (args) => {
-  const v = parse(args, { run: { type: 'string' }, wait: { type: 'string' } });
+export const runRetry: Handler<typeof verbs.runRetry> = async ({ values: v }) => {
   if (!v.run) throw invalid('ERR_USAGE', 'Expected --run ID', { path: '--run' });
   const shown = await service.retryRun(openOptions(v), v.run, secondsOf(v.wait, '--wait'));
   if (v.json) json(shown);
@@ -298,16 +262,14 @@ const runRetry: Command = async (args) => {
   return runExit(shown.summary);
 };
 
-const init: Command = async (args) => {
-  const v = parse(args, {});
+export const init: Handler<typeof verbs.init> = async ({ values: v }) => {
   const { file } = await service.initConfig(resolve(v.root ?? process.cwd()));
   if (v.json) json({ created: file });
   else process.stdout.write(`wrote ${file}\nnext: edit its inputs, then run \`vkit build\`\n`);
   return EXIT.ok;
 };
 
-const gc: Command = async (args) => {
-  const v = parse(args, { 'keep-runs': { type: 'string' } });
+export const storeGc: Handler<typeof verbs.storeGc> = async ({ values: v }) => {
   const keep = Number(v['keep-runs']);
   if (v['keep-runs'] === undefined || !Number.isInteger(keep) || keep < 0)
     throw invalid('ERR_USAGE', `Expected --keep-runs to be a non-negative integer, got \`${v['keep-runs'] ?? ''}\``, {
@@ -327,27 +289,10 @@ const gc: Command = async (args) => {
   return EXIT.ok;
 };
 
-const modelCompare: Command = async (args) => {
-  const v = parse(args, { request: { type: 'string' } });
+export const modelCompare: Handler<typeof verbs.modelCompare> = async ({ values: v }) => {
   if (!v.request) throw invalid('ERR_USAGE', 'Expected --request FILE', { path: '--request' });
   const { report, exitCode } = await service.compareRequestFile(resolve(v.request), v.request);
   if (v.json) json(report);
   else process.stdout.write((await import('../models/index.js')).renderCompareReport(report));
   return exitCode;
-};
-
-export const COMMANDS: Record<string, Command> = {
-  build,
-  gate,
-  verify,
-  runs,
-  'run show': runShow,
-  init,
-  'store gc': gc,
-  'model compare': modelCompare,
-  'run wait': runWait,
-  'run cancel': runCancel,
-  'run retry': runRetry,
-  tui: tuiCommand,
-  watch: async (args, version) => (await import('./watch.js')).watchCommand(args, version),
 };

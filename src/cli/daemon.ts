@@ -1,7 +1,7 @@
 /**
- * `vkit daemon start|stop|status`: a resident build process per root that serves `build` and `gate`
- * (see src/daemon/server.ts). Optional: without one every command runs in its own process, with the
- * same answers.
+ * `vkit daemon start|stop|status`'s handlers (declared in `verbs/daemon.ts`, bound in `table.ts`): a
+ * resident build process per root that serves `build` and `gate` (see src/daemon/server.ts).
+ * Optional: without one every command runs in its own process, with the same answers.
  */
 import { spawn } from 'node:child_process';
 import { kindsModule } from '../config/kind.js';
@@ -12,14 +12,8 @@ import { EXIT, invalid } from '../errors.js';
 import { control } from '../daemon/client.js';
 import { FRAME } from '../daemon/frames.js';
 import { daemonPaths, makePrivateDir, type DaemonPaths } from '../daemon/paths.js';
-import { parseFlags, printJson, type Command } from './args.js';
-
-const FLAGS = {
-  root: { type: 'string' },
-  json: { type: 'boolean', default: false },
-  'idle-s': { type: 'string' },
-} as const;
-const DEFAULT_IDLE_S = 3 * 3600;
+import { type Handler, printJson } from './verb.js';
+import { DEFAULT_IDLE_S, type start as startVerb } from './verbs/daemon.js';
 const SERVER_MAIN = fileURLToPath(new URL('../daemon/main.js', import.meta.url));
 
 interface Status {
@@ -49,8 +43,10 @@ function idleOf(v: { 'idle-s'?: string }): number {
   return n;
 }
 
-const start: Command = async (args) => {
-  const v = parseFlags(args, FLAGS);
+/** The three verbs share their flags. */
+type DaemonHandler = Handler<typeof startVerb>;
+
+export const start: DaemonHandler = async ({ values: v }) => {
   const paths = pathsOf(v);
   const idle = idleOf(v);
   let status = (await control(paths.socket, FRAME.ping)) as Status | undefined;
@@ -84,8 +80,7 @@ const start: Command = async (args) => {
   return EXIT.ok;
 };
 
-const stop: Command = async (args) => {
-  const v = parseFlags(args, FLAGS);
+export const stop: DaemonHandler = async ({ values: v }) => {
   const paths = pathsOf(v);
   const answer = await control(paths.socket, FRAME.stop);
   if (v.json) printJson({ running: false, stopped: answer !== undefined });
@@ -96,8 +91,7 @@ const stop: Command = async (args) => {
   return EXIT.ok;
 };
 
-const status: Command = async (args) => {
-  const v = parseFlags(args, FLAGS);
+export const status: DaemonHandler = async ({ values: v }) => {
   const paths = pathsOf(v);
   const s = (await control(paths.socket, FRAME.ping)) as Status | undefined;
   if (v.json) printJson(s ? { running: true, ...s, socket: paths.socket } : { running: false, root: paths.root });
@@ -108,33 +102,4 @@ const status: Command = async (args) => {
         : `vkit daemon: none running for ${paths.root}\n`,
     );
   return EXIT.ok;
-};
-
-export const DAEMON_COMMANDS: Record<string, Command> = {
-  'daemon start': start,
-  'daemon stop': stop,
-  'daemon status': status,
-};
-
-export const DAEMON_HELP: Record<string, string> = {
-  'daemon start': `Usage: vkit daemon start [--root DIR] [--idle-s N] [--json]
-
-Starts a resident build process for the root (if none runs): \`vkit build\` and \`vkit gate\` for that
-root are then served by it, saving node's start-up and module loading. Every request still reads
-the config, lists and stats the tree and verifies every receipt, as a fresh process does; the
-answers are the same. It serves only the vkit, node and NODE_OPTIONS it was started with, stops when
-its own code changes on disk, after serving a TS config that leaves code in node's module cache
-(packages, require), after --idle-s seconds without a request (default ${DEFAULT_IDLE_S}), or on
-\`vkit daemon stop\`.
-VKIT_DAEMON=0 makes a command ignore it. The socket lives in a directory only you can enter
-($XDG_RUNTIME_DIR, else the temp dir, /vkit-<uid>/).
-`,
-  'daemon stop': `Usage: vkit daemon stop [--root DIR] [--json]
-
-Stops the root's resident build process, after the request it is serving.
-`,
-  'daemon status': `Usage: vkit daemon status [--root DIR] [--json]
-
-Says whether a resident build process serves the root, since when, and how many commands it served.
-`,
 };

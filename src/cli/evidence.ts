@@ -1,21 +1,18 @@
-/** `vkit evidence export|replay`: parse, call the service, render. */
+/**
+ * `vkit evidence export|replay`'s handlers (declared in `verbs/evidence.ts`, bound in `table.ts`):
+ * call the service, render. Also renders the protected gate (`vkit gate --protected`).
+ */
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { EXIT, invalid } from '../errors.js';
 import { gateExitCode, showOnly } from '../gate/evaluate.js';
 import { exportEvidence, replayEvidence } from '../service/evidence.js';
 import type { OpenOptions } from '../service/workspace.js';
-import { BASE_FLAGS, parseFlags, printJson, type Command } from './args.js';
+import { type Handler, printJson } from './verb.js';
+import type * as verbs from './verbs/evidence.js';
 import { printEvent, printGate } from './render.js';
 
-const exportCommand: Command = async (args) => {
-  const v = parseFlags(args, {
-    ...BASE_FLAGS,
-    run: { type: 'string' },
-    out: { type: 'string' },
-    'include-assets': { type: 'boolean' },
-  });
+export const exportBundle: Handler<typeof verbs.exportBundle> = async ({ values: v }) => {
   if (!v.run) throw invalid('ERR_USAGE', 'Expected --run ID', { path: '--run' }, 'List runs with `vkit runs`.');
   if (!v.out) throw invalid('ERR_USAGE', 'Expected --out FILE', { path: '--out' });
   const r = await exportEvidence(
@@ -34,19 +31,7 @@ const exportCommand: Command = async (args) => {
   return EXIT.ok;
 };
 
-const replayCommand: Command = async (args) => {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      options: { ...BASE_FLAGS, 'restore-assets': { type: 'boolean' }, jobs: { type: 'string' } },
-      strict: true,
-      allowPositionals: true,
-    });
-  } catch (error) {
-    throw invalid('ERR_USAGE', (error as Error).message, {}, 'See --help for the flags.');
-  }
-  const { values: v, positionals } = parsed;
+export const replay: Handler<typeof verbs.replay> = async ({ values: v, positionals }) => {
   if (positionals.length !== 1)
     throw invalid(
       'ERR_USAGE',
@@ -76,43 +61,6 @@ const replayCommand: Command = async (args) => {
     process.stdout.write(`note: ${r.integrity}\n`);
   }
   return r.status === 'PASS' ? EXIT.ok : r.status === 'FAIL' ? EXIT.fail : EXIT.blocked;
-};
-
-export const EVIDENCE_COMMANDS: Record<string, Command> = {
-  'evidence export': exportCommand,
-  'evidence replay': replayCommand,
-};
-
-export const EVIDENCE_HELP: Record<string, string> = {
-  'evidence export': `Usage: vkit evidence export --run ID --out FILE [--include-assets] [--root DIR] [--store DIR] [--json]
-
-Writes one finished run's evidence as a deterministic tar bundle: manifest.json (digests binding the
-job, the frozen source capture, the recorded outcome, obligations, checker and artifacts), job.json,
-receipt.json and each artifact. The store's copies are re-hashed first; the written file is read back
-as hostile input and checked. The same run always exports to the same bytes.
-
-  --include-assets  for a formal run, add a digest-bound capsule: the exact worker image (saved through
-                    the engine; refused unless its tool tree still hashes to the run's checker digest),
-                    archives and tool trees; checks, comparisons and acceptance items have none, and
-                    the output says so
-
-Hashes give integrity relative to trusted state, not authentication.
-Exit codes: 0 written, 2 invalid request, 3 the run's evidence is damaged, 4 internal error.
-`,
-  'evidence replay': `Usage: vkit evidence replay FILE [--restore-assets] [--root DIR] [--store DIR] [--jobs N] [--json]
-
-Reads a bundle as hostile input (links, devices, \`..\`, absolute or duplicate names, sizes or digests
-that disagree with the manifest, too many entries or bytes: refused, naming the entry, before anything
-is written outside a scratch directory), captures the candidate in the current repository, requires
-the accepted identities (job key, checker) to match, and runs the check again in the current store.
-The bundle's recorded outcome is never accepted: only the fresh run counts.
-
-  --restore-assets  load the bundle's capsule into the engine first; the loaded image must have the
-                    recorded id and its tool tree the recorded checker digest (a tag is never enough)
-
-Exit codes: 0 PASS, 1 FAIL (the check failed here), 2 refused bundle or invalid request,
-3 BLOCKED (identities differ, or the check could not run).
-`,
 };
 
 /**

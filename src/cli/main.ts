@@ -1,84 +1,73 @@
 /**
- * The CLI face: parse, call the service, render. `--version` and `--help` answer before anything
- * heavy is imported, so they cost little more than starting node. `runCli` is also what a resident
- * build process (`vkit daemon`) calls for each request it serves.
+ * The CLI face: parse, call the service, render. Every verb is a row of the command table
+ * (`table.ts`): its flags, its help and its handler, imported only when the verb runs. `--version`
+ * answers before the table is read and `--help` reads only the table, so they cost little more than
+ * starting node. `runCli` is also what a resident build process (`vkit daemon`) calls for each
+ * request it serves.
  */
 import { readFileSync } from 'node:fs';
-import { EXIT, VkitError } from '../errors.js';
-import { HELP, usage } from './help.js';
+import { EXIT, UnavailableError, VkitError } from '../errors.js';
+import { parseInput, type Spec } from './verb.js';
 
 function version(): string {
   return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string })
     .version;
 }
 
-async function dispatch(argv: string[]): Promise<number> {
-  const [verb, ...rest] = argv;
-  if (verb === '--version' || verb === '-v') {
+/**
+ * Verbs of the reference (`../shared/spec/vkit-reference.md`) that this vkit does not build yet:
+ * asking for one is exit 5, "unavailable interface", so a caller can tell it from a typo (exit 2).
+ */
+const NOT_BUILT = ['change certify'];
+
+function usage(message: string): number {
+  process.stderr.write(`vkit: ${message}\nRun \`vkit --help\` for the commands.\n`);
+  return EXIT.invalid;
+}
+
+/** Runs one command line; `running.spec` is the verb once known (its flags say whether errors may be JSON). */
+async function dispatch(argv: string[], running: { spec?: Spec }): Promise<number> {
+  const [first] = argv;
+  if (first === '--version' || first === '-v') {
     process.stdout.write(`vkit ${version()}\n`);
     return EXIT.ok;
   }
-  if (verb === undefined || verb === '--help' || verb === '-h' || verb === 'help') {
-    process.stdout.write(HELP.main);
-    return verb === undefined ? EXIT.invalid : EXIT.ok;
+  const { mainHelp, resolveVerb } = await import('./table.js');
+  if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+    process.stdout.write(mainHelp());
+    return first === undefined ? EXIT.invalid : EXIT.ok;
   }
-  const grouped =
-    verb === 'run' ||
-    verb === 'store' ||
-    verb === 'model' ||
-    verb === 'feedback' ||
-    verb === 'acceptance' ||
-    verb === 'evidence' ||
-    verb === 'formal' ||
-    verb === 'policy' ||
-    verb === 'daemon';
+  const resolved = resolveVerb(argv);
   // `vkit acceptance --help` (or no sub-verb at all): the command list names the group's verbs.
-  if (grouped && (rest[0] === undefined || rest[0] === '--help' || rest[0] === '-h')) {
-    process.stdout.write(HELP.main);
-    return rest[0] === undefined ? EXIT.invalid : EXIT.ok;
+  if (resolved.kind === 'group') {
+    process.stdout.write(mainHelp());
+    return resolved.help ? EXIT.ok : EXIT.invalid;
   }
-  const name = grouped ? `${verb} ${rest[0] ?? ''}`.trim() : verb;
-  const args = grouped ? rest.slice(1) : rest;
+  const { name, verb, args } = resolved;
+  if (!verb) {
+    // An interface the reference defines that this vkit does not build yet is exit 5, not a typo.
+    const planned = NOT_BUILT.find((n) => argv.slice(0, n.split(' ').length).join(' ') === n);
+    if (planned) throw new UnavailableError(`\`vkit ${planned}\``);
+    return usage(`unknown command \`${name}\``);
+  }
   if (args.includes('--help') || args.includes('-h')) {
-    const text =
-      HELP[name] ??
-      (name.startsWith('feedback')
-        ? (await import('./feedback.js')).FEEDBACK_HELP[name]
-        : name.startsWith('acceptance')
-          ? (await import('./acceptance.js')).ACCEPTANCE_HELP[name]
-          : name.startsWith('evidence')
-            ? (await import('./evidence.js')).EVIDENCE_HELP[name]
-            : name.startsWith('formal') || name.startsWith('policy')
-              ? (await import('./formal.js')).FORMAL_HELP[name]
-              : name.startsWith('daemon')
-                ? (await import('./daemon.js')).DAEMON_HELP[name]
-                : undefined);
-    if (!text) return usage(`unknown command \`${name}\``);
-    process.stdout.write(text);
+    process.stdout.write(verb.spec.help);
     return EXIT.ok;
   }
-  if (name === 'mcp') return (await import('../mcp/server.js')).serveMcp(args, version);
-  const command = name.startsWith('feedback')
-    ? (await import('./feedback.js')).FEEDBACK_COMMANDS[name]
-    : name.startsWith('acceptance')
-      ? (await import('./acceptance.js')).ACCEPTANCE_COMMANDS[name]
-      : name.startsWith('evidence')
-        ? (await import('./evidence.js')).EVIDENCE_COMMANDS[name]
-        : name.startsWith('formal') || name.startsWith('policy')
-          ? (await import('./formal.js')).FORMAL_COMMANDS[name]
-          : name.startsWith('daemon')
-            ? (await import('./daemon.js')).DAEMON_COMMANDS[name]
-            : (await import('./commands.js')).COMMANDS[name];
-  if (!command) return usage(`unknown command \`${name}\``);
-  return command(args, version);
+  running.spec = verb.spec;
+  const input = parseInput(verb.spec, args);
+  return (await verb.load())({ ...input, version });
 }
 
 /** Runs one command line and returns its exit code; errors are reported here, never thrown. */
 export async function runCli(argv: string[]): Promise<number> {
+  const running: { spec?: Spec } = {};
   try {
-    return await dispatch(argv);
+    return await dispatch(argv, running);
   } catch (error) {
-    return reportError(error, argv.includes('--json'));
+    // A verb without --json (`mcp`, whose stdout is the protocol's) never prints an error there.
+    const json = argv.includes('--json') && (running.spec === undefined || 'json' in running.spec.flags);
+    return reportError(error, json);
   }
 }
 

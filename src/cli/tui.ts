@@ -1,31 +1,16 @@
 /**
- * `vkit tui`: the gate overview once, from retained evidence (runs nothing). Ink and React are
- * imported only here, lazily, so `vkit --version` and the other verbs never load them.
+ * `vkit tui`'s handler (declared in `verbs/build.ts`, bound in `table.ts`): the gate overview once,
+ * from retained evidence (runs nothing). Ink and React are imported only here, lazily, so
+ * `vkit --version` and the other verbs never load them.
  */
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { invalid } from '../errors.js';
 import { gateExitCode } from '../gate/evaluate.js';
 import * as service from '../service/index.js';
 import { defaultStoreDir } from '../service/workspace.js';
+import type { Handler } from './verb.js';
+import type * as verbs from './verbs/build.js';
 
-export const tuiCommand = async (args: string[]): Promise<number> => {
-  let v: { root?: string; store?: string; json?: boolean; deep?: boolean };
-  try {
-    v = parseArgs({
-      args,
-      options: {
-        root: { type: 'string' },
-        store: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        deep: { type: 'boolean' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }).values;
-  } catch (error) {
-    throw invalid('ERR_USAGE', (error as Error).message, {}, 'See vkit tui --help for the flags.');
-  }
+export const tui: Handler<typeof verbs.tui> = async ({ values: v }) => {
   const root = v.root ? resolve(v.root) : process.cwd();
   const report = await service.gate({ root, store: v.store }, { deep: v.deep });
   if (v.json) {

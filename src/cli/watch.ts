@@ -1,17 +1,18 @@
-/** `vkit watch`: parse, run the service's watch loop, render its events as lines or JSON. */
+/**
+ * `vkit watch`'s handler (declared in `verbs/build.ts`, bound in `table.ts`): run the service's watch
+ * loop, render its events as lines or JSON.
+ */
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { VkitEvent } from '../engine/events.js';
 import { EXIT, invalid } from '../errors.js';
-import { watch, type WatchControl } from '../service/watch.js';
+import { type WatchControl, watch as watchLoop } from '../service/watch.js';
 import { defaultStoreDir } from '../service/workspace.js';
 import { latestRunDetails } from '../service/index.js';
 import { printEvent } from './render.js';
+import type { Handler } from './verb.js';
+import type * as verbs from './verbs/build.js';
 
-type Command = (args: string[], version: () => string) => Promise<number>;
-
-/** The verb's help; the text lives in help.ts so that `--help` imports nothing heavy. */
 /**
  * Ink draws no live frame when CI (or CONTINUOUS_INTEGRATION) is set, so a TUI there would show only its
  * finished lines and never the gate: use the line renderer instead (the same test Ink uses).
@@ -20,25 +21,6 @@ const inCi = () =>
   ['CI', 'CONTINUOUS_INTEGRATION'].some(
     (k) => k in process.env && process.env[k] !== '0' && process.env[k] !== 'false',
   );
-
-function parse(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      options: {
-        root: { type: 'string' },
-        store: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        jobs: { type: 'string' },
-        'no-tui': { type: 'boolean', default: false },
-      },
-      strict: true,
-      allowPositionals: false,
-    }).values;
-  } catch (error) {
-    throw invalid('ERR_USAGE', (error as Error).message, {}, 'See vkit watch --help for the flags.');
-  }
-}
 
 function jobsOf(value: string | undefined): number {
   if (value === undefined) return availableParallelism();
@@ -58,8 +40,7 @@ export function printWatchEvent(e: VkitEvent): void {
   else printEvent(e);
 }
 
-export const watchCommand: Command = async (args) => {
-  const v = parse(args);
+export const watch: Handler<typeof verbs.watch> = async ({ values: v }) => {
   const jobs = jobsOf(v.jobs);
   const controller = new AbortController();
   let code: number = EXIT.ok;
@@ -105,7 +86,7 @@ export const watchCommand: Command = async (args) => {
     });
   }
   try {
-    await watch({ root, store: v.store }, { onEvent, signal: controller.signal, jobs, control });
+    await watchLoop({ root, store: v.store }, { onEvent, signal: controller.signal, jobs, control });
   } finally {
     tui?.unmount();
     process.off('SIGINT', onSignal);

@@ -9,28 +9,12 @@
  */
 import { resolve } from 'node:path';
 import { Writable } from 'node:stream';
-import { parseArgs } from 'node:util';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { EXIT, invalid, VkitError } from '../errors.js';
+import { EXIT } from '../errors.js';
 import { BackgroundBuilds } from '../service/background.js';
 import type { OpenOptions } from '../service/index.js';
 import { registerTools } from './tools.js';
-
-function parseFlags(args: string[]): OpenOptions & { root: string } {
-  let values: { root?: string; store?: string };
-  try {
-    values = parseArgs({
-      args,
-      options: { root: { type: 'string' }, store: { type: 'string' } },
-      strict: true,
-      allowPositionals: false,
-    }).values;
-  } catch (error) {
-    throw invalid('ERR_USAGE', (error as Error).message, {}, 'See `vkit mcp --help` for the flags.');
-  }
-  return { root: resolve(values.root ?? process.cwd()), store: values.store ? resolve(values.store) : undefined };
-}
 
 /** A stream onto the real stdout for the transport; `process.stdout.write` goes to stderr from here on. */
 function claimStdout(): Writable {
@@ -47,17 +31,16 @@ function claimStdout(): Writable {
   return protocol;
 }
 
-/** Serves until the client closes stdin; background builds already started finish before the process exits. */
-export async function serveMcp(args: string[], version: () => string): Promise<number> {
-  let open: OpenOptions & { root: string };
-  try {
-    open = parseFlags(args);
-  } catch (error) {
-    // Reported here rather than by the CLI's handler, which may print JSON on stdout.
-    if (!(error instanceof VkitError)) throw error;
-    process.stderr.write(`vkit: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ''}`);
-    return error.exitCode;
-  }
+/**
+ * Serves until the client closes stdin; background builds already started finish before the process
+ * exits. The flags come parsed by the CLI's command table (src/cli/table.ts); `vkit mcp` declares no
+ * --json, so not even a usage error is printed on stdout.
+ */
+export async function serveMcp(flags: { root?: string; store?: string }, version: () => string): Promise<number> {
+  const open: OpenOptions & { root: string } = {
+    root: resolve(flags.root ?? process.cwd()),
+    store: flags.store ? resolve(flags.store) : undefined,
+  };
   const protocol = claimStdout();
   const server = new McpServer({ name: 'vkit', version: version() }, { instructions: INSTRUCTIONS });
   registerTools(server, { open, root: open.root, builds: new BackgroundBuilds() });

@@ -64,3 +64,32 @@ test('planted violations fail the check: an upward import, a cycle, src importin
     rmSync(copy, { recursive: true, force: true });
   }
 });
+
+const KNIP = join(REPO_ROOT, 'node_modules', 'knip', 'bin', 'knip.js');
+
+test('knip finds no unused file, export or dependency, and catches a planted unused export', () => {
+  const clean = spawnSync(process.execPath, [KNIP, '--no-progress'], { cwd: REPO_ROOT, encoding: 'utf8' });
+  assert.equal(clean.status, 0, clean.stdout + clean.stderr);
+  const copy = mkdtempSync(join(tmpdir(), 'vkit-knip-'));
+  try {
+    for (const entry of [
+      'src',
+      'rules',
+      'test',
+      'bench',
+      'scripts',
+      'bin',
+      'tsconfig.json',
+      'package.json',
+      'knip.jsonc',
+    ])
+      cpSync(join(REPO_ROOT, entry), join(copy, entry), { recursive: true });
+    symlinkSync(join(REPO_ROOT, 'node_modules'), join(copy, 'node_modules'));
+    writeFileSync(join(copy, 'src', 'hash', 'index.ts'), '\nexport const plantedUnused = 1;\n', { flag: 'a' });
+    const r = spawnSync(process.execPath, [KNIP, '--no-progress'], { cwd: copy, encoding: 'utf8' });
+    assert.notEqual(r.status, 0);
+    assert.match(r.stdout, /plantedUnused/);
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+});

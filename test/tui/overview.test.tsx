@@ -99,7 +99,8 @@ test('Ink and React are never loaded eagerly by the CLI: --version stays fast', 
     }
   };
   walk(start);
+  // The command table imports handlers on first use: the build verbs' and the tui verb's own.
   walk(join(REPO_ROOT, 'dist', 'src', 'cli', 'commands.js'));
-  assert.ok(seen.has(join(REPO_ROOT, 'dist', 'src', 'cli', 'tui.js')), 'the walk reaches the tui verb');
+  walk(join(REPO_ROOT, 'dist', 'src', 'cli', 'tui.js'));
   for (const heavy of ['ink', 'react', 'react-reconciler']) assert.ok(!bare.has(heavy), `${heavy} is imported eagerly`);
 });

@@ -1,0 +1,151 @@
+/**
+ * The command table: every verb of the CLI, in the order `vkit --help` lists them, each bound to a
+ * handler that is imported only when the verb runs. Parsing (`verb.ts`), `vkit --help`, `vkit <verb>
+ * --help`, unknown commands and the README's CLI table (`npm run readme:cli`) all come from here.
+ */
+import type { Handler, Spec } from './verb.js';
+import * as acceptance from './verbs/acceptance.js';
+import * as buildVerbs from './verbs/build.js';
+import * as daemon from './verbs/daemon.js';
+import * as evidence from './verbs/evidence.js';
+import * as feedback from './verbs/feedback.js';
+import * as formal from './verbs/formal.js';
+
+export interface Verb {
+  readonly spec: Spec;
+  /** The handler, imported on first use. */
+  readonly load: () => Promise<Handler<Spec>>;
+}
+
+/** Binds a declaration to its handler; the handler's values are typed by the declaration's flags. */
+function bind<S extends Spec>(spec: S, load: () => Promise<Handler<S>>): Verb {
+  return { spec, load: load as unknown as () => Promise<Handler<Spec>> };
+}
+
+const commands = () => import('./commands.js');
+const acceptanceVerbs = () => import('./acceptance.js');
+
+export const TABLE: readonly Verb[] = [
+  bind(buildVerbs.build, async () => (await commands()).build),
+  bind(buildVerbs.gate, async () => (await commands()).gate),
+  bind(buildVerbs.verify, async () => (await commands()).verify),
+  bind(buildVerbs.runs, async () => (await commands()).runs),
+  bind(buildVerbs.runShow, async () => (await commands()).runShow),
+  bind(buildVerbs.runWait, async () => (await commands()).runWait),
+  bind(buildVerbs.runCancel, async () => (await commands()).runCancel),
+  bind(buildVerbs.runRetry, async () => (await commands()).runRetry),
+  bind(buildVerbs.init, async () => (await commands()).init),
+  bind(buildVerbs.storeGc, async () => (await commands()).storeGc),
+  bind(buildVerbs.modelCompare, async () => (await commands()).modelCompare),
+  bind(acceptance.digest, async () => (await acceptanceVerbs()).digest),
+  bind(acceptance.check, async () => (await acceptanceVerbs()).check),
+  bind(acceptance.checkSpec, async () => (await acceptanceVerbs()).checkSpec),
+  bind(acceptance.checkPackage, async () => (await acceptanceVerbs()).checkPackage),
+  bind(acceptance.coverage, async () => (await acceptanceVerbs()).coverage),
+  bind(acceptance.decide, async () => (await acceptanceVerbs()).decide),
+  bind(acceptance.checkDecision, async () => (await acceptanceVerbs()).checkDecision),
+  bind(acceptance.render, async () => (await acceptanceVerbs()).render),
+  bind(acceptance.migrate, async () => (await acceptanceVerbs()).migrate),
+  bind(acceptance.run, async () => (await acceptanceVerbs()).run),
+  bind(acceptance.witness, async () => (await acceptanceVerbs()).witness),
+  bind(evidence.exportBundle, async () => (await import('./evidence.js')).exportBundle),
+  bind(evidence.replay, async () => (await import('./evidence.js')).replay),
+  bind(formal.policyAccept, async () => (await import('./formal.js')).policyAccept),
+  bind(formal.packageDigest, async () => (await import('./formal.js')).packageDigest),
+  bind(feedback.add, async () => (await import('./feedback.js')).add),
+  bind(feedback.list, async () => (await import('./feedback.js')).list),
+  bind(buildVerbs.watch, async () => (await import('./watch.js')).watch),
+  bind(buildVerbs.mcp, async () => {
+    const { serveMcp } = await import('../mcp/server.js');
+    return ({ values, version }) => serveMcp(values, version);
+  }),
+  bind(buildVerbs.tui, async () => (await import('./tui.js')).tui),
+  bind(daemon.start, async () => (await import('./daemon.js')).start),
+  bind(daemon.stop, async () => (await import('./daemon.js')).stop),
+  bind(daemon.status, async () => (await import('./daemon.js')).status),
+];
+
+/** Groups whose verbs `vkit --help` lists under one heading, indented. */
+const HEADINGS: Record<string, string> = {
+  acceptance: 'Acceptance 0.4.0 documents (`vkit acceptance <verb> --help` for each):',
+};
+
+const BY_NAME = new Map(TABLE.map((verb) => [verb.spec.name, verb]));
+
+/** The first words of the verbs named by two or more: `run`, `store`, `acceptance`, ... */
+const GROUPS = new Set(TABLE.flatMap((verb) => (verb.spec.name.includes(' ') ? [verb.spec.name.split(' ')[0]!] : [])));
+
+export type Resolved =
+  /** A group without a verb (`vkit acceptance`), or asked for help (`vkit acceptance --help`). */
+  | { kind: 'group'; help: boolean }
+  /** `name` is what the command line asked for; `verb` is absent when the table has no such verb. */
+  | { kind: 'verb'; name: string; verb: Verb | undefined; args: string[] };
+
+/** Splits a command line (without `vkit`, not empty) into its verb and the verb's arguments. */
+export function resolveVerb(argv: string[]): Resolved {
+  const [first, second] = argv;
+  if (!GROUPS.has(first!)) return { kind: 'verb', name: first!, verb: BY_NAME.get(first!), args: argv.slice(1) };
+  if (second === undefined || second === '--help' || second === '-h')
+    return { kind: 'group', help: second !== undefined };
+  const name = `${first} ${second}`;
+  return { kind: 'verb', name, verb: BY_NAME.get(name), args: argv.slice(2) };
+}
+
+/**
+ * `vkit --help`: one line per verb, a group with a heading as one block. Summaries start in column
+ * 16, or two spaces after the longest label of the verb's group.
+ */
+export function mainHelp(): string {
+  const label = (spec: Spec) => spec.label ?? spec.name;
+  const width = (group: string) =>
+    Math.max(11, ...TABLE.filter((v) => v.spec.name.startsWith(`${group} `)).map((v) => label(v.spec).length));
+  const lines: string[] = [];
+  const headed = new Set<string>();
+  for (const { spec } of TABLE) {
+    const group = spec.name.split(' ')[0]!;
+    const heading = HEADINGS[group];
+    if (heading === undefined) lines.push(`  ${label(spec).padEnd(width(group))}  ${spec.summary}`);
+    else if (!headed.has(group)) {
+      headed.add(group);
+      lines.push(`  ${group} <verb>  ${heading}`);
+      for (const { spec: member } of TABLE)
+        if (member.name.startsWith(`${group} `))
+          lines.push(`    ${member.name.slice(group.length + 1).padEnd(15)}  ${member.summary}`);
+    }
+  }
+  return `vkit: a build system whose outputs are evidence.
+
+Usage: vkit <command> [flags]
+
+Commands:
+${lines.join('\n')}
+
+Run \`vkit <command> --help\` for a command's flags. \`vkit --version\` prints the version.
+
+${buildVerbs.EXITS}`;
+}
+
+/**
+ * A verb's synopsis: the first form of its help's usage, continuation lines joined, without
+ * `[common flags]` (the README says what they are below the table).
+ */
+export function synopsis(spec: Spec): string {
+  const [first, ...rest] = spec.help.split('\n');
+  const end = rest.findIndex((line) => !/^\s+\S/.test(line) || /^\s+vkit /.test(line));
+  const continued = rest.slice(0, end === -1 ? rest.length : end);
+  return [first!.replace(/^Usage: /, ''), ...continued.map((line) => line.trim())]
+    .join(' ')
+    .replace(' [common flags]', '');
+}
+
+/** The marker comments around the CLI table in README.md. */
+export const README_TABLE_START =
+  '<!-- cli-table:start (npm run readme:cli writes this table from src/cli/table.ts) -->';
+export const README_TABLE_END = '<!-- cli-table:end -->';
+
+/** The README's CLI table: one row per verb, its synopsis and what it does. */
+export function readmeTable(): string {
+  const cell = (text: string) => text.replaceAll('|', '\\|');
+  const rows = TABLE.map(({ spec }) => `| \`${cell(synopsis(spec))}\` | ${cell(spec.readme ?? spec.summary)} |`);
+  return ['| command | what it does |', '|---|---|', ...rows].join('\n');
+}

@@ -1,0 +1,66 @@
+/**
+ * What one verb of the CLI is: its name, its flags (node:util `parseArgs` options), its help and the
+ * lines the command list and the README show. The verbs themselves are declared in `verbs/`, bound to
+ * their handlers in `table.ts`. Nothing here (or in `verbs/`) imports anything heavy: `vkit --help`
+ * reads these modules only.
+ */
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { invalid } from '../errors.js';
+
+export type Flags = NonNullable<ParseArgsConfig['options']>;
+
+export interface Spec<O extends Flags = Flags> {
+  /** One, two or three words: `build`, `run show`, `acceptance check`. */
+  readonly name: string;
+  /** Its line in `vkit --help`. */
+  readonly summary: string;
+  /** Its row in the README's CLI table (default: the summary). */
+  readonly readme?: string;
+  /** What `vkit --help` lists instead of the name (`formal package digest [ID]`). */
+  readonly label?: string;
+  readonly flags: O;
+  /** Whether the verb takes positional arguments (files, ids); without, one is a usage error. */
+  readonly positionals?: boolean;
+  /** `vkit <name> --help`: starts with `Usage: vkit <name>`. */
+  readonly help: string;
+}
+
+/** Declares a verb; `const` keeps its flags literal, so a handler's values are typed by them. */
+export function defineVerb<const O extends Flags>(spec: Spec<O>): Spec<O> {
+  return spec;
+}
+
+type Values<O extends Flags> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: true }>
+>['values'];
+
+/** What a handler gets: the verb's flags parsed, its positionals, and the running vkit's version. */
+export interface Input<S extends Spec> {
+  values: Values<S['flags']>;
+  positionals: string[];
+  version: () => string;
+}
+
+export type Handler<S extends Spec> = (input: Input<S>) => Promise<number>;
+
+/** Strict parsing by the verb's own flags; a usage error is exit 2, pointing at the verb's help. */
+export function parseInput<S extends Spec>(spec: S, args: string[]): Omit<Input<S>, 'version'> {
+  try {
+    const r = parseArgs({ args, options: spec.flags, strict: true, allowPositionals: spec.positionals ?? false });
+    return { values: r.values as Values<S['flags']>, positionals: r.positionals };
+  } catch (error) {
+    throw invalid('ERR_USAGE', (error as Error).message, {}, `See \`vkit ${spec.name} --help\` for the flags.`);
+  }
+}
+
+/** `--root`, `--store` and `--json`: the flags of every verb that reads a workspace. */
+export const ROOT_STORE_JSON = {
+  root: { type: 'string' },
+  store: { type: 'string' },
+  json: { type: 'boolean', default: false },
+} as const satisfies Flags;
+
+/** The common flags of the build verbs: `ROOT_STORE_JSON` and `--jobs`. */
+export const COMMON = { ...ROOT_STORE_JSON, jobs: { type: 'string' } } as const satisfies Flags;
+
+export const printJson = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);

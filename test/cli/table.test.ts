@@ -1,0 +1,138 @@
+/**
+ * The command table (src/cli/table.ts) is the CLI's one source: README.md's CLI table is rendered from
+ * it, every verb's help and flags agree, and `--help` and `--version` read it without loading any
+ * handler.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import {
+  README_TABLE_END,
+  README_TABLE_START,
+  readmeTable,
+  resolveVerb,
+  synopsis,
+  TABLE,
+} from '../../src/cli/table.js';
+import { REPO_ROOT, vkit } from '../_support/repo.js';
+
+test('README.md holds exactly the CLI table rendered from the command table (npm run readme:cli rewrites it)', () => {
+  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf(README_TABLE_START);
+  const end = readme.indexOf(README_TABLE_END);
+  assert.ok(start >= 0 && end > start, `README.md has ${README_TABLE_START} ... ${README_TABLE_END}`);
+  assert.equal(readme.slice(start + README_TABLE_START.length, end), `\n${readmeTable()}\n`, 'npm run readme:cli');
+});
+
+test('every verb: a unique name, help that starts with its usage, one README row, one line in vkit --help', () => {
+  const names = TABLE.map((v) => v.spec.name);
+  assert.equal(new Set(names).size, names.length, 'unique names');
+  const main = vkit(['--help']).stdout;
+  const rows = readmeTable().split('\n');
+  for (const { spec } of TABLE) {
+    assert.match(spec.help, new RegExp(`^Usage: vkit ${spec.name}\\b`), spec.name);
+    assert.ok(spec.help.endsWith('\n'), `${spec.name}: help ends with a newline`);
+    assert.equal(rows.filter((row) => row.startsWith(`| \`vkit ${spec.name} `)).length, 1, spec.name);
+    assert.ok(synopsis(spec).startsWith(`vkit ${spec.name}`), spec.name);
+    const [group, verb] = spec.name.split(' ');
+    const line = group === 'acceptance' ? `    ${verb} ` : `  ${spec.label ?? spec.name} `;
+    assert.ok(main.includes(`\n${line}`), `vkit --help lists ${spec.name}`);
+    assert.ok(main.includes(spec.summary), spec.name);
+  }
+});
+
+/**
+ * Flags a verb accepts without its help naming them: kept so that scripts passing them everywhere
+ * keep working (the verb ignores them, or `policy accept` uses --store as every verb does).
+ */
+const UNNAMED: Record<string, string[]> = {
+  init: ['store', 'json', 'jobs'],
+  'model compare': ['root', 'store', 'jobs'],
+  'policy accept': ['store'],
+  'daemon stop': ['idle-s'],
+  'daemon status': ['idle-s'],
+};
+
+test("every flag a verb's usage names is one it parses, and every flag it parses is in its help", () => {
+  for (const { spec } of TABLE) {
+    const usage = spec.help.slice(0, spec.help.indexOf('\n\n'));
+    for (const [, flag] of usage.matchAll(/--([a-z][a-z-]*)/g))
+      assert.ok(flag! in spec.flags, `${spec.name}: its usage names --${flag}`);
+    const common = /common flags/i.test(spec.help) ? ['root', 'store', 'json', 'jobs'] : [];
+    const unnamed = Object.keys(spec.flags).filter(
+      (flag) => !spec.help.includes(`--${flag}`) && !common.includes(flag),
+    );
+    assert.deepEqual(unnamed, UNNAMED[spec.name] ?? [], spec.name);
+  }
+});
+
+test('the command line resolves through the table: groups, verbs, unknown names', () => {
+  assert.deepEqual(resolveVerb(['acceptance']), { kind: 'group', help: false });
+  assert.deepEqual(resolveVerb(['run', '-h']), { kind: 'group', help: true });
+  const show = resolveVerb(['run', 'show', '--run', 'x']);
+  assert.ok(show.kind === 'verb' && show.verb?.spec.name === 'run show');
+  assert.deepEqual(show.kind === 'verb' && show.args, ['--run', 'x']);
+  const unknown = resolveVerb(['store', 'explode']);
+  assert.ok(unknown.kind === 'verb' && unknown.name === 'store explode' && unknown.verb === undefined);
+  const digest = resolveVerb(['formal', 'package', 'digest', 'ID']);
+  assert.ok(digest.kind === 'verb' && digest.verb?.spec.name === 'formal package');
+  assert.deepEqual(digest.kind === 'verb' && digest.args, ['digest', 'ID']);
+  for (const args of [['no-such-verb'], ['run', 'nope', '--help'], ['formal', 'package', '--bogus']])
+    assert.equal(vkit(args).code, 2, args.join(' '));
+  assert.equal(vkit(['formal', 'package', '--help']).code, 0);
+});
+
+/** Every module a `runCli(argv)` call loads, as paths relative to the repository (or `node:` names). */
+function modulesLoaded(argv: string[]): { code: number | null; modules: string[] } {
+  const dir = mkdtempSync(join(tmpdir(), 'vkit-modules-'));
+  try {
+    const log = join(dir, 'loaded.txt');
+    // A module hook (its own thread) appends every URL node loads to the log, synchronously.
+    const hooks = `import { appendFileSync } from 'node:fs';
+      let log; export function initialize(data) { log = data.log; }
+      export async function load(url, context, next) { appendFileSync(log, url + '\\n'); return next(url, context); }`;
+    const register = `import { register } from 'node:module';
+      register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hooks)}), { data: { log: ${JSON.stringify(log)} } });`;
+    const main = pathToFileURL(join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js')).href;
+    const r = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        `data:text/javascript,${encodeURIComponent(register)}`,
+        '--input-type=module',
+        '-e',
+        `const { runCli } = await import(${JSON.stringify(main)}); process.exitCode = await runCli(${JSON.stringify(argv)});`,
+      ],
+      { encoding: 'utf8', env: { ...process.env, VKIT_DAEMON: '0' } },
+    );
+    const urls = readFileSync(log, 'utf8').trim().split('\n');
+    const modules = urls
+      .filter((url) => url.startsWith('file:'))
+      .map((url) => relative(REPO_ROOT, fileURLToPath(url)))
+      .sort();
+    return { code: r.status, modules };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test("--version, --help and a verb's --help load the command table only: no handler, no service", () => {
+  const light = /^dist\/src\/(errors\.js|cli\/(main|table|verb)\.js|cli\/verbs\/[a-z]+\.js)$/;
+  for (const argv of [['--version'], ['--help'], ['acceptance', 'check', '--help'], ['run', 'show', '--help']]) {
+    const { code, modules } = modulesLoaded(argv);
+    assert.equal(code, 0, argv.join(' '));
+    assert.ok(modules.includes('dist/src/cli/main.js'), `the hook saw the CLI load: ${modules.join(', ')}`);
+    assert.deepEqual(
+      modules.filter((m) => !light.test(m)),
+      [],
+      `${argv.join(' ')} loads only the table`,
+    );
+  }
+  // The same hook sees a verb's handler load when the verb runs.
+  const { modules } = modulesLoaded(['formal', 'package', 'digest', '--json']);
+  assert.ok(modules.includes('dist/src/cli/formal.js'), modules.join(', '));
+});
