@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { registry } from '../../rules/index.js';
 import { installKinds } from '../../src/config/kind.js';
+import { awaitWorkersGoneSync } from './wait.js';
 
 // Tests that call the service in-process hand it the built-in kinds, as bin/vkit.js does.
 installKinds(registry);
@@ -68,6 +69,7 @@ export function tempRepo(
       repo.write('vkit.manifest.json', JSON.stringify(data, null, 2));
     },
     cleanup() {
+      awaitWorkersGoneSync(dir);
       rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     },
   };

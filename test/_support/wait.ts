@@ -58,9 +58,9 @@ export function whenClosed(child: ChildProcess): Promise<Closed> {
 /**
  * Pids of the live worker processes serving this store (`worker-main.js --store DIR`), found in
  * /proc: including a worker started for a run another worker claimed first, which recorded no
- * attempt yet holds the index open until it idles out.
+ * attempt yet holds the index open until it idles out. `under`: any store inside that directory.
  */
-export function storeWorkers(store: string): number[] {
+export function storeWorkers(store: string, under = false): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^[0-9]+$/.test(entry)) continue;
@@ -71,7 +71,20 @@ export function storeWorkers(store: string): number[] {
       continue; // gone meanwhile
     }
     const at = argv.indexOf('--store');
-    if (argv.some((a) => a.endsWith('worker-main.js')) && at >= 0 && argv[at + 1] === store) pids.push(Number(entry));
+    const served = argv[at + 1];
+    const ours = served !== undefined && (served === store || (under && served.startsWith(`${store}/`)));
+    if (argv.some((a) => a.endsWith('worker-main.js')) && at >= 0 && ours) pids.push(Number(entry));
   }
   return pids;
+}
+
+/**
+ * Blocks until no worker serves a store inside `dir` (at most `timeoutMs`): a temp repository is
+ * removed only after the workers its builds started have idled out, since a worker still writing its
+ * log or checkpoint into the directory makes the removal fail (ENOTEMPTY).
+ */
+export function awaitWorkersGoneSync(dir: string, timeoutMs = 20_000): void {
+  const until = Date.now() + timeoutMs;
+  const tick = new Int32Array(new SharedArrayBuffer(4));
+  while (storeWorkers(dir, true).length > 0 && Date.now() < until) Atomics.wait(tick, 0, 0, 50);
 }
