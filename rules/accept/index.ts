@@ -7,14 +7,17 @@
  */
 import { selectorIssues } from '../../src/capture/selector.js';
 import { defineKind, type KindNode } from '../../src/config/kind.js';
-import type { ResolvedAcceptance } from '../../src/config/types.js';
 import type { Issue } from '../../src/errors.js';
-import { AcceptanceSchema } from './schema.js';
+import {
+  AcceptanceSchema,
+  type AcceptanceConfig,
+  type ResolvedAcceptance,
+} from '../../src/acceptance/config-schema.js';
 
-export const acceptKind = defineKind<ResolvedAcceptance>({
+export const acceptKind = defineKind<ResolvedAcceptance, 'acceptance', AcceptanceConfig>({
   name: 'accept',
   section: 'acceptance',
-  entry: AcceptanceSchema as never,
+  entry: AcceptanceSchema,
   rules: {
     accept: async () => (await import('./rule.js')).acceptRule,
     'self-verify': async () => (await import('./self-verify.js')).selfVerifyRule,

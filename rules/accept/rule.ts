@@ -18,7 +18,6 @@
 import { isAbsolute, join, posix, relative, sep } from 'node:path';
 import * as v from 'valibot';
 import { defineRule, type ActionResult } from '../../src/config/rule.js';
-import { AcceptanceSchema } from './schema.js';
 import { checkDecisionFiles } from '../../src/acceptance/decision.js';
 import { judgeEffect } from '../../src/acceptance/effect.js';
 import type { DecisionCheck, SpecificationCheck } from '../../src/acceptance/model.js';
@@ -26,6 +25,7 @@ import { findingLine } from '../../src/acceptance/report.js';
 import { checkSpecification } from '../../src/acceptance/specification.js';
 import { readDoc, type Table } from '../../src/acceptance/toml.js';
 import { subjectRootOf } from '../../src/acceptance/inputs.js';
+import { AcceptanceSchema } from '../../src/acceptance/config-schema.js';
 import { collectReads } from '../../src/acceptance/reads.js';
 
 /** Bumped whenever what an acceptance PASS means changes, so earlier evidence is not reused. */

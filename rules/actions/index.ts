@@ -5,15 +5,14 @@
  */
 import { selectorIssues } from '../../src/capture/selector.js';
 import { defineKind } from '../../src/config/kind.js';
-import type { ResolvedAction } from '../../src/config/types.js';
 import type { Issue } from '../../src/errors.js';
 import { repeatedDependency } from '../check/index.js';
 import { ActionSchema } from './schema.js';
 
-export const actionsKind = defineKind<ResolvedAction>({
+export const actionsKind = defineKind({
   name: 'actions',
   section: 'actions',
-  entry: ActionSchema as never,
+  entry: ActionSchema,
   rules: {},
   label: (a) => `${a.rule}:${a.id}`,
   validate(actions, manifest) {

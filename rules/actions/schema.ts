@@ -9,3 +9,8 @@ export const ActionSchema = v.strictObject({
   after: v.optional(v.array(id), []),
   attrs: v.optional(v.record(v.string(), v.unknown()), {}),
 });
+
+/** An action as a config writes it. */
+export type ActionConfig = v.InferInput<typeof ActionSchema>;
+/** An action with its defaults filled, as the manifest holds it. */
+export type ResolvedAction = v.InferOutput<typeof ActionSchema>;

@@ -5,15 +5,14 @@
 import { compileGlob } from '../../src/capture/glob.js';
 import { selectorIssues } from '../../src/capture/selector.js';
 import { defineKind } from '../../src/config/kind.js';
-import type { SandboxMode } from '../../src/config/rule.js';
-import type { ResolvedCheck } from '../../src/config/types.js';
+import type { SandboxMode } from '../../src/config/sandbox.js';
 import type { Issue } from '../../src/errors.js';
 import { CheckSchema } from './schema.js';
 
-export const checkKind = defineKind<ResolvedCheck>({
+export const checkKind = defineKind({
   name: 'check',
   section: 'checks',
-  entry: CheckSchema as never,
+  entry: CheckSchema,
   rules: { check: async () => (await import('./rule.js')).checkRule },
   label: (c) => `check:${c.id}`,
   // The config-wide sandbox is a default: each check records its own (it is part of its identity).

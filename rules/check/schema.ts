@@ -1,6 +1,7 @@
 /** A registered check as the config declares it (section `checks`, gate item `check:<id>`). */
 import * as v from 'valibot';
-import { envName, glob, globList, id, relativeDir, sandbox } from '../../src/config/schema.js';
+import { sandbox, type SandboxMode } from '../../src/config/sandbox.js';
+import { envName, glob, globList, id, relativeDir } from '../../src/config/schema.js';
 
 export const CheckSchema = v.strictObject({
   id,
@@ -33,3 +34,8 @@ export const CheckSchema = v.strictObject({
    */
   line_endings: v.optional(v.picklist(['normalise', 'raw'], 'Expected `normalise` or `raw`')),
 });
+
+/** A check as a config writes it. */
+export type CheckConfig = v.InferInput<typeof CheckSchema>;
+/** A check as the manifest holds it: defaults filled, and its sandbox always named (the kind resolves it). */
+export type ResolvedCheck = v.InferOutput<typeof CheckSchema> & { sandbox: SandboxMode };

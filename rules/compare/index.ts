@@ -6,10 +6,9 @@ import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { selectorIssues } from '../../src/capture/selector.js';
 import { defineKind } from '../../src/config/kind.js';
-import type { CompareConfig } from '../../src/config/types.js';
 import { CompareSchema } from './schema.js';
 
-export const compareKind = defineKind<CompareConfig>({
+export const compareKind = defineKind({
   name: 'compare',
   section: 'compare',
   entry: CompareSchema,

@@ -21,3 +21,5 @@ export const CompareSchema = v.strictObject({
   ),
   expect: v.picklist(['equivalent', 'different'], 'Expected `equivalent` or `different`'),
 });
+
+export type CompareConfig = v.InferOutput<typeof CompareSchema>;

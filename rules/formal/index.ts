@@ -4,13 +4,13 @@
  * action key and receipt already stored, and renaming it would orphan that evidence.
  */
 import { defineKind } from '../../src/config/kind.js';
-import type { ResolvedComponent } from '../../src/config/types.js';
-import { ComponentSchema } from './schema.js';
+import type { FormalSource } from '../../src/formal/capture.js';
+import { ComponentSchema } from '../../src/formal/component-schema.js';
 
-export const formalKind = defineKind<ResolvedComponent>({
+export const formalKind = defineKind({
   name: 'formal',
   section: 'formal.components',
-  entry: ComponentSchema as never,
+  entry: ComponentSchema,
   rules: { verify: async () => (await import('./rule.js')).verifyRule },
   label: (c) => `formal:${c.id}`,
   required: (c) => c.required,
@@ -27,4 +27,19 @@ export const formalKind = defineKind<ResolvedComponent>({
       after: [],
     },
   ],
+  // Judged twice, fail closed: by the candidate mode (a working-tree candidate is provisional) and by
+  // what the receipt records (`subject.formal`): only a non-provisional capture of vkit's own copy of
+  // a candidate commit counts. Any commit's copy is accepted, so with `--reuse` evidence for identical
+  // captured bytes from an earlier candidate commit under the same target authority stands.
+  protectedProblem(subject, provisional) {
+    if (provisional) return 'provisional (working-tree) formal evidence is not accepted by the protected gate';
+    const formal = subject?.formal as { source?: FormalSource; provisional?: unknown } | undefined;
+    if (!formal) return 'the formal receipt does not record its capture source';
+    if (formal.provisional !== false)
+      return 'provisional (working-tree) formal evidence is not accepted by the protected gate (the receipt records a provisional capture)';
+    const s = formal.source;
+    if (s?.kind !== 'protected-copy' || s.of !== 'git-commit')
+      return `formal evidence not captured from vkit's own copy of a candidate commit (recorded source: ${JSON.stringify(s ?? null)})`;
+    return undefined;
+  },
 });

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as v from 'valibot';
 import { defineRule, type ActionResult, type ExecuteIO } from '../../src/config/rule.js';
-import type { ResolvedComponent } from '../../src/config/types.js';
+import type { ResolvedComponent } from '../../src/formal/component-schema.js';
 import { VkitError } from '../../src/errors.js';
 import { captureFormal, materialise, type FormalSource } from '../../src/formal/capture.js';
 import { compareLock, LOCK_FILE, readLock } from '../../src/formal/lock.js';

@@ -22,7 +22,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, posix, relative, sep } from 'node:path';
 import { parse } from 'smol-toml';
-import type { AcceptanceExpansion, AcceptanceNode, ResolvedAcceptance } from '../config/types.js';
+import type { AcceptanceExpansion, AcceptanceNode, ResolvedAcceptance } from './config-schema.js';
 import { subjectRootOf, targetOf } from './inputs.js';
 import {
   closure,

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { parse } from 'smol-toml';
-import type { ResolvedAcceptance } from '../config/types.js';
+import type { ResolvedAcceptance } from './config-schema.js';
 
 const under = (dir: string) => (dir === '.' || dir === '' ? '**' : `${dir}/**`);
 

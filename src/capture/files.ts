@@ -92,6 +92,14 @@ export interface HashedFile {
   raw?: string;
 }
 
+/** What hashing a path may reuse and record: the file-state cache, its clock, and a tally of both. */
+export interface FileStates {
+  cache?: FileStateCache;
+  /** The clock the cache's racy-window rule reads. */
+  now: () => bigint;
+  counter?: HashCounter;
+}
+
 export interface HashCounter {
   hashed: number;
   reused: number;
@@ -101,13 +109,8 @@ export interface HashCounter {
  * Hashes one path (regular file, or a symlink as its target string, never followed). Returns
  * undefined for paths that vanished; throws for special files, which no capture accepts.
  */
-export function hashPath(
-  absPath: string,
-  hashMode: HashMode,
-  cache: FileStateCache | undefined,
-  now: () => bigint,
-  counter?: HashCounter,
-): HashedFile | undefined {
+export function hashPath(absPath: string, hashMode: HashMode, states: FileStates): HashedFile | undefined {
+  const { cache, now, counter } = states;
   let st: BigIntStats;
   try {
     st = lstatSync(absPath, { bigint: true });

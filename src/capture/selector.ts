@@ -253,7 +253,7 @@ export function captureSelector({
   for (const path of selectPaths(globs, sortedFiles)) {
     let hashed;
     try {
-      hashed = hashPath(prefix + path, hashMode, cache, now, counter);
+      hashed = hashPath(prefix + path, hashMode, { cache, now, counter });
     } catch (error) {
       if (!(error instanceof SpecialFileError)) throw error;
       refused.push({

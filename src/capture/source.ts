@@ -59,7 +59,7 @@ export async function captureWorkingTree(root: string, opts: CaptureOptions = {}
     if (opts.formal && st.isSymbolicLink()) refuse(path, 'symlinks');
     let hashed;
     try {
-      hashed = hashPath(abs, 'raw', opts.cache, now);
+      hashed = hashPath(abs, 'raw', { cache: opts.cache, now });
     } catch (error) {
       if (error instanceof SpecialFileError) refuse(path, 'special files');
       throw error;

@@ -85,7 +85,7 @@ export function checkerIdentity(
   const known = opts.memo?.get(memoKey);
   if (known) return known;
   const now = opts.now ?? (() => BigInt(Date.now()) * 1_000_000n);
-  const hash = (file: string) => hashPath(file, 'raw', opts.cache, now)!.sha256;
+  const hash = (file: string) => hashPath(file, 'raw', { cache: opts.cache, now })!.sha256;
   let identity: CheckerIdentity;
   if (shell && (SHELL_BUILTINS.has(tool) || tool === SHELL_ALONE)) {
     // A builtin is part of the shell; the shell's own identity covers it (and is all vkit knows of

@@ -1,7 +1,7 @@
 /** Human output: one line per action, failing output inline, then the gate. Colors only on a TTY and never with NO_COLOR. */
-import type { ActionReport, BuildReport } from '../engine/build.js';
+import type { ActionReport, BuildReport } from '../engine/schema.js';
 import type { VkitEvent } from '../engine/events.js';
-import type { Gate } from '../gate/evaluate.js';
+import type { Gate } from '../gate/schema.js';
 
 const useColor = () => Boolean(process.stdout.isTTY) && !('NO_COLOR' in process.env);
 const paint = (code: number) => (s: string) => (useColor() ? `\x1b[${code}m${s}\x1b[0m` : s);

@@ -48,14 +48,18 @@ export interface OpenContext {
 /** The resolved manifest as kinds read it: sections by name. */
 export type ManifestSections = Readonly<Record<string, unknown>>;
 
+/**
+ * One kind. `E` is an entry as the schema outputs it (defaults filled), `I` as a config writes it, `S`
+ * the section's literal name: the config and manifest types are inferred from these (`ConfigOf`).
+ */
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds kinds of every entry type; each checks its own with `entry`.
-export interface Kind<E = any> {
+export interface Kind<E = any, S extends string = string, I = unknown> {
   /** The kind's name (its folder): `check`, `formal`. */
   name: string;
   /** Where its entries live in the manifest: `checks`, `formal.components` (one level of nesting at most). */
-  section: string;
+  section: S;
   /** valibot schema of one entry, with defaults: the manifest's schema is composed from these. */
-  entry: GenericSchema<unknown, E>;
+  entry: GenericSchema<I, E>;
   /** The rules its nodes run, loaded on demand (a no-op build of plain checks never loads the others). */
   rules: Readonly<Record<string, () => Promise<Rule>>>;
   /** The entry's gate label: `check:<id>`. Unique across the manifest (a duplicate is a config error). */
@@ -72,17 +76,49 @@ export interface Kind<E = any> {
   open?(entry: E, at: string, ctx: OpenContext): Issue[] | Promise<Issue[]>;
   /** The graph nodes of one entry; `labels` holds every entry's label, to resolve `after` ids. */
   expand(entry: E, labels: ReadonlySet<string>): KindNode[];
+  /**
+   * Under the protected gate, why a PASS of one of this kind's rules cannot stand, judged from the
+   * candidate mode and what its receipt records (`subject`, undefined when the receipt is not intact);
+   * undefined when it can. Without it, a PASS stands when this protected run produced it.
+   */
+  protectedProblem?(subject: Readonly<Record<string, unknown>> | undefined, provisional: boolean): string | undefined;
 }
 
-export interface KindRegistry {
+// biome-ignore lint/suspicious/noExplicitAny: any kind, whatever its entry types.
+type AnyKind = Kind<any, string, any>;
+
+export interface KindRegistry<K extends readonly AnyKind[] = readonly AnyKind[]> {
   /** URL of the module exporting this registry as `registry`: job workers load it from there. */
   module: string;
-  kinds: readonly Kind[];
+  kinds: K;
 }
+
+/** `{ checks?: T[] }`, or `{ formal?: { components?: T[] } }` for a nested section. */
+type SectionOf<S extends string, T, Optional extends boolean> = S extends `${infer H}.${infer R}`
+  ? Optional extends true
+    ? { [h in H]?: { [r in R]?: T[] } }
+    : { [h in H]: { [r in R]: T[] } }
+  : Optional extends true
+    ? { [s in S]?: T[] }
+    : { [s in S]: T[] };
+
+type Intersect<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+
+/** One kind's section, as a config writes it (its entry schema's input). */
+type ConfigSection<K> = K extends Kind<unknown, infer S, infer I> ? SectionOf<S, I, true> : never;
+/** One kind's section as the resolved manifest holds it (its entry schema's output). */
+type ManifestSection<K> = K extends Kind<infer E, infer S> ? SectionOf<S, E, false> : never;
+
+/** The sections a config may write for a registry's kinds, typed from each kind's entry schema. */
+export type ConfigSectionsOf<R extends KindRegistry> = Intersect<ConfigSection<R['kinds'][number]>>;
+
+/** The sections a resolved manifest holds for a registry's kinds (defaults filled). */
+export type ManifestSectionsOf<R extends KindRegistry> = Intersect<ManifestSection<R['kinds'][number]>>;
 
 const NAME = /^[a-z][a-z0-9-]*$/;
 
-export function defineKind<E>(kind: Kind<E>): Kind<E> {
+/** A kind; its entry types and section name are inferred from `entry` and `section`. */
+export function defineKind<E, const S extends string, I>(kind: Kind<E, S, I>): Kind<E, S, I> {
   if (!NAME.test(kind.name)) throw new TypeError(`Expected kind name to match ${NAME}, got \`${kind.name}\``);
   if (kind.section.split('.').length > 2)
     throw new TypeError(`Expected section \`${kind.section}\` to nest once at most`);
@@ -90,7 +126,7 @@ export function defineKind<E>(kind: Kind<E>): Kind<E> {
 }
 
 /** A registry module's export: `export const registry = defineRegistry(import.meta.url, [...])`. */
-export function defineRegistry(module: string, kinds: readonly Kind[]): KindRegistry {
+export function defineRegistry<const K extends readonly AnyKind[]>(module: string, kinds: K): KindRegistry<K> {
   const seen = new Set<string>();
   for (const k of kinds) {
     for (const key of [`kind ${k.name}`, `section ${k.section}`, ...Object.keys(k.rules).map((r) => `rule ${r}`)]) {
@@ -98,7 +134,7 @@ export function defineRegistry(module: string, kinds: readonly Kind[]): KindRegi
       seen.add(key);
     }
   }
-  return Object.freeze({ module, kinds: Object.freeze([...kinds]) });
+  return Object.freeze({ module, kinds: Object.freeze([...kinds]) as unknown as K });
 }
 
 /** The entries of a kind's section (absent sections read as none). */
@@ -107,6 +143,11 @@ export function entriesOf(manifest: ManifestSections, kind: Kind): unknown[] {
   const top = manifest[head!];
   const value = tail === undefined ? top : (top as Record<string, unknown> | undefined)?.[tail];
   return Array.isArray(value) ? value : [];
+}
+
+/** The kind whose rules include `rule` (undefined for a user rule). */
+export function kindOfRule(registry: KindRegistry, rule: string): Kind | undefined {
+  return registry.kinds.find((k) => Object.hasOwn(k.rules, rule));
 }
 
 /** Every rule kind the registry's kinds run (user rules may not take one). */

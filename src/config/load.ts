@@ -418,7 +418,9 @@ async function resolveUserConfig(
   const { value, issues } = validateManifest(data, shown, await loadKinds());
   if (!value) throw new InvalidInputError('ERR_CONFIG_INVALID', issues);
   const attrIssues: Issue[] = [];
-  value.actions.forEach((a, i) => {
+  // The nodes of user rule kinds (the `actions` section): each one's attrs go through its rule's schema.
+  const actions = (value.actions ?? []) as { rule: string; attrs: Record<string, unknown> }[];
+  actions.forEach((a, i) => {
     const res = call ? hostedAttrs(call, a.rule, a.attrs) : localAttrs(rules.get(a.rule)!, a.attrs);
     if (!res.success)
       attrIssues.push(

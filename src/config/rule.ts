@@ -4,9 +4,12 @@
  * description; a worker, never the rule, calls `execute` with injected I/O handles.
  */
 import type { GenericSchema } from 'valibot';
+import type { Assurance, Claim, Outcome } from './evidence-terms.js';
+import type { SandboxMode } from './sandbox.js';
+
+export type { SandboxMode } from './sandbox.js';
 
 /** How a check's process is confined: see `src/checkers/sandbox.ts` and the README's "Sandbox". */
-export type SandboxMode = 'isolated' | 'hermetic' | { none: string };
 
 /** What the engine hands a rule about one node. */
 export interface PlanNode<A = Record<string, unknown>> {
@@ -43,8 +46,6 @@ export interface DepResult {
   outcome: Outcome;
   artifacts: Array<{ name: string; sha256: string }>;
 }
-
-export type Outcome = 'PASS' | 'FAIL' | 'BLOCKED';
 
 /** The I/O a worker lends an action. Real implementations live in src/checkers and src/store. */
 export interface ExecuteIO {
@@ -98,11 +99,11 @@ export interface ProcessResult {
 export interface ActionResult {
   outcome: Outcome;
   reason?: string;
-  claim: 'established' | 'refuted' | 'unknown';
+  claim: Claim;
   artifacts: Array<{ name: string; sha256: string; size: number }>;
   exitCode?: number | null;
   /** How strongly the result is known. @default "empirical" */
-  assurance?: 'empirical' | 'finite_model' | 'kernel_proof' | 'trusted_engine';
+  assurance?: Assurance;
   /**
    * What the result is about, beyond the captured files (e.g. the digests of compared models). A
    * `sections` object in it is what `vkit run show` shows for the receipt instead of the generic

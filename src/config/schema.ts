@@ -5,6 +5,7 @@
 import * as v from 'valibot';
 import { globProblem } from '../capture/glob.js';
 import type { KindRegistry } from './kind.js';
+import { sandbox } from './sandbox.js';
 
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const SHA256_ID = /^sha256:[0-9a-f]{64}$/;
@@ -34,17 +35,6 @@ export const relativeDir = v.pipe(
     (s) => !s.startsWith('/') && !s.split(/[\\/]/).includes('..'),
     'Expected a path relative to the root that stays inside it',
   ),
-);
-
-/** How a check runs (README, "Sandbox"): a reason is required to run one unsandboxed. */
-export const sandbox = v.union(
-  [
-    v.picklist(['isolated', 'hermetic']),
-    v.strictObject({
-      none: v.pipe(v.string(), v.regex(/\S/, 'Expected the reason this check must run without a sandbox')),
-    }),
-  ],
-  'Expected `isolated`, `hermetic` or `{ none: "<why this check cannot run sandboxed>" }`',
 );
 
 const RuleRecordSchema = v.strictObject({
@@ -98,23 +88,30 @@ function sections(registry: KindRegistry): Record<string, v.GenericSchema> {
 const manifestSchemas = new WeakMap<KindRegistry, ReturnType<typeof composeManifest>>();
 const userSchemas = new WeakMap<KindRegistry, ReturnType<typeof composeUserConfig>>();
 
+/** What every manifest holds whatever its kinds; each kind adds its section. */
+const manifestCore = {
+  $schema: v.optional(v.string()),
+  schema_version: v.optional(v.literal(3, 'Expected schema_version 3'), 3),
+  /** The sandbox of every check that does not name its own. */
+  sandbox: v.optional(sandbox),
+  rules: v.optional(v.array(RuleRecordSchema), []),
+};
+
+/** What every config holds whatever its kinds: the sandbox default and the user rules. */
+const configCore = {
+  sandbox: v.optional(sandbox),
+  rules: v.optional(v.array(userRule), []),
+};
+
+export type ManifestCore = v.InferOutput<v.StrictObjectSchema<typeof manifestCore, undefined>>;
+export type RuleRecord = v.InferOutput<typeof RuleRecordSchema>;
+
 function composeManifest(registry: KindRegistry) {
-  return v.strictObject({
-    $schema: v.optional(v.string()),
-    schema_version: v.optional(v.literal(3, 'Expected schema_version 3'), 3),
-    /** The sandbox of every check that does not name its own. */
-    sandbox: v.optional(sandbox),
-    rules: v.optional(v.array(RuleRecordSchema), []),
-    ...sections(registry),
-  });
+  return v.strictObject({ ...manifestCore, ...sections(registry) });
 }
 
 function composeUserConfig(registry: KindRegistry) {
-  return v.strictObject({
-    sandbox: v.optional(sandbox),
-    rules: v.optional(v.array(userRule), []),
-    ...sections(registry),
-  });
+  return v.strictObject({ ...configCore, ...sections(registry) });
 }
 
 /** The manifest as a `vkit.manifest.json` file holds it (schema_version may be omitted), composed from the kinds. */

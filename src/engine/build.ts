@@ -16,12 +16,14 @@ import {
   type Refused,
   type SelectorCapture,
 } from '../capture/selector.js';
-import { hashPath, type FileStateCache, type HashCounter } from '../capture/files.js';
+import { hashPath, type FileStateCache, type FileStates, type HashCounter } from '../capture/files.js';
 import { checkerIdentity, ToolNotFoundError } from '../checkers/identity.js';
-import type { CheckerIdentity, DepResult, Outcome, Rule } from '../config/rule.js';
+import type { CheckerIdentity, DepResult, Rule } from '../config/rule.js';
 import type { LoadedConfig } from '../config/load.js';
 import { InvalidInputError, type Issue } from '../errors.js';
-import { evaluateGate, namedBy, type Gate, type GateItem, type ItemStatus } from '../gate/evaluate.js';
+import { evaluateGate, namedBy } from '../gate/evaluate.js';
+import type { GateItem, ItemStatus } from '../gate/schema.js';
+import type { ActionReport, BuildReport } from './schema.js';
 import type { ActionGraph, GraphNode } from '../graph/compile.js';
 import { actionKey, depResult, envDigests, type Job, type RuleIdentity } from '../jobs/job.js';
 import type { JobService } from '../jobs/service.js';
@@ -67,33 +69,7 @@ export interface BuildOptions {
   today?: string;
 }
 
-type ActionStatus = 'ran' | 'cached' | 'failed' | 'blocked';
-
-export interface ActionReport {
-  label: string;
-  kind: string;
-  key: string | null;
-  status: ActionStatus;
-  outcome: Outcome;
-  reason: string | null;
-  run: string | null;
-  receipt: string | null;
-  ms: number;
-  explain?: string[];
-  /** Last lines of a failing or blocked action's output (added by the service). */
-  tail?: string[];
-  /** The wait ended before the run did: `run` is still going in its worker. */
-  pending?: boolean;
-  /** What a reader of a cached result should know that does not change it (inputs differing in line endings only). */
-  notes?: string[];
-}
-
-export interface BuildReport {
-  schema: 'vkit.build/1';
-  actions: ActionReport[];
-  gate: Gate;
-  stats: { ran: number; cached: number; hashed: number; reused_hashes: number; ms: number };
-}
+type ActionStatus = ActionReport['status'];
 
 interface NodeResult {
   item: GateItem;
@@ -332,7 +308,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
       // (a checkout, a clean): that puts them back, and dependents never run against other outputs.
       const outputsMoved =
         found.state === 'hit' && runnable
-          ? movedOutputs(ctx.root, found.receipt.artifacts, fileStates, ctx.store.now)
+          ? movedOutputs(ctx.root, found.receipt.artifacts, { cache: fileStates, now: ctx.store.now })
           : undefined;
       if (outputsMoved) staleReason = `its outputs on disk are not the ones its evidence names: ${outputsMoved}`;
       else if (found.state === 'hit' && !(fresh && found.receipt.outcome !== 'PASS')) {
@@ -498,15 +474,14 @@ function rehashAll(store: Store): FileStateCache {
 function movedOutputs(
   root: string,
   artifacts: readonly { name: string; sha256: string }[],
-  cache: FileStateCache,
-  now: () => bigint,
+  states: FileStates,
 ): string | undefined {
   for (const a of artifacts) {
     if (!a.name.startsWith('outputs/')) continue;
     const path = a.name.slice('outputs/'.length);
     let onDisk;
     try {
-      onDisk = hashPath(join(root, path), 'raw', cache, now);
+      onDisk = hashPath(join(root, path), 'raw', states);
     } catch {
       onDisk = undefined;
     }

@@ -1,19 +1,23 @@
 /** valibot schema of `vkit.build/1`, the published contract of `vkit build --json`. */
 import * as v from 'valibot';
+import { OutcomeSchema } from '../config/evidence-terms.js';
 import { GateSchema } from '../gate/schema.js';
 
 const ActionReportSchema = v.object({
+  /** The gate label (`check:<id>`). */
   label: v.string(),
   kind: v.string(),
   key: v.nullable(v.string()),
   status: v.picklist(['ran', 'cached', 'failed', 'blocked']),
-  outcome: v.picklist(['PASS', 'FAIL', 'BLOCKED']),
+  outcome: OutcomeSchema,
   reason: v.nullable(v.string()),
   run: v.nullable(v.string()),
   receipt: v.nullable(v.string()),
   ms: v.number(),
   explain: v.optional(v.array(v.string())),
+  /** Last lines of a failing or blocked action's output (added by the service). */
   tail: v.optional(v.array(v.string())),
+  /** The wait ended before the run did: `run` is still going in its worker. */
   pending: v.optional(v.boolean()),
   /** What a reader of a cached result should know that does not change it (inputs differing in line endings only). */
   notes: v.optional(v.array(v.string())),
@@ -31,3 +35,6 @@ export const BuildSchema = v.object({
     ms: v.number(),
   }),
 });
+
+export type ActionReport = v.InferOutput<typeof ActionReportSchema>;
+export type BuildReport = v.InferOutput<typeof BuildSchema>;

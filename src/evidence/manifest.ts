@@ -10,6 +10,7 @@
  * runs the check again and never takes the recorded outcome.
  */
 import * as v from 'valibot';
+import { ClaimSchema as Claim, OutcomeSchema as Outcome } from '../config/evidence-terms.js';
 import { sha256Field } from '../config/schema.js';
 import { canonicalJson } from '../hash/index.js';
 import { CheckerSchema, type Receipt } from '../store/receipt.js';
@@ -25,8 +26,6 @@ export const JOB_ENTRY = 'job.json';
 export const RECEIPT_ENTRY = 'receipt.json';
 export const artifactEntry = (sha256: string) => `artifacts/${sha256.replace(/^sha256:/, '')}`;
 
-const Outcome = v.picklist(['PASS', 'FAIL', 'BLOCKED']);
-const Claim = v.picklist(['established', 'refuted', 'unknown']);
 const Size = v.pipe(v.number(), v.integer(), v.minValue(0));
 const EntrySchema = v.strictObject({ name: v.string(), sha256: sha256Field, size: Size });
 

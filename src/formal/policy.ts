@@ -4,7 +4,7 @@
  * canonical JSON, so a change to any field (inputs, bindings, parameters, profile, package pin)
  * needs renewed acceptance, while an edit elsewhere in the manifest does not.
  */
-import type { ResolvedComponent } from '../config/types.js';
+import type { ResolvedComponent } from './component-schema.js';
 import { jsonId } from '../hash/index.js';
 import type { MathPackage, Profile } from './types.js';
 

@@ -4,7 +4,8 @@
  * verifier follows) and the result sections a receipt keeps. The rule `rules/formal/rule.ts` wires them:
  * capture -> materialise -> profile.run(sandbox) -> retained sections and artifacts.
  */
-import type { ResolvedComponent } from '../config/types.js';
+import type { Assurance, Claim, Outcome } from '../config/evidence-terms.js';
+import type { ResolvedComponent } from './component-schema.js';
 
 /* ---------------------------------------------------------------- sandbox (src/checkers/container.ts) */
 
@@ -147,10 +148,11 @@ export interface FormalSections {
 }
 
 export interface FormalOutcome {
-  outcome: 'PASS' | 'FAIL' | 'BLOCKED';
-  claim: 'established' | 'refuted' | 'unknown';
+  outcome: Outcome;
+  claim: Claim;
   reason: string;
-  assurance: 'kernel_proof' | 'trusted_engine';
+  /** A formal profile's result is never empirical: a kernel checked it, or a trusted engine did. */
+  assurance: Extract<Assurance, 'kernel_proof' | 'trusted_engine'>;
   method: string;
   sections: FormalSections;
   /** Files under the output directory to retain (relative paths); anything else there is rejected. */

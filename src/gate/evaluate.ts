@@ -3,29 +3,7 @@
  * with intact, current FAIL evidence -> REJECTED; otherwise any required item not PASS -> BLOCKED;
  * otherwise READY. Display filters never reach this function: it always sees every requirement.
  */
-export type GateStatus = 'READY' | 'REJECTED' | 'BLOCKED';
-export type ItemStatus = 'PASS' | 'FAIL' | 'BLOCKED' | 'MISSING' | 'STALE';
-
-export interface GateItem {
-  /** `check:<id>`, `formal:<id>`, ... */
-  id: string;
-  required: boolean;
-  status: ItemStatus;
-  reason: string;
-  run: string | null;
-  receipt?: string | null;
-  assurance?: 'empirical' | 'finite_model' | 'kernel_proof' | 'trusted_engine';
-  ended_at?: string | null;
-  /** What a reader should know that does not change the status (see the gate schema). */
-  notes?: string[];
-}
-
-export interface Gate {
-  schema: 'vkit.gate/1';
-  status: GateStatus;
-  reason: string;
-  items: GateItem[];
-}
+import type { Gate, GateItem, GateStatus } from './schema.js';
 
 export function evaluateGate(items: readonly GateItem[]): Gate {
   const required = items.filter((i) => i.required);

@@ -5,7 +5,7 @@
  * the items shown, and a gate without requirements shows none, so the gate's own verdict is an entry
  * too (`gate`: no item id lacks a `:`) whenever it is not READY and the items shown would not say so.
  */
-import type { Gate } from './evaluate.js';
+import type { Gate } from './schema.js';
 
 /** The id of the gate's own entry; every item id is `<kind>:<id>`, so none can equal it. */
 const GATE_ENTRY = 'gate';

@@ -85,7 +85,7 @@ export class JobService {
   /** Freezes the job and queues a new run for it: the job's content-derived identity and the new run's id. */
   submit(job: Job): { job: string; run: string } {
     const { store } = this.opts;
-    store.lifecycle.putJob(job.key, job, this.opts.root);
+    store.lifecycle.putJob(job, this.opts.root);
     // The job (content-derived) may be shared with another checkout of the same store; the run executes here.
     const run = store.lifecycle.createRun({
       key: job.key,

@@ -462,7 +462,7 @@ function snapshotInputs(
   for (const f of job.capture.files) {
     let now;
     try {
-      now = hashPath(join(root, f.path), job.capture.hash ?? 'text', store.fileStates, store.now);
+      now = hashPath(join(root, f.path), job.capture.hash ?? 'text', { cache: store.fileStates, now: store.now });
     } catch {
       now = undefined;
     }
@@ -488,7 +488,7 @@ function dependencyOutputsMoved(root: string, job: Job, store: Store): string | 
       const path = a.name.slice('outputs/'.length);
       let now;
       try {
-        now = hashPath(join(root, path), 'raw', store.fileStates, store.now);
+        now = hashPath(join(root, path), 'raw', { cache: store.fileStates, now: store.now });
       } catch {
         now = undefined;
       }
@@ -525,7 +525,7 @@ function inputsChanged(
     if (!sameFingerprint(now, fingerprint)) {
       changed.push(path);
       try {
-        hashPath(abs, hashMode, store.fileStates, store.now);
+        hashPath(abs, hashMode, { cache: store.fileStates, now: store.now });
       } catch {
         // a file that became special is reported as changed already
       }

@@ -5,7 +5,7 @@
  * a build submits are in the store like any other run, so every process sees those, but the build id
  * itself means something only to the server that started it.
  */
-import type { BuildReport } from '../engine/build.js';
+import type { BuildReport } from '../engine/schema.js';
 import { invalid } from '../errors.js';
 import { newId } from '../store/store.js';
 import { build, type BuildRequest, type OpenOptions } from './index.js';

@@ -6,18 +6,21 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { VerifyAttrs } from '../formal/types.js';
 import { captureSelector } from '../capture/selector.js';
-import type { ResolvedComponent } from '../config/types.js';
-import { runEngine, type BuildReport } from '../engine/build.js';
+import { declaredComponents, type ResolvedComponent } from '../formal/component-schema.js';
+import { runEngine } from '../engine/build.js';
+import type { BuildReport } from '../engine/schema.js';
 import { EXIT, InvalidInputError, invalid } from '../errors.js';
 import { evaluateGate, showOnly } from '../gate/evaluate.js';
 import { actionKey, type Job } from '../jobs/job.js';
 import { captureFormal } from '../formal/capture.js';
+import type { Store } from '../store/store.js';
 import { emptyLock, LOCK_FILE, readLock, writeLock, type LockEntry } from '../formal/lock.js';
 import { loadPackage, packageDigests } from '../formal/packages.js';
 import { policyProblems, policySliceDigest } from '../formal/policy.js';
 import { loadProfile, resolveChecker } from '../formal/profiles/index.js';
 import { requestLockIssues, validateFormalRequest, type FormalRequest } from '../formal/request.js';
 import { readConfig } from '../config/load.js';
+import type { Manifest } from '../config/types.js';
 import { attachTails } from './runs.js';
 import { openWorkspace, type OpenOptions } from './workspace.js';
 
@@ -42,7 +45,7 @@ export async function policyAccept(
 ): Promise<AcceptResult> {
   const root = resolve(open.root ?? process.cwd());
   const config = await readConfig(root);
-  const declared = config.manifest.formal.components;
+  const declared = declaredComponents(config.manifest);
   for (const id of opts.components ?? [])
     if (!declared.some((c) => c.id === id))
       throw invalid('ERR_USAGE', `Expected --component to name a declared formal component, got \`${id}\``, {
@@ -146,7 +149,7 @@ export async function verifyFormalRequest(
 ): Promise<BuildReport> {
   const ws = await openWorkspace(open);
   try {
-    const component = ws.config.manifest.formal.components.find((c) => c.id === req.claim.component);
+    const component = declaredComponents(ws.config.manifest).find((c) => c.id === req.claim.component);
     if (!component)
       throw invalid(
         'ERR_REQUEST_INVALID',
@@ -327,8 +330,8 @@ export async function verifyFormalRequest(
 export async function formalReuseProblem(
   ws: {
     root: string;
-    store: import('../store/store.js').Store;
-    config: { manifest: { formal: { components: ResolvedComponent[] } } };
+    store: Store;
+    config: { manifest: Manifest };
     env: NodeJS.ProcessEnv;
   },
   component: ResolvedComponent,
@@ -364,7 +367,7 @@ export async function applyFormalReuseCheck(
   label: string,
 ): Promise<BuildReport> {
   const action = report.actions.find((a) => a.label === label);
-  const component = ws.config.manifest.formal.components.find((c) => `formal:${c.id}` === label);
+  const component = declaredComponents(ws.config.manifest).find((c) => `formal:${c.id}` === label);
   if (!action || !component || action.status !== 'cached' || !action.receipt) return report;
   const problem = await formalReuseProblem(ws, component, action.receipt);
   if (!problem) return report;

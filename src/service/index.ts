@@ -2,7 +2,8 @@
  * The one API every face calls. It wires workspace, engine, store and gate together and owns no
  * logic of its own beyond that: faces parse and render, everything else happens below.
  */
-import { runEngine, type BuildOptions, type BuildReport } from '../engine/build.js';
+import { runEngine, type BuildOptions } from '../engine/build.js';
+import type { BuildReport } from '../engine/schema.js';
 import { invalid } from '../errors.js';
 import { namedBy, showOnly } from '../gate/evaluate.js';
 import { checkLabel } from '../graph/compile.js';

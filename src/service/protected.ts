@@ -13,7 +13,7 @@
  * target authority: the private store is divided by the authority digest (config modules, policy
  * digest and lock), so evidence made under other requirements can never be seen.
  */
-import { entriesOf, kinds } from '../config/kind.js';
+import { entriesOf, kindOfRule, kinds } from '../config/kind.js';
 import {
   copyFileSync,
   chmodSync,
@@ -33,10 +33,12 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { git, gitInfo, listGitFiles, lsTree, readBlobs } from '../capture/git.js';
 import { treeDigest, type TreeEntry } from '../capture/tree.js';
 import { CONFIG_FILES, readConfig, type LoadedConfig } from '../config/load.js';
-import { runEngine, type ActionReport, type BuildOptions } from '../engine/build.js';
+import { runEngine, type BuildOptions } from '../engine/build.js';
+import type { ActionReport } from '../engine/schema.js';
 import { EXIT, invalid, InvalidInputError, VkitError } from '../errors.js';
-import { markProtectedCopy, type FormalSource } from '../formal/capture.js';
-import { evaluateGate, type Gate, type GateItem } from '../gate/evaluate.js';
+import { markProtectedCopy } from '../formal/capture.js';
+import { evaluateGate } from '../gate/evaluate.js';
+import type { Gate, GateItem } from '../gate/schema.js';
 import { hexOf, jsonId, sha256Id, type Sha256Id } from '../hash/index.js';
 import { openWorkspace, type OpenOptions, type Workspace } from './workspace.js';
 
@@ -212,9 +214,7 @@ export async function protectedGate(open: OpenOptions, req: ProtectedRequest): P
       const judged = await runEngine(ctx, { mode: 'gate', deep: true });
       return report(
         built.actions,
-        protectedFold(judged.gate.items, built.actions, Boolean(req.workingTree), (receipt) =>
-          formalEvidenceOf(ws, receipt),
-        ),
+        protectedFold(judged.gate.items, built.actions, kindJudge(ws, Boolean(req.workingTree))),
       );
     } finally {
       ws.close();
@@ -261,60 +261,39 @@ function alive(pid: number): boolean {
   }
 }
 
-/** What a formal receipt says about its capture (`subject.formal`), as the protected gate judges it. */
-export interface FormalEvidence {
-  source: FormalSource | undefined;
-  provisional: boolean | undefined;
-}
+/** Why a PASS cannot stand under the protected gate beyond whose run made it; undefined when it can. */
+export type ProtectedJudge = (item: GateItem, action: ActionReport) => string | undefined;
 
-/** The receipt's recorded formal source; undefined when the receipt cannot be read intact. */
-function formalEvidenceOf(ws: Workspace, receipt: string): FormalEvidence | undefined {
-  const read = ws.store.actions.readReceipt(receipt);
-  if (read.state !== 'intact') return undefined;
-  const formal = (read.receipt.subject as { formal?: { source?: FormalSource; provisional?: unknown } } | undefined)
-    ?.formal;
-  return formal
-    ? { source: formal.source, provisional: typeof formal.provisional === 'boolean' ? formal.provisional : undefined }
-    : undefined;
-}
-
-/** Why a formal PASS cannot stand under the protected gate, judged by the receipt's own record; undefined when it can. */
-function formalProblem(evidence: FormalEvidence | undefined): string | undefined {
-  if (!evidence) return 'the formal receipt does not record its capture source';
-  if (evidence.provisional !== false)
-    return 'provisional (working-tree) formal evidence is not accepted by the protected gate (the receipt records a provisional capture)';
-  const s = evidence.source;
-  if (s?.kind !== 'protected-copy' || s.of !== 'git-commit')
-    return `formal evidence not captured from vkit's own copy of a candidate commit (recorded source: ${JSON.stringify(s ?? null)})`;
-  return undefined;
+/** The kinds' own protected rules: each kind judges its PASS from the candidate mode and its receipt. */
+function kindJudge(ws: Workspace, provisional: boolean): ProtectedJudge {
+  return (item, action) => {
+    const kind = kindOfRule(kinds(), action.kind);
+    if (!kind?.protectedProblem) return undefined;
+    const read = ws.store.actions.readReceipt(item.receipt!);
+    const subject = read.state === 'intact' ? read.receipt.subject : undefined;
+    const record = typeof subject === 'object' && subject !== null && !Array.isArray(subject) ? subject : undefined;
+    return kind.protectedProblem(record as Readonly<Record<string, unknown>> | undefined, provisional);
+  };
 }
 
 /**
- * Provisional evidence is never accepted: a working-tree candidate can change after it was checked.
- * A formal PASS is judged twice, fail closed: by the candidate mode (`provisional`, the CLI flag) and
- * by what its receipt records (`formalOf`): only a non-provisional capture of vkit's own copy of a
- * candidate commit counts. Any commit's copy is accepted, so with `--reuse` evidence for identical
- * captured bytes from an earlier candidate commit under the same target authority stands.
- * `formalOf` is omitted only by pure unit tests of the flag rule. Registered checks run afresh in
- * the scratch copy, so their evidence describes exactly the bytes that were copied.
+ * Only this invocation's evidence counts: a PASS or FAIL whose receipt this protected run did not
+ * produce (or, with --reuse, reuse) is BLOCKED. A PASS then faces its kind's own rule (`judge`,
+ * `Kind.protectedProblem`): a formal PASS, for one, stands only on a non-provisional capture of vkit's
+ * own copy of a candidate commit (provisional evidence is never accepted: a working-tree candidate can
+ * change after it was checked). Registered checks run afresh in the scratch copy, so their evidence
+ * describes exactly the bytes that were copied.
  */
 export function protectedFold(
   items: readonly GateItem[],
   actions: readonly ActionReport[],
-  provisional: boolean,
-  formalOf?: (receipt: string) => FormalEvidence | undefined,
+  judge: ProtectedJudge = () => undefined,
 ): Gate {
   // Only this invocation's evidence counts (its fresh runs, or with --reuse what it reused): the
   // gate pass could otherwise fall back on an older receipt for the same key when a fresh run was
   // BLOCKED, and "freshly checked" would be a lie.
   const ours = new Set(actions.flatMap((a) => (a.receipt ? [a.receipt] : [])));
   const judged = items.map((i): GateItem => {
-    if (provisional && i.id.startsWith('formal:') && i.status === 'PASS')
-      return {
-        ...i,
-        status: 'BLOCKED',
-        reason: 'provisional (working-tree) formal evidence is not accepted by the protected gate',
-      };
     if ((i.status === 'PASS' || i.status === 'FAIL') && !(i.receipt && ours.has(i.receipt))) {
       const action = actions.find((a) => a.label === i.id);
       return {
@@ -323,8 +302,9 @@ export function protectedFold(
         reason: `no evidence from this protected run${action?.reason ? `: ${action.reason}` : ''}`,
       };
     }
-    if (formalOf && i.id.startsWith('formal:') && i.status === 'PASS') {
-      const problem = formalProblem(formalOf(i.receipt!));
+    if (i.status === 'PASS') {
+      // The action that produced the receipt: it exists, the receipt being one of this run's.
+      const problem = judge(i, actions.find((a) => a.receipt === i.receipt)!);
       if (problem) return { ...i, status: 'BLOCKED', reason: problem };
     }
     return i;

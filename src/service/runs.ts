@@ -1,6 +1,6 @@
 /** Reading retained runs: listing, `run show` sections, and failure tails. Reads only; starts nothing. */
 import { invalid } from '../errors.js';
-import type { ActionReport } from '../engine/build.js';
+import type { ActionReport } from '../engine/schema.js';
 import { parseReceipt, type Receipt } from '../store/receipt.js';
 import type { RunRow, Store } from '../store/store.js';
 import type { Job } from '../jobs/job.js';

@@ -17,7 +17,7 @@ import { runEngine } from '../engine/build.js';
 import { compileGraph, type ActionGraph } from '../graph/compile.js';
 import { makeEvent, type EventSink } from '../engine/events.js';
 import { InvalidInputError, invalid } from '../errors.js';
-import type { Gate } from '../gate/evaluate.js';
+import type { Gate } from '../gate/schema.js';
 import { defaultStoreDir, openWorkspace, type OpenOptions } from './workspace.js';
 
 export interface WatchOptions {

@@ -148,11 +148,14 @@ export class Lifecycle {
     return id;
   }
 
-  /** Freezes a job so any worker (or a later retry) can run it. Idempotent: the job is content-addressed. */
-  putJob(key: string, job: object, root: string): void {
+  /**
+   * Freezes a job so any worker (or a later retry) can run it, under its own key, with the root its
+   * submitter executes in. Idempotent: the job is content-addressed.
+   */
+  putJob(job: { key: string }, root: string): void {
     this.handle.db
       .prepare('INSERT OR IGNORE INTO jobs (key, job, root, created_ns) VALUES (?, ?, ?, ?)')
-      .run(key, JSON.stringify(job), root, String(this.handle.now()));
+      .run(job.key, JSON.stringify(job), root, String(this.handle.now()));
   }
 
   getJob(key: string): { job: string; root: string } | undefined {

@@ -4,10 +4,8 @@
  * names only, never values or their digests.
  */
 import * as v from 'valibot';
+import { AssuranceSchema, ClaimSchema as Claim, OutcomeSchema as Outcome } from '../config/evidence-terms.js';
 import { sha256Field } from '../config/schema.js';
-
-const Outcome = v.picklist(['PASS', 'FAIL', 'BLOCKED']);
-const Claim = v.picklist(['established', 'refuted', 'unknown']);
 
 const ArtifactSchema = v.object({
   name: v.string(),
@@ -63,7 +61,7 @@ export const ReceiptSchema = v.object({
   outcome: Outcome,
   reason: v.nullable(v.string()),
   claim: Claim,
-  assurance: v.picklist(['empirical', 'finite_model', 'kernel_proof', 'trusted_engine']),
+  assurance: AssuranceSchema,
   /** What the result is about beyond the captured files, e.g. both model digests of a comparison. */
   subject: v.optional(v.record(v.string(), v.unknown())),
   obligations: v.array(v.object({ id: v.string(), outcome: Outcome, claim: Claim })),

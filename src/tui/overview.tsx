@@ -1,6 +1,6 @@
 /** `vkit tui`: the overview once, from retained evidence, printed and done (no keys, no live region). */
 import { renderToString } from 'ink';
-import type { Gate } from '../gate/evaluate.js';
+import type { Gate } from '../gate/schema.js';
 import { Overview } from './OverviewView.js';
 import { stateFromGate } from './state.js';
 

@@ -3,7 +3,7 @@
  * render this state; nothing here does I/O or reads the clock (times come from the events).
  */
 import type { VkitEvent } from '../engine/events.js';
-import type { Gate, GateStatus, ItemStatus } from '../gate/evaluate.js';
+import type { Gate, GateStatus, ItemStatus } from '../gate/schema.js';
 
 /** A gate item's status, or the live state of its action in the current cycle. */
 type RowStatus = ItemStatus | 'queued' | 'running';

@@ -7,12 +7,16 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { registry } from '../../rules/index.js';
+import { registry, type BuiltinManifest } from '../../rules/index.js';
 import { installKinds } from '../../src/config/kind.js';
+import type { Manifest } from '../../src/config/types.js';
 import { awaitWorkersGoneSync } from './wait.js';
 
 // Tests that call the service in-process hand it the built-in kinds, as bin/vkit.js does.
 installKinds(registry);
+
+/** A loaded manifest with the built-in kinds' sections typed (`sections(loaded.manifest).checks`). */
+export const sections = (manifest: Manifest): BuiltinManifest => manifest as BuiltinManifest;
 
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const VKIT_BIN = join(REPO_ROOT, 'bin', 'vkit.js');

@@ -43,7 +43,7 @@ async function withStore(fn: (env: Env) => Promise<void> | void): Promise<void> 
       return abs;
     },
     hash(abs, now = wallClock, mode = 'raw') {
-      return hashPath(abs, mode, store.fileStates, now, counter)!.sha256;
+      return hashPath(abs, mode, { cache: store.fileStates, now, counter })!.sha256;
     },
   };
   try {

@@ -55,8 +55,8 @@ test('large files hash to the whole-file digests in raw and text mode', () => {
     for (const [name, bytes, raw, textMode] of cases()) {
       const abs = join(dir, 'f.bin');
       writeFileSync(abs, bytes);
-      assert.equal(hashPath(abs, 'raw', undefined, wallClock)!.sha256, raw, `${name}, raw`);
-      assert.equal(hashPath(abs, 'text', undefined, wallClock)!.sha256, textMode, `${name}, text`);
+      assert.equal(hashPath(abs, 'raw', { now: wallClock })!.sha256, raw, `${name}, raw`);
+      assert.equal(hashPath(abs, 'text', { now: wallClock })!.sha256, textMode, `${name}, text`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -73,13 +73,13 @@ test('a large file goes through the file-state cache like a small one', () => {
     const old = new Date(Date.now() - 10_000);
     utimesSync(abs, old, old);
     const counter: HashCounter = { hashed: 0, reused: 0 };
-    assert.equal(hashPath(abs, 'raw', store.fileStates, wallClock, counter)!.sha256, id(bytes));
-    assert.equal(hashPath(abs, 'raw', store.fileStates, wallClock, counter)!.sha256, id(bytes));
+    assert.equal(hashPath(abs, 'raw', { cache: store.fileStates, now: wallClock, counter })!.sha256, id(bytes));
+    assert.equal(hashPath(abs, 'raw', { cache: store.fileStates, now: wallClock, counter })!.sha256, id(bytes));
     assert.deepEqual(counter, { hashed: 1, reused: 1 });
     bytes[MIB + 5] ^= 0xff;
     writeFileSync(abs, bytes);
     utimesSync(abs, old, old); // same mtime; size too: only ctime tells
-    assert.equal(hashPath(abs, 'raw', store.fileStates, wallClock, counter)!.sha256, id(bytes));
+    assert.equal(hashPath(abs, 'raw', { cache: store.fileStates, now: wallClock, counter })!.sha256, id(bytes));
     assert.deepEqual(counter, { hashed: 2, reused: 1 });
   } finally {
     store.close();

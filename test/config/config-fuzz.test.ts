@@ -25,7 +25,7 @@ import { cliCase, leftoverTempModules, runCliCases, runVkit } from '../_support/
 import { generateConfig } from '../_support/fuzz-configs.js';
 import { setModelRequest } from '../_support/fuzz-manifests.js';
 import { caseRng } from '../_support/random.js';
-import { REPO_ROOT, tempRepo } from '../_support/repo.js';
+import { REPO_ROOT, sections, tempRepo } from '../_support/repo.js';
 
 const SEED = Number(process.env.VKIT_FUZZ_SEED ?? 0x5eed);
 const CASES = Number(process.env.VKIT_FUZZ_CONFIG_CASES ?? 20);
@@ -73,7 +73,7 @@ test('in-process: loading answers every generated config with its data or exit 2
         await config.close();
         if (c.known)
           assert.deepEqual(
-            config.manifest.checks.map((k) => k.id),
+            sections(config.manifest).checks.map((k) => k.id),
             c.known.checks.map((k) => k.id),
             `${what}: the checks vkit read are not the checks declared`,
           );

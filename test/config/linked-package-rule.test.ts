@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadConfig } from '../../src/config/load.js';
 import { cli } from '../_support/evidence.js';
-import { tempRepo } from '../_support/repo.js';
+import { sections, tempRepo } from '../_support/repo.js';
 
 const RULE = (outcome: 'PASS' | 'FAIL') => `
 import { helper } from './helper.js';
@@ -89,7 +89,7 @@ export default defineConfig({ checks: [{ id, run: ['true'], inputs: ['a.txt'] }]
   try {
     const loaded = await loadConfig(repo.dir);
     assert.deepEqual(loaded.sources, [join(repo.dir, 'vkit.config.ts')]);
-    assert.equal(loaded.manifest.checks[0]!.id, 'a');
+    assert.equal(sections(loaded.manifest).checks[0]!.id, 'a');
   } finally {
     repo.cleanup();
   }

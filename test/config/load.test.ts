@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadConfig } from '../../src/config/load.js';
 import { InvalidInputError } from '../../src/errors.js';
-import { tempRepo, vkit } from '../_support/repo.js';
+import { sections, tempRepo, vkit } from '../_support/repo.js';
 
 /** A plain temp dir (no git) holding the given files; realpath'd so path comparisons hold. */
 function tempDir(files: Record<string, string>): { dir: string; cleanup(): void } {
@@ -38,7 +38,7 @@ test('vkit.config.ts outside the repo: `vkit` import resolves, local imports are
     const loaded = await loadConfig(t.dir);
     assert.equal(loaded.file, join(t.dir, 'vkit.config.ts'));
     assert.deepEqual(
-      loaded.manifest.checks.map((c) => [c.id, c.timeout_s, c.cwd]),
+      sections(loaded.manifest).checks.map((c) => [c.id, c.timeout_s, c.cwd]),
       [
         ['lint', 30, '.'],
         ['unit', 30, '.'],
@@ -75,7 +75,7 @@ test('a default export that is a function is called; its result is the config', 
   try {
     const loaded = await loadConfig(t.dir);
     assert.deepEqual(
-      loaded.manifest.checks.map((c) => c.id),
+      sections(loaded.manifest).checks.map((c) => c.id),
       ['fn'],
     );
   } finally {

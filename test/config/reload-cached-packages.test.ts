@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadConfig } from '../../src/config/load.js';
 import { VkitError } from '../../src/errors.js';
-import { tempRepo } from '../_support/repo.js';
+import { sections, tempRepo } from '../_support/repo.js';
 
 const CHECKS = (ids: string[]) =>
   `export const checks = ${JSON.stringify(ids.map((id) => ({ id, run: ['node', '-e', '0'], inputs: ['a.txt'] })))};\n`;
@@ -25,7 +25,7 @@ const packageRepo = (dir: string, name: string) =>
     'vkit.config.ts': `import { defineConfig } from 'vkit';\nimport { checks } from '${name}';\nexport default defineConfig({ checks });\n`,
   });
 
-const checkIds = async (root: string) => (await loadConfig(root)).manifest.checks.map((c) => c.id);
+const checkIds = async (root: string) => sections((await loadConfig(root)).manifest).checks.map((c) => c.id);
 
 test('reloading a config whose imported workspace package changed is refused, not served from the module cache', async () => {
   const repo = packageRepo('packages/checks', '@acme/checks');

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { build, type BuildRequest } from '../../src/service/index.js';
-import type { BuildReport } from '../../src/engine/build.js';
+import type { BuildReport } from '../../src/engine/schema.js';
 import { cli, openOpts } from '../_support/evidence.js';
 import { nodeCheck, tempRepo, type TempRepo } from '../_support/repo.js';
 

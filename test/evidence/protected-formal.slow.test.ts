@@ -13,9 +13,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { ActionReport } from '../../src/engine/build.js';
+import type { ActionReport } from '../../src/engine/schema.js';
 import { lockText, parseLock } from '../../src/formal/lock.js';
-import { protectedFold, type FormalEvidence } from '../../src/service/protected.js';
+import { formalKind } from '../../rules/formal/index.js';
+import { protectedFold } from '../../src/service/protected.js';
 import { Store } from '../../src/store/store.js';
 import { cli } from '../_support/evidence.js';
 import { systemSandbox } from '../_support/podman.js';
@@ -183,7 +184,7 @@ test("protected gate with a formal component: judged in vkit's copy by the targe
   }
 });
 
-test('protectedFold judges a formal PASS by what its receipt records, whatever the candidate mode says', () => {
+test('the formal kind judges a protected PASS by what its receipt records, whatever the candidate mode says', () => {
   const action: ActionReport = {
     label: 'formal:f',
     kind: 'verify',
@@ -198,7 +199,10 @@ test('protectedFold judges a formal PASS by what its receipt records, whatever t
   const items = [
     { id: 'formal:f', required: true, status: 'PASS' as const, reason: 'passed', run: 'run_f', receipt: 'sha256:f' },
   ];
-  const fold = (evidence: FormalEvidence | undefined) => protectedFold(items, [action], false, () => evidence);
+  type FormalEvidence = { source: Record<string, unknown>; provisional: boolean | undefined };
+  // What the receipt records (`subject.formal`), judged by the kind with a commit-mode candidate.
+  const fold = (evidence: FormalEvidence | undefined) =>
+    protectedFold(items, [action], () => formalKind.protectedProblem!(evidence && { formal: evidence }, false));
   const commit = 'c'.repeat(40);
   assert.equal(
     fold({ source: { kind: 'protected-copy', of: 'git-commit', commit }, provisional: false }).status,

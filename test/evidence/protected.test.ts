@@ -9,8 +9,9 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { formalKind } from '../../rules/formal/index.js';
 import { protectedFold } from '../../src/service/protected.js';
-import type { ActionReport } from '../../src/engine/build.js';
+import type { ActionReport } from '../../src/engine/schema.js';
 import { storeDir } from '../_support/evidence.js';
 import { nodeCheck, tempRepo, vkit, type TempRepo } from '../_support/repo.js';
 
@@ -262,17 +263,21 @@ test("protectedFold: only this invocation's evidence counts; provisional formal 
   const older = protectedFold(
     [pass('check:a', 'sha256:old')],
     [action('check:a', null, 'inputs no longer match the job')],
-    false,
   );
   assert.equal(older.status, 'BLOCKED');
   assert.match(older.items[0]!.reason, /no evidence from this protected run: inputs no longer match/);
-  assert.equal(
-    protectedFold([pass('check:a', 'sha256:new')], [action('check:a', 'sha256:new')], false).status,
-    'READY',
-  );
-  // Working-tree candidates: a formal PASS is provisional evidence and is refused.
-  const formal = protectedFold([pass('formal:f', 'sha256:f')], [action('formal:f', 'sha256:f')], true);
+  assert.equal(protectedFold([pass('check:a', 'sha256:new')], [action('check:a', 'sha256:new')]).status, 'READY');
+  // A PASS of this run still faces its kind's rule: the formal kind refuses a working-tree candidate's.
+  const formalJudge = (provisional: boolean) => () =>
+    formalKind.protectedProblem!(
+      { formal: { source: { kind: 'protected-copy', of: 'git-commit', commit: 'c'.repeat(40) }, provisional: false } },
+      provisional,
+    );
+  const formal = protectedFold([pass('formal:f', 'sha256:f')], [action('formal:f', 'sha256:f')], formalJudge(true));
   assert.equal(formal.status, 'BLOCKED');
   assert.match(formal.items[0]!.reason, /provisional/);
-  assert.equal(protectedFold([pass('formal:f', 'sha256:f')], [action('formal:f', 'sha256:f')], false).status, 'READY');
+  assert.equal(
+    protectedFold([pass('formal:f', 'sha256:f')], [action('formal:f', 'sha256:f')], formalJudge(false)).status,
+    'READY',
+  );
 });

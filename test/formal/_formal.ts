@@ -5,11 +5,11 @@
  * which comes before any engine is asked).
  */
 import { loadConfig } from '../../src/config/load.js';
-import type { ResolvedComponent } from '../../src/config/types.js';
+import type { ResolvedComponent } from '../../src/formal/component-schema.js';
 import { lockText, type LockEntry } from '../../src/formal/lock.js';
 import { loadPackage } from '../../src/formal/packages.js';
 import { policySliceDigest } from '../../src/formal/policy.js';
-import { tempRepo, type TempRepo } from '../_support/repo.js';
+import { sections, tempRepo, type TempRepo } from '../_support/repo.js';
 
 export const LEDGER = loadPackage('vkit.resource-ledger', '0.1.0');
 export const DEAD_SOCKET = 'unix:///tmp/vkit-test-no-engine.sock';
@@ -52,7 +52,7 @@ export function ledgerRepo(component = ledgerComponent(), files: Record<string, 
 /** The lock entry `vkit policy accept` would write for the repo's component, with `over` applied. */
 export async function acceptedEntry(repo: TempRepo, over: Partial<LockEntry> = {}): Promise<LockEntry> {
   const config = await loadConfig(repo.dir);
-  const c = config.manifest.formal.components[0]!;
+  const c = sections(config.manifest).formal.components[0]!;
   return {
     policy_sha256: policySliceDigest(c),
     package_sha256: LEDGER.sha256,

@@ -5,14 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  evaluateGate,
-  gateExitCode,
-  showOnly,
-  type GateItem,
-  type GateStatus,
-  type ItemStatus,
-} from '../../src/gate/evaluate.js';
+import { evaluateGate, gateExitCode, showOnly } from '../../src/gate/evaluate.js';
+import type { GateItem, GateStatus, ItemStatus } from '../../src/gate/schema.js';
 
 type Spec = `${ItemStatus}` | `${ItemStatus}?`;
 

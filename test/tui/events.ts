@@ -1,6 +1,6 @@
 /** Event builders for the TUI tests (fixed timestamps, so frames are stable). */
 import type { VkitEvent } from '../../src/engine/events.js';
-import type { GateItem, GateStatus } from '../../src/gate/evaluate.js';
+import type { GateItem, GateStatus } from '../../src/gate/schema.js';
 
 const ts = '2025-01-01T12:00:00.000Z';
 const base = { schema: 'vkit.event/1' as const, ts };

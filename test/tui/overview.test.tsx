@@ -8,7 +8,7 @@ import { nodeCheck, REPO_ROOT, tempRepo, vkit } from '../_support/repo.js';
 import { overviewLines } from '../../src/tui/lines.js';
 import { renderOverviewOnce } from '../../src/tui/overview.js';
 import { stateFromGate } from '../../src/tui/state.js';
-import type { Gate } from '../../src/gate/evaluate.js';
+import type { Gate } from '../../src/gate/schema.js';
 import { item } from './events.js';
 
 const gate: Gate = {

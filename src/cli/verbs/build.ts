@@ -183,10 +183,12 @@ export const init = defineVerb({
   summary: 'write a starter vkit.config.ts',
   readme: 'write a starter `vkit.config.ts`',
   flags: COMMON,
-  help: `Usage: vkit init [--root DIR]
+  help: `Usage: vkit init [--root DIR] [--json]
 
 Writes a starter vkit.config.ts with one check suited to the project found (npm, cargo, or a
-placeholder that fails until you replace it). Refuses when a config exists.
+placeholder that fails until you replace it). Refuses when a config exists. --json prints
+{ "created": FILE }. --store and --jobs are accepted, for scripts that pass them to every verb,
+and ignored.
 `,
 });
 
@@ -216,6 +218,7 @@ Compares the two finite models of a request (schema_version 1: before, after, op
 over the complete declared space: initial states, reachable states, assumption contexts, enabled
 contexts, transitions and observations, each with its count and a shortest deterministic witness.
 Probes name contexts to inspect; they are not executed transitions. Read-only: writes no policy.
+--root, --store and --jobs are accepted, for scripts that pass them to every verb, and ignored.
 
 Exit codes: 0 equivalent, 1 different, 2 invalid request, 3 incomparable or unknown (a budget ran out).
 `,

@@ -39,7 +39,8 @@ export const stop = defineVerb({
   flags: FLAGS,
   help: `Usage: vkit daemon stop [--root DIR] [--json]
 
-Stops the root's resident build process, after the request it is serving.
+Stops the root's resident build process, after the request it is serving. --idle-s is accepted
+(as by daemon start) and ignored.
 `,
 });
 
@@ -50,5 +51,6 @@ export const status = defineVerb({
   help: `Usage: vkit daemon status [--root DIR] [--json]
 
 Says whether a resident build process serves the root, since when, and how many commands it served.
+--idle-s is accepted (as by daemon start) and ignored.
 `,
 });

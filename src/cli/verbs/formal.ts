@@ -5,7 +5,7 @@ export const policyAccept = defineVerb({
   name: 'policy accept',
   summary: "accept formal components' policy, package and checker digests into vkit.lock.json",
   flags: { ...ROOT_STORE_JSON, component: { type: 'string', multiple: true } },
-  help: `Usage: vkit policy accept [--component ID]... [--root DIR] [--json]
+  help: `Usage: vkit policy accept [--component ID]... [--root DIR] [--store DIR] [--json]
 
 Accepts the formal components' policy: writes vkit.lock.json at the root (commit it) with, per
 component, the policy slice digest (its canonical manifest entry), the installed package digest,
@@ -16,6 +16,7 @@ engine or assets cannot be resolved is refused, naming what is missing; nothing 
 (an earlier entry stays, and still binds only what it accepted).
 
   --component ID   accept only these components (others keep their entries)
+  --store DIR      evidence store (default: <git common dir>/vkit, or <root>/.vkit without git)
 
 Exit codes: 0 all accepted, 2 invalid config or usage, 3 a component refused, 4 internal error.
 `,
