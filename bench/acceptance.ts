@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { checkDecisionFiles } from '../src/acceptance/decision.js';
+import { checkDecisionFiles } from '../src/acceptance/recursive-checks.js';
 import type { DecisionContext, DecisionPaths } from '../src/acceptance/model.js';
 
 const N = Number(process.env.BENCH_LIBS ?? 500);

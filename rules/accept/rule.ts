@@ -18,7 +18,7 @@
 import { isAbsolute, join, posix, relative, sep } from 'node:path';
 import * as v from 'valibot';
 import { defineRule, type ActionResult } from '../../src/config/rule.js';
-import { checkDecisionFiles } from '../../src/acceptance/decision.js';
+import { checkDecisionFiles } from '../../src/acceptance/recursive-checks.js';
 import { judgeEffect } from '../../src/acceptance/effect.js';
 import type { DecisionCheck, SpecificationCheck } from '../../src/acceptance/model.js';
 import { findingLine } from '../../src/acceptance/report.js';

@@ -2,7 +2,7 @@
  * `check` (section `checks`, gate item `check:<id>`): a registered command whose exit code is
  * evidence about its declared inputs. The rule is in `rule.ts`, the entry schema in `schema.ts`.
  */
-import { compileGlob } from '../../src/capture/glob.js';
+import { compileGlob } from '../../src/text/glob.js';
 import { selectorIssues } from '../../src/capture/selector.js';
 import { defineKind } from '../../src/config/kind.js';
 import type { SandboxMode } from '../../src/config/sandbox.js';

@@ -1,9 +1,9 @@
 /**
  * `check-decision`: a decision is valid only if everything it decided about is valid and current.
- * `checkDecisionFiles` reads the three documents, re-validates the specification and the package
- * (which also recomputes the subject and runs the stack check of chain requirements), recomputes
- * the bound hashes, then judges the decision itself with `judgeDecision` (pure). It never prints:
- * the stack check calls it recursively for every library, under any root.
+ * `checkDecisionFiles` (recursive-checks.ts) reads the three documents, re-validates the
+ * specification and the package (which also recomputes the subject and runs the stack check of
+ * chain requirements), then `judgeDecision` here (pure) recomputes the bound hashes and judges the
+ * decision itself.
  *
  * Fail-closed readings where the details page is silent are marked "decision:" below and listed
  * in the project docs.
@@ -12,20 +12,12 @@ import { m11Digest, parseM11, type M11Domain } from '../hash/index.js';
 import { isRfc3339, parseIsoDate } from './dates.js';
 import { digestsDiffer } from './digests.js';
 import { judgeEffect } from './effect.js';
-import type {
-  DecisionCheck,
-  DecisionContext,
-  DecisionPaths,
-  PackageCheck,
-  RequirementCoverage,
-  RequirementView,
-} from './model.js';
-import { checkPackage } from './package.js';
+import type { DecisionCheck, DecisionContext, PackageCheck, RequirementCoverage, RequirementView } from './model.js';
 import { Findings, type Finding } from './report.js';
 import { parties } from './specification.js';
-import { isTable, readDoc, str, table, tables, type Doc, type FieldPath, type Table } from './toml.js';
+import { isTable, str, table, tables, type Doc, type FieldPath, type Table } from './toml.js';
 import { CONDITION_OWNERS, DECISION_VERDICTS, DISPOSITION_STATUSES, tableVerdict } from './verdict.js';
-import { PROTOCOL_ID, refuseVersion03 } from './versions.js';
+import { PROTOCOL_ID } from './versions.js';
 
 const VERIFICATION_MODES = ['package-trusted', 'spot-check', 're-execute-all'] as const;
 const RUN_RESULTS = ['pass', 'fail', 'not-run', 'error'] as const;
@@ -33,15 +25,6 @@ const WAIVER_CODES = ['risk-accepted', 'alternative-evidence', 'not-applicable',
 
 /** The text every stale finding starts with (gates and tests look for it). */
 const STALE = 'stale: renewed decision required';
-
-export async function checkDecisionFiles(paths: DecisionPaths, ctx: DecisionContext): Promise<DecisionCheck> {
-  const specDoc = await readDoc(paths.spec.abs, paths.spec.file);
-  const pkgDoc = await readDoc(paths.package.abs, paths.package.file);
-  const decisionDoc = await readDoc(paths.decision.abs, paths.decision.file);
-  for (const doc of [specDoc, pkgDoc, decisionDoc]) refuseVersion03(doc);
-  const pkg = await checkPackage(pkgDoc, specDoc, ctx);
-  return judgeDecision(decisionDoc, specDoc, pkgDoc, pkg, ctx);
-}
 
 const q = (v: unknown) => (v === undefined ? 'nothing' : typeof v === 'string' ? `'${v}'` : JSON.stringify(v));
 const nonEmpty = (v: unknown): v is string => typeof v === 'string' && v.trim().length > 0;

@@ -32,7 +32,7 @@ import {
   type LockPackage,
   type Workspace,
 } from './stack/cargo.js';
-import { findWorkspace, fsReaders } from './stack/chain.js';
+import { findWorkspace, fsReaders } from './stack/workspace.js';
 import { safeCrateName, STORE_FILES } from './stack/stores.js';
 import { isTable, str, table, tables, type Table } from './toml.js';
 

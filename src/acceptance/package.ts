@@ -14,7 +14,7 @@ import { validateFormat } from './format.js';
 import type { DecisionContext, PackageCheck, SpecificationCheck, StackReport } from './model.js';
 import { Findings } from './report.js';
 import { checkSpecification, notBindingReason, parties } from './specification.js';
-import { checkChain } from './stack/chain.js';
+import { checkChain, type LibraryCheck } from './stack/chain.js';
 import { verifySubject } from './subject.js';
 import { isTable, str, table, tables, type Doc } from './toml.js';
 import { refuseVersion03 } from './versions.js';
@@ -28,7 +28,16 @@ const COMMIT = /^[0-9a-f]{40}$/;
 const q = (v: unknown) => (v === undefined ? 'nothing' : typeof v === 'string' ? `'${v}'` : JSON.stringify(v));
 const nonEmpty = (v: unknown): v is string => typeof v === 'string' && v.trim().length > 0;
 
-export async function checkPackage(pkg: Doc, spec: Doc, ctx: DecisionContext): Promise<PackageCheck> {
+/**
+ * `checkPackage` (recursive-checks.ts) with the check of a stack library's decision handed in: the
+ * stack check of a chain requirement calls it for every library, whose package is checked here again.
+ */
+export async function checkPackageWith(
+  pkg: Doc,
+  spec: Doc,
+  ctx: DecisionContext,
+  checkLibrary: LibraryCheck,
+): Promise<PackageCheck> {
   refuseVersion03(pkg);
   const specCheck = checkSpecification(spec);
   const format = await validateFormat(pkg, { root: ctx.root });
@@ -61,7 +70,7 @@ export async function checkPackage(pkg: Doc, spec: Doc, ctx: DecisionContext): P
   for (const req of specCheck.requirements.filter((r) => r.kind === 'chain')) {
     const raw = rawRequirements[req.index];
     if (!isTable(raw) || !isTable(raw.chain)) continue; // already an error of the specification
-    const report = await checkChain(raw, pkg, ctx, f);
+    const report = await checkChain(raw, pkg, ctx, f, checkLibrary);
     chain[req.id] = report.status;
     stack ??= report;
     if (report.status === 'fail') f.error(`requirement '${req.id}': the stack check fails`, ['inventory']);

@@ -24,7 +24,6 @@ import { componentsDigest, parseM11, type M11Domain } from '../hash/index.js';
 import type { DecisionContext } from './model.js';
 import { insideRoot } from './paths.js';
 import type { Findings } from './report.js';
-import { findWorkspace } from './stack/chain.js';
 import { crateDigest, digestCacheFor, DigestError } from './stack/crate-digest.js';
 import {
   commitPresence,
@@ -35,6 +34,7 @@ import {
   type Pinning,
   type RecordedDigests,
 } from './stack/tree.js';
+import { findWorkspace } from './stack/workspace.js';
 import { isTable, str, tables, type Doc, type FieldPath, type Table } from './toml.js';
 import { digestsDiffer } from './digests.js';
 

@@ -5,7 +5,7 @@
  */
 import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileGlob, matchGlobs } from './glob.js';
+import { compileGlob, matchGlobs } from '../text/glob.js';
 
 class OutputRejectedError extends Error {}
 

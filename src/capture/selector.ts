@@ -17,7 +17,7 @@ import {
   type HashCounter,
   type HashMode,
 } from './files.js';
-import { compileGlob, coversBelow, escapeGlob, matchGlobs, reachesBelow } from './glob.js';
+import { compileGlob, coversBelow, escapeGlob, matchGlobs, reachesBelow } from '../text/glob.js';
 import { isSecretPath } from './secrets.js';
 import { treeDigest } from './tree.js';
 

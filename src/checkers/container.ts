@@ -15,8 +15,71 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { hexOf, isSha256Id, jsonId } from '../hash/index.js';
-import type { ContainerRequest, ContainerResult, Sandbox, ToolTree } from '../formal/types.js';
 import { checkToolPaths, toolTreeFromTar } from './tar-tree.js';
+
+/* ---------------------------------------------------------------- the sandbox contract (what formal profiles use) */
+
+export interface Bind {
+  /** Absolute host path. */
+  host: string;
+  /** Absolute path inside the container. */
+  container: string;
+  readOnly: boolean;
+}
+
+export interface ContainerRequest {
+  /** Full `sha256:` image id (never a tag: a tag can move). */
+  image: string;
+  argv: string[];
+  binds: Bind[];
+  workdir: string;
+  env?: Record<string, string>;
+  timeoutMs: number;
+  /** Defaults: 2 GiB memory, 512 pids. */
+  memoryBytes?: number;
+  pidsLimit?: number;
+  signal: AbortSignal;
+  /**
+   * The container's name, derived from the attempt (`vkit-<attempt id>-<step>`): cancellation and
+   * recovery find and kill only the attempt's own containers by this prefix.
+   */
+  name: string;
+}
+
+export interface ContainerResult {
+  /** null when killed (timeout, cancel) or never started. */
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  cancelled: boolean;
+  /** Set when the engine refused to create or start the container. */
+  startError?: string;
+}
+
+/** The one thing profiles use to execute: a restricted container (no network, read-only root, uid 65534, no capabilities). */
+export interface Sandbox {
+  /** Socket the engine answers on, for messages. */
+  readonly socket: string;
+  run(req: ContainerRequest): Promise<ContainerResult>;
+  /** The full image id of a local image reference, or undefined when it is not installed. */
+  imageId(ref: string): Promise<string | undefined>;
+  /**
+   * Digest of the tool tree inside an image: sorted (path, mode, sha256) of every regular file and
+   * symlink under `paths`, so an image rebuilt from the same packages matches. Cached per image id.
+   */
+  toolTree(imageId: string, paths: readonly string[]): Promise<ToolTree>;
+}
+
+export interface ToolTree {
+  /** `sha256:<hex>` over the canonical listing. */
+  digest: string;
+  entries: number;
+  /** Version lines of the main tools (e.g. `coqc --version`), for the receipt's inventory. */
+  versions?: Record<string, string>;
+}
+
+/* ---------------------------------------------------------------- the sandbox, served by podman */
 
 export const DEFAULT_SOCKET = 'unix:///tmp/podman.sock';
 const DEFAULT_MEMORY = 2 * 1024 ** 3;

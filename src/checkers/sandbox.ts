@@ -17,7 +17,7 @@
  */
 import { accessSync, constants, existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import { compileGlob } from '../capture/glob.js';
+import { compileGlob } from '../text/glob.js';
 
 /** What the sandbox exposes, all absolute paths. */
 export interface SandboxLayout {

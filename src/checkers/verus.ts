@@ -21,7 +21,7 @@
  *   (with `smt.smt-run-module-times[].function-breakdown[]` = {`function`, `time`, `success`, ...}), and the
  *   build info (`verus`: version, commit, toolchain, ...). The process exits 1 when verification failed.
  */
-import type { Diagnostic, FormalSections, Obligation } from '../formal/types.js';
+import type { Diagnostic, Obligation, Obligations } from './results.js';
 
 /* ------------------------------------------------------------------------------------------ argv */
 
@@ -413,7 +413,7 @@ export function judgeStep(exitCode: number | null, parsed: ParsedReport): StepVe
  * The obligations section for one report. Counts are Verus's own; `total` and `unknown` are null when the
  * run is partial (no entire-crate count, or a VIR error that suppresses the counts), as the reference asks.
  */
-export function obligationsOf(parsed: ParsedReport, step: string): FormalSections['obligations'] {
+export function obligationsOf(parsed: ParsedReport, step: string): Obligations {
   const items: Obligation[] = [];
   if (!parsed.ok) return { total: null, proved: 0, failed: 0, unknown: null, items };
   const { results: r, functions, failedNotes } = parsed.report;

@@ -14,6 +14,8 @@ import { describeThrown, plainData, PlainDataError } from './plain.js';
 interface ThreadData {
   port: MessagePort;
   flag: SharedArrayBuffer;
+  /** The module a config's bare `vkit` import resolves to (vkit's public entry), to warm up. */
+  warm: string;
 }
 
 type Request =
@@ -29,7 +31,7 @@ interface HostedRule {
   judge?(result: unknown, today: string): unknown;
 }
 
-const { port, flag } = workerData as ThreadData;
+const { port, flag, warm } = workerData as ThreadData;
 const answered = new Int32Array(flag);
 const rules = new Map<string, HostedRule>();
 let pending: number | undefined;
@@ -148,6 +150,7 @@ async function load(module: string): Promise<void> {
 }
 
 // The thread starts while the config is still being bundled: it warms up vkit's own modules (the
-// config imports `vkit`), then waits for the bundle's path.
+// config imports `vkit`; load.ts names the entry, so this core module does not import the public
+// face), then waits for the bundle's path.
 parentPort!.once('message', (m: { module: string }) => void load(m.module));
-void import('../index.js').catch(() => undefined);
+void import(warm).catch(() => undefined);

@@ -54,12 +54,13 @@ export interface ConfigThread {
   abandon(): Promise<void>;
 }
 
-export function startConfigThread(): ConfigThread {
+/** `warm`: the URL of the module a config's bare `vkit` import resolves to, loaded while esbuild bundles. */
+export function startConfigThread(warm: string): ConfigThread {
   const memoryMb = limit('VKIT_CONFIG_MEMORY_MB', 512);
   const flag = new SharedArrayBuffer(4);
   const { port1, port2 } = new MessageChannel();
   const worker = new Worker(THREAD, {
-    workerData: { port: port2, flag },
+    workerData: { port: port2, flag, warm },
     transferList: [port2],
     // Captured and never read: the thread forwards what it prints as messages (config-thread.ts).
     stdout: true,

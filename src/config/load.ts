@@ -15,7 +15,7 @@ import type { Metafile } from 'esbuild';
 import * as v from 'valibot';
 import { invalid, InvalidInputError, VkitError, type Issue } from '../errors.js';
 import { jsonId, sha256Id } from '../hash/index.js';
-import { parseJsonText, type ParsedJsonText } from '../models/json-text.js';
+import { parseJsonText, type ParsedJsonText } from '../text/json-text.js';
 import type { PlannedAction, Rule } from './rule.js';
 import { loadKinds } from './kind.js';
 import { fieldPath, userConfigSchema } from './schema.js';
@@ -28,6 +28,9 @@ import { describeThrown, plainData, PlainDataError } from './plain.js';
 import { firstInvalidUtf8 } from '../text/utf8.js';
 
 export const CONFIG_FILES = ['vkit.config.ts', 'vkit.manifest.json'] as const;
+
+/** vkit's public entry (src/index.ts, built): what a config's bare `vkit` import resolves to. */
+const SELF_ENTRY = new URL('../index.js', import.meta.url);
 
 export interface LoadedConfig {
   /** Absolute path of the file the config came from. */
@@ -142,7 +145,7 @@ async function loadManifestFile(file: string, shown: string): Promise<LoadedConf
 }
 
 async function loadTsConfig(root: string, file: string, shown: string, opts: LoadOptions): Promise<LoadedConfig> {
-  const thread = opts.inProcess ? undefined : startConfigThread();
+  const thread = opts.inProcess ? undefined : startConfigThread(SELF_ENTRY.href);
   try {
     return await bundleAndEvaluate(root, file, shown, opts, thread);
   } catch (error) {
@@ -159,7 +162,7 @@ async function bundleAndEvaluate(
   thread: ConfigThread | undefined,
 ): Promise<LoadedConfig> {
   const { build } = await import('esbuild');
-  const selfEntry = fileURLToPath(new URL('../index.js', import.meta.url));
+  const selfEntry = fileURLToPath(SELF_ENTRY);
   let bundled;
   try {
     bundled = await build({

@@ -3,7 +3,7 @@
  * a typo never silently drops a requirement. JSON schemas in `schema/` are generated from these.
  */
 import * as v from 'valibot';
-import { globProblem } from '../capture/glob.js';
+import { globProblem } from '../text/glob.js';
 import type { KindRegistry } from './kind.js';
 import { sandbox } from './sandbox.js';
 

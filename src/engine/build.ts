@@ -5,7 +5,7 @@
  */
 import { join, relative } from 'node:path';
 import PQueue from 'p-queue';
-import { compileGlob, matchGlobs } from '../capture/glob.js';
+import { compileGlob, matchGlobs } from '../text/glob.js';
 import { isSecretPath } from '../capture/secrets.js';
 import {
   captureSelector,

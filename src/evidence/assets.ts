@@ -7,8 +7,8 @@
  * and the faces say so plainly. The engine module is loaded only when a capsule is involved.
  */
 import type { Receipt } from '../store/receipt.js';
-import type { CollectedAssets } from './bundle.js';
 import type { ReadBundle } from './hostile.js';
+import type { CollectedAssets } from './capsule.js';
 import type { BundleManifest, Capsule } from './manifest.js';
 
 /** Said wherever capsules are included or restored. */

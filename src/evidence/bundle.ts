@@ -13,8 +13,8 @@ import type { Store } from '../store/store.js';
 import { VkitError, EXIT, invalid } from '../errors.js';
 import { collectAssets } from './assets.js';
 import type { ReadBundle } from './hostile.js';
-import { refuse } from './hostile.js';
-import { capsuleEntryNames, checkCapsules } from './capsule.js';
+import { refuse } from './refusal.js';
+import { capsuleEntryNames, checkCapsules, type CollectedAssets } from './capsule.js';
 import {
   artifactEntry,
   buildManifest,
@@ -24,7 +24,6 @@ import {
   RECEIPT_ENTRY,
   type BundleEntry,
   type BundleManifest,
-  type Capsule,
 } from './manifest.js';
 import type { TarSource } from './tar.js';
 
@@ -33,12 +32,6 @@ export interface ExportPlan {
   sources: TarSource[];
   receipt: Receipt;
   receiptId: string;
-}
-
-/** Capsules gathered by `collectCapsule` (src/evidence/capsule-io.ts), with the files holding their entries. */
-export interface CollectedAssets {
-  capsules: Capsule[];
-  sources: TarSource[];
 }
 
 function damaged(message: string): VkitError {

@@ -21,7 +21,6 @@ import { EXIT, invalid, VkitError } from '../errors.js';
 import { isSha256Id, sha256Stream } from '../hash/index.js';
 import { loadProfile } from '../formal/profiles/index.js';
 import type { Receipt } from '../store/receipt.js';
-import type { CollectedAssets } from './bundle.js';
 import {
   archiveEntryName,
   CAPSULE_LIMITS,
@@ -30,8 +29,10 @@ import {
   sealCapsule,
   treeEntryName,
   type CapsuleLimits,
+  type CollectedAssets,
 } from './capsule.js';
-import { refuse, type ReadBundle } from './hostile.js';
+import type { ReadBundle } from './hostile.js';
+import { refuse } from './refusal.js';
 import type { BundleManifest, Capsule } from './manifest.js';
 import { writeTar, type TarSource } from './tar.js';
 

@@ -12,7 +12,8 @@
  */
 import { jsonId } from '../hash/index.js';
 import type { BundleEntry, BundleManifest, Capsule } from './manifest.js';
-import { badName, refuse } from './hostile.js';
+import { badName, refuse } from './refusal.js';
+import type { TarSource } from './tar.js';
 
 /** Capsule limits from the reference. */
 export const CAPSULE_LIMITS = {
@@ -21,6 +22,12 @@ export const CAPSULE_LIMITS = {
   entriesPerToolTree: 100_000,
 } as const;
 export type CapsuleLimits = { archiveBytes: number; totalBytes: number; entriesPerToolTree: number };
+
+/** Capsules gathered by `collectCapsule` (src/evidence/capsule-io.ts), with the files holding their entries. */
+export interface CollectedAssets {
+  capsules: Capsule[];
+  sources: TarSource[];
+}
 
 /** Where a capsule's entries live in a bundle. */
 const ASSETS_PREFIX = 'assets/';

@@ -25,6 +25,7 @@ import { invalid } from '../errors.js';
 import { sha256Stream } from '../hash/index.js';
 import { MANIFEST_ENTRY, parseManifest, type BundleManifest } from './manifest.js';
 import { capsuleEntryNames, checkCapsules, type CapsuleLimits } from './capsule.js';
+import { badName, refuse } from './refusal.js';
 import { walkHeaders, type RawHeader } from './tar.js';
 
 export interface BundleLimits {
@@ -49,30 +50,6 @@ export interface ReadBundle {
   manifestBytes: Buffer;
   /** Every other entry: its name, size, digest and where its bytes were put in the scratch directory. */
   entries: Map<string, { size: number; sha256: string; file: string }>;
-}
-
-/** A bundle refusal: exit 2, naming the entry. */
-export function refuse(entry: string, message: string) {
-  return invalid(
-    'ERR_BUNDLE_REFUSED',
-    `Refused bundle entry \`${entry}\`: ${message}`,
-    { path: entry },
-    'Bundles are hostile input: export a fresh one with `vkit evidence export`.',
-  );
-}
-
-const SEGMENT = /^[A-Za-z0-9._-]+$/;
-
-/** Why a name is not a plain relative path inside the bundle, or undefined when it is. */
-export function badName(name: string): string | undefined {
-  if (name.length === 0) return 'an empty name';
-  if (name.startsWith('/') || /^[A-Za-z]:/.test(name) || name.startsWith('\\')) return 'an absolute path';
-  const segments = name.split(/[/\\]/);
-  if (segments.includes('..')) return 'a `..` segment (it would escape the bundle)';
-  if (name.includes('\\')) return 'a backslash in the name';
-  if (!segments.every((s) => SEGMENT.test(s) && s !== '.'))
-    return 'a name that is not a plain relative path (letters, digits, `.`, `_`, `-` and `/` only)';
-  return undefined;
 }
 
 /** What each tar type flag but `0` (a regular file) makes an entry, for refusals. */

@@ -28,7 +28,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { modeOf } from '../capture/files.js';
 import { git, isGitWorkTree, listGitFiles, lsTree, readBlobs } from '../capture/git.js';
-import { compileGlob, matchGlobs } from '../capture/glob.js';
+import { compileGlob, matchGlobs } from '../text/glob.js';
 import { isSecretPath } from '../capture/secrets.js';
 import { treeDigest } from '../capture/tree.js';
 import { invalid, type InvalidInputError } from '../errors.js';

@@ -5,69 +5,14 @@
  * capture -> materialise -> profile.run(sandbox) -> retained sections and artifacts.
  */
 import type { Assurance, Claim, Outcome } from '../config/evidence-terms.js';
+import type { Sandbox } from '../checkers/container.js';
+import type { Diagnostic, Obligations } from '../checkers/results.js';
 import type { ResolvedComponent } from './component-schema.js';
 
-/* ---------------------------------------------------------------- sandbox (src/checkers/container.ts) */
-
-export interface Bind {
-  /** Absolute host path. */
-  host: string;
-  /** Absolute path inside the container. */
-  container: string;
-  readOnly: boolean;
-}
-
-export interface ContainerRequest {
-  /** Full `sha256:` image id (never a tag: a tag can move). */
-  image: string;
-  argv: string[];
-  binds: Bind[];
-  workdir: string;
-  env?: Record<string, string>;
-  timeoutMs: number;
-  /** Defaults: 2 GiB memory, 512 pids. */
-  memoryBytes?: number;
-  pidsLimit?: number;
-  signal: AbortSignal;
-  /**
-   * The container's name, derived from the attempt (`vkit-<attempt id>-<step>`): cancellation and
-   * recovery find and kill only the attempt's own containers by this prefix.
-   */
-  name: string;
-}
-
-export interface ContainerResult {
-  /** null when killed (timeout, cancel) or never started. */
-  exitCode: number | null;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-  cancelled: boolean;
-  /** Set when the engine refused to create or start the container. */
-  startError?: string;
-}
-
-/** The one thing profiles use to execute: a restricted container (no network, read-only root, uid 65534, no capabilities). */
-export interface Sandbox {
-  /** Socket the engine answers on, for messages. */
-  readonly socket: string;
-  run(req: ContainerRequest): Promise<ContainerResult>;
-  /** The full image id of a local image reference, or undefined when it is not installed. */
-  imageId(ref: string): Promise<string | undefined>;
-  /**
-   * Digest of the tool tree inside an image: sorted (path, mode, sha256) of every regular file and
-   * symlink under `paths`, so an image rebuilt from the same packages matches. Cached per image id.
-   */
-  toolTree(imageId: string, paths: readonly string[]): Promise<ToolTree>;
-}
-
-export interface ToolTree {
-  /** `sha256:<hex>` over the canonical listing. */
-  digest: string;
-  entries: number;
-  /** Version lines of the main tools (e.g. `coqc --version`), for the receipt's inventory. */
-  versions?: Record<string, string>;
-}
+// The sandbox contract lives with its implementation (src/checkers/container.ts) and the parsers'
+// findings with the parsers (src/checkers/results.ts): the base layer cannot import this library.
+export type { Bind, ContainerRequest, ContainerResult, Sandbox, ToolTree } from '../checkers/container.js';
+export type { Obligation } from '../checkers/results.js';
 
 /* ---------------------------------------------------------------- packages (src/formal/packages.ts) */
 
@@ -89,33 +34,8 @@ export interface MathPackage {
 
 /* ---------------------------------------------------------------- results (receipt sections) */
 
-export interface Obligation {
-  id: string;
-  /** What it checks, in words. */
-  description: string;
-  status: 'proved' | 'failed' | 'unknown';
-  /** Which binding or package claim it belongs to. */
-  binding?: string;
-}
-
-export interface Diagnostic {
-  severity: 'error' | 'warning' | 'info';
-  message: string;
-  /** Path inside the captured source (or the package), with one-based line and column. */
-  file?: string;
-  line?: number;
-  column?: number;
-}
-
 export interface FormalSections {
-  obligations: {
-    /** Null denominators when the run did not report them (partial). */
-    total: number | null;
-    proved: number;
-    failed: number;
-    unknown: number | null;
-    items: Obligation[];
-  };
+  obligations: Obligations;
   scope: { contract: string; package: string; profile: string; parameters: Record<string, unknown>; notes: string[] };
   inventory: { image: string | null; tool_tree: string | null; versions: Record<string, string> };
   coverage: {

@@ -8,7 +8,7 @@ import { lstatSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fingerprintOf, hashPath, sameFingerprint, type Fingerprint } from '../capture/files.js';
 import { isGitWorkTree, listGitFiles } from '../capture/git.js';
-import { compileGlob } from '../capture/glob.js';
+import { compileGlob } from '../text/glob.js';
 import { listOutputs } from '../capture/outputs.js';
 import { selectPaths } from '../capture/selector.js';
 import { recordedCapture } from '../capture/tree.js';

@@ -12,7 +12,7 @@
  */
 import type { Issue } from '../errors.js';
 import { compareModels } from './compare.js';
-import { parseJsonText } from './json-text.js';
+import { parseJsonText } from '../text/json-text.js';
 import { compareExitCode, type CompareReport } from './report.js';
 import { validateRequest } from './validate.js';
 
@@ -59,7 +59,7 @@ export {
   type JsonMember,
   type JsonTextSource,
   type ParsedJsonText,
-} from './json-text.js';
+} from '../text/json-text.js';
 export { modelDigest, normaliseModel } from './normalise.js';
 export { byCodePoint, sortByCodePoint, uniqueSorted } from './order.js';
 export {

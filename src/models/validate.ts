@@ -5,14 +5,14 @@
  * so the first one is the first problem a reader would meet. A missing key is reported where its
  * object ends.
  *
- * `source` is present only for requests parsed from text (`json-text.ts`): it adds the two checks
+ * `source` is present only for requests parsed from text (`src/text/json-text.ts`): it adds the two checks
  * only text can support, duplicate member names and the integer form of `schema_version` and
  * `max_contexts`. Every other rule applies to both entry points.
  */
 import type { Issue } from '../errors.js';
-import { indexPath, memberPath } from './json-path.js';
-import type { JsonMember, JsonTextSource } from './json-text.js';
-import { hasLoneSurrogate } from './order.js';
+import { indexPath, memberPath } from '../text/json-path.js';
+import type { JsonMember, JsonTextSource } from '../text/json-text.js';
+import { hasLoneSurrogate } from '../text/utf16.js';
 import {
   ALPHABETS,
   DEFAULT_MAX_CONTEXTS,

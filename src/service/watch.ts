@@ -11,7 +11,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
-import { compileGlob, matchGlobs, type Glob } from '../capture/glob.js';
+import { compileGlob, matchGlobs, type Glob } from '../text/glob.js';
 import { CONFIG_FILES, readConfig, type LoadedConfig } from '../config/load.js';
 import { runEngine } from '../engine/build.js';
 import { compileGraph, type ActionGraph } from '../graph/compile.js';

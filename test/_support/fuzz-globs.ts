@@ -1,7 +1,7 @@
 /**
  * Glob fuzzing: random small file trees, random patterns over them (the supported syntax, junk made
  * of glob characters, and hostile shapes: long runs of `*`, `*a*a…`, `**\/**\/…`, many braces), and a
- * reference matcher written independently of `src/capture/glob.ts`: braces expanded first, then a
+ * reference matcher written independently of `src/text/glob.ts`: braces expanded first, then a
  * table-driven match per path segment. What the reference says is the meaning vkit's globs have:
  *
  * - `!` first negates (an exclusion), leading `./` are dropped (also at the start of a brace alternative);
@@ -19,7 +19,7 @@
  */
 import type { Rng } from './random.js';
 
-/** Brace alternatives past this many make a glob a problem (vkit's limit: src/capture/glob.ts). */
+/** Brace alternatives past this many make a glob a problem (vkit's limit: src/text/glob.ts). */
 const MAX_ALTERNATIVES = 1024;
 /** Braces nested deeper than this make a glob a problem (vkit's limit). */
 const MAX_BRACE_DEPTH = 64;

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { draftDecision } from '../../src/acceptance/decide.js';
-import { checkPackage } from '../../src/acceptance/package.js';
+import { checkPackage } from '../../src/acceptance/recursive-checks.js';
 import { readDoc } from '../../src/acceptance/toml.js';
 import { DEFAULTS, edit, rebind, TRIO_PATHS, type Trio, committedRepo } from '../_support/acceptance-docs.js';
 

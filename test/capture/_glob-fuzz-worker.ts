@@ -4,7 +4,7 @@
  * name and stop (`terminate()`), not a test process stuck for ever.
  */
 import { parentPort } from 'node:worker_threads';
-import { compileGlob, globProblem, matchGlobs } from '../../src/capture/glob.js';
+import { compileGlob, globProblem, matchGlobs } from '../../src/text/glob.js';
 
 export interface GlobQuery {
   patterns: string[];

@@ -1,5 +1,5 @@
 /**
- * Fuzzing the glob compiler (src/capture/glob.ts) against a reference matcher written apart from it
+ * Fuzzing the glob compiler (src/text/glob.ts) against a reference matcher written apart from it
  * (test/_support/fuzz-globs.ts): random patterns in the supported syntax over random small trees,
  * junk made of glob characters, and hostile shapes that make a backtracking matcher run for ever.
  * Per case: `globProblem` says a problem exactly when the reference does; otherwise every path
@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { after, before, test } from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { compileGlob, globProblem, matchGlobs } from '../../src/capture/glob.js';
+import { compileGlob, globProblem, matchGlobs } from '../../src/text/glob.js';
 import { cliCase, runCliCases } from '../_support/fuzz-cli.js';
 import {
   hostileGlob,

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { prng } from '../_support/random.js';
-import { compileGlob, coversBelow, escapeGlob, matchGlobs, reachesBelow } from '../../src/capture/glob.js';
+import { compileGlob, coversBelow, escapeGlob, matchGlobs, reachesBelow } from '../../src/text/glob.js';
 
 /** One row: does `pattern` match `path`? */
 function check(pattern: string, path: string, expected: boolean): void {

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { compileGlob, matchGlobs } from '../../src/capture/glob.js';
+import { compileGlob, matchGlobs } from '../../src/text/glob.js';
 import { cli } from '../_support/evidence.js';
 import { nodeCheck, tempRepo } from '../_support/repo.js';
 

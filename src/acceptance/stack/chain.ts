@@ -25,10 +25,9 @@
  * indeterminate, never accepted: a registry or git crate in the closure, a cycle, a stack deeper
  * than `depth` or larger than `max_elements`, no --store for any trusted acceptor.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import { checkDecisionFiles } from '../decision.js';
-import type { DecisionCheck, DecisionContext, StackElement, StackReport } from '../model.js';
+import { readFileSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
+import type { DecisionCheck, DecisionContext, DecisionPaths, StackElement, StackReport } from '../model.js';
 import { insideRoot } from '../paths.js';
 import { noteRead } from '../reads.js';
 import { Findings } from '../report.js';
@@ -37,6 +36,14 @@ import { parseDoc, str, table, tables, type Doc, type FieldPath, type Table } fr
 import { CargoError, closure, isForeign, readWorkspace, type LockPackage, type Workspace } from './cargo.js';
 import { crateDigest, digestCacheFor, DigestError, primeDigestCache } from './crate-digest.js';
 import { findLibrary } from './stores.js';
+import { findWorkspace, fsReaders } from './workspace.js';
+
+/**
+ * Checks a library's three documents like any decision (recursive-checks.ts hands in
+ * `checkDecisionFiles`): the recursion of the stack check, passed down so this module imports
+ * nothing above it.
+ */
+export type LibraryCheck = (paths: DecisionPaths, ctx: DecisionContext) => Promise<DecisionCheck>;
 
 /** Libraries checked at once. */
 const CONCURRENCY = 16;
@@ -113,14 +120,21 @@ export async function checkChain(
   pkg: Doc,
   ctx: DecisionContext,
   findings: Findings,
+  checkLibrary: LibraryCheck,
 ): Promise<StackReport> {
   const f = new Findings(pkg.file, pkg);
-  const report = await runChain(requirement, pkg, ctx, f);
+  const report = await runChain(requirement, pkg, ctx, f, checkLibrary);
   findings.merge(f);
   return report;
 }
 
-async function runChain(requirement: Table, pkg: Doc, ctx: DecisionContext, f: Findings): Promise<StackReport> {
+async function runChain(
+  requirement: Table,
+  pkg: Doc,
+  ctx: DecisionContext,
+  f: Findings,
+  checkLibrary: LibraryCheck,
+): Promise<StackReport> {
   const ruleErrors: string[] = [];
   const rule = readRule(requirement, ruleErrors);
   const inventories = tables(pkg.data, 'inventory');
@@ -325,7 +339,17 @@ async function runChain(requirement: Table, pkg: Doc, ctx: DecisionContext, f: F
       const ownGaps: string[] = [];
       const e = elements[i]!;
       results[i] = {
-        view: await checkElement(e, rule, wsDir, inner, [...visiting, appName], own, elementAt(invAt, e), ownGaps),
+        view: await checkElement(
+          e,
+          rule,
+          wsDir,
+          inner,
+          [...visiting, appName],
+          own,
+          elementAt(invAt, e),
+          ownGaps,
+          checkLibrary,
+        ),
         f: own,
         gaps: ownGaps,
       };
@@ -411,6 +435,7 @@ async function checkElement(
   f: Findings,
   at: FieldPath,
   gaps: string[],
+  checkLibrary: LibraryCheck,
 ): Promise<StackElement> {
   const fail = (reason: string): StackElement => {
     f.error(`library '${e.name}': ${reason}`, at);
@@ -479,7 +504,7 @@ async function checkElement(
   };
   let check: DecisionCheck;
   try {
-    check = await checkDecisionFiles(found.paths, libCtx);
+    check = await checkLibrary(found.paths, libCtx);
   } catch (error) {
     // A library document that cannot be parsed is that library's failure, not a crash of the app's check.
     return fail(`its documents in ${where} cannot be checked: ${(error as Error).message}`);
@@ -538,45 +563,4 @@ async function consumedMismatch(e: Element, wsDir: string, ctx: DecisionContext)
   return consumed === e.digest
     ? undefined
     : `the bytes consumed from ${e.dir || '.'} changed: their crate digest is not the inventory's digest`;
-}
-
-/** The nearest directory at or above `from` holding a Cargo.lock, never above `root`. */
-export function findWorkspace(root: string, from: string): string | undefined {
-  let dir = from;
-  for (;;) {
-    if (insideRoot(root, relative(root, dir) || '.') === undefined) return undefined;
-    try {
-      if (statSync(join(dir, 'Cargo.lock')).isFile()) return dir;
-    } catch {
-      // keep climbing
-    }
-    if (resolve(dir) === resolve(root)) return undefined;
-    const up = dirname(dir);
-    if (up === dir) return undefined;
-    dir = up;
-  }
-}
-
-/** Readers of a workspace's files on disk (the stack check and the graph expansion read the same way). */
-export function fsReaders(wsDir: string) {
-  return {
-    read(rel: string) {
-      try {
-        const text = readFileSync(join(wsDir, rel), 'utf8');
-        noteRead(join(wsDir, rel));
-        return text;
-      } catch {
-        return undefined;
-      }
-    },
-    dirs(rel: string) {
-      try {
-        return readdirSync(join(wsDir, rel), { withFileTypes: true })
-          .filter((d) => d.isDirectory())
-          .map((d) => d.name);
-      } catch {
-        return [];
-      }
-    },
-  };
 }

@@ -32,7 +32,7 @@ import {
   type Attention,
   type PlacedAttention,
 } from '../../acceptance/migrate-attention.js';
-import { checkPackage } from '../../acceptance/package.js';
+import { checkPackage } from '../../acceptance/recursive-checks.js';
 import { checkSpecification } from '../../acceptance/specification.js';
 import { insideRoot } from '../../acceptance/paths.js';
 import { findingLine, type Finding, type Outcome } from '../../acceptance/report.js';

@@ -17,7 +17,7 @@ import type {
   RequirementView,
   StackReport,
 } from '../../acceptance/model.js';
-import { checkPackage } from '../../acceptance/package.js';
+import { checkPackage } from '../../acceptance/recursive-checks.js';
 import { findingLine, type Finding, type Outcome } from '../../acceptance/report.js';
 import { checkSpecification } from '../../acceptance/specification.js';
 import { readDoc, str, table, type Doc } from '../../acceptance/toml.js';

@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import { judgeDecision } from '../../acceptance/decision.js';
 import type { DecisionContext } from '../../acceptance/model.js';
-import { checkPackage } from '../../acceptance/package.js';
+import { checkPackage } from '../../acceptance/recursive-checks.js';
 import { decidingFindings, renderRecord } from '../../acceptance/render.js';
 import type { Outcome } from '../../acceptance/report.js';
 import { readDoc } from '../../acceptance/toml.js';

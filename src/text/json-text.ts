@@ -1,7 +1,8 @@
 /**
- * A strict JSON text parser (RFC 8259) for requests that arrive as text. `JSON.parse` would do for the
- * values, but it silently keeps the last of two equal member names and forgets how numbers were
- * written; the request rules need both: a duplicate key anywhere is invalid, and `schema_version` and
+ * A strict JSON text parser (RFC 8259) for model requests and manifests that arrive as text (core:
+ * src/models and the config loader both read through it). `JSON.parse` would do for the values, but
+ * it silently keeps the last of two equal member names and forgets how numbers were written; the
+ * request rules need both: a duplicate key anywhere is invalid, and `schema_version` and
  * `max_contexts` must be written in integer form (`1`, not `1.0` or `1e0`).
  *
  * The value it returns is plain data, as `JSON.parse` would make it (a member named `__proto__` is an
@@ -12,7 +13,7 @@
  * enclosing JSON path, the line and the column.
  */
 import type { Issue } from '../errors.js';
-import { hasLoneSurrogate } from './order.js';
+import { hasLoneSurrogate } from './utf16.js';
 import { indexPath, memberPath } from './json-path.js';
 
 export interface JsonMember {
