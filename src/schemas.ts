@@ -7,6 +7,7 @@ import type { GenericSchema } from 'valibot';
 import type { KindRegistry } from './config/kind.js';
 import { manifestSchema } from './config/schema.js';
 import { EventSchema } from './engine/events.js';
+import { QualificationSchema } from './formal/qualify/report.js';
 import { BuildSchema } from './engine/schema.js';
 import { GateSchema } from './gate/schema.js';
 import { ReceiptSchema } from './store/receipt.js';
@@ -18,6 +19,7 @@ export const published = (registry: KindRegistry): Record<string, GenericSchema>
   'vkit.gate-1.schema.json': GateSchema,
   'vkit.build-1.schema.json': BuildSchema,
   'vkit.event-1.schema.json': EventSchema,
+  'vkit.qualification-1.schema.json': QualificationSchema,
 });
 
 export function jsonSchemaText(schema: GenericSchema, name: string): string {

@@ -172,6 +172,8 @@ async function executeFormal(
         image: resolved.plan.image,
         profile: profile.id,
         method: outcome.method,
+        /** The checker's own rejection, if it gave one (see FormalOutcome.rejectedBy). */
+        rejected_by: outcome.rejectedBy ?? null,
       },
       sections: {
         ...outcome.sections,

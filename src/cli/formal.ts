@@ -1,9 +1,11 @@
 /**
- * `vkit formal package digest [ID]` and `vkit policy accept`'s handlers (declared in
+ * `vkit formal package digest [ID]`, `vkit formal qualify` and `vkit policy accept`'s handlers (declared in
  * `verbs/formal.ts`, bound in `table.ts`): call the service, render.
  */
+import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { EXIT, invalid } from '../errors.js';
+import { renderQualification } from '../formal/qualify/render.js';
 import { type Handler, printJson } from './verb.js';
 import type * as verbs from './verbs/formal.js';
 
@@ -45,4 +47,26 @@ export const policyAccept: Handler<typeof verbs.policyAccept> = async ({ values:
     );
   }
   return result.refused.length ? EXIT.blocked : EXIT.ok;
+};
+
+export const qualify: Handler<typeof verbs.qualify> = async ({ values: v }) => {
+  if (!v.package) throw invalid('ERR_USAGE', 'Expected --package ID', { path: '--package' });
+  if (!v.profile) throw invalid('ERR_USAGE', 'Expected --profile PROFILE', { path: '--profile' });
+  const jobs = v.jobs === undefined ? 1 : Number(v.jobs);
+  if (!Number.isInteger(jobs) || jobs < 1)
+    throw invalid('ERR_USAGE', `Expected --jobs to be a positive integer, got \`${v.jobs}\``, { path: '--jobs' });
+  const { qualifyPackage } = await import('../service/qualify.js');
+  const report = await qualifyPackage({
+    package: v.package,
+    profile: v.profile,
+    catalogue: v.catalogue,
+    mutants: v.mutant,
+    root: v.root,
+    store: v.store,
+    jobs,
+  });
+  if (v.out) writeFileSync(resolve(v.out), `${JSON.stringify(report, null, 2)}\n`);
+  if (v.json) printJson(report);
+  else process.stdout.write(renderQualification(report));
+  return report.status === 'PASS' ? EXIT.ok : report.status === 'FAIL' ? EXIT.fail : EXIT.blocked;
 };

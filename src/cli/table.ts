@@ -52,6 +52,7 @@ export const TABLE: readonly Verb[] = [
   bind(evidence.replay, async () => (await import('./evidence.js')).replay),
   bind(formal.policyAccept, async () => (await import('./formal.js')).policyAccept),
   bind(formal.packageDigest, async () => (await import('./formal.js')).packageDigest),
+  bind(formal.qualify, async () => (await import('./formal.js')).qualify),
   bind(feedback.add, async () => (await import('./feedback.js')).add),
   bind(feedback.list, async () => (await import('./feedback.js')).list),
   bind(buildVerbs.watch, async () => (await import('./watch.js')).watch),

@@ -77,6 +77,18 @@ export interface FormalOutcome {
   sections: FormalSections;
   /** Files under the output directory to retain (relative paths); anything else there is rejected. */
   artifacts: string[];
+  /**
+   * Set only when the checker itself rejected the candidate (coqc refused an obligation or the module
+   * type, or a compiled observation differed), never for a timeout, a cancel or a tool failure: what
+   * package qualification counts as a detected mutant.
+   */
+  rejectedBy?: Rejection;
+}
+
+/** What rejected a candidate: a named obligation, or the observations that differed. */
+export interface Rejection {
+  kind: 'obligation' | 'observation';
+  name: string;
 }
 
 /* ---------------------------------------------------------------- profiles (src/formal/profiles/*) */

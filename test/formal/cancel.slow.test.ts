@@ -32,13 +32,18 @@ test('vkit run cancel on a running formal job: attempt interrupted (cancelled), 
     const started = cli(repo, ['verify', '--check', 'formal:allocation', '--wait', '0', '--json']);
     const run: string = started.json().action.run;
     assert.match(run, /^run_/, started.stdout);
+    // This run's own attempt (other processes may run formal jobs on the same engine meanwhile).
+    let attemptPrefix = '';
     let names: string[] = [];
     for (let i = 0; i < 600 && names.length === 0; i++) {
-      names = containers('vkit-att');
+      const attempts = (cli(repo, ['run', 'show', '--run', run, '--json']).json().summary?.attempts ?? []) as {
+        attempt: string;
+      }[];
+      if (attempts.length) attemptPrefix = `vkit-${attempts.at(-1)!.attempt}`;
+      names = attemptPrefix ? containers(attemptPrefix) : [];
       if (names.length === 0) await sleep(100);
     }
     assert.ok(names.length > 0, 'a worker container started');
-    const attemptPrefix = names[0]!.split('-').slice(0, 2).join('-');
     const cancelled = cli(repo, ['run', 'cancel', '--run', run, '--json']);
     assert.equal(cancelled.code === 0 || cancelled.code === 3, true, cancelled.stdout + cancelled.stderr);
     const shown = cli(repo, ['run', 'show', '--run', run, '--json']).json();

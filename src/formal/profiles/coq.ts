@@ -39,6 +39,7 @@ import type {
   Obligation,
   Profile,
   ProfileContext,
+  Rejection,
   Sandbox,
 } from '../types.js';
 import {
@@ -63,10 +64,10 @@ const CONTRACT = 'ledger.source.v1';
 const METHOD = 'coq_source';
 const BINDINGS = ['new', 'reserve', 'release', 'reserve_batch', 'apply_command', 'run_commands'] as const;
 /** Package files checked in step 1, in dependency order. */
-const PACKAGE_FILES = ['Ledger', 'Facts', 'Contracts', 'Client', 'Model', 'Transfer'];
-const COQC = '/usr/bin/coqc';
+export const PACKAGE_FILES = ['Ledger', 'Facts', 'Contracts', 'Client', 'Model', 'Transfer'];
+export const COQC = '/usr/bin/coqc';
 const OCAMLOPT = '/usr/bin/ocamlopt';
-const STEP_TIMEOUT_MS = 10 * 60_000;
+export const STEP_TIMEOUT_MS = 10 * 60_000;
 /** Parameter bounds: N and M are unary naturals in the kernel, so they stay small. */
 const MAX_PARAMETER = 1024;
 const IDENT = /^[A-Za-z_][A-Za-z0-9_']*$/;
@@ -356,7 +357,9 @@ async function runProcedure(
   );
   const candStop = stepFailure(candRun, 'candidate');
   if (candStop) {
-    const err = firstCoqError(`${candRun.stderr}\n${candRun.stdout}`);
+    // Only coqc's own rejection names a failed obligation: a step that timed out, was cancelled or
+    // never started decided nothing (qualification counts a failed obligation as a detected mutant).
+    const err = rejectedByChecker(candRun) ? firstCoqError(`${candRun.stderr}\n${candRun.stdout}`) : undefined;
     const located = err ? locateInEntry(err, entryBytes, plan.entry) : undefined;
     const failing = located && err ? obligationAt(err, entryBytes, plan, spec) : undefined;
     markCandidateFailure(sections, failing?.binding);
@@ -372,6 +375,7 @@ async function runProcedure(
       blocked(
         `${named} failed${located ? ` at ${plan.entry}:${located.line}:${located.column}` : ''}: ${err?.message ?? candStop}`,
         sections,
+        failing?.proof ? { kind: 'obligation', name: failing.name } : undefined,
       ),
     );
   }
@@ -402,7 +406,7 @@ async function runProcedure(
   keep(scratch, 'check/Check.v', ctx.out, 'driver/Check.v', artifacts);
   const drvStop = stepFailure(drvRun, 'driver');
   if (drvStop) {
-    const err = firstCoqError(`${drvRun.stderr}\n${drvRun.stdout}`);
+    const err = rejectedByChecker(drvRun) ? firstCoqError(`${drvRun.stderr}\n${drvRun.stdout}`) : undefined;
     const field = err ? mismatchedField(err.message) : undefined;
     const binding = field
       ? BINDINGS.find((b) => b === field.field || spec.bindings[b]!.contract === field.field)
@@ -429,6 +433,7 @@ async function runProcedure(
       blocked(
         `obligation ${obligationName} failed${loc ? ` at ${plan.entry}:${loc.line}:${loc.column}` : ''}: ${err?.message ?? drvStop}`,
         sections,
+        binding ? { kind: 'obligation', name: obligationName } : undefined,
       ),
     );
   }
@@ -506,6 +511,7 @@ async function runProcedure(
       blocked(
         `compiled observations disagree with the contract: ${wrong.map((o) => `${o.name} expected \`${o.expected}\`, observed \`${o.observed}\``).join('; ')}`,
         sections,
+        { kind: 'observation', name: wrong.map((o) => o.name).join(', ') },
       ),
     );
 
@@ -569,6 +575,11 @@ function stepRunner(ctx: ProfileContext, image: string): Steps {
 }
 
 /** Why a step did not succeed, or undefined when it exited 0. */
+/** The step ran to its end and the checker said no (as opposed to a timeout, a cancel or a start failure). */
+function rejectedByChecker(r: ContainerResult): boolean {
+  return !r.startError && !r.cancelled && !r.timedOut && r.exitCode !== 0;
+}
+
 function stepFailure(r: ContainerResult, step: StepName): string | undefined {
   if (r.startError) return `the ${step} container did not start: ${r.startError}`;
   if (r.cancelled) return `cancelled during the ${step} step`;
@@ -589,21 +600,29 @@ function obligationAt(
   bytes: Buffer,
   plan: CoqComponentPlan,
   spec: CoqObligationSpec,
-): { name: string; binding?: string } | undefined {
+): { name: string; binding?: string; proof: boolean } | undefined {
   const start = lineStart(bytes, err.line);
   if (start === undefined) return undefined;
   // The error's place as a string index: decode the bytes before it.
   const index = bytes.subarray(0, Math.min(bytes.length, start + err.startByte)).toString('utf8').length;
   const code = blankCommentsAndStrings(bytes.toString('utf8')).slice(0, index);
   let name: string | undefined;
+  let keyword: string | undefined;
   for (const m of code.matchAll(
-    /\b(?:Lemma|Theorem|Definition|Fact|Remark|Corollary|Proposition|Example|Fixpoint)\s+([A-Za-z_][A-Za-z0-9_']*)/g,
-  ))
-    name = m[1];
+    /\b(Lemma|Theorem|Definition|Fact|Remark|Corollary|Proposition|Example|Fixpoint)\s+([A-Za-z_][A-Za-z0-9_']*)/g,
+  )) {
+    keyword = m[1];
+    name = m[2];
+  }
   if (!name) return undefined;
   const binding = BINDINGS.find((b) => `${plan.symbols[b]}_spec` === name || plan.symbols[b] === name);
   const isContract = binding !== undefined && `${plan.symbols[binding]}_spec` === name;
-  return { name: isContract ? `${name} (LEDGER_API.${spec.bindings[binding]!.contract})` : name, binding };
+  return {
+    name: isContract ? `${name} (LEDGER_API.${spec.bindings[binding]!.contract})` : name,
+    binding,
+    // A statement with a proof, as opposed to a definition that does not typecheck.
+    proof: keyword !== 'Definition' && keyword !== 'Fixpoint',
+  };
 }
 
 /** After a failed candidate or driver step: the named binding's contract failed, the rest is unknown. */
@@ -741,7 +760,7 @@ function baseSections(
   return sections;
 }
 
-function blocked(reason: string, sections: FormalSections): FormalOutcome {
+function blocked(reason: string, sections: FormalSections, rejectedBy?: Rejection): FormalOutcome {
   return {
     outcome: 'BLOCKED',
     claim: 'unknown',
@@ -750,5 +769,6 @@ function blocked(reason: string, sections: FormalSections): FormalOutcome {
     method: METHOD,
     sections,
     artifacts: [],
+    ...(rejectedBy ? { rejectedBy } : {}),
   };
 }

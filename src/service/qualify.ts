@@ -1,0 +1,252 @@
+/**
+ * `vkit formal qualify`: a package is only as good as the wrong candidates it rejects. The
+ * reference candidate and every mutant of the package's catalogue become formal components of one
+ * scratch project, each checked by the profile as a real job in the restricted worker (its own run,
+ * receipt and log in the caller's store); the report classifies each mutant from its receipt.
+ *
+ * The scratch project is rebuilt per invocation with fixed names and a lock written with a fixed
+ * acceptance time, so a mutant whose bytes, package and checker did not change is a cache hit.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import PQueue from 'p-queue';
+import { runEngine } from '../engine/build.js';
+import type { EventSink } from '../engine/events.js';
+import type { ActionReport } from '../engine/schema.js';
+import { invalid } from '../errors.js';
+import { loadPackage } from '../formal/packages.js';
+import { COQ_PROFILE_ID } from '../formal/profiles/coq.js';
+import { checkCoqAdequacy, readAdequacySpec } from '../formal/profiles/coq-adequacy.js';
+import { loadProfile, resolveChecker } from '../formal/profiles/index.js';
+import {
+  editDigest,
+  installedCatalogueDir,
+  mutate,
+  readCatalogue,
+  type Catalogue,
+} from '../formal/qualify/catalogue.js';
+import {
+  foldQualification,
+  mutantResult,
+  NOT_ESTABLISHED,
+  type AdequacyCheck,
+  type MutantRun,
+  type Qualification,
+} from '../formal/qualify/report.js';
+import type { MathPackage } from '../formal/types.js';
+import type { Store } from '../store/store.js';
+import { policyAccept } from './formal.js';
+import { defaultStoreDir, openWorkspace } from './workspace.js';
+
+export interface QualifyRequest {
+  /** Package id (`vkit.resource-ledger`). */
+  package: string;
+  profile: string;
+  /** Catalogue directory; default vkit's own for the package and profile. */
+  catalogue?: string;
+  /** Only these mutants (ids); default all. The report then covers only them. */
+  mutants?: readonly string[];
+  /** Where the caller's store is found (`--root`), and the store itself (`--store`). */
+  root?: string;
+  store?: string;
+  jobs?: number;
+  env?: NodeJS.ProcessEnv;
+  signal?: AbortSignal;
+  onEvent?: EventSink;
+}
+
+/** Component id of the reference candidate in the scratch project (no mutant may take it). */
+const REFERENCE = 'reference';
+/** Every acceptance in the scratch lock is dated the same, so the lock's bytes (an input) stay put. */
+const FIXED_ACCEPTANCE = new Date(0);
+
+export async function qualifyPackage(req: QualifyRequest): Promise<Qualification> {
+  const t0 = performance.now();
+  const catalogue = readCatalogue(
+    req.catalogue ? resolve(req.catalogue) : installedCatalogueDir(req.package, req.profile),
+  );
+  if (catalogue.package.id !== req.package)
+    throw invalid('ERR_USAGE', `The catalogue is for package \`${catalogue.package.id}\`, not \`${req.package}\``, {
+      path: '--package',
+    });
+  if (catalogue.profile !== req.profile)
+    throw invalid('ERR_USAGE', `The catalogue is for profile \`${catalogue.profile}\`, not \`${req.profile}\``, {
+      path: '--profile',
+    });
+  for (const id of req.mutants ?? [])
+    if (!catalogue.mutants.some((m) => m.id === id))
+      throw invalid('ERR_USAGE', `Expected --mutant to name a mutant of the catalogue, got \`${id}\``, {
+        path: '--mutant',
+      });
+  if (req.mutants?.length) catalogue.mutants = catalogue.mutants.filter((m) => req.mutants!.includes(m.id));
+  const pkg = loadPackage(catalogue.package.id, catalogue.package.version);
+  const root = resolve(req.root ?? process.cwd());
+  const storeDir = req.store ? resolve(req.store) : await defaultStoreDir(root);
+  const scratch = mkdtempSync(join(tmpdir(), 'vkit-qualify-'));
+  try {
+    const contract = catalogue.contract ?? (pkg.contracts.length === 1 ? pkg.contracts[0]! : undefined);
+    if (!contract)
+      throw invalid(
+        'ERR_CATALOGUE_INVALID',
+        `The package has ${pkg.contracts.length} contracts: the catalogue must name one`,
+        { path: 'contract' },
+      );
+    const candidates: [string, string][] = [[REFERENCE, catalogue.referenceText]];
+    for (const m of catalogue.mutants) candidates.push([m.id, mutate(catalogue.referenceText, m) as string]);
+    const project = { catalogue, contract, pkg: { id: pkg.id, version: pkg.version, sha256: pkg.sha256 } };
+    const env = req.env ?? process.env;
+    // Each candidate is its own project (its own lock): one mutant's edit never changes another's key.
+    const queue = new PQueue({ concurrency: Math.max(1, req.jobs ?? 1) });
+    const runs = new Map(
+      await Promise.all(
+        candidates.map(([id, text]) =>
+          queue.add(async () => {
+            const dir = join(scratch, id);
+            writeProject(dir, id, text, project);
+            return [id, await checkCandidate(dir, storeDir, env, req)] as const;
+          }),
+        ),
+      ),
+    );
+    const adequacy = await checkAdequacy(catalogue.dir, catalogue.profile, pkg, env, req.signal);
+    const ref = runs.get(REFERENCE)!;
+    const reference = {
+      status: ref.outcome ?? 'BLOCKED',
+      reason: ref.reason ?? 'no result',
+      run: ref.run,
+      receipt: ref.receipt,
+    } as const;
+    const mutants = catalogue.mutants.map((m) => mutantResult(m, editDigest(m), runs.get(m.id)!));
+    return {
+      schema: 'vkit.qualification/1',
+      ...foldQualification(reference, mutants, adequacy),
+      package: project.pkg,
+      profile: catalogue.profile,
+      catalogue: { sha256: catalogue.sha256, mutants: catalogue.mutants.length },
+      checker_sha256: ref.checker,
+      reference,
+      mutants,
+      adequacy,
+      not_established: NOT_ESTABLISHED,
+      ms: Math.round(performance.now() - t0),
+    };
+  } finally {
+    // Every run has ended (each engine waited for its jobs), so the projects can go.
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The catalogue's adequacy checks (`adequacy/adequacy.json`), run in the profile's worker image
+ * through the restricted container engine; none when the catalogue has none. A profile without an
+ * adequacy runner, or a checker that cannot be resolved, leaves every check unknown (BLOCKED), named.
+ */
+async function checkAdequacy(
+  catalogueDir: string,
+  profileId: string,
+  pkg: MathPackage,
+  env: NodeJS.ProcessEnv,
+  signal: AbortSignal | undefined,
+): Promise<AdequacyCheck[]> {
+  const dir = join(catalogueDir, 'adequacy');
+  if (!existsSync(join(dir, 'adequacy.json'))) return [];
+  const spec = readAdequacySpec(dir);
+  const unknown = (reason: string): AdequacyCheck[] =>
+    spec.checks.map((c) => ({ ...c, status: 'unknown', reason, assumptions: [] }));
+  if (profileId !== COQ_PROFILE_ID) return unknown(`no adequacy runner for profile ${profileId} in this vkit`);
+  const profile = (await loadProfile(profileId))!;
+  const resolved = await resolveChecker(profile, env);
+  if (!resolved.ok) return unknown(`checker unavailable: ${resolved.missing.join('; ')}`);
+  const { results } = await checkCoqAdequacy({
+    pkg,
+    dir,
+    spec,
+    sandbox: resolved.sandbox,
+    image: resolved.plan.image,
+    signal: signal ?? new AbortController().signal,
+    containerPrefix: `vkit-qualify-${process.pid}-${Date.now().toString(36)}`,
+  });
+  return results;
+}
+
+/** Accepts one candidate's project and checks it: one formal job in the restricted worker. */
+async function checkCandidate(
+  dir: string,
+  storeDir: string,
+  env: NodeJS.ProcessEnv,
+  req: QualifyRequest,
+): Promise<MutantRun & { checker: string | null }> {
+  const accepted = await policyAccept({ root: dir, store: storeDir, env }, { env, now: () => FIXED_ACCEPTANCE });
+  const ws = await openWorkspace({ root: dir, store: storeDir, env });
+  try {
+    const { actions } = await runEngine(
+      {
+        root: ws.root,
+        config: ws.config,
+        graph: ws.graph,
+        store: ws.store,
+        jobs: ws.jobs,
+        rules: ws.rules,
+        files: ws.files,
+        env: ws.env,
+      },
+      { mode: 'build', signal: req.signal, onEvent: req.onEvent },
+    );
+    const run = readRun(ws.store, actions[0]);
+    // A refused acceptance (no image, no engine) is why the check could not run: say that.
+    const refused = accepted.refused[0]?.reasons.join('; ');
+    return refused && run.outcome !== 'PASS' ? { ...run, reason: `not accepted: ${refused}` } : run;
+  } finally {
+    ws.close();
+  }
+}
+
+/** A candidate's project: one required formal component of the package, named `id`. */
+function writeProject(
+  dir: string,
+  id: string,
+  text: string,
+  p: { catalogue: Catalogue; contract: string; pkg: { id: string; version: string; sha256: string } },
+): void {
+  // A Coq library name is an identifier: `m_reserve_off_by_one.v` for mutant `reserve-off-by-one`.
+  const file = `${id === REFERENCE ? id : `m_${id.replace(/-/g, '_')}`}.v`;
+  mkdirSync(dir);
+  writeFileSync(join(dir, file), text);
+  const component = {
+    id,
+    package: p.pkg,
+    contract: p.contract,
+    source: { entry: file },
+    profile: p.catalogue.profile,
+    parameters: p.catalogue.parameters,
+    bindings: p.catalogue.bindings,
+    required: true,
+    inputs: [file],
+  };
+  writeFileSync(
+    join(dir, 'vkit.manifest.json'),
+    `${JSON.stringify({ formal: { components: [component] } }, null, 2)}\n`,
+  );
+}
+
+/** What the engine and the receipt say of one component's check. */
+function readRun(store: Store, action: ActionReport | undefined): MutantRun & { checker: string | null } {
+  const none = { outcome: null, reason: null, run: null, receipt: null, rejectedBy: null, checker: null };
+  if (!action) return none;
+  const base = { ...none, outcome: action.outcome, reason: action.reason, run: action.run, receipt: action.receipt };
+  if (!action.receipt) return base;
+  const read = store.actions.readReceipt(action.receipt);
+  // A receipt that is not intact stands for nothing: the mutant's result is inconclusive.
+  if (read.state !== 'intact') return { ...base, receipt: null, reason: `receipt ${read.state}` };
+  const formal = (read.receipt.subject as { formal?: Record<string, unknown> } | undefined)?.formal;
+  const rejected = formal?.rejected_by as { kind?: unknown; name?: unknown } | null | undefined;
+  return {
+    ...base,
+    rejectedBy:
+      rejected && typeof rejected.kind === 'string' && typeof rejected.name === 'string'
+        ? { kind: rejected.kind, name: rejected.name }
+        : null,
+    checker: typeof formal?.checker_sha256 === 'string' ? formal.checker_sha256 : null,
+  };
+}

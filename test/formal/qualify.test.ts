@@ -1,0 +1,148 @@
+/**
+ * Package qualification's pure parts: a catalogue is checked before anything runs (every edit must
+ * apply to exactly one place), a mutant is detected only on the checker's own rejection (never on a
+ * timeout, a tool error or a missing receipt), and the verdict ranks a survivor above an
+ * inconclusive mutant and both below a reference that does not pass.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { InvalidInputError } from '../../src/errors.js';
+import { mutate, readCatalogue } from '../../src/formal/qualify/catalogue.js';
+import { classify, foldQualification, type MutantResult, type MutantRun } from '../../src/formal/qualify/report.js';
+
+const REFERENCE = 'Definition cap_ok (c u a : nat) := Nat.leb (u + a) c.\nDefinition zero := 0.\n';
+
+function catalogueDir(mutants: unknown[], over: Record<string, unknown> = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), 'vkit-catalogue-'));
+  writeFileSync(join(dir, 'reference.v'), REFERENCE);
+  const catalogue = {
+    schema: 'vkit.mutation-catalogue/1',
+    package: { id: 'vkit.resource-ledger', version: '0.1.0' },
+    profile: 'coq-linux-x86_64-v1',
+    reference: 'reference.v',
+    bindings: { new: 'A.new' },
+    mutants,
+    ...over,
+  };
+  writeFileSync(join(dir, 'catalogue.json'), JSON.stringify(catalogue));
+  return dir;
+}
+
+const edit = (find: string, replace: string) => ({ find, replace });
+const mutant = (id: string, ...edits: { find: string; replace: string }[]) => ({
+  id,
+  binding: 'reserve',
+  breaks: 'x',
+  edits,
+});
+
+function issuesOf(dir: string): { path: string; message: string }[] {
+  try {
+    readCatalogue(dir);
+  } catch (error) {
+    assert.ok(error instanceof InvalidInputError, String(error));
+    assert.equal(error.exitCode, 2);
+    return error.issues;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  assert.fail('Expected the catalogue to be refused');
+}
+
+test('a catalogue whose edit cannot apply to exactly one place is invalid (exit 2, naming the field)', () => {
+  const ok = catalogueDir([mutant('leb-to-ltb', edit('Nat.leb (u + a) c', 'Nat.ltb (u + a) c'))]);
+  const read = readCatalogue(ok);
+  assert.equal(read.mutants.length, 1);
+  assert.match(read.sha256, /^sha256:[0-9a-f]{64}$/);
+  rmSync(ok, { recursive: true, force: true });
+
+  const twice = issuesOf(catalogueDir([mutant('twice', edit('Definition', 'Lemma'))]));
+  assert.deepEqual(
+    twice.map((i) => i.path),
+    ['mutants[0].edits[0].find'],
+  );
+  assert.match(twice[0]!.message, /more than once/);
+  const absent = issuesOf(catalogueDir([mutant('absent', edit('Nat.geb', 'Nat.leb'))]));
+  assert.match(absent[0]!.message, /does not occur/);
+  const noop = issuesOf(catalogueDir([mutant('noop', edit('zero := 0', 'zero := 0'))]));
+  assert.equal(noop[0]!.path, 'mutants[0].edits');
+  const reserved = issuesOf(catalogueDir([mutant('reference', edit('zero := 0', 'zero := 1'))]));
+  assert.equal(reserved[0]!.path, 'mutants[0].id');
+  const dup = issuesOf(
+    catalogueDir([mutant('a', edit('zero := 0', 'zero := 1')), mutant('a', edit('zero := 0', 'zero := 2'))]),
+  );
+  assert.equal(dup[0]!.path, 'mutants');
+  const unknown = issuesOf(catalogueDir([mutant('a', edit('zero := 0', 'zero := 1'))], { extra: true }));
+  assert.equal(unknown[0]!.path, 'extra');
+});
+
+test('edits apply in order, each to the text the earlier ones left', () => {
+  assert.equal(
+    mutate('a b', { edits: [edit('a', 'c'), edit('c b', 'd')] }),
+    'd',
+    'the second edit sees the first one applied',
+  );
+  assert.deepEqual(mutate('a b', { edits: [edit('a', 'b'), edit('b', 'c')] }), {
+    edit: 1,
+    problem: 'The text to replace occurs more than once: make it unique',
+  });
+});
+
+const run = (over: Partial<MutantRun>): MutantRun => ({
+  outcome: 'BLOCKED',
+  reason: 'r',
+  run: 'run_1',
+  receipt: 'sha256:r',
+  rejectedBy: null,
+  ...over,
+});
+
+test('a mutant is detected only when the checker rejected it; a pass survives; anything else is inconclusive', () => {
+  assert.deepEqual(classify(run({ rejectedBy: { kind: 'obligation', name: 'reserve_spec' } })), {
+    class: 'detected',
+    caught_by: 'obligation reserve_spec',
+  });
+  assert.deepEqual(classify(run({ outcome: 'PASS' })), { class: 'survivor', caught_by: null });
+  // A timeout, a tool error, a cancel: BLOCKED without the checker's rejection decided nothing.
+  assert.equal(classify(run({ reason: 'the candidate step timed out' })).class, 'inconclusive');
+  assert.equal(classify(run({ outcome: 'FAIL' })).class, 'inconclusive');
+  // A rejection without an intact receipt behind it, or without a result at all, stands for nothing.
+  assert.equal(classify(run({ receipt: null, rejectedBy: { kind: 'obligation', name: 'x' } })).class, 'inconclusive');
+  assert.equal(classify(run({ outcome: null, rejectedBy: { kind: 'observation', name: 'x' } })).class, 'inconclusive');
+});
+
+const result = (id: string, klass: MutantResult['class'], equivalent?: string): MutantResult => ({
+  id,
+  binding: 'reserve',
+  breaks: 'x',
+  edit_sha256: 'sha256:e',
+  class: klass,
+  caught_by: null,
+  reason: 'r',
+  run: null,
+  receipt: null,
+  ...(equivalent ? { equivalent: { reason: equivalent } } : {}),
+});
+const passing = { status: 'PASS', reason: 'ok', run: 'run_r', receipt: 'sha256:r' } as const;
+
+test('the verdict: reference first, then survivors (FAIL), then inconclusive (BLOCKED); equivalents never fail', () => {
+  assert.equal(foldQualification(passing, [result('a', 'detected')]).status, 'PASS');
+  const failed = foldQualification(passing, [result('a', 'survivor'), result('b', 'inconclusive')]);
+  assert.equal(failed.status, 'FAIL');
+  assert.match(failed.reason, /survived.*: a$/);
+  assert.equal(foldQualification(passing, [result('a', 'detected'), result('b', 'inconclusive')]).status, 'BLOCKED');
+  const marked = foldQualification(passing, [
+    result('a', 'detected'),
+    result('b', 'survivor', 'same observable behaviour'),
+  ]);
+  assert.equal(marked.status, 'PASS');
+  assert.deepEqual(marked.totals, { mutants: 2, detected: 1, survivors: 0, equivalent: 1, inconclusive: 0 });
+  const noReference = foldQualification({ ...passing, status: 'BLOCKED', reason: 'no image' }, [
+    result('a', 'detected'),
+  ]);
+  assert.equal(noReference.status, 'BLOCKED');
+  assert.match(noReference.reason, /reference candidate does not pass \(no image\)/);
+});
