@@ -15,9 +15,15 @@
  * the directory (sorted relative path, git-style mode, sha256 of the raw bytes), the manifest
  * included, so nothing host-specific enters it; `files` must list exactly the files present besides
  * the manifest, so a stray or missing file is an error rather than a silent change of meaning.
+ *
+ * Further packages (test fixtures, packages under development) are found through the host variable
+ * `VKIT_PACKAGE_PATH`: colon-separated absolute directories, each holding `<name>/vkit-package.json`
+ * package directories, searched after the installed ones (an installed id and version is never
+ * shadowed). Where a package was found never enters its identity: a config pinning `sha256` still
+ * binds the bytes. Every caller locates packages through `loadPackage` (and `packageRoots`).
  */
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as v from 'valibot';
 import { modeOf } from '../capture/files.js';
@@ -27,6 +33,8 @@ import { sha256Id } from '../hash/index.js';
 import type { MathPackage } from './types.js';
 
 const PACKAGE_MANIFEST = 'vkit-package.json';
+/** The host variable naming extra package directories, searched after the installed ones. */
+const PACKAGE_PATH_VAR = 'VKIT_PACKAGE_PATH';
 
 const name = v.pipe(v.string(), v.minLength(1));
 const relPath = v.pipe(
@@ -58,6 +66,19 @@ export function packagesRoot(): string {
     if (up === dir) return join(dirname(fileURLToPath(import.meta.url)), 'packages');
     dir = up;
   }
+}
+
+/**
+ * The directories searched for packages, in order: vkit's installed packages, then each entry of
+ * `VKIT_PACKAGE_PATH` (colon-separated; empty entries are skipped). A relative entry is refused
+ * (ERR_PACKAGE): it would name different directories from different working directories.
+ */
+export function packageRoots(env: NodeJS.ProcessEnv = process.env): string[] {
+  const extra = (env[PACKAGE_PATH_VAR] ?? '').split(':').filter((d) => d !== '');
+  const relative = extra.find((d) => !isAbsolute(d));
+  if (relative !== undefined)
+    throw packageError(`${PACKAGE_PATH_VAR} entry \`${relative}\` is not an absolute directory`);
+  return [packagesRoot(), ...extra];
 }
 
 /** Every regular file under `dir`, relative; links and special files are refused (they have no stable identity here). */
@@ -123,28 +144,50 @@ export function readPackageDir(dir: string): MathPackage {
   };
 }
 
-/** Every installed package (directories with a manifest), sorted by id then version. */
-function installedPackages(root = packagesRoot()): MathPackage[] {
-  if (!existsSync(root)) return [];
-  return readdirSync(root, { withFileTypes: true })
-    .filter((e) => e.isDirectory() && existsSync(join(root, e.name, PACKAGE_MANIFEST)))
-    .map((e) => readPackageDir(join(root, e.name)))
-    .sort((a, b) => (a.id === b.id ? (a.version < b.version ? -1 : 1) : a.id < b.id ? -1 : 1));
+/**
+ * Every package under `roots` (directories with a manifest), sorted by id then version; of one id and
+ * version only the first found counts (the installed one before any on `VKIT_PACKAGE_PATH`).
+ */
+function installedPackages(roots: string | readonly string[] = packageRoots()): MathPackage[] {
+  const seen = new Set<string>();
+  const out: MathPackage[] = [];
+  for (const root of typeof roots === 'string' ? [roots] : roots) {
+    if (!existsSync(root)) continue;
+    for (const e of readdirSync(root, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (!e.isDirectory() || !existsSync(join(root, e.name, PACKAGE_MANIFEST))) continue;
+      const pkg = readPackageDir(join(root, e.name));
+      const key = `${pkg.id}\0${pkg.version}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push(pkg);
+    }
+  }
+  return out.sort((a, b) => (a.id === b.id ? (a.version < b.version ? -1 : 1) : a.id < b.id ? -1 : 1));
 }
 
-/** The installed package `id` at `version`, or an error naming what is installed. */
-export function loadPackage(id: string, version: string, root = packagesRoot()): MathPackage {
-  const all = installedPackages(root);
+/**
+ * The package `id` at `version` (installed, or on `VKIT_PACKAGE_PATH`), or an error naming what is
+ * there. The one way vkit locates a package: its `dir` is what profiles mount and read.
+ */
+export function loadPackage(
+  id: string,
+  version: string,
+  roots: string | readonly string[] = packageRoots(),
+): MathPackage {
+  const all = installedPackages(roots);
   const found = all.find((p) => p.id === id && p.version === version);
   if (found) return found;
   const have = all.map((p) => `${p.id} ${p.version}`).join(', ') || 'none';
-  throw packageError(`package ${id} ${version} is not installed in this vkit (installed: ${have})`);
+  const extra = (typeof roots === 'string' ? [roots] : roots).filter((r) => r !== packagesRoot());
+  throw packageError(
+    `package ${id} ${version} is not installed in this vkit (installed: ${have}${extra.length ? `; also searched ${PACKAGE_PATH_VAR}: ${extra.join(':')}` : ''})`,
+  );
 }
 
 /** `vkit formal package digest [ID]`: the identity of one installed package id (every version), or of all. */
 export function packageDigests(
   id?: string,
-  root = packagesRoot(),
+  root: string | readonly string[] = packageRoots(),
 ): Array<{ id: string; version: string; sha256: string; files: number }> {
   const all = installedPackages(root).filter((p) => id === undefined || p.id === id);
   if (id !== undefined && all.length === 0)

@@ -1,12 +1,13 @@
 /**
- * Package qualification for real: `vkit formal qualify` on a small catalogue of the ledger's known
- * good candidate, run by the Coq profile in the restricted worker (podman + the worker image). Three
- * kinds of edit: one breaks a proof of the candidate's own lemma on the way to a contract (detected,
- * the lemma named), one breaks a contract's proof (detected, the LEDGER_API field named), and one does
- * not typecheck at all (inconclusive: a broken mutant is never counted as detected). Each mutant is
- * its own run, shown by `vkit run show`. The whole catalogue runs in `npm run qualify:ledger`.
- * Without podman or the image these skip, naming `npm run setup:system`; under VKIT_REQUIRE_SYSTEM=1
- * they fail instead.
+ * Package qualification for real, in the Coq worker (podman + the worker image): `vkit formal
+ * qualify` on a subset of vkit's own catalogue of the ledger (three kinds of edit: a capacity bound
+ * caught by reserve's contract proof, a rejection order caught by release's, and an empty trace
+ * outside run_commands' precondition that only a compiled observation catches) with every adequacy
+ * check (the false equivalence must be refuted); a deliberately weak package whose surviving mutant
+ * makes the qualification FAIL; and a mutant that does not typecheck, which is inconclusive, never
+ * detected. Each candidate is its own run, shown by `vkit run show`. The whole catalogue runs in
+ * `npm run qualify:ledger`. Without podman or the image these skip, naming `npm run setup:system`;
+ * under VKIT_REQUIRE_SYSTEM=1 they fail instead.
  */
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,91 +15,111 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { Qualification } from '../../src/formal/qualify/report.js';
-import { REPO_ROOT, vkit } from '../_support/repo.js';
 import { requireSandbox, systemSandbox } from '../_support/podman.js';
+import { REPO_ROOT, vkit } from '../_support/repo.js';
 
 const sys = await systemSandbox({ what: 'package qualification (Coq)' });
 const temps: string[] = [];
 after(() => {
   for (const t of temps) rmSync(t, { recursive: true, force: true });
 });
-
-const edit = (find: string, replace: string) => [{ find, replace }];
-
-function catalogue(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'vkit-qualify-cat-'));
+const temp = (prefix: string) => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
   temps.push(dir);
-  copyFileSync(join(REPO_ROOT, 'examples', 'allocation', 'src', 'allocation.v'), join(dir, 'reference.v'));
-  const bindings = Object.fromEntries(
-    ['new', 'reserve', 'release', 'reserve_batch', 'apply_command', 'run_commands'].map((b) => [b, `Allocation.${b}`]),
+  return dir;
+};
+
+const LEDGER_CATALOGUE = join(
+  REPO_ROOT,
+  'src',
+  'formal',
+  'qualification',
+  'vkit.resource-ledger',
+  'coq-linux-x86_64-v1',
+);
+const WEAK = join(REPO_ROOT, 'test', 'formal', 'fixtures', 'weak-ledger');
+/** One store for the ledger's runs: the reference's PASS is a cache hit the second time. */
+const store = temp('vkit-qualify-store-');
+
+function qualify(pkg: string, extra: string[], env: NodeJS.ProcessEnv = {}, at = store) {
+  const args = ['formal', 'qualify', '--package', pkg, '--profile', 'coq-linux-x86_64-v1', '--jobs', '2', '--json'];
+  const r = vkit([...args, '--store', at, '--root', at, ...extra], { env, timeoutMs: 900_000 });
+  return { ...r, report: () => r.json() as Qualification };
+}
+
+const byId = (q: Qualification) => Object.fromEntries(q.mutants.map((m) => [m.id, m]));
+
+test("the ledger's catalogue: three kinds of edit detected, each by what the checker named; adequacy holds", {
+  skip: sys.skip,
+}, () => {
+  requireSandbox(sys);
+  const out = join(store, 'report.json');
+  const picked = ['reserve-capacity-off-by-one', 'release-owner-before-existence', 'run-commands-empty-trace-beyond-m'];
+  const r = qualify('vkit.resource-ledger', [...picked.flatMap((m) => ['--mutant', m]), '--out', out]);
+  assert.equal(r.code, 0, r.stderr || r.stdout);
+  const q = r.report();
+  assert.equal(q.schema, 'vkit.qualification/1');
+  assert.equal(q.status, 'PASS', q.reason);
+  assert.equal(q.reference.status, 'PASS', q.reference.reason);
+  const m = byId(q);
+  assert.deepEqual(Object.keys(m).sort(), [...picked].sort(), '--mutant runs only those');
+  assert.match(m['reserve-capacity-off-by-one']!.caught_by!, /^obligation reserve_spec/);
+  assert.match(m['release-owner-before-existence']!.caught_by!, /^obligation release_spec/);
+  assert.match(m['run-commands-empty-trace-beyond-m']!.caught_by!, /^observation /);
+  assert.ok(Object.values(m).every((x) => x.class === 'detected' && /^sha256:/.test(x.edit_sha256)));
+  // The adequacy checks are real proofs; the false equivalence is refuted (its negation proved).
+  assert.ok(q.adequacy.length >= 4, JSON.stringify(q.adequacy));
+  for (const a of q.adequacy) assert.equal(a.status, 'holds', `${a.id}: ${a.reason}`);
+  assert.ok(q.adequacy.some((a) => a.id === 'false-equivalence-rejected'));
+  assert.match(q.checker_sha256 ?? '', /^sha256:[0-9a-f]{64}$/);
+  // Each candidate is its own run in the caller's store, with its receipt.
+  const shown = vkit(['run', 'show', '--run', m['release-owner-before-existence']!.run!, '--store', store, '--json']);
+  assert.equal(shown.code, 0, shown.stderr);
+  assert.equal(shown.json().summary.receipt, m['release-owner-before-existence']!.receipt);
+  assert.deepEqual(JSON.parse(readFileSync(out, 'utf8')), q, '--out holds the same report');
+});
+
+test('a weak package lets a wrong candidate through: reported as a survivor, and the qualification FAILs', {
+  skip: sys.skip,
+}, () => {
+  requireSandbox(sys);
+  const catalogue = join(WEAK, 'qualification', 'vkit.resource-ledger-weak', 'coq-linux-x86_64-v1');
+  const r = qualify(
+    'vkit.resource-ledger-weak',
+    ['--catalogue', catalogue, '--mutant', 'release-wrong-amount', '--mutant', 'reserve-swap-zero-duplicate'],
+    { VKIT_PACKAGE_PATH: join(WEAK, 'packages') },
+    temp('vkit-qualify-weak-'),
   );
+  assert.equal(r.code, 1, r.stderr || r.stdout);
+  const q = r.report();
+  assert.equal(q.status, 'FAIL');
+  assert.match(q.reason, /survived.*release-wrong-amount/);
+  const m = byId(q);
+  assert.equal(m['release-wrong-amount']!.class, 'survivor');
+  assert.equal(m['reserve-swap-zero-duplicate']!.class, 'detected');
+});
+
+test('a mutant that does not typecheck is inconclusive, never detected (exit 3)', { skip: sys.skip }, () => {
+  requireSandbox(sys);
+  const dir = temp('vkit-qualify-cat-');
+  copyFileSync(join(LEDGER_CATALOGUE, 'reference.v'), join(dir, 'reference.v'));
+  const ledger = JSON.parse(readFileSync(join(LEDGER_CATALOGUE, 'catalogue.json'), 'utf8'));
+  const reference = readFileSync(join(dir, 'reference.v'), 'utf8');
+  const find = /usage := 0 \|\}/.exec(reference)?.[0];
+  assert.ok(find && reference.indexOf(find) === reference.lastIndexOf(find), 'the edit applies once');
   const mutants = [
-    {
-      id: 'reserve-capacity-off-by-one',
-      binding: 'reserve',
-      breaks: 'reserve rejects a request that fills the capacity exactly',
-      edits: edit(
-        'else if Nat.ltb (capacity l) (usage l + amount) then (l, Some CapacityExceeded)',
-        'else if Nat.leb (capacity l) (usage l + amount) then (l, Some CapacityExceeded)',
-      ),
-    },
-    {
-      id: 'new-nonzero-usage',
-      binding: 'new',
-      breaks: 'new starts with a usage of 1',
-      edits: edit('capacity := cap; usage := 0 |}', 'capacity := cap; usage := 1 |}'),
-    },
     {
       id: 'new-ill-typed',
       binding: 'new',
       breaks: 'nothing: it does not typecheck',
-      edits: edit('capacity := cap; usage := 0 |}', 'capacity := cap; usage := true |}'),
+      edits: [{ find, replace: 'usage := true |}' }],
     },
   ];
-  const body = {
-    schema: 'vkit.mutation-catalogue/1',
-    package: { id: 'vkit.resource-ledger', version: '0.1.0' },
-    profile: 'coq-linux-x86_64-v1',
-    reference: 'reference.v',
-    bindings,
-    parameters: { max_records: 3, command_count: 4 },
-    mutants,
-  };
-  writeFileSync(join(dir, 'catalogue.json'), JSON.stringify(body, null, 2));
-  return dir;
-}
-
-test('qualify: each mutant a real Coq run, classified from its receipt; a broken mutant is inconclusive', {
-  skip: sys.skip,
-}, () => {
-  requireSandbox(sys);
-  const store = mkdtempSync(join(tmpdir(), 'vkit-qualify-store-'));
-  temps.push(store);
-  const out = join(store, 'report.json');
-  const args = ['formal', 'qualify', '--package', 'vkit.resource-ledger', '--profile', 'coq-linux-x86_64-v1'];
-  const r = vkit(
-    [...args, '--catalogue', catalogue(), '--store', store, '--root', store, '--jobs', '2', '--json', '--out', out],
-    {
-      timeoutMs: 600_000,
-    },
-  );
+  writeFileSync(join(dir, 'catalogue.json'), JSON.stringify({ ...ledger, mutants }));
+  const r = qualify('vkit.resource-ledger', ['--catalogue', dir]);
   assert.equal(r.code, 3, r.stderr || r.stdout);
-  const report = r.json() as Qualification;
-  assert.equal(report.schema, 'vkit.qualification/1');
-  assert.equal(report.reference.status, 'PASS', report.reference.reason);
-  const byId = Object.fromEntries(report.mutants.map((m) => [m.id, m]));
-  assert.equal(byId['reserve-capacity-off-by-one']!.class, 'detected');
-  assert.match(byId['reserve-capacity-off-by-one']!.caught_by!, /^obligation reserve_model/);
-  assert.equal(byId['new-nonzero-usage']!.class, 'detected');
-  assert.match(byId['new-nonzero-usage']!.caught_by!, /^obligation new_spec \(LEDGER_API\.new_spec\)/);
-  assert.equal(byId['new-ill-typed']!.class, 'inconclusive', byId['new-ill-typed']!.reason);
-  assert.equal(report.status, 'BLOCKED');
-  assert.deepEqual(report.totals, { mutants: 3, detected: 2, survivors: 0, equivalent: 0, inconclusive: 1 });
-  assert.match(report.checker_sha256 ?? '', /^sha256:[0-9a-f]{64}$/);
-  // Each mutant is its own run in the caller's store, with its receipt and log.
-  const shown = vkit(['run', 'show', '--run', byId['new-nonzero-usage']!.run!, '--store', store, '--json']);
-  assert.equal(shown.code, 0, shown.stderr);
-  assert.equal(shown.json().summary.receipt, byId['new-nonzero-usage']!.receipt);
-  // --out holds the same report.
-  assert.deepEqual(JSON.parse(readFileSync(out, 'utf8')), report);
+  const q = r.report();
+  assert.equal(q.reference.status, 'PASS', q.reference.reason);
+  assert.equal(byId(q)['new-ill-typed']!.class, 'inconclusive', byId(q)['new-ill-typed']!.reason);
+  assert.equal(q.status, 'BLOCKED');
 });

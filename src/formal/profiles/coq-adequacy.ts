@@ -45,7 +45,7 @@ const AdequacySpecSchema = v.strictObject({
 });
 export type AdequacySpec = v.InferOutput<typeof AdequacySpecSchema>;
 
-export type AdequacyStatus = 'holds' | 'fails' | 'unknown';
+type AdequacyStatus = 'holds' | 'fails' | 'unknown';
 
 export interface AdequacyResult {
   id: string;

@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { packagesRoot } from '../packages.js';
+import { loadPackage } from '../packages.js';
 import type { CheckerPlan, FormalOutcome, FormalSections, Profile, ProfileContext, Sandbox } from '../types.js';
 import {
   DEFAULT_LAYOUT,
@@ -71,10 +71,18 @@ export interface VerusPin {
   sha256: string | null;
 }
 
-/** Reads the pins; anything unexpected is reported as a missing asset by the caller (fail closed). */
-export function readPins(
-  file = join(packagesRoot(), 'resource-ledger', 'verus', 'pins.json'),
-): { pins: VerusPin[] } | { error: string } {
+/**
+ * Reads the pins (by default the installed vkit.resource-ledger 0.1.0's, located like every package);
+ * anything unexpected is reported as a missing asset by the caller (fail closed).
+ */
+export function readPins(file?: string): { pins: VerusPin[] } | { error: string } {
+  if (file === undefined) {
+    try {
+      file = join(loadPackage('vkit.resource-ledger', '0.1.0').dir, 'verus', 'pins.json');
+    } catch (e) {
+      return { error: `Verus pins unavailable: ${(e as Error).message}` };
+    }
+  }
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
