@@ -53,6 +53,23 @@ export default defineConfig({
   // The weighted-toy acceptance record must stay valid and effect-eligible, and its claim's command
   // must still print what the package expects. Its decision expires on 2027-05-29: from the next day
   // this item is STALE until a renewed decision is issued, as acceptance means.
+  // vkit's own package must reject every wrong candidate of its catalogue (17 mutants) and its eight
+  // adequacy theorems must hold: the whole catalogue runs in the Coq worker image (about 3 minutes with
+  // two candidates at a time), once per change of the package, the catalogue or the checker. The
+  // checker is bound by `vkit policy accept` in vkit.lock.json (.ci/run accepts before building).
+  formal: {
+    qualifications: [
+      {
+        id: 'ledger',
+        package: {
+          id: 'vkit.resource-ledger',
+          version: '0.1.0',
+          sha256: 'sha256:0129f67b2e0793e900c67cedc48180bbc6a814d9f8c51f2aad7c9a2ef7047a9f',
+        },
+        profile: 'coq-linux-x86_64-v1',
+      },
+    ],
+  },
   acceptance: [
     {
       id: 'weighted-toy',

@@ -10,8 +10,16 @@ import { actionsKind } from './actions/index.js';
 import { checkKind } from './check/index.js';
 import { compareKind } from './compare/index.js';
 import { formalKind } from './formal/index.js';
+import { qualifyKind } from './qualify/index.js';
 
-export const registry = defineRegistry(import.meta.url, [checkKind, actionsKind, compareKind, acceptKind, formalKind]);
+export const registry = defineRegistry(import.meta.url, [
+  checkKind,
+  actionsKind,
+  compareKind,
+  acceptKind,
+  formalKind,
+  qualifyKind,
+]);
 
 /** A config with the built-in kinds, typed from their entry schemas: what `defineConfig` checks (a misspelt section is a type error). */
 export type BuiltinConfig = ConfigCore & ConfigSectionsOf<typeof registry>;

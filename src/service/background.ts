@@ -6,16 +6,18 @@
  * itself means something only to the server that started it.
  */
 import type { BuildReport } from '../engine/schema.js';
+import type { Qualification } from '../formal/qualify/report.js';
 import { invalid } from '../errors.js';
 import { newId } from '../store/store.js';
 import { build, type BuildRequest, type OpenOptions } from './index.js';
+import { qualifyPackage, type QualifyRequest } from './qualify.js';
 
-export type BackgroundAnswer = { build: string; state: 'running' } | BuildReport;
+export type BackgroundAnswer = { build: string; state: 'running' } | BuildReport | Qualification;
 
 interface Entry {
   id: string;
   settled: Promise<void>;
-  outcome?: { report: BuildReport } | { error: unknown };
+  outcome?: { report: BuildReport | Qualification } | { error: unknown };
 }
 
 /** Finished builds kept for a later `wait`; older ones are forgotten first. */
@@ -31,9 +33,18 @@ export class BackgroundBuilds {
 
   /** Starts a build and returns its id without waiting. A failure is kept for `wait` to rethrow. */
   start(open: OpenOptions, req: BuildRequest): { build: string; state: 'running' } {
+    return this.track(build(open, req));
+  }
+
+  /** Starts a package qualification the same way (its id is a build id too: `run_wait` waits on it). */
+  startQualification(req: QualifyRequest): { build: string; state: 'running' } {
+    return this.track(qualifyPackage(req));
+  }
+
+  private track(work: Promise<BuildReport | Qualification>): { build: string; state: 'running' } {
     const id = newId('build', BigInt(Date.now()) * 1_000_000n);
     const entry: Entry = { id, settled: Promise.resolve() };
-    entry.settled = build(open, req)
+    entry.settled = work
       .then(
         (report) => {
           entry.outcome = { report };

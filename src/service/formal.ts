@@ -3,10 +3,17 @@
  * formal requests (`verify --request`). Wiring only: the judgements live in src/formal.
  */
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { VerifyAttrs } from '../formal/types.js';
 import { captureSelector } from '../capture/selector.js';
 import { declaredComponents, type ResolvedComponent } from '../formal/component-schema.js';
+import { installedCatalogueDir, readCatalogue } from '../formal/qualify/catalogue.js';
+import {
+  declaredQualifications,
+  lockKeyOf,
+  qualificationPolicyDigest,
+  type ResolvedQualification,
+} from '../formal/qualify/entry-schema.js';
 import { runEngine } from '../engine/build.js';
 import type { BuildReport } from '../engine/schema.js';
 import { EXIT, InvalidInputError, invalid } from '../errors.js';
@@ -46,34 +53,42 @@ export async function policyAccept(
   const root = resolve(open.root ?? process.cwd());
   const config = await readConfig(root);
   const declared = declaredComponents(config.manifest);
+  const qualifications = declaredQualifications(config.manifest);
   for (const id of opts.components ?? [])
-    if (!declared.some((c) => c.id === id))
-      throw invalid('ERR_USAGE', `Expected --component to name a declared formal component, got \`${id}\``, {
-        path: '--component',
-      });
-  if (declared.length === 0)
+    if (!declared.some((c) => c.id === id) && !qualifications.some((q) => lockKeyOf(q) === id))
+      throw invalid(
+        'ERR_USAGE',
+        `Expected --component to name a declared formal component (or \`qualify:<id>\`), got \`${id}\``,
+        { path: '--component' },
+      );
+  if (declared.length === 0 && qualifications.length === 0)
     throw invalid(
       'ERR_USAGE',
-      'No formal components are declared: nothing to accept',
+      'No formal components or qualifications are declared: nothing to accept',
       { path: 'formal.components' },
-      'Declare formal.components in the config first.',
+      'Declare formal.components (or formal.qualifications) in the config first.',
     );
   const env = opts.env ?? open.env ?? process.env;
   const previous = readLock(root) ?? emptyLock();
   const next = emptyLock();
   const result: AcceptResult = { schema: 'vkit.policy-accept/1', lock: LOCK_FILE, accepted: [], refused: [] };
-  for (const c of declared) {
-    const old = previous.components[c.id];
-    if (opts.components?.length && !opts.components.includes(c.id)) {
-      if (old) next.components[c.id] = old;
+  // Components under their ids, qualifications under `qualify:<id>` (an id holds no `:`).
+  const entries = [
+    ...declared.map((c) => ({ key: c.id, judge: () => judgeComponent(c, env) })),
+    ...qualifications.map((q) => ({ key: lockKeyOf(q), judge: () => judgeQualification(q, root, env) })),
+  ];
+  for (const { key, judge } of entries) {
+    const old = previous.components[key];
+    if (opts.components?.length && !opts.components.includes(key)) {
+      if (old) next.components[key] = old;
       continue;
     }
-    const judged = await judgeComponent(c, env);
+    const judged = await judge();
     if ('reasons' in judged) {
-      result.refused.push({ component: c.id, reasons: judged.reasons });
+      result.refused.push({ component: key, reasons: judged.reasons });
       // Nothing new is written for it. An earlier entry is kept: it binds only what was accepted
       // then, and every formal action compares it with the current digests before running.
-      if (old) next.components[c.id] = old;
+      if (old) next.components[key] = old;
       continue;
     }
     const same =
@@ -83,8 +98,8 @@ export async function policyAccept(
       old.checker_sha256 === judged.checker_sha256 &&
       old.profile === judged.profile;
     const entry: LockEntry = same ? old : { ...judged, accepted_at: (opts.now?.() ?? new Date()).toISOString() };
-    next.components[c.id] = entry;
-    result.accepted.push({ component: c.id, entry, changed: !same });
+    next.components[key] = entry;
+    result.accepted.push({ component: key, entry, changed: !same });
   }
   writeLock(root, next);
   return result;
@@ -108,6 +123,38 @@ async function judgeComponent(
   if (!checker.ok) return { reasons: checker.missing };
   return {
     policy_sha256: policySliceDigest(c),
+    package_sha256: pkg.sha256,
+    checker_sha256: checker.tree.digest,
+    profile: profile.id,
+  };
+}
+
+/** What acceptance binds for a qualification: its entry with the catalogue's digest, the package, the checker. */
+async function judgeQualification(
+  q: ResolvedQualification,
+  root: string,
+  env: NodeJS.ProcessEnv,
+): Promise<Omit<LockEntry, 'accepted_at'> | { reasons: string[] }> {
+  let pkg;
+  let catalogue;
+  try {
+    pkg = loadPackage(q.package.id, q.package.version);
+    catalogue = readCatalogue(q.catalogue ? join(root, q.catalogue) : installedCatalogueDir(q.package.id, q.profile));
+  } catch (error) {
+    return { reasons: [(error as Error).message] };
+  }
+  if (pkg.sha256 !== q.package.sha256)
+    return { reasons: [`the installed package is ${pkg.sha256}, not the pinned ${q.package.sha256}`] };
+  if (catalogue.package.id !== pkg.id || catalogue.package.version !== pkg.version || catalogue.profile !== q.profile)
+    return {
+      reasons: [`the catalogue is for ${catalogue.package.id} ${catalogue.package.version} (${catalogue.profile})`],
+    };
+  const profile = await loadProfile(q.profile);
+  if (!profile) return { reasons: [`profile \`${q.profile}\` is not built into this vkit`] };
+  const checker = await resolveChecker(profile, env);
+  if (!checker.ok) return { reasons: checker.missing };
+  return {
+    policy_sha256: qualificationPolicyDigest(q, catalogue.sha256),
     package_sha256: pkg.sha256,
     checker_sha256: checker.tree.digest,
     profile: profile.id,

@@ -7,7 +7,7 @@
  * The scratch project is rebuilt per invocation with fixed names and a lock written with a fixed
  * acceptance time, so a mutant whose bytes, package and checker did not change is a cache hit.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import PQueue from 'p-queue';
@@ -16,25 +16,17 @@ import type { EventSink } from '../engine/events.js';
 import type { ActionReport } from '../engine/schema.js';
 import { invalid } from '../errors.js';
 import { loadPackage } from '../formal/packages.js';
-import { COQ_PROFILE_ID } from '../formal/profiles/coq.js';
-import { checkCoqAdequacy, readAdequacySpec } from '../formal/profiles/coq-adequacy.js';
-import { loadProfile, resolveChecker } from '../formal/profiles/index.js';
-import {
-  editDigest,
-  installedCatalogueDir,
-  mutate,
-  readCatalogue,
-  type Catalogue,
-} from '../formal/qualify/catalogue.js';
+import { runAdequacy } from '../formal/qualify/adequacy.js';
+import type { ResolvedComponent } from '../formal/component-schema.js';
+import { candidateComponent, candidateSources, REFERENCE } from '../formal/qualify/candidates.js';
+import { editDigest, installedCatalogueDir, readCatalogue } from '../formal/qualify/catalogue.js';
 import {
   foldQualification,
   mutantResult,
   NOT_ESTABLISHED,
-  type AdequacyCheck,
   type MutantRun,
   type Qualification,
 } from '../formal/qualify/report.js';
-import type { MathPackage } from '../formal/types.js';
 import type { Store } from '../store/store.js';
 import { policyAccept } from './formal.js';
 import { defaultStoreDir, openWorkspace } from './workspace.js';
@@ -56,8 +48,6 @@ export interface QualifyRequest {
   onEvent?: EventSink;
 }
 
-/** Component id of the reference candidate in the scratch project (no mutant may take it). */
-const REFERENCE = 'reference';
 /** Every acceptance in the scratch lock is dated the same, so the lock's bytes (an input) stay put. */
 const FIXED_ACCEPTANCE = new Date(0);
 
@@ -92,24 +82,28 @@ export async function qualifyPackage(req: QualifyRequest): Promise<Qualification
         `The package has ${pkg.contracts.length} contracts: the catalogue must name one`,
         { path: 'contract' },
       );
-    const candidates: [string, string][] = [[REFERENCE, catalogue.referenceText]];
-    for (const m of catalogue.mutants) candidates.push([m.id, mutate(catalogue.referenceText, m) as string]);
-    const project = { catalogue, contract, pkg: { id: pkg.id, version: pkg.version, sha256: pkg.sha256 } };
+    const pinned = { id: pkg.id, version: pkg.version, sha256: pkg.sha256 };
     const env = req.env ?? process.env;
     // Each candidate is its own project (its own lock): one mutant's edit never changes another's key.
     const queue = new PQueue({ concurrency: Math.max(1, req.jobs ?? 1) });
     const runs = new Map(
       await Promise.all(
-        candidates.map(([id, text]) =>
+        candidateSources(catalogue).map(([id, text]) =>
           queue.add(async () => {
             const dir = join(scratch, id);
-            writeProject(dir, id, text, project);
+            writeProject(dir, candidateComponent(id, catalogue, pinned, contract), text);
             return [id, await checkCandidate(dir, storeDir, env, req)] as const;
           }),
         ),
       ),
     );
-    const adequacy = await checkAdequacy(catalogue.dir, catalogue.profile, pkg, env, req.signal);
+    const adequacy = await runAdequacy({
+      catalogueDir: catalogue.dir,
+      profileId: catalogue.profile,
+      pkg,
+      env,
+      signal: req.signal,
+    });
     const ref = runs.get(REFERENCE)!;
     const reference = {
       status: ref.outcome ?? 'BLOCKED',
@@ -121,7 +115,7 @@ export async function qualifyPackage(req: QualifyRequest): Promise<Qualification
     return {
       schema: 'vkit.qualification/1',
       ...foldQualification(reference, mutants, adequacy),
-      package: project.pkg,
+      package: pinned,
       profile: catalogue.profile,
       catalogue: { sha256: catalogue.sha256, mutants: catalogue.mutants.length },
       checker_sha256: ref.checker,
@@ -135,39 +129,6 @@ export async function qualifyPackage(req: QualifyRequest): Promise<Qualification
     // Every run has ended (each engine waited for its jobs), so the projects can go.
     rmSync(scratch, { recursive: true, force: true });
   }
-}
-
-/**
- * The catalogue's adequacy checks (`adequacy/adequacy.json`), run in the profile's worker image
- * through the restricted container engine; none when the catalogue has none. A profile without an
- * adequacy runner, or a checker that cannot be resolved, leaves every check unknown (BLOCKED), named.
- */
-async function checkAdequacy(
-  catalogueDir: string,
-  profileId: string,
-  pkg: MathPackage,
-  env: NodeJS.ProcessEnv,
-  signal: AbortSignal | undefined,
-): Promise<AdequacyCheck[]> {
-  const dir = join(catalogueDir, 'adequacy');
-  if (!existsSync(join(dir, 'adequacy.json'))) return [];
-  const spec = readAdequacySpec(dir);
-  const unknown = (reason: string): AdequacyCheck[] =>
-    spec.checks.map((c) => ({ ...c, status: 'unknown', reason, assumptions: [] }));
-  if (profileId !== COQ_PROFILE_ID) return unknown(`no adequacy runner for profile ${profileId} in this vkit`);
-  const profile = (await loadProfile(profileId))!;
-  const resolved = await resolveChecker(profile, env);
-  if (!resolved.ok) return unknown(`checker unavailable: ${resolved.missing.join('; ')}`);
-  const { results } = await checkCoqAdequacy({
-    pkg,
-    dir,
-    spec,
-    sandbox: resolved.sandbox,
-    image: resolved.plan.image,
-    signal: signal ?? new AbortController().signal,
-    containerPrefix: `vkit-qualify-${process.pid}-${Date.now().toString(36)}`,
-  });
-  return results;
 }
 
 /** Accepts one candidate's project and checks it: one formal job in the restricted worker. */
@@ -203,27 +164,9 @@ async function checkCandidate(
 }
 
 /** A candidate's project: one required formal component of the package, named `id`. */
-function writeProject(
-  dir: string,
-  id: string,
-  text: string,
-  p: { catalogue: Catalogue; contract: string; pkg: { id: string; version: string; sha256: string } },
-): void {
-  // A Coq library name is an identifier: `m_reserve_off_by_one.v` for mutant `reserve-off-by-one`.
-  const file = `${id === REFERENCE ? id : `m_${id.replace(/-/g, '_')}`}.v`;
+function writeProject(dir: string, component: ResolvedComponent, text: string): void {
   mkdirSync(dir);
-  writeFileSync(join(dir, file), text);
-  const component = {
-    id,
-    package: p.pkg,
-    contract: p.contract,
-    source: { entry: file },
-    profile: p.catalogue.profile,
-    parameters: p.catalogue.parameters,
-    bindings: p.catalogue.bindings,
-    required: true,
-    inputs: [file],
-  };
+  writeFileSync(join(dir, component.source.entry), text);
   writeFileSync(
     join(dir, 'vkit.manifest.json'),
     `${JSON.stringify({ formal: { components: [component] } }, null, 2)}\n`,
@@ -232,7 +175,15 @@ function writeProject(
 
 /** What the engine and the receipt say of one component's check. */
 function readRun(store: Store, action: ActionReport | undefined): MutantRun & { checker: string | null } {
-  const none = { outcome: null, reason: null, run: null, receipt: null, rejectedBy: null, checker: null };
+  const none = {
+    outcome: null,
+    reason: null,
+    run: null,
+    receipt: null,
+    intact: false,
+    rejectedBy: null,
+    checker: null,
+  };
   if (!action) return none;
   const base = { ...none, outcome: action.outcome, reason: action.reason, run: action.run, receipt: action.receipt };
   if (!action.receipt) return base;
@@ -243,6 +194,7 @@ function readRun(store: Store, action: ActionReport | undefined): MutantRun & { 
   const rejected = formal?.rejected_by as { kind?: unknown; name?: unknown } | null | undefined;
   return {
     ...base,
+    intact: true,
     rejectedBy:
       rejected && typeof rejected.kind === 'string' && typeof rejected.name === 'string'
         ? { kind: rejected.kind, name: rejected.name }

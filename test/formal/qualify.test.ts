@@ -96,6 +96,7 @@ const run = (over: Partial<MutantRun>): MutantRun => ({
   reason: 'r',
   run: 'run_1',
   receipt: 'sha256:r',
+  intact: true,
   rejectedBy: null,
   ...over,
 });
@@ -110,7 +111,7 @@ test('a mutant is detected only when the checker rejected it; a pass survives; a
   assert.equal(classify(run({ reason: 'the candidate step timed out' })).class, 'inconclusive');
   assert.equal(classify(run({ outcome: 'FAIL' })).class, 'inconclusive');
   // A rejection without an intact receipt behind it, or without a result at all, stands for nothing.
-  assert.equal(classify(run({ receipt: null, rejectedBy: { kind: 'obligation', name: 'x' } })).class, 'inconclusive');
+  assert.equal(classify(run({ intact: false, rejectedBy: { kind: 'obligation', name: 'x' } })).class, 'inconclusive');
   assert.equal(classify(run({ outcome: null, rejectedBy: { kind: 'observation', name: 'x' } })).class, 'inconclusive');
 });
 

@@ -16,6 +16,7 @@ const TOOL_NAMES = [
   'evidence_replay',
   'feedback_add',
   'feedback_list',
+  'formal_qualify',
   'gate',
   'model_compare',
   'run_cancel',
@@ -47,7 +48,7 @@ after(async () => {
   repo?.cleanup();
 });
 
-test('listTools: exactly the 15 tools, each with an object input schema that rejects unknown keys', async () => {
+test('listTools: exactly the 16 tools, each with an object input schema that rejects unknown keys', async () => {
   const { tools } = await mcp.client.listTools();
   assert.deepEqual(tools.map((t) => t.name).sort(), TOOL_NAMES);
   for (const t of tools) {
@@ -126,6 +127,16 @@ test('build: READY with wait_s; without it a build id at once, then run_wait ret
   assert.equal(unknown.isError, true);
   assert.equal(unknown.json.error.code, 'ERR_USAGE');
   assert.equal(unknown.json.error.exit_code, 2);
+});
+
+test('formal_qualify answers with an id at once; a package without a catalogue is a usage error on the wait', async () => {
+  const started = await mcp.call('formal_qualify', { package: 'vkit.nope', profile: 'coq-linux-x86_64-v1' });
+  assert.equal(started.isError, false, JSON.stringify(started.json));
+  assert.match(started.json.build, /^build_/);
+  const waited = await mcp.call('run_wait', { run: started.json.build, timeout_s: 30 });
+  assert.equal(waited.isError, true);
+  assert.equal(waited.json.error.code, 'ERR_CATALOGUE_INVALID');
+  assert.equal(waited.json.error.exit_code, 2);
 });
 
 test('verify without wait_s returns a pending run at once; run_wait gives PASS; reuse returns that run', async () => {

@@ -77,20 +77,23 @@ export const QualificationSchema = v.object({
 });
 export type Qualification = v.InferOutput<typeof QualificationSchema>;
 
-/** A mutant's check as the engine left it: its outcome and what its receipt says rejected it. */
+/** A mutant's check: its outcome and what the checker said rejected it. */
 export interface MutantRun {
   outcome: 'PASS' | 'FAIL' | 'BLOCKED' | null;
   reason: string | null;
+  /** Its own run and receipt (`vkit formal qualify`); null inside a `qualify:<id>` job. */
   run: string | null;
   receipt: string | null;
-  /** The receipt's `subject.formal.rejected_by`, read from an intact receipt only. */
+  /** Whether the result stands on intact evidence: an intact receipt, or the profile run of this very job. */
+  intact: boolean;
+  /** The checker's own rejection (`subject.formal.rejected_by`, `FormalOutcome.rejectedBy`). */
   rejectedBy: { kind: string; name: string } | null;
 }
 
 /** Detected only on the checker's own rejection; PASS survives; everything else decided nothing. */
 export function classify(r: MutantRun): { class: MutantClass; caught_by: string | null } {
   if (r.outcome === 'PASS') return { class: 'survivor', caught_by: null };
-  if (r.receipt && r.outcome !== null && r.rejectedBy) {
+  if (r.intact && r.outcome !== null && r.rejectedBy) {
     return { class: 'detected', caught_by: `${r.rejectedBy.kind} ${r.rejectedBy.name}` };
   }
   return { class: 'inconclusive', caught_by: null };

@@ -16,7 +16,8 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { Qualification } from '../../src/formal/qualify/report.js';
 import { requireSandbox, systemSandbox } from '../_support/podman.js';
-import { REPO_ROOT, vkit } from '../_support/repo.js';
+import { connect } from '../_support/mcp-client.js';
+import { REPO_ROOT, tempRepo, vkit } from '../_support/repo.js';
 
 const sys = await systemSandbox({ what: 'package qualification (Coq)' });
 const temps: string[] = [];
@@ -122,4 +123,36 @@ test('a mutant that does not typecheck is inconclusive, never detected (exit 3)'
   assert.equal(q.reference.status, 'PASS', q.reference.reason);
   assert.equal(byId(q)['new-ill-typed']!.class, 'inconclusive', byId(q)['new-ill-typed']!.reason);
   assert.equal(q.status, 'BLOCKED');
+});
+
+test('MCP formal_qualify: an id at once, then the vkit.qualification/1 report as structured content', {
+  skip: sys.skip,
+}, async () => {
+  requireSandbox(sys);
+  const dir = temp('vkit-qualify-mcp-cat-');
+  copyFileSync(join(LEDGER_CATALOGUE, 'reference.v'), join(dir, 'reference.v'));
+  const ledger = JSON.parse(readFileSync(join(LEDGER_CATALOGUE, 'catalogue.json'), 'utf8'));
+  ledger.mutants = ledger.mutants.filter((m: { id: string }) => m.id === 'new-stale-usage');
+  writeFileSync(join(dir, 'catalogue.json'), JSON.stringify(ledger));
+  const repo = tempRepo({ 'a.txt': 'a\n' });
+  const mcp = await connect(repo, store);
+  try {
+    const started = await mcp.call('formal_qualify', {
+      package: 'vkit.resource-ledger',
+      profile: 'coq-linux-x86_64-v1',
+      catalogue: dir,
+    });
+    assert.equal(started.isError, false, JSON.stringify(started.json));
+    assert.equal(started.json.state, 'running');
+    let answer = started;
+    for (let i = 0; i < 20 && answer.json.state === 'running'; i++)
+      answer = await mcp.call('run_wait', { run: started.json.build, timeout_s: 30 });
+    assert.equal(answer.isError, false, JSON.stringify(answer.json));
+    assert.equal(answer.json.schema, 'vkit.qualification/1');
+    assert.equal(answer.json.status, 'PASS', answer.json.reason);
+    assert.equal(answer.json.mutants[0].class, 'detected');
+  } finally {
+    await mcp.close();
+    repo.cleanup();
+  }
 });

@@ -1,0 +1,94 @@
+/**
+ * Checks a catalogue's reference and mutants with a profile, each in its own source directory
+ * (materialised for uid 65534) and its own containers, N at a time, inside the calling job: what the
+ * `qualify:<id>` gate item runs. (`vkit formal qualify` instead makes each candidate its own job.)
+ */
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import PQueue from 'p-queue';
+import type { Sandbox } from '../../checkers/container.js';
+import type { ResolvedComponent } from '../component-schema.js';
+import type { FormalOutcome, MathPackage, Profile } from '../types.js';
+import { type Catalogue, mutate } from './catalogue.js';
+
+/** The reference candidate's id (no mutant may take it). */
+export const REFERENCE = 'reference';
+
+/** A candidate's file: a Coq library name is an identifier (`m_reserve_off_by_one.v`). */
+const candidateFile = (id: string) => `${id === REFERENCE ? id : `m_${id.replace(/-/g, '_')}`}.v`;
+
+/** The component a candidate is checked as: the package, contract, bindings and parameters of the catalogue. */
+export function candidateComponent(
+  id: string,
+  catalogue: Catalogue,
+  pkg: Pick<MathPackage, 'id' | 'version' | 'sha256'>,
+  contract: string,
+): ResolvedComponent {
+  const file = candidateFile(id);
+  return {
+    id,
+    package: { id: pkg.id, version: pkg.version, sha256: pkg.sha256 },
+    contract,
+    source: { entry: file },
+    profile: catalogue.profile,
+    parameters: catalogue.parameters,
+    bindings: catalogue.bindings,
+    required: true,
+    inputs: [file],
+  };
+}
+
+/** Every candidate's text: the reference first, then each mutant. */
+export function candidateSources(catalogue: Catalogue): [string, string][] {
+  return [
+    [REFERENCE, catalogue.referenceText],
+    ...catalogue.mutants.map((m): [string, string] => [m.id, mutate(catalogue.referenceText, m) as string]),
+  ];
+}
+
+export async function checkCandidates(opts: {
+  catalogue: Catalogue;
+  pkg: MathPackage;
+  contract: string;
+  profile: Profile;
+  sandbox: Sandbox;
+  env: Record<string, string | undefined>;
+  signal: AbortSignal;
+  containerPrefix: string;
+  concurrency: number;
+}): Promise<Map<string, FormalOutcome>> {
+  const queue = new PQueue({ concurrency: Math.max(1, opts.concurrency) });
+  const results = await Promise.all(
+    candidateSources(opts.catalogue).map(([id, text], i) =>
+      queue.add(async (): Promise<[string, FormalOutcome]> => {
+        const component = candidateComponent(id, opts.catalogue, opts.pkg, opts.contract);
+        const source = mkdtempSync(join(tmpdir(), 'vkit-candidate-'));
+        const out = mkdtempSync(join(tmpdir(), 'vkit-candidate-out-'));
+        try {
+          chmodSync(source, 0o755);
+          mkdirSync(join(source), { recursive: true });
+          writeFileSync(join(source, component.source.entry), text, { mode: 0o644 });
+          chmodSync(join(source, component.source.entry), 0o644);
+          // The profile's containers run as uid 65534: its private output directory must be writable by it.
+          chmodSync(out, 0o777);
+          const outcome = await opts.profile.run({
+            component,
+            pkg: opts.pkg,
+            source,
+            out,
+            sandbox: opts.sandbox,
+            env: opts.env,
+            signal: opts.signal,
+            containerPrefix: `${opts.containerPrefix}-c${i}`,
+          });
+          return [id, outcome];
+        } finally {
+          rmSync(source, { recursive: true, force: true });
+          rmSync(out, { recursive: true, force: true });
+        }
+      }),
+    ),
+  );
+  return new Map(results);
+}
