@@ -27,6 +27,7 @@ import {
   type ResolvedQualification,
 } from '../../src/formal/qualify/entry-schema.js';
 import { foldQualification, mutantResult, NOT_ESTABLISHED } from '../../src/formal/qualify/report.js';
+import { snapshotPackage } from '../../src/formal/qualify/snapshot.js';
 import type { MathPackage } from '../../src/formal/types.js';
 import { containerPrefix } from '../../src/jobs/containers.js';
 
@@ -180,6 +181,7 @@ async function executeQualify(
     mutants,
     adequacy,
     not_established: NOT_ESTABLISHED,
+    package_snapshot: snapshotPackage(pkg, resolved.tree.digest),
     ms: Math.round(performance.now() - t0),
   };
   artifacts.push({ name: 'qualification.json', ...(await io.putBytes(`${JSON.stringify(report, null, 2)}\n`)) });

@@ -61,6 +61,7 @@ export const qualify: Handler<typeof verbs.qualify> = async ({ values: v }) => {
     profile: v.profile,
     catalogue: v.catalogue,
     mutants: v.mutant,
+    comparePackage: v['compare-package'],
     root: v.root,
     store: v.store,
     jobs,

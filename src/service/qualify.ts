@@ -7,15 +7,22 @@
  * The scratch project is rebuilt per invocation with fixed names and a lock written with a fixed
  * acceptance time, so a mutant whose bytes, package and checker did not change is a cache hit.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import PQueue from 'p-queue';
+import * as v from 'valibot';
 import { runEngine } from '../engine/build.js';
 import type { EventSink } from '../engine/events.js';
 import type { ActionReport } from '../engine/schema.js';
 import { invalid } from '../errors.js';
-import { loadPackage } from '../formal/packages.js';
+import { loadPackage, readPackageDir } from '../formal/packages.js';
+import {
+  comparePackages,
+  type PackageSnapshot,
+  PackageSnapshotSchema,
+  snapshotPackage,
+} from '../formal/qualify/snapshot.js';
 import { runAdequacy } from '../formal/qualify/adequacy.js';
 import type { ResolvedComponent } from '../formal/component-schema.js';
 import { candidateComponent, candidateSources, REFERENCE } from '../formal/qualify/candidates.js';
@@ -39,6 +46,8 @@ export interface QualifyRequest {
   catalogue?: string;
   /** Only these mutants (ids); default all. The report then covers only them. */
   mutants?: readonly string[];
+  /** An earlier `vkit.qualification/1` report, or a package directory, to compare the package with. */
+  comparePackage?: string;
   /** Where the caller's store is found (`--root`), and the store itself (`--store`). */
   root?: string;
   store?: string;
@@ -71,6 +80,8 @@ export async function qualifyPackage(req: QualifyRequest): Promise<Qualification
       });
   if (req.mutants?.length) catalogue.mutants = catalogue.mutants.filter((m) => req.mutants!.includes(m.id));
   const pkg = loadPackage(catalogue.package.id, catalogue.package.version);
+  // Read before anything runs: a bad PREVIOUS is a usage error, not a qualification that ran for nothing.
+  const previous = req.comparePackage === undefined ? undefined : readPreviousSnapshot(resolve(req.comparePackage));
   const root = resolve(req.root ?? process.cwd());
   const storeDir = req.store ? resolve(req.store) : await defaultStoreDir(root);
   const scratch = mkdtempSync(join(tmpdir(), 'vkit-qualify-'));
@@ -105,6 +116,7 @@ export async function qualifyPackage(req: QualifyRequest): Promise<Qualification
       signal: req.signal,
     });
     const ref = runs.get(REFERENCE)!;
+    const snapshot = snapshotPackage(pkg, ref.checker);
     const reference = {
       status: ref.outcome ?? 'BLOCKED',
       reason: ref.reason ?? 'no result',
@@ -123,6 +135,8 @@ export async function qualifyPackage(req: QualifyRequest): Promise<Qualification
       mutants,
       adequacy,
       not_established: NOT_ESTABLISHED,
+      package_snapshot: snapshot,
+      ...(previous ? { comparison: comparePackages(previous, snapshot) } : {}),
       ms: Math.round(performance.now() - t0),
     };
   } finally {
@@ -161,6 +175,32 @@ async function checkCandidate(
   } finally {
     ws.close();
   }
+}
+
+/** PREVIOUS of `--compare-package`: an earlier report's snapshot, or a package directory's. */
+function readPreviousSnapshot(path: string): PackageSnapshot {
+  const bad = (message: string): never => {
+    throw invalid('ERR_USAGE', message, { path: '--compare-package', file: path });
+  };
+  if (!existsSync(path)) bad('Expected an earlier qualification report or a package directory: no such file');
+  if (statSync(path).isDirectory()) {
+    try {
+      return snapshotPackage(readPackageDir(path), null);
+    } catch (error) {
+      return bad(`Not a package directory: ${(error as Error).message}`);
+    }
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    return bad(`Cannot read the report: ${(error as Error).message}`);
+  }
+  const report = data as { schema?: unknown; package_snapshot?: unknown };
+  if (report?.schema !== 'vkit.qualification/1') bad('Expected a `vkit.qualification/1` report');
+  const parsed = v.safeParse(PackageSnapshotSchema, report.package_snapshot);
+  if (!parsed.success) return bad('The report holds no package snapshot (written by an older vkit?)');
+  return parsed.output;
 }
 
 /** A candidate's project: one required formal component of the package, named `id`. */

@@ -56,7 +56,14 @@ test("the ledger's catalogue: three kinds of edit detected, each by what the che
   requireSandbox(sys);
   const out = join(store, 'report.json');
   const picked = ['reserve-capacity-off-by-one', 'release-owner-before-existence', 'run-commands-empty-trace-beyond-m'];
-  const r = qualify('vkit.resource-ledger', [...picked.flatMap((m) => ['--mutant', m]), '--out', out]);
+  const previous = join(WEAK, 'packages', 'resource-ledger-weak');
+  const r = qualify('vkit.resource-ledger', [
+    ...picked.flatMap((m) => ['--mutant', m]),
+    '--out',
+    out,
+    '--compare-package',
+    previous,
+  ]);
   assert.equal(r.code, 0, r.stderr || r.stdout);
   const q = r.report();
   assert.equal(q.schema, 'vkit.qualification/1');
@@ -78,6 +85,10 @@ test("the ledger's catalogue: three kinds of edit detected, each by what the che
   assert.equal(shown.code, 0, shown.stderr);
   assert.equal(shown.json().summary.receipt, m['release-owner-before-existence']!.receipt);
   assert.deepEqual(JSON.parse(readFileSync(out, 'utf8')), q, '--out holds the same report');
+  // Compared with the weak package directory: what differs is named, equivalence never claimed.
+  assert.equal(q.comparison?.semantic_equivalence, 'unknown');
+  assert.ok(q.comparison?.obligations.changed.includes('contract:release'), JSON.stringify(q.comparison));
+  assert.equal(q.comparison?.trust.checker.current, q.checker_sha256);
 });
 
 test('a weak package lets a wrong candidate through: reported as a survivor, and the qualification FAILs', {

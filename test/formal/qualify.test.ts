@@ -10,8 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { InvalidInputError } from '../../src/errors.js';
+import { loadPackage, readPackageDir } from '../../src/formal/packages.js';
 import { mutate, readCatalogue } from '../../src/formal/qualify/catalogue.js';
 import { classify, foldQualification, type MutantResult, type MutantRun } from '../../src/formal/qualify/report.js';
+import { comparePackages, snapshotPackage, statementDigest } from '../../src/formal/qualify/snapshot.js';
+import { REPO_ROOT, vkit } from '../_support/repo.js';
 
 const REFERENCE = 'Definition cap_ok (c u a : nat) := Nat.leb (u + a) c.\nDefinition zero := 0.\n';
 
@@ -146,4 +149,51 @@ test('the verdict: reference first, then survivors (FAIL), then inconclusive (BL
   ]);
   assert.equal(noReference.status, 'BLOCKED');
   assert.match(noReference.reason, /reference candidate does not pass \(no image\)/);
+});
+
+test('statement digests ignore comments and layout, and move with what is stated', () => {
+  const a = 'Theorem t : forall n, n + 0 = n.\nProof. auto. Qed.\n';
+  const b = '(* why *) Theorem   t :\n  forall n,\n  n + 0 = n.\nProof. lia. Qed.\n';
+  const c = 'Theorem t : forall n, 0 + n = n.\nProof. auto. Qed.\n';
+  assert.equal(statementDigest(a, 't'), statementDigest(b, 't'), 'comments, layout and proofs do not count');
+  assert.notEqual(statementDigest(a, 't'), statementDigest(c, 't'));
+  assert.equal(statementDigest(a, 'u'), null);
+  assert.equal(statementDigest('Theorem tt : True.', 't'), null, 'a longer name is not the name');
+});
+
+test("package comparison: the weak ledger against vkit's own names what changed; equivalence is never claimed", () => {
+  const ledger = snapshotPackage(loadPackage('vkit.resource-ledger', '0.1.0'), 'sha256:c1');
+  assert.ok(ledger.obligations.length >= 20, String(ledger.obligations.length));
+  for (const o of ledger.obligations) assert.match(o.statement_sha256 ?? '', /^sha256:/, `${o.id} has a statement`);
+  const weakDir = join(REPO_ROOT, 'test', 'formal', 'fixtures', 'weak-ledger', 'packages', 'resource-ledger-weak');
+  const weak = snapshotPackage(readPackageDir(weakDir), null);
+  const c = comparePackages(ledger, weak);
+  assert.equal(c.semantic_equivalence, 'unknown');
+  assert.ok(c.assets.changed.includes('coq/Contracts.v'), JSON.stringify(c.assets));
+  assert.ok(c.obligations.changed.includes('contract:release'), JSON.stringify(c.obligations));
+  assert.ok(!c.obligations.changed.includes('contract:reserve'), 'an unchanged contract is not reported');
+  assert.deepEqual(c.trust.checker, { previous: 'sha256:c1', current: null, changed: true });
+  const same = comparePackages(ledger, ledger);
+  assert.deepEqual(
+    [same.assets, same.obligations],
+    [
+      { added: [], removed: [], changed: [] },
+      { added: [], removed: [], changed: [] },
+    ],
+  );
+});
+
+test('--compare-package with something that is neither a report nor a package is exit 2, before anything runs', () => {
+  const r = vkit([
+    'formal',
+    'qualify',
+    '--package',
+    'vkit.resource-ledger',
+    '--profile',
+    'coq-linux-x86_64-v1',
+    '--compare-package',
+    join(tmpdir(), 'vkit-no-such-report.json'),
+  ]);
+  assert.equal(r.code, 2, r.stdout + r.stderr);
+  assert.match(r.stderr, /--compare-package/);
 });

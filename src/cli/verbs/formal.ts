@@ -51,10 +51,11 @@ export const qualify = defineVerb({
     profile: { type: 'string' },
     catalogue: { type: 'string' },
     mutant: { type: 'string', multiple: true },
+    'compare-package': { type: 'string' },
     out: { type: 'string' },
     jobs: { type: 'string' },
   },
-  help: `Usage: vkit formal qualify --package ID --profile PROFILE [--catalogue DIR] [--mutant ID]... [--out FILE] [--jobs N] [--root DIR] [--store DIR] [--json]
+  help: `Usage: vkit formal qualify --package ID --profile PROFILE [--catalogue DIR] [--mutant ID]... [--compare-package PREVIOUS] [--out FILE] [--jobs N] [--root DIR] [--store DIR] [--json]
 
 Qualifies a mathematical package: its catalogue for the profile holds a known-good reference
 candidate and deliberate mutations of it, each a small named edit with the behaviour it breaks.
@@ -70,6 +71,10 @@ worker (its own run, receipt and log: \`vkit run show RUN\`), cached like every 
   --profile PROFILE  the profile (coq-linux-x86_64-v1)
   --catalogue DIR    a catalogue directory (default: vkit's own for the package and profile)
   --mutant ID        only these mutants (the report covers only them)
+  --compare-package PREVIOUS
+                     also compare the package with an earlier report or a package directory:
+                     changed files, obligations (statement digests) and trust identities
+                     (accepted axioms, checker, pins); semantic equivalence is always unknown
   --out FILE         also write the report (vkit.qualification/1) to FILE
   --jobs N           mutants checked at once (default 1)
   --root DIR         where the store is found (default: cwd)

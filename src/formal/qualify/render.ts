@@ -1,5 +1,6 @@
 /** The human form of a qualification report (pure). */
 import type { Qualification } from './report.js';
+import type { PackageComparison } from './snapshot.js';
 
 export function renderQualification(q: Qualification): string {
   const lines = [
@@ -23,8 +24,23 @@ export function renderQualification(q: Qualification): string {
   const t = q.totals;
   lines.push(
     `${t.mutants} mutants: ${t.detected} detected, ${t.survivors} survivors, ${t.equivalent} marked equivalent, ${t.inconclusive} inconclusive (${(q.ms / 1000).toFixed(1)} s)`,
+    ...(q.comparison ? [comparisonLine(q.comparison)] : []),
     'not established:',
     ...q.not_established.map((n) => `  - ${n}`),
   );
   return `${lines.join('\n')}\n`;
+}
+
+function comparisonLine(c: PackageComparison): string {
+  const counts = (x: { added: string[]; removed: string[]; changed?: string[] }) =>
+    `+${x.added.length} -${x.removed.length}${x.changed ? ` ~${x.changed.length}` : ''}`;
+  const named = (x: { changed: string[] }) => (x.changed.length ? ` (${x.changed.join(', ')})` : '');
+  return [
+    `compared with ${c.previous.id} ${c.previous.version} (${c.previous.sha256}):`,
+    `files ${counts(c.assets)}${named(c.assets)};`,
+    `obligations ${counts(c.obligations)}${named(c.obligations)};`,
+    `accepted axioms ${counts(c.trust.accepted_axioms)};`,
+    `checker ${c.trust.checker.changed ? 'changed' : 'same'}; pins ${counts(c.trust.pins)};`,
+    `semantic equivalence ${c.semantic_equivalence}`,
+  ].join(' ');
 }

@@ -8,6 +8,7 @@
 import * as v from 'valibot';
 import { OutcomeSchema } from '../../config/evidence-terms.js';
 import type { Mutant } from './catalogue.js';
+import { PackageComparisonSchema, PackageSnapshotSchema } from './snapshot.js';
 
 const MutantClassSchema = v.picklist(['detected', 'survivor', 'inconclusive']);
 export type MutantClass = v.InferOutput<typeof MutantClassSchema>;
@@ -73,6 +74,10 @@ export const QualificationSchema = v.object({
   }),
   /** What this qualification does not establish. */
   not_established: v.array(v.string()),
+  /** The package as qualified: files, obligation statements, trust identities (what a later comparison reads). */
+  package_snapshot: PackageSnapshotSchema,
+  /** With `--compare-package`: what changed since the earlier report or package directory. */
+  comparison: v.optional(PackageComparisonSchema),
   ms: v.number(),
 });
 export type Qualification = v.InferOutput<typeof QualificationSchema>;
