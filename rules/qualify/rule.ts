@@ -16,6 +16,7 @@ import { runAdequacy } from '../../src/formal/qualify/adequacy.js';
 import { checkCandidates, REFERENCE } from '../../src/formal/qualify/candidates.js';
 import {
   type Catalogue,
+  catalogueDigest,
   editDigest,
   installedCatalogueDir,
   readCatalogue,
@@ -102,8 +103,17 @@ async function executeQualify(
     );
   if (plannedCatalogue !== null && catalogue.sha256 !== plannedCatalogue)
     return blocked("vkit's catalogue changed while the job was planned; rerun");
-  if (q.catalogue !== undefined && captured.length === 0)
-    return blocked(`the repository catalogue \`${q.catalogue}\` is not among the item's inputs`);
+  if (q.catalogue !== undefined) {
+    // What runs must be what the key covers: the catalogue read now, file for file, as captured.
+    const prefix = `${q.catalogue.replace(/\/+$/, '')}/`;
+    const inCapture = captured
+      .filter((f) => f.path.startsWith(prefix))
+      .map((f) => ({ path: f.path.slice(prefix.length), sha256: f.sha256 }));
+    if (catalogueDigest(inCapture) !== catalogue.sha256)
+      return blocked(
+        `the repository catalogue \`${q.catalogue}\` read now is not the one captured (a file outside the item's inputs, or changed since planning)`,
+      );
+  }
   if (catalogue.package.id !== pkg.id || catalogue.package.version !== pkg.version || catalogue.profile !== q.profile)
     return blocked(
       `the catalogue is for ${catalogue.package.id} ${catalogue.package.version} (${catalogue.profile}), not ${pkg.id} ${pkg.version} (${q.profile})`,

@@ -5,7 +5,7 @@
  * inconclusive mutant and both below a reference that does not pass.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -60,6 +60,13 @@ test('a catalogue whose edit cannot apply to exactly one place is invalid (exit 
   const read = readCatalogue(ok);
   assert.equal(read.mutants.length, 1);
   assert.match(read.sha256, /^sha256:[0-9a-f]{64}$/);
+  // The identity covers every file of the directory: an edited adequacy proof is another catalogue.
+  mkdirSync(join(ok, 'adequacy'));
+  writeFileSync(join(ok, 'adequacy', 'Adequacy.v'), 'Theorem t : True. Proof. exact I. Qed.\n');
+  const withProof = readCatalogue(ok).sha256;
+  assert.notEqual(withProof, read.sha256);
+  writeFileSync(join(ok, 'adequacy', 'Adequacy.v'), 'Theorem t : False. Proof. Admitted.\n');
+  assert.notEqual(readCatalogue(ok).sha256, withProof);
   rmSync(ok, { recursive: true, force: true });
 
   const twice = issuesOf(catalogueDir([mutant('twice', edit('Definition', 'Lemma'))]));

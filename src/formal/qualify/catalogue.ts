@@ -5,7 +5,7 @@
  * `qualification/<package id>/<profile>/catalogue.json`, outside the package: the package's digest
  * is pinned by configs, and the catalogue's own digest enters the qualification's identity instead.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as v from 'valibot';
 import { ID_PATTERN, fieldPath } from '../../config/schema.js';
@@ -63,7 +63,10 @@ export interface Catalogue extends v.InferOutput<typeof CatalogueSchema> {
   dir: string;
   /** The reference candidate's bytes, as text. */
   referenceText: string;
-  /** The catalogue's identity: its JSON (canonical) and the reference's bytes. */
+  /**
+   * The catalogue's identity: every file of its directory (the catalogue, the reference, the adequacy
+   * proofs, whatever else it holds), by path and raw-byte digest: an edited adequacy proof moves it.
+   */
   sha256: string;
 }
 
@@ -98,7 +101,7 @@ export function readCatalogue(dir: string): Catalogue {
     ...c,
     dir,
     referenceText,
-    sha256: jsonId({ catalogue: c, reference: sha256Id(referenceText) }),
+    sha256: catalogueDigest(catalogueFiles(dir)),
   };
   // Every edit must apply: a catalogue whose mutant cannot be made is invalid, never a silent skip.
   const issues: Issue[] = [];
@@ -131,4 +134,25 @@ export function mutate(reference: string, mutant: Pick<Mutant, 'edits'>): string
 /** The digest of a mutant's edits (what the report names it by, beside its id). */
 export function editDigest(mutant: Pick<Mutant, 'edits'>): string {
   return jsonId(mutant.edits);
+}
+
+/** Every regular file under a catalogue directory with the sha256 of its raw bytes, sorted by path. */
+export function catalogueFiles(dir: string, rel = ''): { path: string; sha256: string }[] {
+  const out: { path: string; sha256: string }[] = [];
+  for (const e of readdirSync(join(dir, rel), { withFileTypes: true })) {
+    const path = rel ? `${rel}/${e.name}` : e.name;
+    if (e.isDirectory()) out.push(...catalogueFiles(dir, path));
+    else if (e.isFile()) out.push({ path, sha256: sha256Id(readFileSync(join(dir, path))) });
+    // A link or special file is no part of a catalogue's identity, and never read as one.
+    else
+      throw new InvalidInputError('ERR_CATALOGUE_INVALID', [
+        { file: join(dir, path), path: '', message: 'A catalogue holds regular files only' },
+      ]);
+  }
+  return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** The digest of a catalogue's file list (its identity). */
+export function catalogueDigest(files: readonly { path: string; sha256: string }[]): string {
+  return jsonId(files.map((f) => [f.path, f.sha256]));
 }
