@@ -137,7 +137,7 @@ export function editDigest(mutant: Pick<Mutant, 'edits'>): string {
 }
 
 /** Every regular file under a catalogue directory with the sha256 of its raw bytes, sorted by path. */
-export function catalogueFiles(dir: string, rel = ''): { path: string; sha256: string }[] {
+function catalogueFiles(dir: string, rel = ''): { path: string; sha256: string }[] {
   const out: { path: string; sha256: string }[] = [];
   for (const e of readdirSync(join(dir, rel), { withFileTypes: true })) {
     const path = rel ? `${rel}/${e.name}` : e.name;
