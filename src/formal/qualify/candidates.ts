@@ -3,7 +3,7 @@
  * (materialised for uid 65534) and its own containers, N at a time, inside the calling job: what the
  * `qualify:<id>` gate item runs. (`vkit formal qualify` instead makes each candidate its own job.)
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import PQueue from 'p-queue';
@@ -67,7 +67,6 @@ export async function checkCandidates(opts: {
         const out = mkdtempSync(join(tmpdir(), 'vkit-candidate-out-'));
         try {
           chmodSync(source, 0o755);
-          mkdirSync(join(source), { recursive: true });
           writeFileSync(join(source, component.source.entry), text, { mode: 0o644 });
           chmodSync(join(source, component.source.entry), 0o644);
           // The profile's containers run as uid 65534: its private output directory must be writable by it.
