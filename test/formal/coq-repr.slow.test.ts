@@ -83,6 +83,12 @@ test('a conversion mutant (of_ledger drops a record) is detected through vkit fo
   assert.equal(m['of-ledger-drops-record']!.class, 'detected');
   assert.equal(m['binding-conversion-records-only']!.class, 'detected');
   // A proof about the conversion failed in the candidate; the binding mutant fails LEDGER_REPR_API's typing.
-  assert.match(m['of-ledger-drops-record']!.caught_by!, /^obligation /);
-  assert.match(m['binding-conversion-records-only']!.caught_by!, /view_of_ledger/);
+  assert.match(
+    m['of-ledger-drops-record']!.caught_by!,
+    /^obligation of_ledger_spec \(LEDGER_REPR_API\.view_of_ledger\)/,
+  );
+  assert.match(
+    m['binding-conversion-records-only']!.caught_by!,
+    /^obligation of_ledger contract \(LEDGER_REPR_API\.view_of_ledger\)/,
+  );
 });
