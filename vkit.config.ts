@@ -64,7 +64,7 @@ export default defineConfig({
         package: {
           id: 'vkit.resource-ledger',
           version: '0.1.0',
-          sha256: 'sha256:0129f67b2e0793e900c67cedc48180bbc6a814d9f8c51f2aad7c9a2ef7047a9f',
+          sha256: 'sha256:46769261ed43bc9a98bbafeb7d4aa6bebcb7967a431e355f75aa46b75f949950',
         },
         profile: 'coq-linux-x86_64-v1',
       },

@@ -51,6 +51,8 @@ const PackageManifestSchema = v.strictObject({
   version: name,
   contracts: v.pipe(v.array(name), v.minLength(1)),
   bindings: v.pipe(v.array(name), v.minLength(1)),
+  /** Extra bindings of a component that declares a `representation` (its own state type and conversions). */
+  representationBindings: v.optional(v.array(name)),
   /** Profile id -> axioms that profile may report without blocking (accepted policy assumptions). */
   acceptedAxioms: v.record(v.string(), v.array(name)),
   files: v.array(relPath),
@@ -140,6 +142,7 @@ export function readPackageDir(dir: string): MathPackage {
     files: [...m.files].sort(),
     contracts: m.contracts,
     bindings: m.bindings,
+    ...(m.representationBindings ? { representationBindings: m.representationBindings } : {}),
     acceptedAxioms: m.acceptedAxioms,
   };
 }

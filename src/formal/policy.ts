@@ -32,11 +32,18 @@ export function policyProblems(component: ResolvedComponent, pkg: MathPackage, p
       `profile ${profile.id} cannot check contract \`${component.contract}\` (it checks ${profile.contracts.join(', ')})`,
     );
   const bound = Object.keys(component.bindings);
-  const unbound = pkg.bindings.filter((b) => !bound.includes(b));
-  const unknown = bound.filter((b) => !pkg.bindings.includes(b));
+  // A represented component (its own state type) also binds the package's representation names.
+  const represented = component.representation !== undefined;
+  const required = represented ? [...pkg.bindings, ...(pkg.representationBindings ?? [])] : pkg.bindings;
+  const unbound = required.filter((b) => !bound.includes(b));
+  const unknown = bound.filter((b) => !required.includes(b));
+  if (represented && !pkg.representationBindings?.length)
+    problems.push(
+      `representation \`${component.representation}\` is declared but ${pkg.id} defines no representation bindings`,
+    );
   if (unbound.length)
     problems.push(
-      `bindings lack ${unbound.map((b) => `\`${b}\``).join(', ')} (the package requires all of ${pkg.bindings.join(', ')})`,
+      `bindings lack ${unbound.map((b) => `\`${b}\``).join(', ')} (the package requires all of ${required.join(', ')}${represented ? ' for a represented component' : ''})`,
     );
   if (unknown.length)
     problems.push(`bindings name ${unknown.map((b) => `\`${b}\``).join(', ')}, which ${pkg.id} does not define`);

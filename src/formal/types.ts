@@ -28,6 +28,8 @@ export interface MathPackage {
   contracts: string[];
   /** The six binding names (or whatever the contract requires). */
   bindings: string[];
+  /** Extra bindings a component with a `representation` binds (e.g. `state`, `view`, `of_ledger`). */
+  representationBindings?: string[];
   /** Axioms a profile may report without blocking (accepted policy assumptions), per profile id. */
   acceptedAxioms: Record<string, string[]>;
 }

@@ -3,6 +3,7 @@
  * located messages, module-typing errors, Print Assumptions, the candidate scan and observations.
  */
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import {
   blankCommentsAndStrings,
@@ -16,7 +17,8 @@ import {
   parseObservationLines,
   scanCandidate,
 } from '../../src/checkers/coq.js';
-import { planComponent } from '../../src/formal/profiles/coq.js';
+import { packagesRoot } from '../../src/formal/packages.js';
+import { planComponent, readObligationSpec, renderDriver } from '../../src/formal/profiles/coq.js';
 import { coqComponent } from './_formal.js';
 
 describe('byte offsets to one-based line and column', () => {
@@ -162,5 +164,42 @@ describe('component plan (everything pasted into generated Coq must be an identi
       { ...base, bindings: { ...base.bindings, release: 'Other.release' } },
     ];
     for (const c of bad) assert.ok('problems' in planComponent(c), JSON.stringify(c));
+  });
+  const represented = {
+    ...base,
+    representation: 'columns',
+    bindings: Object.fromEntries(
+      ['state', 'view', 'of_ledger', ...Object.keys(base.bindings)].map((b) => [b, `Columns.${b}`]),
+    ),
+  };
+  test('a represented component plans with its state, view and of_ledger, and its driver checks LEDGER_REPR_API', () => {
+    const r = planComponent(represented);
+    assert.ok('plan' in r, JSON.stringify(r));
+    assert.equal(r.plan.representation, 'columns');
+    assert.equal(r.plan.symbols.of_ledger, 'of_ledger');
+    const d = renderDriver(r.plan, readObligationSpec(join(packagesRoot(), 'resource-ledger')));
+    assert.match(d.text, /Require Import Ledger Facts Contracts Client Model Transfer Repr\./);
+    assert.match(d.text, /Module Represented <: LEDGER_REPR_API Params\./);
+    assert.match(d.text, /Definition view_of_ledger := Candidate\.of_ledger_spec\./);
+    assert.match(d.text, /Module Bound := ReprAdapter Params Represented\./);
+    const line = d.text.split('\n').findIndex((l) => /view_of_ledger :=/.test(l)) + 1;
+    assert.equal(d.lines[line], 'of_ledger');
+    // The unrepresented driver is unchanged: no Repr, Bound checked against LEDGER_API.
+    const plain = planComponent(base);
+    assert.ok('plan' in plain);
+    const p = renderDriver(plain.plan, readObligationSpec(join(packagesRoot(), 'resource-ledger'))).text;
+    assert.match(p, /Require Import Ledger Facts Contracts Client Model Transfer\.\n/);
+    assert.match(p, /Module Bound <: LEDGER_API Params\./);
+  });
+  test('a represented component missing a representation binding is refused, naming it and what it must be', () => {
+    const { view: _, ...bindings } = represented.bindings;
+    const r = planComponent({ ...represented, bindings });
+    assert.ok('problems' in r);
+    assert.equal(r.problems.length, 1, r.problems.join('; '));
+    assert.match(
+      r.problems[0]!,
+      /^binding `view` is missing: a component with representation `columns` binds state, view, of_ledger/,
+    );
+    assert.match(r.problems[0]!, /LEDGER_REPR_API\.view_of_ledger/);
   });
 });

@@ -212,3 +212,23 @@ test('an entry matching another component id does not cover this one', async () 
     repo.cleanup();
   }
 });
+
+test('a represented component must bind the package representation names too; an owned-state one must not', async () => {
+  const { policyProblems } = await import('../../src/formal/policy.js');
+  const { coqProfile } = await import('../../src/formal/profiles/coq.js');
+  const { coqComponent } = await import('./_formal.js');
+  assert.deepEqual(LEDGER.representationBindings, ['state', 'view', 'of_ledger']);
+  const six = coqComponent().bindings;
+  const represented = coqComponent({
+    representation: 'columns',
+    bindings: { ...six, state: 'Allocation.state', of_ledger: 'Allocation.of_ledger' },
+  });
+  assert.deepEqual(policyProblems(represented, LEDGER, coqProfile), [
+    'bindings lack `view` (the package requires all of new, reserve, release, reserve_batch, apply_command, run_commands, state, view, of_ledger for a represented component)',
+  ]);
+  const owned = coqComponent({ bindings: { ...six, view: 'Allocation.view' } });
+  assert.deepEqual(policyProblems(owned, LEDGER, coqProfile), [
+    'bindings name `view`, which vkit.resource-ledger does not define',
+  ]);
+  assert.deepEqual(policyProblems(coqComponent(), LEDGER, coqProfile), []);
+});

@@ -18,7 +18,7 @@ export const REFERENCE = 'reference';
 /** A candidate's file: a Coq library name is an identifier (`m_reserve_off_by_one.v`). */
 const candidateFile = (id: string) => `${id === REFERENCE ? id : `m_${id.replace(/-/g, '_')}`}.v`;
 
-/** The component a candidate is checked as: the package, contract, bindings and parameters of the catalogue. */
+/** The component a candidate is checked as: the package, contract, bindings, representation and parameters of the catalogue. */
 export function candidateComponent(
   id: string,
   catalogue: Catalogue,
@@ -34,6 +34,7 @@ export function candidateComponent(
     profile: catalogue.profile,
     parameters: catalogue.parameters,
     bindings: catalogue.bindings,
+    ...(catalogue.representation === undefined ? {} : { representation: catalogue.representation }),
     required: true,
     inputs: [file],
   };

@@ -48,6 +48,8 @@ const CatalogueSchema = v.strictObject({
     v.check((s) => !s.startsWith('/') && !s.split('/').includes('..'), 'Expected a path inside the catalogue'),
   ),
   bindings: v.record(v.string(), text),
+  /** The candidates' representation (their own state type), as a component declares it; none for the owned state. */
+  representation: v.optional(text),
   parameters: v.optional(v.record(v.string(), v.unknown()), {}),
   mutants: v.pipe(
     v.array(MutantSchema),
