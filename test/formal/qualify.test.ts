@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { InvalidInputError } from '../../src/errors.js';
 import { loadPackage, readPackageDir } from '../../src/formal/packages.js';
-import { mutate, readCatalogue } from '../../src/formal/qualify/catalogue.js';
+import { installedCatalogueDir, mutate, readCatalogue } from '../../src/formal/qualify/catalogue.js';
 import { classify, foldQualification, type MutantResult, type MutantRun } from '../../src/formal/qualify/report.js';
 import { comparePackages, snapshotPackage, statementDigest } from '../../src/formal/qualify/snapshot.js';
 import { REPO_ROOT, vkit } from '../_support/repo.js';
@@ -203,4 +203,58 @@ test('--compare-package with something that is neither a report nor a package is
   ]);
   assert.equal(r.code, 2, r.stdout + r.stderr);
   assert.match(r.stderr, /--compare-package/);
+});
+
+test("the Verus catalogue: the Coq catalogue's mutants for the Verus sources, every binding covered", () => {
+  const verus = readCatalogue(installedCatalogueDir('vkit.resource-ledger', 'verus-linux-x86_64-v1'));
+  const coq = readCatalogue(installedCatalogueDir('vkit.resource-ledger', 'coq-linux-x86_64-v1'));
+  assert.equal(verus.profile, 'verus-linux-x86_64-v1');
+  assert.ok(verus.reference.endsWith('.rs'));
+  const coqIds = new Set(coq.mutants.map((m) => m.id));
+  // Same names for the same broken behaviours; the one Coq-only mutant is outside a fixed-M contract,
+  // which the Verus client (generic in M) does not have (see the catalogue's README).
+  assert.deepEqual(
+    verus.mutants.filter((m) => !coqIds.has(m.id)).map((m) => m.id),
+    [],
+  );
+  assert.deepEqual(
+    coq.mutants.filter((m) => !verus.mutants.some((v) => v.id === m.id)).map((m) => m.id),
+    ['run-commands-empty-trace-beyond-m'],
+  );
+  for (const b of loadPackage('vkit.resource-ledger', '0.1.0').bindings)
+    assert.ok(
+      verus.mutants.some((m) => m.binding === b),
+      `no mutant of ${b}`,
+    );
+  // Nothing here was measured: no mutant claims an expected class.
+  assert.ok(verus.mutants.every((m) => m.expect === undefined));
+});
+
+test('Verus qualification here is BLOCKED naming each missing asset; not one mutant counts as detected', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'vkit-qualify-verus-'));
+  try {
+    const env = Object.fromEntries(
+      Object.keys(process.env)
+        .filter((k) => k.startsWith('VKIT_VERUS'))
+        .map((k) => [k, '']),
+    );
+    const r = vkit(
+      ['formal', 'qualify', '--package', 'vkit.resource-ledger', '--profile', 'verus-linux-x86_64-v1', '--json'],
+      { cwd: dir, env },
+    );
+    assert.equal(r.code, 3, r.stdout + r.stderr);
+    const report = r.json();
+    assert.equal(report.status, 'BLOCKED');
+    assert.deepEqual(report.totals, { mutants: 16, detected: 0, survivors: 0, equivalent: 0, inconclusive: 16 });
+    assert.equal(report.reference.status, 'BLOCKED');
+    for (const asset of ['VKIT_VERUS_IMAGE', 'VKIT_VERUS_ARCHIVE', 'VKIT_VERUS_ROOT', 'pin digest not recorded: z3'])
+      assert.ok(report.reference.reason.includes(asset), `reference reason names ${asset}: ${report.reference.reason}`);
+    for (const m of report.mutants) {
+      assert.equal(m.class, 'inconclusive', m.id);
+      assert.match(m.reason, /VKIT_VERUS_IMAGE/, m.id);
+      assert.match(m.run, /^run_/, m.id);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

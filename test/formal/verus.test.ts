@@ -26,7 +26,7 @@ import {
   parseVerusReport,
   procedure,
 } from '../../src/checkers/verus.js';
-import { readPins, verusMissing, verusProfile } from '../../src/formal/profiles/verus.js';
+import { readPins, rejectionAt, verusMissing, verusProfile } from '../../src/formal/profiles/verus.js';
 import type { MathPackage, ProfileContext, Sandbox } from '../../src/formal/types.js';
 import { REPO_ROOT } from '../_support/repo.js';
 
@@ -525,5 +525,19 @@ describe('report parser (constructed fixtures: see fixtures/verus/README.md)', (
     assert.equal(parseObservations('observation\ta\t1\t1\nobservations\t1\n', ['a', 'b']).ok, false);
     assert.equal(parseObservations('observation\ta\t1\t1\nobservation\ta\t1\t1\nobservations\t2\n', ['a']).ok, false);
     assert.equal(parseObservations('panicked at main.rs\nobservations\t0\n', []).ok, false);
+  });
+
+  test("a candidate's rejection is Verus's complete failure in its own crate or the client, nothing else", () => {
+    const failed = judgeStep(1, parseVerusReport(fixture('failure.stdout')));
+    const names = ['candidate::api::reserve'];
+    assert.deepEqual(rejectionAt('candidate', failed, names), {
+      kind: 'obligation',
+      name: 'candidate:candidate::api::reserve',
+    });
+    assert.deepEqual(rejectionAt('client', failed, []), { kind: 'obligation', name: 'client' });
+    // The owned library failing, or a step that did not verify the whole crate, rejects no candidate.
+    assert.equal(rejectionAt('library', failed, names), undefined);
+    for (const file of ['vir-error.stdout', 'partial.stdout'])
+      assert.equal(rejectionAt('candidate', judgeStep(1, parseVerusReport(fixture(file))), names), undefined, file);
   });
 });

@@ -12,7 +12,15 @@ import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { loadPackage } from '../packages.js';
-import type { CheckerPlan, FormalOutcome, FormalSections, Profile, ProfileContext, Sandbox } from '../types.js';
+import type {
+  CheckerPlan,
+  FormalOutcome,
+  FormalSections,
+  Profile,
+  ProfileContext,
+  Rejection,
+  Sandbox,
+} from '../types.js';
 import {
   DEFAULT_LAYOUT,
   argvProblems,
@@ -25,6 +33,7 @@ import {
   parseVerusReport,
   procedure,
   type Observation,
+  type StepVerdict,
 } from '../../checkers/verus.js';
 
 export const VERUS_PROFILE_ID = 'verus-linux-x86_64-v1';
@@ -250,7 +259,7 @@ export function emptySections(
   };
 }
 
-function blocked(reason: string, sections: FormalSections): FormalOutcome {
+function blocked(reason: string, sections: FormalSections, rejectedBy?: Rejection): FormalOutcome {
   return {
     outcome: 'BLOCKED',
     claim: 'unknown',
@@ -259,7 +268,19 @@ function blocked(reason: string, sections: FormalSections): FormalOutcome {
     method: METHOD,
     sections,
     artifacts: [],
+    ...(rejectedBy ? { rejectedBy } : {}),
   };
+}
+
+/**
+ * Whether Verus itself rejected the candidate at this step: complete verification errors (no VIR
+ * error, the entire crate) in the candidate's own crate or in the expected client checked against
+ * it. The owned library failing, a partial run, a tool error, a timeout: none of them is the
+ * candidate's rejection (package qualification counts only this as a detected mutant).
+ */
+export function rejectionAt(step: string, verdict: StepVerdict, failing: readonly string[]): Rejection | undefined {
+  if (verdict.verdict !== 'failed' || (step !== 'candidate' && step !== 'client')) return undefined;
+  return { kind: 'obligation', name: failing.length ? failing.map((f) => `${step}:${f}`).join(', ') : step };
 }
 
 export const verusProfile: Profile = {
@@ -375,6 +396,7 @@ async function runProcedure(ctx: ProfileContext, image: string): Promise<FormalO
       return blocked(
         `Verus step ${step.step}: ${verdict.reason}${failing.length ? ` (failing: ${failing.join(', ')})` : ''}`,
         sections,
+        rejectionAt(step.step, verdict, failing),
       );
     }
     total += obligations.total!;
@@ -394,7 +416,10 @@ async function runProcedure(ctx: ProfileContext, image: string): Promise<FormalO
     trusts: ['Verus erasure', 'rustc', 'the linker'],
   };
   if (failedObs.length > 0)
-    return blocked(`observations disagree with the model: ${failedObs.map((o) => o.name).join(', ')}`, sections);
+    return blocked(`observations disagree with the model: ${failedObs.map((o) => o.name).join(', ')}`, sections, {
+      kind: 'observation',
+      name: failedObs.map((o) => o.name).join(', '),
+    });
   for (const b of sections.coverage.bindings) {
     b.established = true;
     b.behaviours = ['owned postcondition under the accepted precondition (expected client)'];

@@ -5,7 +5,7 @@
  */
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { extname, join } from 'node:path';
 import PQueue from 'p-queue';
 import type { Sandbox } from '../../checkers/container.js';
 import type { ResolvedComponent } from '../component-schema.js';
@@ -15,8 +15,12 @@ import { type Catalogue, mutate } from './catalogue.js';
 /** The reference candidate's id (no mutant may take it). */
 export const REFERENCE = 'reference';
 
-/** A candidate's file: a Coq library name is an identifier (`m_reserve_off_by_one.v`). */
-const candidateFile = (id: string) => `${id === REFERENCE ? id : `m_${id.replace(/-/g, '_')}`}.v`;
+/**
+ * A candidate's file, with the reference's extension (`.v`, `.rs`): its stem is an identifier, as a
+ * Coq library name must be (`m_reserve_off_by_one.v`).
+ */
+const candidateFile = (id: string, catalogue: Pick<Catalogue, 'reference'>) =>
+  `${id === REFERENCE ? id : `m_${id.replace(/-/g, '_')}`}${extname(catalogue.reference)}`;
 
 /** The component a candidate is checked as: the package, contract, bindings, representation and parameters of the catalogue. */
 export function candidateComponent(
@@ -25,7 +29,7 @@ export function candidateComponent(
   pkg: Pick<MathPackage, 'id' | 'version' | 'sha256'>,
   contract: string,
 ): ResolvedComponent {
-  const file = candidateFile(id);
+  const file = candidateFile(id, catalogue);
   return {
     id,
     package: { id: pkg.id, version: pkg.version, sha256: pkg.sha256 },
