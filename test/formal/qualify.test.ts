@@ -5,7 +5,7 @@
  * inconclusive mutant and both below a reference that does not pass.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -254,6 +254,32 @@ test('Verus qualification here is BLOCKED naming each missing asset; not one mut
       assert.match(m.reason, /VKIT_VERUS_IMAGE/, m.id);
       assert.match(m.run, /^run_/, m.id);
     }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a represented candidate's contracts (coq/Repr.v) have their own statement digests", () => {
+  const pkg = loadPackage('vkit.resource-ledger', '0.1.0');
+  const digest = (snap: ReturnType<typeof snapshotPackage>, id: string) =>
+    snap.obligations.find((o) => o.id === id)?.statement_sha256;
+  const before = snapshotPackage(pkg, null);
+  assert.match(digest(before, 'repr:view_of_ledger') ?? '', /^sha256:/);
+  assert.notEqual(
+    digest(before, 'repr:new_spec'),
+    digest(before, 'contract:new'),
+    'the view-based statement is another',
+  );
+  const dir = mkdtempSync(join(tmpdir(), 'vkit-repr-pkg-'));
+  try {
+    cpSync(pkg.dir, dir, { recursive: true });
+    const repr = join(dir, 'coq', 'Repr.v');
+    const text = readFileSync(repr, 'utf8');
+    const edited = text.replace('view (new cap) = model_new cap', 'view (new (S cap)) = model_new cap');
+    assert.notEqual(edited, text);
+    writeFileSync(repr, edited);
+    const c = comparePackages(before, snapshotPackage(readPackageDir(dir), null));
+    assert.deepEqual(c.obligations.changed, ['repr:new_spec']);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

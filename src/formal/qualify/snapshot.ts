@@ -66,6 +66,13 @@ export function snapshotPackage(pkg: MathPackage, checker: string | null): Packa
       obligations.push({ id: `contract:${binding}`, statement_sha256: digest(b.contract) });
       for (const t of b.client) obligations.push({ id: `client:${t}`, statement_sha256: digest(t) });
     }
+    // A represented candidate is held to LEDGER_REPR_API's statements (coq/Repr.v), which share
+    // the contracts' names: digest them with Repr.v's declarations found first.
+    if (pkg.files.includes('coq/Repr.v')) {
+      const repr = [text('coq/Repr.v'), ...sources];
+      for (const name of [...Object.values(list.bindings).map((b) => b.contract), 'view_of_ledger'])
+        obligations.push({ id: `repr:${name}`, statement_sha256: statementDigest(repr, name) });
+    }
     for (const claim of list.package_claims)
       for (const t of claim.theorems)
         obligations.push({ id: `package:${t}`, statement_sha256: digest(t.split('.').at(-1)!) });
