@@ -10,6 +10,7 @@ import { actionsKind } from './actions/index.js';
 import { checkKind } from './check/index.js';
 import { compareKind } from './compare/index.js';
 import { formalKind } from './formal/index.js';
+import { modelKind } from './model/index.js';
 import { qualifyKind } from './qualify/index.js';
 
 export const registry = defineRegistry(import.meta.url, [
@@ -19,6 +20,7 @@ export const registry = defineRegistry(import.meta.url, [
   acceptKind,
   formalKind,
   qualifyKind,
+  modelKind,
 ]);
 
 /** A config with the built-in kinds, typed from their entry schemas: what `defineConfig` checks (a misspelt section is a type error). */

@@ -1,8 +1,10 @@
 /**
- * `npm run image:worker [-- --force]`: builds the Coq worker image `localhost/vkit-coq-worker:1`
- * offline (no registry pull): a minimal Debian bookworm root from debootstrap, the frozen package list
- * of fixtures/worker-images/coq-bookworm.list installed in it, imported into podman. Skipped when the
+ * `npm run image:worker [-- [coq|spin] [--force]]`: builds a worker image offline (no registry pull):
+ * a minimal Debian bookworm root from debootstrap, the frozen package list of
+ * fixtures/worker-images/<name>-bookworm.list installed in it, imported into podman. Skipped when the
  * image exists. Run as root (debootstrap and chroot need it); sudo is used otherwise.
+ *   coq   (default) `localhost/vkit-coq-worker:1`: coqc and OCaml, for the Coq profile
+ *   spin  `localhost/vkit-spin-worker:1`: Spin and gcc, for the SPIN model-checking profile
  *
  * The mirror is read at run time from the host's apt sources, never written into the repository.
  * The package list pins every package of the image (`dpkg-query -W` of the first build), so a later
@@ -13,18 +15,33 @@
  *   --force  rebuild even when the image exists (the old tag moves to the new image)
  * Environment: VKIT_WORKER_MIRROR overrides the mirror read from the apt sources.
  * Exit status: 0 when the image exists or was built, 1 when the build failed or its packages differ
- * from the list, 2 when no mirror is found or debootstrap or podman is missing.
+ * from the list, 2 on a usage error, when no mirror is found or debootstrap or podman is missing.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { $, ProcessOutput, ps, which } from 'zx';
 
-const IMAGE = 'localhost/vkit-coq-worker:1';
+/** Each image: its tag and, for its first build (no list yet), the packages it installs and records. */
+const IMAGES = {
+  coq: { image: 'localhost/vkit-coq-worker:1', seed: ['coq=8.16.1+dfsg-1+b2', 'ocaml-nox=4.13.1-4'] },
+  spin: {
+    image: 'localhost/vkit-spin-worker:1',
+    seed: ['spin=6.5.2+dfsg-1', 'gcc=4:12.2.0-3', 'libc6-dev=2.36-9+deb12u14'],
+  },
+} as const;
 const SUITE = 'bookworm';
-const LIST = fileURLToPath(new URL('../../fixtures/worker-images/coq-bookworm.list', import.meta.url));
-// The first build (no list yet) installs these two and records what it got.
-const SEED = ['coq=8.16.1+dfsg-1+b2', 'ocaml-nox=4.13.1-4'];
+
+const argv = process.argv.slice(2);
+const force = argv.includes('--force');
+const names = argv.filter((a) => a !== '--force');
+const name = (names[0] ?? 'coq') as keyof typeof IMAGES;
+if (names.length > 1 || !Object.hasOwn(IMAGES, name)) {
+  process.stderr.write(`build-worker-image: expected [coq|spin] [--force], got ${argv.join(' ')}\n`);
+  process.exit(2);
+}
+const { image: IMAGE, seed: SEED } = IMAGES[name];
+const LIST = fileURLToPath(new URL(`../../fixtures/worker-images/${name}-bookworm.list`, import.meta.url));
 
 const sudo = process.getuid?.() === 0 ? [] : ['sudo'];
 // Commands' stderr goes where ours goes, as in a shell; their stdout is read (or dropped).
@@ -153,7 +170,7 @@ for (const [signal, code] of [
 }
 
 try {
-  if (process.argv[2] !== '--force' && (await $`${sudo} podman image exists ${IMAGE}`.nothrow()).ok) {
+  if (!force && (await $`${sudo} podman image exists ${IMAGE}`.nothrow()).ok) {
     const id = (await sh`${sudo} podman image inspect --format ${'{{.Id}}'} ${IMAGE}`).stdout.trim();
     console.log(`build-worker-image: ${IMAGE} exists (${id.slice(0, 12)}), skipped`);
     process.exit(0);

@@ -1,7 +1,7 @@
 /**
  * `npm run setup:system`: installs the system tools vkit's tests need, idempotently: a tool already
  * present is left alone. Each issue that needs a new tool adds it here. Then fits podman's
- * configuration to this machine kind, builds the Coq worker image (`npm run image:worker`, skipped
+ * configuration to this machine kind, builds the Coq and Spin worker images (`npm run image:worker -- coq|spin`, skipped
  * when it exists) and prints the tools' versions. Run as root (CI) or with sudo available.
  * Exit status: 0 when everything is in place, else the status of the step that failed.
  */
@@ -89,8 +89,9 @@ events_logger = "file"
     await $({ stdio: ['pipe', 'pipe', 'inherit'], input: containersConf })`${sudo} tee ${CONF}`;
   }
 
-  // The Coq worker image (skipped when it exists).
-  await shown`${process.execPath} ${fileURLToPath(new URL('build-worker-image.js', import.meta.url))}`;
+  // The worker images, Coq's and Spin's (each skipped when it exists).
+  for (const image of ['coq', 'spin'])
+    await shown`${process.execPath} ${fileURLToPath(new URL('build-worker-image.js', import.meta.url))} ${image}`;
 
   // A missing tool shows as an empty version rather than stopping here.
   const git = await sh`git --version`.nothrow();

@@ -326,7 +326,8 @@ class DockerSandbox implements ContainerSandbox {
     if (cached) return cached;
 
     const tree = await this.hashTree(imageId, selected);
-    const versions = await this.toolVersions(imageId, selected);
+    const present = new Set(tree.entries.map((e) => e.path));
+    const versions = await this.toolVersions(imageId, selected, present);
     // The image's own environment reaches every process in it (COQLIB, LD_PRELOAD, OCAMLPARAM, ...):
     // a checker whose image sets any is another checker, even over the same files. An image without
     // one (the worker image) keeps the plain tree digest.
@@ -366,11 +367,16 @@ class DockerSandbox implements ContainerSandbox {
   }
 
   /** Version lines of the known tools present in the tree, each from a restricted container. */
-  private async toolVersions(imageId: string, paths: string[]): Promise<Record<string, string>> {
+  private async toolVersions(
+    imageId: string,
+    paths: string[],
+    present: ReadonlySet<string>,
+  ): Promise<Record<string, string>> {
     const out: Record<string, string> = {};
     for (const [tool, argv] of VERSION_COMMANDS) {
       const binary = `/usr/bin/${tool}`;
-      if (!paths.some((p) => binary === p || binary.startsWith(`${p}/`))) continue;
+      // Each worker image holds its own tools: a tool that is not in the hashed tree is not asked.
+      if (!paths.some((p) => binary === p || binary.startsWith(`${p}/`)) || !present.has(binary)) continue;
       const r = await this.run({
         image: imageId,
         argv,
@@ -395,6 +401,8 @@ const VERSION_COMMANDS: [string, string[]][] = [
   ['coqc', ['coqc', '--version']],
   ['ocamlfind', ['ocamlfind', 'ocamlopt', '-version']],
   ['ocamlopt', ['ocamlopt', '-version']],
+  ['spin', ['spin', '-V']],
+  ['gcc', ['gcc', '-dumpfullversion']],
 ];
 
 const WAIT_GRACE_MS = 30_000;

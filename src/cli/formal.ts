@@ -39,7 +39,7 @@ export const policyAccept: Handler<typeof verbs.policyAccept> = async ({ values:
   else {
     for (const a of result.accepted)
       process.stdout.write(
-        `accepted ${a.component}${a.changed ? '' : ' (unchanged)'}: policy ${a.entry.policy_sha256} package ${a.entry.package_sha256} checker ${a.entry.checker_sha256}\n`,
+        `accepted ${a.component}${a.changed ? '' : ' (unchanged)'}: policy ${a.entry.policy_sha256}${a.entry.package_sha256 ? ` package ${a.entry.package_sha256}` : ''} checker ${a.entry.checker_sha256}\n`,
       );
     for (const r of result.refused) process.stdout.write(`refused ${r.component}: ${r.reasons.join('; ')}\n`);
     process.stdout.write(

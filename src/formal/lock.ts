@@ -16,7 +16,8 @@ export const LOCK_FILE = 'vkit.lock.json';
 
 const LockEntrySchema = v.strictObject({
   policy_sha256: sha256Field,
-  package_sha256: sha256Field,
+  /** The pinned package's digest; none for a model item, which checks no package. */
+  package_sha256: v.optional(sha256Field),
   checker_sha256: sha256Field,
   profile: v.pipe(v.string(), v.minLength(1)),
   accepted_at: v.pipe(v.string(), v.isoTimestamp('Expected an ISO 8601 timestamp')),
@@ -82,7 +83,8 @@ export function writeLock(root: string, lock: Lock): void {
 
 export interface CurrentIdentity {
   policy_sha256: string;
-  package_sha256: string;
+  /** Absent for a model item (no package). */
+  package_sha256?: string;
   profile: string;
   /** The actual checker tool tree digest, when it has been resolved (a worker before running). */
   checker_sha256?: string;

@@ -14,6 +14,8 @@ import {
   qualificationPolicyDigest,
   type ResolvedQualification,
 } from '../formal/qualify/entry-schema.js';
+import { declaredModels, modelLockKey, modelPolicyDigest, type ResolvedModel } from '../formal/models/entry-schema.js';
+import { loadModelProfile } from '../formal/models/profiles.js';
 import { runEngine } from '../engine/build.js';
 import type { BuildReport } from '../engine/schema.js';
 import { EXIT, InvalidInputError, invalid } from '../errors.js';
@@ -54,28 +56,34 @@ export async function policyAccept(
   const config = await readConfig(root);
   const declared = declaredComponents(config.manifest);
   const qualifications = declaredQualifications(config.manifest);
+  const models = declaredModels(config.manifest);
   for (const id of opts.components ?? [])
-    if (!declared.some((c) => c.id === id) && !qualifications.some((q) => lockKeyOf(q) === id))
+    if (
+      !declared.some((c) => c.id === id) &&
+      !qualifications.some((q) => lockKeyOf(q) === id) &&
+      !models.some((m) => modelLockKey(m) === id)
+    )
       throw invalid(
         'ERR_USAGE',
-        `Expected --component to name a declared formal component (or \`qualify:<id>\`), got \`${id}\``,
+        `Expected --component to name a declared formal component (or \`qualify:<id>\`, \`model:<id>\`), got \`${id}\``,
         { path: '--component' },
       );
-  if (declared.length === 0 && qualifications.length === 0)
+  if (declared.length === 0 && qualifications.length === 0 && models.length === 0)
     throw invalid(
       'ERR_USAGE',
-      'No formal components or qualifications are declared: nothing to accept',
+      'No formal components, qualifications or models are declared: nothing to accept',
       { path: 'formal.components' },
-      'Declare formal.components (or formal.qualifications) in the config first.',
+      'Declare formal.components (or formal.qualifications, formal.models) in the config first.',
     );
   const env = opts.env ?? open.env ?? process.env;
   const previous = readLock(root) ?? emptyLock();
   const next = emptyLock();
   const result: AcceptResult = { schema: 'vkit.policy-accept/1', lock: LOCK_FILE, accepted: [], refused: [] };
-  // Components under their ids, qualifications under `qualify:<id>` (an id holds no `:`).
+  // Components under their ids, qualifications under `qualify:<id>`, models under `model:<id>` (an id holds no `:`).
   const entries = [
     ...declared.map((c) => ({ key: c.id, judge: () => judgeComponent(c, env) })),
     ...qualifications.map((q) => ({ key: lockKeyOf(q), judge: () => judgeQualification(q, root, env) })),
+    ...models.map((m) => ({ key: modelLockKey(m), judge: () => judgeModel(m, env) })),
   ];
   for (const { key, judge } of entries) {
     const old = previous.components[key];
@@ -159,6 +167,25 @@ async function judgeQualification(
     checker_sha256: checker.tree.digest,
     profile: profile.id,
   };
+}
+
+/** What acceptance binds for a model item: its entry and the checker (no package). */
+async function judgeModel(
+  m: ResolvedModel,
+  env: NodeJS.ProcessEnv,
+): Promise<Omit<LockEntry, 'accepted_at'> | { reasons: string[] }> {
+  const profile = await loadModelProfile(m.profile);
+  if (!profile) return { reasons: [`model-checking profile \`${m.profile}\` is not built into this vkit`] };
+  const unsupported = m.properties.filter((p) => !profile.propertyKinds.includes(p.kind));
+  if (unsupported.length)
+    return {
+      reasons: unsupported.map(
+        (p) => `property \`${p.name}\` is of kind ${p.kind}: ${profile.id} checks ${profile.propertyKinds.join(', ')}`,
+      ),
+    };
+  const checker = await resolveChecker(profile, env);
+  if (!checker.ok) return { reasons: checker.missing };
+  return { policy_sha256: modelPolicyDigest(m), checker_sha256: checker.tree.digest, profile: profile.id };
 }
 
 /** Reads and validates a request file (exit 2 naming the JSON path), relative to the root. */

@@ -163,11 +163,10 @@ function identitiesOf(store: Store, run: RunRow, receipt: Receipt | undefined) {
   } catch {
     job = undefined;
   }
-  const formal = (
-    receipt?.subject as
-      | { formal?: { policy_sha256?: string; package_sha256?: string; checker_sha256?: string } }
-      | undefined
-  )?.formal;
+  type Identities = { policy_sha256?: string; package_sha256?: string; checker_sha256?: string };
+  const subject = receipt?.subject as { formal?: Identities; model?: Identities } | undefined;
+  // A formal component's receipt, or a model item's (which names no package).
+  const formal = subject?.formal ?? subject?.model;
   return {
     job: run.job,
     source: job?.capture?.digest ?? receipt?.capture.digest ?? null,
@@ -208,7 +207,8 @@ function ownCounts(s: Sections) {
 }
 
 function ownSection(receipt: Receipt, s: Sections, section: Section): unknown {
-  const identities = (receipt.subject as { formal?: unknown }).formal ?? null;
+  const subject = receipt.subject as { formal?: unknown; model?: unknown };
+  const identities = subject.formal ?? subject.model ?? null;
   switch (section) {
     case 'diagnostics':
       return { outcome: receipt.outcome, reason: receipt.reason, claim: receipt.claim, items: s.diagnostics ?? [] };

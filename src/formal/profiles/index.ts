@@ -57,7 +57,7 @@ export type ResolvedChecker =
  * from the same packages matches).
  */
 export async function resolveChecker(
-  profile: Profile,
+  profile: Pick<Profile, 'checker'>,
   env: Record<string, string | undefined>,
 ): Promise<ResolvedChecker> {
   const sandbox = await openSandboxOrWhy(env);

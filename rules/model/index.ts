@@ -1,0 +1,31 @@
+/**
+ * `model` (section `formal.models`, gate item `model:<id>`): a finite model (or proof project) whose
+ * named properties a model-checking profile decides in a restricted worker. PASS only when every
+ * required property is established; a property refuted by a witness that replayed is FAIL; anything
+ * unknown is BLOCKED. Its key binds the raw capture of the declared inputs and `vkit.lock.json`,
+ * whose entry `model:<id>` binds the entry and the accepted checker (`vkit policy accept`).
+ */
+import { defineKind } from '../../src/config/kind.js';
+import { LOCK_FILE } from '../../src/formal/lock.js';
+import { ModelEntrySchema } from '../../src/formal/models/entry-schema.js';
+
+export const modelKind = defineKind({
+  name: 'model',
+  section: 'formal.models',
+  entry: ModelEntrySchema,
+  rules: { 'model-check': async () => (await import('./rule.js')).modelCheckRule },
+  label: (m) => `model:${m.id}`,
+  required: (m) => m.required,
+  expand: (m) => [
+    {
+      label: `model:${m.id}`,
+      kind: 'model-check',
+      id: m.id,
+      attrs: m as unknown as Record<string, unknown>,
+      inputs: [...m.inputs, LOCK_FILE],
+      hash: 'raw',
+      required: m.required,
+      after: [],
+    },
+  ],
+});
