@@ -14,11 +14,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { containerSocket, openSandbox, type ContainerSandbox } from '../../src/checkers/container.js';
 
-const WORKER_IMAGE = 'localhost/vkit-coq-worker:1';
+const COQ_WORKER_IMAGE = 'localhost/vkit-coq-worker:1';
 
 export interface SystemSandbox {
   sandbox?: ContainerSandbox;
-  /** Full id of the Coq worker image. */
+  /** Full id of the worker image (Coq's unless another was asked for). */
   image?: string;
   /** Why the tests cannot run here; false under VKIT_REQUIRE_SYSTEM=1 (the test then fails in requireSandbox). */
   skip: string | false;
@@ -27,10 +27,13 @@ export interface SystemSandbox {
 
 /**
  * Opens the sandbox (socket from VKIT_CONTAINER_SOCKET, else unix:///tmp/podman.sock) and looks up
- * the worker image. `cacheDir` isolates the tool-tree cache (a fresh one hashes for real).
+ * the worker image (`image`, default the Coq worker's). `cacheDir` isolates the tool-tree cache (a fresh one hashes for real).
  */
-export async function systemSandbox(opts: { cacheDir?: string; what?: string } = {}): Promise<SystemSandbox> {
+export async function systemSandbox(
+  opts: { cacheDir?: string; what?: string; image?: string } = {},
+): Promise<SystemSandbox> {
   const what = opts.what ?? 'container tests';
+  const WORKER_IMAGE = opts.image ?? COQ_WORKER_IMAGE;
   let cacheDir = opts.cacheDir;
   if (cacheDir === undefined) {
     const dir = mkdtempSync(join(tmpdir(), 'vkit-tooltree-cache-'));

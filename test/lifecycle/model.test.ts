@@ -7,15 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { checkModel, requireTools, toolsSkip, type ModelCheck } from '../_support/spin.js';
-
-const PROPERTIES = [
-  'no_pass_without_completed_attempt',
-  'one_publication_per_run',
-  'recovery_spares_live_workers',
-  'cancel_stays_in_its_run',
-  'ended_stays_ended',
-] as const;
+import { BUGS, checkModel, PROPERTIES, requireTools, toolsSkip, type ModelCheck } from '../_support/spin.js';
 
 /**
  * Floors under which a "0 errors" would be suspicious: the model explores ~650,000 states per
@@ -23,32 +15,6 @@ const PROPERTIES = [
  */
 const MIN_STATES = { property: 200_000, endStates: 20_000 };
 const MIN_DEPTH = 100;
-
-/** Each seeded bug, and the check that must catch it. */
-const BUGS: Array<[define: string, check: (typeof PROPERTIES)[number] | 'end-states', what: string]> = [
-  [
-    'BUG_PUBLISH_BEFORE_FINISH',
-    'no_pass_without_completed_attempt',
-    'cachePut before finishAttempt publishes a running attempt',
-  ],
-  [
-    'BUG_PUBLISH_IGNORES_FINISH',
-    'one_publication_per_run',
-    'cachePut after a lost finishAttempt publishes a cancelled run',
-  ],
-  ['BUG_FINISH_BEFORE_RECEIPT', 'no_pass_without_completed_attempt', 'a PASS run whose receipt is not written yet'],
-  ['BUG_NONATOMIC_FINISH', 'one_publication_per_run', 'a late finisher overwrites a cancellation and publishes'],
-  ['BUG_NONATOMIC_CLAIM', 'one_publication_per_run', 'two workers claim one run and both publish'],
-  ['BUG_CACHE_BLOCKED', 'no_pass_without_completed_attempt', 'a BLOCKED receipt is published'],
-  ['BUG_HIT_NO_VERIFY', 'no_pass_without_completed_attempt', 'a hit on a damaged receipt'],
-  ['BUG_RECOVER_LIVE', 'recovery_spares_live_workers', 'recovery on a stale heartbeat alone interrupts a live worker'],
-  [
-    'BUG_CANCEL_KILLS_WORKER',
-    'cancel_stays_in_its_run',
-    "cancel kills the worker pid it read, now busy with another run's attempt",
-  ],
-  ['BUG_WAIT_WITHOUT_RECOVERY', 'end-states', 'a face waits forever on a run whose worker was lost'],
-];
 
 const tools = toolsSkip();
 

@@ -27,7 +27,7 @@ import type { CheckerPlan } from '../../types.js';
 import type { ModelProperty, ResolvedModel } from '../entry-schema.js';
 import type { Minimization, ModelContext, ModelOutcome, ModelProfile, PropertyResult, Witness } from '../types.js';
 import { checkedProperty, type PanReport, parsePanReport, violationRefutes } from './pan-report.js';
-import { compareReplays, parsePanReplay, parseSpinReplay, trailSteps } from './replay.js';
+import { brief, compareReplays, parsePanReplay, parseSpinReplay, trailSteps } from './replay.js';
 
 export const SPIN_PROFILE_ID = 'spin-linux-x86_64-v1';
 export const SPIN_WORKER_IMAGE = 'localhost/vkit-spin-worker:1';
@@ -294,7 +294,7 @@ class Runner {
     const trail = `${file}.${suf}.trail`;
     const host = join(this.scratch, group, posix.dirname(this.ctx.model.model), trail);
     if (!existsSync(host))
-      return { ...base, claim: 'unknown', reason: `pan reported ${report.violation} but wrote no trail` };
+      return { ...base, claim: 'unknown', reason: `pan reported ${brief(report.violation)} but wrote no trail` };
     const original = await this.replay(`${group}-${suf}`, p.name, dir, file, g, p, trail, report.violation!);
     const artifact = `witnesses/${p.name}.trail`;
     const b = this.ctx.model.bounds;
@@ -312,7 +312,7 @@ class Runner {
       return {
         ...base,
         claim: 'unknown',
-        reason: `pan reported ${report.violation}, but its witness did not replay: ${original.comparison.mismatch}`,
+        reason: `pan reported ${brief(report.violation)}, but its witness did not replay: ${original.comparison.mismatch}`,
         unreplayed: {
           artifact: `witnesses/${p.name}.unreplayed.trail`,
           format: 'spin-trail',
@@ -334,7 +334,7 @@ class Runner {
     return {
       ...base,
       claim: 'refuted',
-      reason: `${original.comparison.violation.replayed} after ${witness.steps} steps (witness replayed by pan -r and spin -t, ${witness.replay.steps.compared} steps compared)`,
+      reason: `${brief(original.comparison.violation.replayed)} after ${witness.steps} steps (witness replayed by pan -r and spin -t, ${witness.replay.steps.compared} steps compared)`,
       witness,
     };
   }
@@ -384,7 +384,7 @@ class Runner {
     // search) still decides nothing about the property.
     const relevant = comparison.matched && violationRefutes(expected, p, simulation.inClaim);
     if (comparison.matched && !relevant)
-      comparison.mismatch = `the replayed violation (${simulation.violation}${simulation.inClaim ? ', in the never claim' : ''}) is not one that refutes ${p.kind} ${p.name}`;
+      comparison.mismatch = `the replayed violation (${brief(simulation.violation)}${simulation.inClaim ? ', in the never claim' : ''}) is not one that refutes ${p.kind} ${p.name}`;
     return { ok: relevant, steps, comparison: { ...comparison, matched: relevant } };
   }
 

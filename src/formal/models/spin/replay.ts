@@ -142,13 +142,15 @@ export function compareReplays(
     mismatch,
   });
   // The violation: pan's search names its kind; each replay names it in full (which assertion, which processes).
-  const sameKind = (v: string | null) => v !== null && (v === expected || v.startsWith(`${expected}:`));
-  if (!sameKind(verifier.violation))
-    return result(`pan -r ended in ${verifier.violation ?? 'no violation'}, the search reported ${expected}`, 0);
-  if (!sameKind(simulation.violation))
-    return result(`spin -t ended in ${simulation.violation ?? 'no violation'}, the search reported ${expected}`, 0);
-  if (verifier.violation !== simulation.violation)
-    return result(`the replays end differently: pan -r ${verifier.violation}, spin -t ${simulation.violation}`, 0);
+  if (!sameViolation(expected, verifier.violation, true))
+    return result(`pan -r ended in ${brief(verifier.violation)}, the search reported ${brief(expected)}`, 0);
+  if (!sameViolation(expected, simulation.violation, true))
+    return result(`spin -t ended in ${brief(simulation.violation)}, the search reported ${brief(expected)}`, 0);
+  if (!sameViolation(verifier.violation!, simulation.violation, false))
+    return result(
+      `the replays end differently: pan -r ${brief(verifier.violation)}, spin -t ${brief(simulation.violation)}`,
+      0,
+    );
   if (verifier.inClaim !== simulation.inClaim)
     return result('one replay failed an assertion of the never claim, the other one of the model', 0);
   if (verifier.length !== witnessSteps || simulation.length !== witnessSteps)
@@ -156,7 +158,15 @@ export function compareReplays(
       `the trail has ${witnessSteps} steps; pan -r replayed ${verifier.length ?? 'none'}, spin -t ${simulation.length ?? 'none'}`,
       0,
     );
-  if (verifier.steps.length !== simulation.steps.length)
+  // pan -r stops printing at a failing model assertion; spin -t prints that last step too: it may
+  // have exactly one more, at the trail's last depth, and it must be the assertion that failed.
+  const last = simulation.steps.at(-1);
+  const extra =
+    simulation.steps.length === verifier.steps.length + 1 &&
+    last?.depth === witnessSteps &&
+    last.statement.startsWith('assert(') &&
+    !simulation.inClaim;
+  if (verifier.steps.length !== simulation.steps.length && !extra)
     return result(`pan -r took ${verifier.steps.length} process steps, spin -t ${simulation.steps.length}`, 0);
   for (const [i, a] of verifier.steps.entries()) {
     const b = simulation.steps[i]!;
@@ -178,6 +188,27 @@ export function compareReplays(
     values++;
   }
   return result(null, verifier.steps.length, values);
+}
+
+/**
+ * Whether `replayed` is the violation pan reported as `reported`. pan prints a long assertion cut
+ * short (its message buffer), so a reported assertion whose parentheses do not balance is taken as
+ * cut, and the replayed one must begin with it; otherwise the two are equal. With `kindOnly`, the
+ * search's bare kind (`invalid end state`) also matches a replay's named one (`invalid end state: P@s`).
+ */
+function sameViolation(reported: string, replayed: string | null, kindOnly: boolean): boolean {
+  if (replayed === null) return false;
+  if (replayed === reported) return true;
+  if (kindOnly && replayed.startsWith(`${reported}: `) && !reported.includes(':')) return true;
+  const opened = (reported.match(/\(/g) ?? []).length;
+  const closed = (reported.match(/\)/g) ?? []).length;
+  return reported.startsWith('assertion violated: ') && opened > closed && replayed.startsWith(reported);
+}
+
+/** A violation for a message: long assertions cut to their first 100 characters. */
+export function brief(violation: string | null): string {
+  if (violation === null) return 'no violation';
+  return violation.length > 120 ? `${violation.slice(0, 100)}…` : violation;
 }
 
 /** The number of steps a trail file holds (its lines of positive depth). */
