@@ -127,7 +127,6 @@ async function executeModel(
         id: m.id,
         model: m.model,
         source: capture.source,
-        provisional: capture.provisional,
         capture_sha256: capture.digest,
         policy_sha256: policy,
         checker_sha256: resolved.tree.digest,
