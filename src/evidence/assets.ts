@@ -20,9 +20,9 @@ export function collectAssets(_receipt: Receipt, requested: boolean): { requeste
   return { requested, capsules: [] };
 }
 
-/** Whether a run's assets can be collected into a capsule: formal runs only. */
+/** Whether a run's assets can be collected into a capsule: formal and model-checking runs only. */
 export function hasFormalAssets(receipt: Receipt): boolean {
-  return receipt.kind === 'verify';
+  return receipt.kind === 'verify' || receipt.kind === 'model-check';
 }
 
 /** Collects a formal run's capsule into `scratch` (the engine must hold the run's worker image). */

@@ -19,6 +19,7 @@ import Docker from 'dockerode';
 import { containerSocket, dockerOptions, openSandbox } from '../checkers/container.js';
 import { EXIT, invalid, VkitError } from '../errors.js';
 import { isSha256Id, sha256Stream } from '../hash/index.js';
+import { loadModelProfile } from '../formal/models/profiles.js';
 import { loadProfile } from '../formal/profiles/index.js';
 import type { Receipt } from '../store/receipt.js';
 import {
@@ -48,9 +49,10 @@ function unavailable(message: string): VkitError {
   });
 }
 
-/** What a formal receipt says about its checker: profile, image id, tool-tree digest. */
+/** What a formal (or model-checking) receipt says about its checker: profile, image id, tool-tree digest. */
 export function formalIdentity(receipt: Receipt): { profile: string; image: string; checker: string } | undefined {
-  const f = (receipt.subject as { formal?: Record<string, unknown> } | undefined)?.formal;
+  const subject = receipt.subject as { formal?: Record<string, unknown>; model?: Record<string, unknown> } | undefined;
+  const f = subject?.formal ?? subject?.model;
   if (!f || typeof f.profile !== 'string' || !isSha256Id(f.image) || !isSha256Id(f.checker_sha256)) return undefined;
   return { profile: f.profile, image: f.image, checker: f.checker_sha256 };
 }
@@ -152,7 +154,7 @@ export async function collectCapsule(
       { path: '--include-assets' },
       'Export it without --include-assets, or export a run that reached its checker.',
     );
-  const profile = await loadProfile(id.profile);
+  const profile = (await loadProfile(id.profile)) ?? (await loadModelProfile(id.profile));
   if (!profile)
     throw invalid('ERR_USAGE', `Run \`${receipt.run}\` used profile \`${id.profile}\`, which this vkit does not have`, {
       path: '--include-assets',

@@ -7,6 +7,7 @@
  * image these skip, naming `npm run setup:system`; under VKIT_REQUIRE_SYSTEM=1 they fail instead.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -125,6 +126,20 @@ test('established, refuted with a replayed witness, deadlock both ways, a depth 
       arts.some((a) => a.name === 'out/witnesses/counts.trail' && a.state === 'intact'),
       JSON.stringify(arts),
     );
+
+    // An evidence bundle carries the model as checked and the witness; replay checks it again here.
+    const bundle = join(repo.dir, 'bad.tar');
+    const exported = vkit(['evidence', 'export', '--run', by['model:bad']!.run, '--out', bundle, '--json'], {
+      cwd: repo.dir,
+    });
+    assert.equal(exported.code, 0, exported.stderr);
+    const listing = execFileSync('tar', ['-xOf', bundle, 'manifest.json'], { encoding: 'utf8' });
+    for (const name of ['out/model/models/counter.pml', 'out/witnesses/counts.trail', 'model.json'])
+      assert.ok(listing.includes(`"${name}"`), `${name} in the bundle`);
+    const replayed = vkit(['evidence', 'replay', bundle], { cwd: repo.dir, timeoutMs: 600_000 });
+    assert.equal(replayed.code, 1, replayed.stdout + replayed.stderr);
+    assert.match(replayed.stdout, /replay FAIL: model:bad: the check failed here/);
+    assert.match(replayed.stdout, /replayed as run_/);
 
     const again = vkit(['build', '--json'], { cwd: repo.dir, timeoutMs: 600_000 }).json() as Built;
     assert.ok(

@@ -15,12 +15,13 @@ import {
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, posix } from 'node:path';
+import { dirname, join, posix, relative, sep } from 'node:path';
 import type { ContainerResult } from '../../../checkers/container.js';
 import type { Diagnostic } from '../../../checkers/results.js';
 import type { CheckerPlan } from '../../types.js';
@@ -77,6 +78,8 @@ export const spinProfile: ModelProfile = {
       // The containers run as uid 65534: the scratch directory must be writable by it.
       chmodSync(scratch, 0o777);
       const run = new Runner(ctx, plan.image, scratch, outcome);
+      // The model as checked travels with its witnesses (an evidence bundle carries both).
+      run.keepSource();
       const results = new Map<string, PropertyResult>();
       for (const [gi, group] of groups(ctx.model).entries()) {
         for (const r of await run.group(`g${gi}`, group)) results.set(r.name, r);
@@ -187,6 +190,15 @@ class Runner {
       copyFileSync(from.file, to);
     }
     if (!this.outcome.artifacts.includes(as)) this.outcome.artifacts.push(as);
+  }
+
+  /** Every captured input, as `model/<path>`. */
+  keepSource(): void {
+    for (const e of readdirSync(this.ctx.source, { recursive: true, withFileTypes: true }))
+      if (e.isFile()) {
+        const rel = relative(this.ctx.source, join(e.parentPath, e.name)).split(sep).join('/');
+        this.keep(`model/${rel}`, { file: join(e.parentPath, e.name) });
+      }
   }
 
   async group(name: string, g: Group): Promise<PropertyResult[]> {
