@@ -15,7 +15,6 @@ import { openWorkspace, type Workspace } from '../src/service/index.js';
 import { Store, STALE_HEARTBEAT_NS, wallClockNs } from '../src/store/store.js';
 import type { Job } from '../src/jobs/job.js';
 import { runEngine } from '../src/engine/build.js';
-import { engineFor } from '../src/service/index.js';
 
 installKinds(registry);
 
@@ -64,7 +63,7 @@ async function plannedJob(ws: Workspace, label: string): Promise<Job> {
     });
   };
   try {
-    await runEngine(engineFor(ws), { mode: 'build', only: [label], fresh: [label], jobs: 1 });
+    await runEngine(ws, { mode: 'build', only: [label], fresh: [label], jobs: 1 });
   } finally {
     jobs.run = original;
   }

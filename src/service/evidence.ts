@@ -193,17 +193,7 @@ export async function replayEvidence(
       );
 
     // The candidate is captured here, independently of the bundle, and the check runs again.
-    const ctx = {
-      root: ws.root,
-      config: ws.config,
-      graph: ws.graph,
-      store: ws.store,
-      jobs: ws.jobs,
-      rules: ws.rules,
-      files: ws.files,
-      env: ws.env,
-    };
-    const report = await runEngine(ctx, {
+    const report = await runEngine(ws, {
       mode: 'build',
       only: [accepted.label],
       fresh: [accepted.label],

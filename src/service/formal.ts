@@ -250,27 +250,15 @@ export async function verifyFormalRequest(
       );
     const label = `formal:${component.id}`;
     if (req.source.kind === 'working-tree') {
-      const report = await runEngine(
-        {
-          root: ws.root,
-          config: ws.config,
-          graph: ws.graph,
-          store: ws.store,
-          jobs: ws.jobs,
-          rules: ws.rules,
-          files: ws.files,
-          env: ws.env,
-        },
-        {
-          mode: 'build',
-          only: [label],
-          fresh: [label],
-          reusePassing: req.reuse,
-          jobs: opts.jobs,
-          signal: opts.signal,
-          waitMs: opts.waitMs,
-        },
-      );
+      const report = await runEngine(ws, {
+        mode: 'build',
+        only: [label],
+        fresh: [label],
+        reusePassing: req.reuse,
+        jobs: opts.jobs,
+        signal: opts.signal,
+        waitMs: opts.waitMs,
+      });
       attachTails(ws.store, report.actions);
       const checked = req.reuse ? await applyFormalReuseCheck(ws, report, label) : report;
       return {

@@ -36,19 +36,6 @@ async function withWorkspace<T>(open: OpenOptions, fn: (ws: Workspace) => Promis
   }
 }
 
-export function engineFor(ws: Workspace) {
-  return {
-    root: ws.root,
-    config: ws.config,
-    graph: ws.graph,
-    store: ws.store,
-    jobs: ws.jobs,
-    rules: ws.rules,
-    files: ws.files,
-    env: ws.env,
-  };
-}
-
 function checkOnly(ws: Workspace, only: string[] | undefined): void {
   for (const o of only ?? []) {
     const known = ws.graph.order.some((l) => namedBy(l, o));
@@ -61,7 +48,7 @@ function checkOnly(ws: Workspace, only: string[] | undefined): void {
 export async function build(open: OpenOptions, req: BuildRequest = {}): Promise<BuildReport> {
   return withWorkspace(open, async (ws) => {
     checkOnly(ws, req.only);
-    const report = await runEngine(engineFor(ws), { ...req, mode: 'build' });
+    const report = await runEngine(ws, { ...req, mode: 'build' });
     attachTails(ws.store, report.actions);
     return { ...report, gate: showOnly(report.gate, req.only) };
   });
@@ -74,7 +61,7 @@ export async function gate(
 ): Promise<BuildReport> {
   return withWorkspace(open, async (ws) => {
     checkOnly(ws, req.only);
-    const report = await runEngine(engineFor(ws), { mode: 'gate', deep: req.deep, today: req.today });
+    const report = await runEngine(ws, { mode: 'gate', deep: req.deep, today: req.today });
     return { ...report, gate: showOnly(report.gate, req.only) };
   });
 }
@@ -98,7 +85,7 @@ export async function verify(
       throw invalid('ERR_USAGE', `Expected --check to name a declared check, got \`${req.check}\``, {
         path: '--check',
       });
-    let report = await runEngine(engineFor(ws), {
+    let report = await runEngine(ws, {
       mode: 'build',
       only: [label],
       fresh: [label],

@@ -185,19 +185,9 @@ export async function protectedGate(open: OpenOptions, req: ProtectedRequest): P
           [],
           blockedGate(authority.config, "the combined candidate does not load to the target commit's requirements"),
         );
-      const ctx = {
-        root: ws.root,
-        config: ws.config,
-        graph: ws.graph,
-        store: ws.store,
-        jobs: ws.jobs,
-        rules: ws.rules,
-        files: ws.files,
-        env: ws.env,
-      };
       const labels = ws.graph.order;
       const built = await runEngine(
-        ctx,
+        ws,
         req.reuse
           ? {
               mode: 'build',
@@ -211,7 +201,7 @@ export async function protectedGate(open: OpenOptions, req: ProtectedRequest): P
           : { mode: 'build', force: true, deep: true, jobs: req.jobs, onEvent: req.onEvent, signal: req.signal },
       );
       // The verdict comes from a second, read-only pass that re-hashes every receipt and blob.
-      const judged = await runEngine(ctx, { mode: 'gate', deep: true });
+      const judged = await runEngine(ws, { mode: 'gate', deep: true });
       return report(
         built.actions,
         protectedFold(judged.gate.items, built.actions, kindJudge(ws, Boolean(req.workingTree))),

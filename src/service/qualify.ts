@@ -155,19 +155,7 @@ async function checkCandidate(
   const accepted = await policyAccept({ root: dir, store: storeDir, env }, { env, now: () => FIXED_ACCEPTANCE });
   const ws = await openWorkspace({ root: dir, store: storeDir, env });
   try {
-    const { actions } = await runEngine(
-      {
-        root: ws.root,
-        config: ws.config,
-        graph: ws.graph,
-        store: ws.store,
-        jobs: ws.jobs,
-        rules: ws.rules,
-        files: ws.files,
-        env: ws.env,
-      },
-      { mode: 'build', signal: req.signal, onEvent: req.onEvent },
-    );
+    const { actions } = await runEngine(ws, { mode: 'build', signal: req.signal, onEvent: req.onEvent });
     const run = readRun(ws.store, actions[0]);
     // A refused acceptance (no image, no engine) is why the check could not run: say that.
     const refused = accepted.refused[0]?.reasons.join('; ');

@@ -8,9 +8,10 @@ import { existsSync, lstatSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { INPUTS_HINT } from '../capture/selector.js';
 import { gitInfo, listGitFiles, listIgnored } from '../capture/git.js';
-import { loadConfig, type LoadedConfig } from '../config/load.js';
+import { loadConfig } from '../config/load.js';
 import { entriesOf, kinds, loadRules } from '../config/kind.js';
 import type { Rule } from '../config/rule.js';
+import type { EngineContext } from '../engine/build.js';
 import { InvalidInputError, invalid, type Issue } from '../errors.js';
 import { compileGraph, type ActionGraph } from '../graph/compile.js';
 import { JobService } from '../jobs/service.js';
@@ -31,15 +32,9 @@ export interface OpenOptions {
   confineChecks?: boolean;
 }
 
-export interface Workspace {
-  root: string;
-  config: LoadedConfig;
-  graph: ActionGraph;
-  store: Store;
-  jobs: JobService;
-  rules: ReadonlyMap<string, Rule>;
+/** An open project: everything the engine runs with (a workspace is its context), and how to close it. */
+export interface Workspace extends EngineContext {
   files: string[];
-  env: NodeJS.ProcessEnv;
   close(): void;
 }
 

@@ -217,6 +217,38 @@ test('a witness that does not replay refutes nothing: the property stays unknown
   }
 });
 
+test("a model Spin cannot read: BLOCKED, every property unknown, spin's errors at file:line of the captured model", {
+  skip: sys.skip,
+}, () => {
+  requireSandbox(sys);
+  const repo = tempRepo({
+    'models/broken.pml': 'byte x;\nactive proctype P() {\n  x = = 1\n}\n',
+    'vkit.manifest.json': JSON.stringify({
+      formal: { models: [item('broken', [{ name: 'a', kind: 'assert' }], { model: 'models/broken.pml' })] },
+    }),
+  });
+  try {
+    repo.commitAll();
+    assert.equal(vkit(['policy', 'accept'], { cwd: repo.dir }).code, 0);
+    const built = vkit(['build', '--json'], { cwd: repo.dir, timeoutMs: 300_000 }).json() as Built;
+    const [a] = built.actions;
+    assert.equal(a!.outcome, 'BLOCKED');
+    assert.match(a!.reason, /did not compile/);
+    const shown = vkit(['run', 'show', '--run', a!.run, '--section', 'diagnostics', '--json'], { cwd: repo.dir });
+    const items = shown.json().diagnostics.items as { file: string; line: number; message: string }[];
+    assert.deepEqual(
+      items.map((d) => [d.file, d.line]),
+      [
+        ['models/broken.pml', 3],
+        ['models/broken.pml', 5],
+      ],
+    );
+    assert.match(items[0]!.message, /syntax error/);
+  } finally {
+    rmSync(repo.dir, { recursive: true, force: true });
+  }
+});
+
 test('a formal.models entry that is not valid is exit 2 naming the field', () => {
   const repo = tempRepo({
     'm.pml': 'active proctype P() { skip }\n',
