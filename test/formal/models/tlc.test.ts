@@ -185,6 +185,16 @@ describe("TLC's -tool report", () => {
     assert.match(judgeTlcSearch(queued, 0, inv('TypeOK')).reason, /3 states left on queue/);
     const simulated = parseTlcReport(fixture('success.out').replace(/2187/g, '2188'));
     assert.match(judgeTlcSearch(simulated, 0, inv('TypeOK')).reason, /simulation search, not breadth-first/);
+    // An ltl property needs TLC to say it checked temporal properties: success.out checked none.
+    assert.match(
+      judgeTlcSearch(r, 0, { kind: 'ltl', name: 'Live' }).reason,
+      /does not say it checked temporal properties \(for Live\)/,
+    );
+    const temporal = fixture('success.out').replace(
+      '@!@!@STARTMSG 2193:0',
+      '@!@!@STARTMSG 2192:0 @!@!@\nChecking temporal properties for the complete state space with 4 total distinct states at (2026-01-01 00:00:01)\n@!@!@ENDMSG 2192 @!@!@\n@!@!@STARTMSG 2193:0',
+    );
+    assert.equal(judgeTlcSearch(parseTlcReport(temporal), 0, { kind: 'ltl', name: 'Live' }).verdict, 'established');
     const oom = parseTlcReport(fixture('out-of-memory.out'));
     assert.equal(oom.queue, 120431, 'counts may carry thousands separators');
     const v = judgeTlcSearch(oom, 255, inv('TypeOK'));

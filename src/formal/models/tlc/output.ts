@@ -12,7 +12,8 @@
  *   violated.` (older builds: `Temporal properties were violated.`); 2108 `Property %1% is violated
  *   by the initial state:`; 2112 `Action property %1% is violated.`; 2217 a trace state `%1%: %2%`
  *   then the state; 2122 `%1%: Back to state: %2%`; 2218 `%1%: Stuttering`; 2262 `TLC2 %1%`;
- *   2187 breadth-first model checking, 2271 depth-first, 2188 simulation; 2186 `Finished in ...`.
+ *   2187 breadth-first model checking, 2271 depth-first, 2188 simulation; 2186 `Finished in ...`;
+ *   2192 `Checking temporal properties for the complete state space with %2% total distinct states`.
  * - `tlatools/org.lamport.tlatools/src/tlc2/output/EC.java`: the codes above, and the exit statuses
  *   (`EC.ExitStatus`): 0 success, 10 assumption, 11 deadlock, 12 safety, 13 liveness, 14 assert,
  *   75-77 evaluation failures, 150-153 errors, 255 anything else.
@@ -68,6 +69,7 @@ const EC = {
   STATS: 2199,
   SEARCH_DEPTH: 2194,
   FINISHED: 2186,
+  CHECKING_TEMPORAL: 2192,
   INVARIANT_VIOLATED_INITIAL: 2107,
   PROPERTY_VIOLATED_INITIAL: 2108,
   INVARIANT_VIOLATED_BEHAVIOR: 2110,
@@ -114,6 +116,8 @@ export interface TlcReport {
   queue: number | null;
   depth: number | null;
   finished: boolean;
+  /** TLC said it checked temporal properties over the state graph (2192 `Checking temporal properties for ...`). */
+  temporalChecked: boolean;
   violation: TlcViolation | null;
   /** States of the printed error trace, in order (number and action line), with its end. */
   trace: { number: number; action: string }[];
@@ -171,6 +175,7 @@ export function parseTlcReport(output: string): TlcReport {
     queue: null,
     depth: null,
     finished: false,
+    temporalChecked: false,
     violation: null,
     trace: [],
     traceEnd: null,
@@ -221,6 +226,10 @@ export function parseTlcReport(output: string): TlcReport {
       }
       case EC.FINISHED:
         report.finished = true;
+        continue;
+      case EC.CHECKING_TEMPORAL:
+        report.temporalChecked = true;
+        report.lines.push(first);
         continue;
       case EC.STATE_PRINT2: {
         const x = /^(\d+): (.*)$/.exec(first);
@@ -314,7 +323,8 @@ export function incompleteness(r: TlcReport, exitCode: number | null): string[] 
 
 /**
  * What one property's search says, from TLC's report and exit status alone: established only for a
- * complete breadth-first search with no violation and no error; a violation only when TLC reported
+ * complete breadth-first search with no violation and no error (for an ltl property, one whose report
+ * says TLC checked temporal properties); a violation only when TLC reported
  * one that refutes this property and exited with the status that violation has (it is then replayed
  * before anything is refuted); anything else unknown, with the reason.
  */
@@ -344,6 +354,10 @@ export function judgeTlcSearch(
   }
   const why = incompleteness(r, exitCode);
   if (why.length) return { verdict: 'unknown', reason: `incomplete search: ${why.join('; ')}` };
+  // Like pan's "never claim +" line for SPIN: a temporal property is established only when TLC says
+  // it ran its liveness check. (A PROPERTY TLC reduces to an invariant is not; state it as one.)
+  if (p.kind === 'ltl' && !r.temporalChecked)
+    return { verdict: 'unknown', reason: `TLC's report does not say it checked temporal properties (for ${p.name})` };
   return {
     verdict: 'established',
     reason: `complete breadth-first search, ${r.distinct} distinct states (${r.generated} generated), depth ${r.depth ?? 'not reported'}, no violation`,
