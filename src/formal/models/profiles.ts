@@ -6,6 +6,8 @@ import type { ModelProfile } from './types.js';
 
 const LOADERS: Record<string, () => Promise<ModelProfile>> = {
   'spin-linux-x86_64-v1': async () => (await import('./spin/profile.js')).spinProfile,
+  'tlc-linux-x86_64-v1': async () => (await import('./tlc/profile.js')).tlcProfile,
+  'lean-linux-x86_64-v1': async () => (await import('./lean/profile.js')).leanProfile,
 };
 
 /** The profile with this id, or undefined when this vkit has none. */
