@@ -34,7 +34,7 @@ export function foldModel(
   return {
     outcome: 'PASS',
     claim: 'established',
-    reason: `${required.length} required propert${required.length === 1 ? 'y' : 'ies'} established over the finite model`,
+    reason: `${required.length} required propert${required.length === 1 ? 'y' : 'ies'} established`,
     totals,
   };
 }
