@@ -46,6 +46,8 @@ const PACKAGES: Array<[pkg: string, present: () => Promise<boolean>]> = [
   ['busybox-static', executable('/bin/busybox')],
   ['debootstrap', command('debootstrap')],
   ['curl', command('curl')],
+  // The remote cache tests serve Bazel's HTTP protocol with nginx's WebDAV module (PUT) on loopback.
+  ['nginx', file('/usr/sbin/nginx')],
   ['coq', command('coqc')],
   ['ocaml-nox', command('ocamlopt')],
 ];

@@ -19,6 +19,19 @@ function openOptions(v: { root?: string; store?: string }): service.OpenOptions 
   return { root: v.root ? resolve(v.root) : process.cwd(), store: v.store };
 }
 
+/** `--remote URL`: an http(s) URL, or exit 2 naming the flag. */
+function remoteUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw invalid('ERR_USAGE', `Expected --remote to be an http(s) URL, got \`${url}\``, { path: '--remote' });
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw invalid('ERR_USAGE', `Expected --remote to be an http(s) URL, got \`${url}\``, { path: '--remote' });
+  return url;
+}
+
 function jobsOf(v: { jobs?: string }): number {
   if (v.jobs === undefined) return availableParallelism();
   const n = Number(v.jobs);
@@ -45,7 +58,17 @@ function cancelOnSignal(): AbortSignal {
 const json = printJson;
 
 export const build: Handler<typeof verbs.build> = async ({ values: v }) => {
-  const report = await service.build(openOptions(v), {
+  if (v['remote-only-read'] && !v.remote && !process.env.VKIT_REMOTE)
+    throw invalid('ERR_USAGE', 'Expected --remote URL (or VKIT_REMOTE) with --remote-only-read', {
+      path: '--remote-only-read',
+    });
+  const open = {
+    ...openOptions(v),
+    ...(v.remote !== undefined || v['remote-only-read']
+      ? { remote: { ...(v.remote ? { url: remoteUrl(v.remote) } : {}), readOnly: v['remote-only-read'] ?? false } }
+      : {}),
+  };
+  const report = await service.build(open, {
     only: v.only,
     force: v.force,
     explain: v.explain,

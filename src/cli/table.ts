@@ -6,6 +6,7 @@
 import type { Handler, Spec } from './verb.js';
 import * as acceptance from './verbs/acceptance.js';
 import * as buildVerbs from './verbs/build.js';
+import * as cache from './verbs/cache.js';
 import * as daemon from './verbs/daemon.js';
 import * as evidence from './verbs/evidence.js';
 import * as feedback from './verbs/feedback.js';
@@ -53,6 +54,8 @@ export const TABLE: readonly Verb[] = [
   bind(formal.policyAccept, async () => (await import('./formal.js')).policyAccept),
   bind(formal.packageDigest, async () => (await import('./formal.js')).packageDigest),
   bind(formal.qualify, async () => (await import('./formal.js')).qualify),
+  bind(cache.trustSigner, async () => (await import('./cache.js')).trustSigner),
+  bind(cache.cacheStatus, async () => (await import('./cache.js')).cacheStatus),
   bind(feedback.add, async () => (await import('./feedback.js')).add),
   bind(feedback.list, async () => (await import('./feedback.js')).list),
   bind(buildVerbs.watch, async () => (await import('./watch.js')).watch),

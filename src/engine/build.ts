@@ -29,6 +29,8 @@ import { actionKey, depResult, envDigests, type Job, type RuleIdentity } from '.
 import type { JobService } from '../jobs/service.js';
 import { parseReceipt, type Receipt } from '../store/receipt.js';
 import type { Store } from '../store/store.js';
+import { importRemote, publishEvidence } from '../remote/exchange.js';
+import type { RemoteContext } from '../remote/context.js';
 import { lookupEvidence, short } from './evidence.js';
 import { makeEvent, type EventSink } from './events.js';
 import { explainChange, lineEndingsNote } from './explain.js';
@@ -43,6 +45,8 @@ export interface EngineContext {
   /** Sorted root-relative paths of the working tree (tracked + untracked, not ignored). */
   files: readonly string[];
   env: NodeJS.ProcessEnv;
+  /** A shared remote cache: read on a local miss, written after a local result is committed. */
+  remote?: RemoteContext;
 }
 
 export interface BuildOptions {
@@ -80,6 +84,7 @@ interface NodeResult {
 
 export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise<BuildReport> {
   const t0 = performance.now();
+  const uploads: Promise<void>[] = [];
   const emit: EventSink = opts.onEvent ?? (() => {});
   const queue = new PQueue({ concurrency: Math.max(1, opts.jobs ?? 1) });
   ctx.jobs.maxWorkers = Math.max(1, opts.jobs ?? 1);
@@ -300,9 +305,22 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     };
 
     let staleReason: string | undefined;
+    let remoteNote: string | undefined;
     const fresh = runnable && (opts.force || opts.fresh?.includes(label));
     if (!fresh || opts.reusePassing) {
-      const found = lookupEvidence(ctx.store, key, opts.deep ?? false, latest.get(label), intactBlobs);
+      let found = lookupEvidence(ctx.store, key, opts.deep ?? false, latest.get(label), intactBlobs);
+      // A local miss may be a remote hit: imported only after every remote check, then judged
+      // by the same checks as a local hit (deep: every byte re-hashed).
+      if (found.state === 'miss' && runnable && !fresh && ctx.remote) {
+        const got = await importRemote(ctx.store, ctx.remote.cache, ctx.remote.trusted, key);
+        if (got.state === 'imported') {
+          found = lookupEvidence(ctx.store, key, true, undefined, intactBlobs);
+          remoteNote = `remote hit from ${got.url}, signed by ${got.keyid}${got.signer ? ` (${got.signer})` : ''}`;
+        } else if (got.refused) {
+          remoteNote = `remote entry refused: ${got.reason}`;
+          ctx.remote.warn(`${label}: ${remoteNote}; running it here`);
+        }
+      }
       // verify --reuse accepts passing evidence only: a cached FAIL is checked again.
       // A build reruns a hit whose declared outputs on disk are no longer the ones its receipt names
       // (a checkout, a clean): that puts them back, and dependents never run against other outputs.
@@ -315,7 +333,8 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
         const ms = 0;
         // Same key over a normalising capture, yet the check may have read other bytes: say so.
         const note = selectorHash === 'raw' ? undefined : lineEndingsNote(found.receipt.capture, capture.files);
-        const notes = note ? [note] : undefined;
+        const all = [...(note ? [note] : []), ...(remoteNote ? [remoteNote] : [])];
+        const notes = all.length ? all : undefined;
         if (runnable)
           emit(
             makeEvent({
@@ -418,13 +437,28 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
       status,
       result.ms,
       explain,
+      remoteNote ? [remoteNote] : undefined,
     );
     if (result.pending) res.action!.pending = true;
+    // Shared only once committed here; a failed upload loses nothing and fails no build.
+    const remote = ctx.remote;
+    if (remote?.signingKey && result.receipt && (result.outcome === 'PASS' || result.outcome === 'FAIL'))
+      uploads.push(
+        publishEvidence(ctx.store, remote.cache, remote.signingKey, key, result.receipt).then(
+          (published) => {
+            if (!published.ok && !published.reason.includes('not shared'))
+              remote.warn(`${label}: not uploaded to ${remote.cache.url}: ${published.reason}`);
+          },
+          (error: Error) => remote.warn(`${label}: not uploaded to ${remote.cache.url}: ${error.message}`),
+        ),
+      );
     // BLOCKED results feed no dependent: they carry no claim.
     return result.outcome === 'BLOCKED' ? { ...res, dep: undefined } : res;
   };
 
   const settled = await Promise.all(ctx.graph.order.map(nodeResult));
+  // Uploads ran beside the build; each is bounded by the remote's timeouts.
+  await Promise.all(uploads);
   const items = settled.map((r) => r.item);
   const gate = evaluateGate(items);
   const actions = settled.flatMap((r) => (r.action ? [r.action] : []));

@@ -23,9 +23,21 @@ const LockEntrySchema = v.strictObject({
   accepted_at: v.pipe(v.string(), v.isoTimestamp('Expected an ISO 8601 timestamp')),
 });
 
+/** A writer whose signed remote evidence counts (`vkit policy trust-signer`): a reviewed change like any policy. */
+const TrustedSignerSchema = v.strictObject({
+  /** `sha256:` of the key's SPKI DER encoding. */
+  keyid: sha256Field,
+  /** The Ed25519 public key, SPKI PEM. */
+  public_key: v.pipe(v.string(), v.minLength(1)),
+  name: v.optional(v.string()),
+  added_at: v.pipe(v.string(), v.isoTimestamp('Expected an ISO 8601 timestamp')),
+});
+
 export const LockSchema = v.strictObject({
   schema: v.literal('vkit.lock/1', 'Expected schema `vkit.lock/1`'),
   components: v.record(v.string(), LockEntrySchema),
+  /** Absent until a signer is trusted, so a lock without one keeps its bytes. */
+  trusted_signers: v.optional(v.array(TrustedSignerSchema)),
 });
 
 export type LockEntry = v.InferOutput<typeof LockEntrySchema>;

@@ -77,7 +77,8 @@ export async function policyAccept(
     );
   const env = opts.env ?? open.env ?? process.env;
   const previous = readLock(root) ?? emptyLock();
-  const next = emptyLock();
+  // Acceptance rewrites the components; the trusted signers are another reviewed list, kept as they are.
+  const next = previous.trusted_signers ? { ...emptyLock(), trusted_signers: previous.trusted_signers } : emptyLock();
   const result: AcceptResult = { schema: 'vkit.policy-accept/1', lock: LOCK_FILE, accepted: [], refused: [] };
   // Components under their ids, qualifications under `qualify:<id>`, models under `model:<id>` (an id holds no `:`).
   const entries = [

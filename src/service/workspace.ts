@@ -12,6 +12,7 @@ import { loadConfig } from '../config/load.js';
 import { entriesOf, kinds, loadRules } from '../config/kind.js';
 import type { Rule } from '../config/rule.js';
 import type { EngineContext } from '../engine/build.js';
+import { openRemote, type RemoteContext, type RemoteRequest } from '../remote/context.js';
 import { InvalidInputError, invalid, type Issue } from '../errors.js';
 import { compileGraph, type ActionGraph } from '../graph/compile.js';
 import { JobService } from '../jobs/service.js';
@@ -30,6 +31,8 @@ export interface OpenOptions {
    * protected gate's private store must be out of reach of the candidate's checks.
    */
   confineChecks?: boolean;
+  /** A shared remote cache (`--remote URL`, `--remote-only-read`); default `VKIT_REMOTE`, if set. */
+  remote?: RemoteRequest;
 }
 
 /** An open project: everything the engine runs with (a workspace is its context), and how to close it. */
@@ -100,6 +103,14 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
     throw error;
   }
   const env = opts.env ?? process.env;
+  let remote: RemoteContext | undefined;
+  try {
+    remote = openRemote(root, opts.remote, env);
+  } catch (error) {
+    store.close();
+    await config.close();
+    throw error;
+  }
   const jobs = new JobService({ root, store, rules, env, hooks: opts.hooks, confine: opts.confineChecks });
   return {
     root,
@@ -110,6 +121,7 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
     rules,
     files,
     env,
+    ...(remote ? { remote } : {}),
     close: () => {
       jobs.close();
       store.close();

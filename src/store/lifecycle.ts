@@ -322,6 +322,63 @@ export class Lifecycle {
     return undefined;
   }
 
+  /**
+   * Records a result made elsewhere (a signed remote hit, verified by the caller) as its run's own:
+   * the run and attempt the receipt names, done with its outcome, the attempt's host naming where it
+   * came from and the reason who signed it. Idempotent for the same receipt; a run id that already
+   * records anything else is refused (false), so a remote can never rewrite a local run.
+   */
+  importRun(
+    receiptId: string,
+    receipt: {
+      run: string;
+      attempt: string;
+      key: string;
+      label: string;
+      kind: string;
+      outcome: string;
+      reason?: string | null;
+    },
+    from: { host: string; reason: string },
+  ): boolean {
+    return immediate(this.handle, () => {
+      const existing = this.stmts.runGet.get(receipt.run);
+      if (existing) return existing.receipt === receiptId && existing.key === receipt.key && existing.state === 'done';
+      const now = String(this.handle.now());
+      this.stmts.runInsert.run({
+        id: receipt.run,
+        job: receipt.key,
+        queue: null,
+        label: receipt.label,
+        kind: receipt.kind,
+        key: receipt.key,
+        state: 'running',
+        created_ns: now,
+        root: null,
+      });
+      this.stmts.attemptInsert.run({
+        id: receipt.attempt,
+        run: receipt.run,
+        state: 'running',
+        host: from.host,
+        pid: process.pid,
+        pid_start: 'imported',
+        heartbeat_ns: now,
+        started_ns: now,
+      });
+      const end = { outcome: receipt.outcome, reason: from.reason, ended_ns: now };
+      this.stmts.attemptEnd.run({ id: receipt.attempt, state: 'done', ...end });
+      this.stmts.runEnd.run({
+        id: receipt.run,
+        state: 'done',
+        ...end,
+        reason: receipt.reason ?? null,
+        receipt: receiptId,
+      });
+      return true;
+    });
+  }
+
   attemptsOf(run: string): AttemptRow[] {
     return this.stmts.attemptsOf.all(run).map((a) => this.intact(a));
   }

@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import { checkerIdentity, resolveExecutable } from '../../src/checkers/identity.js';
 import { sha256Id } from '../../src/hash/index.js';
 import { tempRepo, vkit, type TempRepo } from '../_support/repo.js';
+import { awaitWorkersGoneSync } from '../_support/wait.js';
 
 const TOOL = `#!/usr/bin/env node
 // Reads its input and writes a report: a stand-in for a project-local checker script.
@@ -99,7 +100,9 @@ test('identical content at different paths (a clone and a worktree) gives identi
     assert.notEqual(d[1]!.key, a[1]!.key);
   } finally {
     first.git('worktree', 'remove', '--force', worktree);
-    rmSync(parent, { recursive: true, force: true });
+    // The clone's store may still be closing a worker's handle: wait for it, then remove with retries.
+    awaitWorkersGoneSync(parent);
+    rmSync(parent, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     first.cleanup();
   }
 });

@@ -23,8 +23,10 @@ export const build = defineVerb({
     only: { type: 'string', multiple: true },
     force: { type: 'boolean' },
     explain: { type: 'boolean' },
+    remote: { type: 'string' },
+    'remote-only-read': { type: 'boolean' },
   },
-  help: `Usage: vkit build [--only ID]... [--force] [--explain] [common flags]
+  help: `Usage: vkit build [--only ID]... [--force] [--explain] [--remote URL [--remote-only-read]] [common flags]
 
 Compiles the config into an action graph, runs only the actions whose inputs changed, retains a
 receipt for each and prints the gate. Exits with the gate's code.
@@ -34,6 +36,12 @@ receipt for each and prints the gate. Exits with the gate's code.
   --explain      for each action that ran, say which key fields changed since its last receipt
                  (a reused result whose inputs differ from its evidence's in line endings only is
                  noted whether or not --explain is given)
+  --remote URL   a shared remote cache (Bazel's HTTP protocol; default VKIT_REMOTE): on a local miss
+                 an entry is used only when signed by a key in vkit.lock.json's trusted_signers, made
+                 for this very action key, every blob hashing to its digest and the receipt passing
+                 the local checks (anything else runs here, with a warning); results committed here
+                 are signed with VKIT_SIGNING_KEY and uploaded (without a key nothing is uploaded)
+  --remote-only-read  read the remote, never upload (also VKIT_REMOTE_READ_ONLY=1)
 
 ${COMMON_HELP}
 ${EXITS}`,

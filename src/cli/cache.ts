@@ -1,0 +1,36 @@
+/** `vkit cache status` and `vkit policy trust-signer` handlers (declared in `verbs/cache.ts`, bound in `table.ts`). */
+import { resolve } from 'node:path';
+import { EXIT, invalid } from '../errors.js';
+import { type Handler, printJson } from './verb.js';
+import type * as verbs from './verbs/cache.js';
+
+export const cacheStatus: Handler<typeof verbs.cacheStatus> = async ({ values: v }) => {
+  const { cacheStatus: status } = await import('../service/cache.js');
+  const s = await status({ root: v.root ? resolve(v.root) : process.cwd(), url: v.remote, env: process.env });
+  if (v.json) printJson(s);
+  else {
+    process.stdout.write(`remote: ${s.url ?? 'none (give --remote URL or set VKIT_REMOTE)'}\n`);
+    if (s.url) process.stdout.write(`reachable: ${s.reachable ? 'yes' : `no (${s.problem})`}\n`);
+    process.stdout.write(`signing key: ${s.signing_key ?? 'none (VKIT_SIGNING_KEY not set: nothing is uploaded)'}\n`);
+    process.stdout.write(`trusted signers: ${s.trusted_signers.length ? '' : 'none (no remote entry is used)'}\n`);
+    for (const t of s.trusted_signers) process.stdout.write(`  ${t.keyid}${t.name ? ` ${t.name}` : ''}\n`);
+  }
+  return EXIT.ok;
+};
+
+export const trustSigner: Handler<typeof verbs.trustSigner> = async ({ values: v, positionals }) => {
+  const root = v.root ? resolve(v.root) : process.cwd();
+  const { trustSigner: trust, distrustSigner } = await import('../remote/trust.js');
+  if (v.remove !== undefined && positionals.length)
+    throw invalid('ERR_USAGE', 'Expected either KEYFILE or --remove KEYID, not both', { path: '--remove' });
+  if (v.remove === undefined && positionals.length !== 1)
+    throw invalid('ERR_USAGE', `Expected one KEYFILE, got ${positionals.length}`, { path: 'KEYFILE' });
+  const change =
+    v.remove !== undefined ? distrustSigner(root, v.remove) : trust(root, resolve(positionals[0]!), v.name);
+  if (v.json) printJson(change);
+  else
+    process.stdout.write(
+      `${change.action} ${change.keyid} in ${change.lock}; ${change.trusted.length} trusted signer(s)\n`,
+    );
+  return EXIT.ok;
+};

@@ -1,0 +1,45 @@
+/**
+ * The remote cache a build uses, from `--remote URL` (or `VKIT_REMOTE`): where it is, which keys'
+ * entries count (`vkit.lock.json`'s trusted signers), and whether and with which key this machine
+ * publishes (`VKIT_SIGNING_KEY` names the key file, never the repository). Reading is always on
+ * with a remote; `--remote-only-read` (or `VKIT_REMOTE_READ_ONLY=1`) turns publishing off.
+ */
+import { readLock } from '../formal/lock.js';
+import { RemoteCache } from './http.js';
+import { type PublicKey, readSigningKey, type SigningKey } from './keys.js';
+import { trustedSigners } from './trust.js';
+
+export interface RemoteContext {
+  cache: RemoteCache;
+  trusted: ReadonlyMap<string, PublicKey & { name?: string }>;
+  /** Set when this machine publishes (a remote, not read-only, with a signing key). */
+  signingKey?: SigningKey;
+  /** A warning line for the user (stderr): a refused entry, a failed upload. */
+  warn(line: string): void;
+}
+
+export interface RemoteRequest {
+  url?: string;
+  readOnly?: boolean;
+}
+
+export function openRemote(
+  root: string,
+  req: RemoteRequest | undefined,
+  env: NodeJS.ProcessEnv,
+  warn: (line: string) => void = (line) => process.stderr.write(`vkit: ${line}\n`),
+): RemoteContext | undefined {
+  const url = req?.url ?? env.VKIT_REMOTE?.trim();
+  if (!url) return undefined;
+  const readOnly = req?.readOnly ?? env.VKIT_REMOTE_READ_ONLY === '1';
+  const timeout = Number(env.VKIT_REMOTE_TIMEOUT_MS);
+  const cache = new RemoteCache({ url, ...(Number.isInteger(timeout) && timeout > 0 ? { timeoutMs: timeout } : {}) });
+  const trusted = trustedSigners(readLock(root));
+  let signingKey: SigningKey | undefined;
+  if (!readOnly) {
+    const file = env.VKIT_SIGNING_KEY?.trim();
+    if (file) signingKey = readSigningKey(file);
+    else warn(`remote ${cache.url}: VKIT_SIGNING_KEY is not set, so nothing is uploaded (entries are still read)`);
+  }
+  return { cache, trusted, ...(signingKey ? { signingKey } : {}), warn };
+}

@@ -1,0 +1,125 @@
+/**
+ * Remote evidence in and out of a store. A remote entry is used only when its envelope's signature
+ * verifies under a trusted key, the signed statement is for this very action key, every blob it
+ * names downloads and hashes to its digest, and the receipt then passes the same checks as a local
+ * hit (the caller's `lookupEvidence`); anything else is a miss that says why. Publishing happens
+ * only for a result already committed locally, and loses nothing locally when it fails.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { canonicalJson } from '../hash/index.js';
+import type { Store } from '../store/store.js';
+import { type Envelope, signEnvelope, verifyEnvelope } from './dsse.js';
+import type { RemoteCache } from './http.js';
+import type { PublicKey, SigningKey } from './keys.js';
+import { readReceiptStatement, receiptStatement } from './statement.js';
+
+export type RemoteLookup =
+  | { state: 'imported'; keyid: string; signer?: string; url: string }
+  | { state: 'miss'; reason: string; refused: boolean };
+
+/**
+ * Fetches, verifies and imports the remote result for `key`. `refused` marks an entry that exists
+ * but failed a check (an attack or corruption, worth a warning); a plain absence is not refused.
+ */
+export async function importRemote(
+  store: Store,
+  cache: RemoteCache,
+  trusted: ReadonlyMap<string, PublicKey & { name?: string }>,
+  key: string,
+): Promise<RemoteLookup> {
+  const refused = (reason: string): RemoteLookup => ({ state: 'miss', reason, refused: true });
+  const entry = await cache.getAction(key);
+  if (!entry.ok) return { state: 'miss', reason: entry.reason, refused: !entry.missing };
+  let envelope: unknown;
+  try {
+    envelope = JSON.parse(entry.value.toString('utf8'));
+  } catch {
+    return refused('the action entry is not a JSON envelope');
+  }
+  const verified = verifyEnvelope(envelope, trusted);
+  if (!verified.ok) return refused(verified.reason);
+  const statement = readReceiptStatement(verified.payload, key);
+  if (!statement.ok) return refused(statement.reason);
+  const r = statement.receipt;
+  if (r.outcome !== 'PASS' && r.outcome !== 'FAIL') return refused(`a ${String(r.outcome)} result is never shared`);
+  if (
+    typeof r.run !== 'string' ||
+    typeof r.attempt !== 'string' ||
+    typeof r.label !== 'string' ||
+    typeof r.kind !== 'string'
+  )
+    return refused('the receipt does not name its run, attempt, label and kind');
+
+  const scratch = mkdtempSync(join(tmpdir(), 'vkit-remote-'));
+  try {
+    for (const [i, b] of statement.blobs.entries()) {
+      if (store.cas.state(b.sha256, true) === 'intact') continue;
+      const file = join(scratch, `blob-${i}`);
+      const got = await cache.getBlob(b.sha256, b.size, file);
+      if (!got.ok) return refused(got.reason);
+      const put = await store.cas.putFile(file);
+      if (put.sha256 !== b.sha256) return refused(`blob ${b.sha256} changed on its way into the store`);
+    }
+    if (store.actions.putReceipt(r) !== statement.receiptId)
+      return refused('the receipt did not store under its digest');
+    const signer = trusted.get(verified.keyid)?.name;
+    const imported = store.lifecycle.importRun(
+      statement.receiptId,
+      {
+        run: r.run,
+        attempt: r.attempt,
+        key,
+        label: r.label,
+        kind: r.kind,
+        outcome: r.outcome,
+        reason: typeof r.reason === 'string' ? r.reason : null,
+      },
+      {
+        host: `remote ${cache.url}`,
+        reason: `remote hit from ${cache.url}, signed by ${verified.keyid}${signer ? ` (${signer})` : ''}`,
+      },
+    );
+    if (!imported) return refused(`run ${r.run} is already in the local store with another result`);
+    store.batch(() => {
+      store.actions.cachePut({ key, receipt: statement.receiptId, label: r.label as string });
+      store.actions.setLatest({ label: r.label as string, receipt: statement.receiptId, key });
+    });
+    return { state: 'imported', keyid: verified.keyid, ...(signer ? { signer } : {}), url: cache.url };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+export type Published = { ok: true; blobs: number } | { ok: false; reason: string };
+
+/** Uploads a committed local result: the blobs the server lacks, then the signed envelope under its key. */
+export async function publishEvidence(
+  store: Store,
+  cache: RemoteCache,
+  key: SigningKey,
+  actionKey: string,
+  receiptId: string,
+): Promise<Published> {
+  const read = store.actions.readReceipt(receiptId);
+  if (read.state !== 'intact') return { ok: false, reason: `receipt ${receiptId} is ${read.state}` };
+  const receipt = read.receipt;
+  if (receipt.outcome !== 'PASS' && receipt.outcome !== 'FAIL')
+    return { ok: false, reason: 'only PASS and FAIL are shared' };
+  // Formal evidence from a working-tree capture is provisional: it never leaves the machine.
+  const formal = (receipt.subject as { formal?: { provisional?: unknown } } | undefined)?.formal;
+  if (formal && formal.provisional !== false) return { ok: false, reason: 'provisional formal evidence is not shared' };
+  let uploaded = 0;
+  for (const a of receipt.artifacts as { sha256: string }[]) {
+    if (store.cas.state(a.sha256, true) !== 'intact') return { ok: false, reason: `blob ${a.sha256} is not intact` };
+    const has = await cache.hasBlob(a.sha256);
+    if (has.ok && has.value) continue;
+    const put = await cache.putBlobFile(a.sha256, store.cas.pathOf(a.sha256));
+    if (!put.ok) return { ok: false, reason: put.reason };
+    uploaded++;
+  }
+  const envelope: Envelope = signEnvelope(receiptStatement(actionKey, receiptId, receipt), key);
+  const put = await cache.putAction(actionKey, Buffer.from(canonicalJson(envelope)));
+  return put.ok ? { ok: true, blobs: uploaded } : { ok: false, reason: put.reason };
+}

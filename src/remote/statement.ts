@@ -1,0 +1,85 @@
+/**
+ * The in-toto Statement vkit signs for one action result, pure. Its subjects are the receipt and
+ * every artifact blob by digest; its predicate carries the action key the result is filed under and
+ * the receipt itself. Reading one back checks everything that binds the result to the local action:
+ * the action key, the receipt's bytes against its digest, and that each artifact the receipt names
+ * is a subject (so every blob fetched is one the signer vouched for).
+ */
+import { canonicalJson, sha256Id } from '../hash/index.js';
+
+const STATEMENT_TYPE = 'https://in-toto.io/Statement/v1';
+const RECEIPT_PREDICATE = 'https://vkit.dev/attestation/receipt/v1';
+
+const hex = (id: string) => id.replace(/^sha256:/, '');
+const HEX = /^[0-9a-f]{64}$/;
+
+interface Blob {
+  sha256: string;
+  size: number;
+}
+
+/** The statement for a receipt (already in the store: `receiptId` is the digest of its canonical JSON). */
+export function receiptStatement(actionKey: string, receiptId: string, receipt: Record<string, unknown>): Buffer {
+  const artifacts = (receipt.artifacts as { name: string; sha256: string; size: number }[]) ?? [];
+  const statement = {
+    _type: STATEMENT_TYPE,
+    subject: [
+      { name: 'receipt', digest: { sha256: hex(receiptId) } },
+      ...artifacts.map((a) => ({ name: `artifact:${a.name}`, digest: { sha256: hex(a.sha256) } })),
+    ],
+    predicateType: RECEIPT_PREDICATE,
+    predicate: { action_key: actionKey, receipt },
+  };
+  return Buffer.from(canonicalJson(statement));
+}
+
+export type ReadStatement =
+  | { ok: true; receiptId: string; receipt: Record<string, unknown>; blobs: Blob[] }
+  | { ok: false; reason: string };
+
+/** The signed statement's receipt, when it is for `actionKey` and consistent in every digest. */
+export function readReceiptStatement(payload: Buffer, actionKey: string): ReadStatement {
+  let s: {
+    _type?: unknown;
+    subject?: { name?: unknown; digest?: { sha256?: unknown } }[];
+    predicateType?: unknown;
+    predicate?: { action_key?: unknown; receipt?: unknown };
+  };
+  try {
+    s = JSON.parse(payload.toString('utf8'));
+  } catch {
+    return { ok: false, reason: 'the signed payload is not JSON' };
+  }
+  if (s?._type !== STATEMENT_TYPE) return { ok: false, reason: 'not an in-toto Statement v1' };
+  if (s.predicateType !== RECEIPT_PREDICATE) return { ok: false, reason: `predicate type ${String(s.predicateType)}` };
+  if (s.predicate?.action_key !== actionKey)
+    return { ok: false, reason: `signed for action key ${String(s.predicate?.action_key)}, not this action's` };
+  const receipt = s.predicate.receipt as Record<string, unknown> | undefined;
+  if (typeof receipt !== 'object' || receipt === null || Array.isArray(receipt))
+    return { ok: false, reason: 'the statement carries no receipt' };
+  if (receipt.key !== actionKey) return { ok: false, reason: 'the receipt inside belongs to another action' };
+  if (!Array.isArray(s.subject)) return { ok: false, reason: 'the statement has no subjects' };
+  const subjects = new Map<string, string>();
+  for (const sub of s.subject) {
+    const digest = sub?.digest?.sha256;
+    if (typeof sub?.name !== 'string' || typeof digest !== 'string' || !HEX.test(digest))
+      return { ok: false, reason: 'a subject without a sha256 digest' };
+    subjects.set(sub.name, digest);
+  }
+  const receiptId = sha256Id(canonicalJson(receipt));
+  if (subjects.get('receipt') !== hex(receiptId))
+    return { ok: false, reason: 'the receipt does not hash to the digest its subject names' };
+  const artifacts = receipt.artifacts;
+  if (!Array.isArray(artifacts)) return { ok: false, reason: 'the receipt lists no artifacts' };
+  const blobs: Blob[] = [];
+  for (const a of artifacts as { name?: unknown; sha256?: unknown; size?: unknown }[]) {
+    if (typeof a?.name !== 'string' || typeof a.sha256 !== 'string' || !HEX.test(hex(a.sha256)))
+      return { ok: false, reason: 'an artifact without a digest' };
+    if (subjects.get(`artifact:${a.name}`) !== hex(a.sha256))
+      return { ok: false, reason: `artifact ${a.name} is not a subject of the statement` };
+    if (typeof a.size !== 'number' || !Number.isInteger(a.size) || a.size < 0)
+      return { ok: false, reason: `artifact ${a.name} has no size` };
+    blobs.push({ sha256: a.sha256, size: a.size });
+  }
+  return { ok: true, receiptId, receipt, blobs };
+}

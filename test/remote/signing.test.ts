@@ -1,0 +1,100 @@
+/**
+ * The signing layer, pure: DSSE's pre-authentication encoding (the spec's own example), Ed25519
+ * envelopes that verify only under a trusted key and only over the exact payload, the in-toto
+ * statement binding the action key, the receipt's digest and every artifact; and the trusted
+ * signers of vkit.lock.json (a key that does not hash to its recorded id is invalid input).
+ */
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { canonicalJson, sha256Id } from '../../src/hash/index.js';
+import { pae, signEnvelope, verifyEnvelope } from '../../src/remote/dsse.js';
+import { parsePublicKey, readSigningKey } from '../../src/remote/keys.js';
+import { readReceiptStatement, receiptStatement } from '../../src/remote/statement.js';
+import { tempRepo, vkit } from '../_support/repo.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'vkit-keys-'));
+process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+function keyFiles(name: string) {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const key = join(dir, `${name}.pem`);
+  const pub = join(dir, `${name}.pub`);
+  writeFileSync(key, privateKey.export({ type: 'pkcs8', format: 'pem' }));
+  writeFileSync(pub, publicKey.export({ type: 'spki', format: 'pem' }));
+  return { key, pub };
+}
+
+test("PAE is DSSE's: the spec's example encodes byte for byte", () => {
+  assert.equal(
+    pae('http://example.com/HelloWorld', Buffer.from('hello world')).toString(),
+    'DSSEv1 29 http://example.com/HelloWorld 11 hello world',
+  );
+});
+
+test('an envelope verifies only under a trusted key, over its exact payload and type', () => {
+  const a = readSigningKey(keyFiles('a').key);
+  const b = readSigningKey(keyFiles('b').key);
+  const trusted = new Map([[a.keyid, a]]);
+  const e = signEnvelope(Buffer.from('{"x":1}'), a);
+  const ok = verifyEnvelope(e, trusted);
+  assert.ok(ok.ok && ok.keyid === a.keyid && ok.payload.toString() === '{"x":1}');
+  assert.match((verifyEnvelope(signEnvelope(Buffer.from('{}'), b), trusted) as { reason: string }).reason, /untrusted/);
+  const swapped = { ...e, payload: Buffer.from('{"x":2}').toString('base64') };
+  assert.match((verifyEnvelope(swapped, trusted) as { reason: string }).reason, /bad signature/);
+  assert.equal(verifyEnvelope({ ...e, payloadType: 'text/plain' }, trusted).ok, false);
+  assert.equal(verifyEnvelope({ ...e, signatures: [] }, trusted).ok, false);
+  assert.equal(verifyEnvelope('nope', trusted).ok, false);
+  // The key id is the sha256 of the SPKI DER: the same for the public half read on its own.
+  assert.equal(parsePublicKey(a.pem).keyid, a.keyid);
+});
+
+test('a statement binds the action key, the receipt digest and every artifact', () => {
+  const key = `sha256:${'1'.repeat(64)}`;
+  const blob = `sha256:${'2'.repeat(64)}`;
+  const receipt = { key, run: 'r', artifacts: [{ name: 'stdout', sha256: blob, size: 3 }] };
+  const id = sha256Id(canonicalJson(receipt));
+  const payload = receiptStatement(key, id, receipt);
+  const read = readReceiptStatement(payload, key);
+  assert.ok(read.ok);
+  assert.deepEqual(read.ok && [read.receiptId, read.blobs], [id, [{ sha256: blob, size: 3 }]]);
+  const reason = (p: Buffer, k = key) => (readReceiptStatement(p, k) as { reason: string }).reason;
+  assert.match(reason(payload, `sha256:${'3'.repeat(64)}`), /signed for action key/);
+  const edit = (f: (s: any) => void) => {
+    const s = JSON.parse(payload.toString());
+    f(s);
+    return Buffer.from(JSON.stringify(s));
+  };
+  assert.match(reason(edit((s) => (s.predicate.receipt.run = 'other'))), /does not hash/);
+  assert.match(reason(edit((s) => s.subject.pop())), /not a subject/);
+  assert.match(reason(edit((s) => (s.predicate.receipt.key = blob))), /another action/);
+  assert.match(reason(edit((s) => (s._type = 'x'))), /Statement/);
+});
+
+test('policy trust-signer writes a reviewed list; a key that does not hash to its id is invalid (exit 2)', () => {
+  const repo = tempRepo({ 'a.txt': 'a\n' });
+  try {
+    repo.manifest({ checks: [{ id: 'a', run: 'true', inputs: ['a.txt'] }] });
+    const { pub } = keyFiles('signer');
+    const added = vkit(['policy', 'trust-signer', pub, '--name', 'ci', '--json'], { cwd: repo.dir });
+    assert.equal(added.code, 0, added.stderr);
+    assert.equal(added.json().action, 'added');
+    assert.equal(vkit(['policy', 'trust-signer', pub, '--json'], { cwd: repo.dir }).json().action, 'unchanged');
+    const lockFile = join(repo.dir, 'vkit.lock.json');
+    const lock = JSON.parse(readFileSync(lockFile, 'utf8'));
+    assert.equal(lock.trusted_signers[0].name, 'ci');
+    const status = vkit(['cache', 'status', '--json'], { cwd: repo.dir, env: { VKIT_REMOTE: '' } });
+    assert.equal(status.code, 0, status.stderr);
+    assert.deepEqual(status.json().trusted_signers, [{ keyid: lock.trusted_signers[0].keyid, name: 'ci' }]);
+    lock.trusted_signers[0].keyid = `sha256:${'0'.repeat(64)}`;
+    writeFileSync(lockFile, JSON.stringify(lock));
+    const broken = vkit(['cache', 'status'], { cwd: repo.dir });
+    assert.equal(broken.code, 2, broken.stdout + broken.stderr);
+    assert.match(broken.stderr, /trusted_signers\[0\]\.keyid/);
+    assert.equal(vkit(['policy', 'trust-signer', join(dir, 'missing.pem')], { cwd: repo.dir }).code, 2);
+  } finally {
+    repo.cleanup();
+  }
+});
