@@ -34,3 +34,19 @@ export const trustSigner: Handler<typeof verbs.trustSigner> = async ({ values: v
     );
   return EXIT.ok;
 };
+
+export const cachePush: Handler<typeof verbs.cachePush> = async ({ values: v }) => {
+  const { cachePush: push } = await import('../service/cache.js');
+  const result = await push({ root: v.root ? resolve(v.root) : process.cwd(), store: v.store }, v.remote, v.run);
+  if (v.json) printJson(result);
+  else {
+    for (const p of result.pushed)
+      process.stdout.write(
+        `${p.ok ? 'uploaded' : 'not uploaded'} ${p.label} (${p.run})${p.ok ? '' : `: ${p.reason}`}\n`,
+      );
+    process.stdout.write(
+      `${result.pushed.filter((p) => p.ok).length} of ${result.pushed.length} uploaded to ${result.url}\n`,
+    );
+  }
+  return result.pushed.every((p) => p.ok) ? EXIT.ok : EXIT.blocked;
+};

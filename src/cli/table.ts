@@ -56,6 +56,7 @@ export const TABLE: readonly Verb[] = [
   bind(formal.qualify, async () => (await import('./formal.js')).qualify),
   bind(cache.trustSigner, async () => (await import('./cache.js')).trustSigner),
   bind(cache.cacheStatus, async () => (await import('./cache.js')).cacheStatus),
+  bind(cache.cachePush, async () => (await import('./cache.js')).cachePush),
   bind(feedback.add, async () => (await import('./feedback.js')).add),
   bind(feedback.list, async () => (await import('./feedback.js')).list),
   bind(buildVerbs.watch, async () => (await import('./watch.js')).watch),

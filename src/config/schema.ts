@@ -88,18 +88,35 @@ function sections(registry: KindRegistry): Record<string, v.GenericSchema> {
 const manifestSchemas = new WeakMap<KindRegistry, ReturnType<typeof composeManifest>>();
 const userSchemas = new WeakMap<KindRegistry, ReturnType<typeof composeUserConfig>>();
 
+/**
+ * The shared remote cache (README, "Remote cache"): machine configuration, so `--remote` and
+ * `VKIT_REMOTE` override it. Which writers count is never here: `vkit.lock.json`'s trusted signers.
+ */
+const remote = v.strictObject({
+  url: v.pipe(
+    nonEmptyString,
+    v.check((s) => /^https?:\/\/[^\s]+$/.test(s), 'Expected an http(s) URL'),
+  ),
+  /** Use signed entries on a local miss. @default true */
+  read: v.optional(v.boolean(), true),
+  /** Sign and upload results committed here (needs VKIT_SIGNING_KEY). @default true */
+  write: v.optional(v.boolean(), true),
+});
+
 /** What every manifest holds whatever its kinds; each kind adds its section. */
 const manifestCore = {
   $schema: v.optional(v.string()),
   schema_version: v.optional(v.literal(3, 'Expected schema_version 3'), 3),
   /** The sandbox of every check that does not name its own. */
   sandbox: v.optional(sandbox),
+  remote: v.optional(remote),
   rules: v.optional(v.array(RuleRecordSchema), []),
 };
 
 /** What every config holds whatever its kinds: the sandbox default and the user rules. */
 const configCore = {
   sandbox: v.optional(sandbox),
+  remote: v.optional(remote),
   rules: v.optional(v.array(userRule), []),
 };
 

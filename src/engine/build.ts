@@ -369,18 +369,22 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
 
     const previous = opts.explain ? readLatest(ctx.store, label) : undefined;
     const explain = opts.explain
-      ? explainChange(
-          previous,
-          {
-            key,
-            rule: ruleId,
-            files: capture.files,
-            definition: planned.definition,
-            checker: checker ?? null,
-            deps: depResults,
-          },
-          fresh ? 'a fresh run was asked for' : staleReason,
-        )
+      ? [
+          ...explainChange(
+            previous,
+            {
+              key,
+              rule: ruleId,
+              files: capture.files,
+              definition: planned.definition,
+              checker: checker ?? null,
+              deps: depResults,
+            },
+            fresh ? 'a fresh run was asked for' : staleReason,
+          ),
+          // A local miss the remote could not answer: which check refused its entry.
+          ...(remoteNote ? [remoteNote] : []),
+        ]
       : undefined;
     const job: Job = {
       schema: 'vkit.job/1',

@@ -23,15 +23,25 @@ export interface RemoteRequest {
   readOnly?: boolean;
 }
 
+/** The config's `remote` entry. */
+export interface RemoteConfig {
+  url: string;
+  read: boolean;
+  write: boolean;
+}
+
+/** Flags first, then the environment, then the config; `read: false` turns the remote off. */
 export function openRemote(
   root: string,
   req: RemoteRequest | undefined,
   env: NodeJS.ProcessEnv,
+  config?: RemoteConfig,
   warn: (line: string) => void = (line) => process.stderr.write(`vkit: ${line}\n`),
 ): RemoteContext | undefined {
-  const url = req?.url ?? env.VKIT_REMOTE?.trim();
+  const chosen = req?.url ?? env.VKIT_REMOTE?.trim();
+  const url = chosen || (config?.read === false ? undefined : config?.url);
   if (!url) return undefined;
-  const readOnly = req?.readOnly ?? env.VKIT_REMOTE_READ_ONLY === '1';
+  const readOnly = req?.readOnly || env.VKIT_REMOTE_READ_ONLY === '1' || (!chosen && config?.write === false);
   const timeout = Number(env.VKIT_REMOTE_TIMEOUT_MS);
   const cache = new RemoteCache({ url, ...(Number.isInteger(timeout) && timeout > 0 ? { timeoutMs: timeout } : {}) });
   const trusted = trustedSigners(readLock(root));

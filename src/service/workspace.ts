@@ -12,7 +12,7 @@ import { loadConfig } from '../config/load.js';
 import { entriesOf, kinds, loadRules } from '../config/kind.js';
 import type { Rule } from '../config/rule.js';
 import type { EngineContext } from '../engine/build.js';
-import { openRemote, type RemoteContext, type RemoteRequest } from '../remote/context.js';
+import { openRemote, type RemoteConfig, type RemoteContext, type RemoteRequest } from '../remote/context.js';
 import { InvalidInputError, invalid, type Issue } from '../errors.js';
 import { compileGraph, type ActionGraph } from '../graph/compile.js';
 import { JobService } from '../jobs/service.js';
@@ -105,7 +105,7 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
   const env = opts.env ?? process.env;
   let remote: RemoteContext | undefined;
   try {
-    remote = openRemote(root, opts.remote, env);
+    remote = openRemote(root, opts.remote, env, config.manifest.remote as RemoteConfig | undefined);
   } catch (error) {
     store.close();
     await config.close();

@@ -98,6 +98,46 @@ describe('remote cache over nginx', { skip: skip.skip }, () => {
       );
   });
 
+  test('cache push uploads evidence already in the store; B then hits it', () => {
+    for (const d of ['ac', 'cas']) rmSync(join(nginx.data, d), { recursive: true, force: true });
+    const cold = build(machineB(), { VKIT_REMOTE: nginx.url }, ['--remote-only-read', '--explain']);
+    assert.equal(cold.built.gate.status, 'REJECTED', 'nothing on the server: B ran its own check');
+    const pushed = vkit(['cache', 'push', '--remote', nginx.url, '--json'], {
+      cwd: origin,
+      env: { VKIT_SIGNING_KEY: A.key },
+    });
+    assert.equal(pushed.code, 0, pushed.stdout + pushed.stderr);
+    assert.deepEqual(
+      pushed
+        .json()
+        .pushed.map((p: { label: string; ok: boolean }) => [p.label, p.ok])
+        .sort(),
+      [
+        ['check:hello', true],
+        ['check:other', true],
+      ],
+    );
+    const b = build(machineB(), { VKIT_REMOTE: nginx.url }, ['--remote-only-read']);
+    assert.equal(b.built.gate.status, 'READY', b.stdout + b.stderr);
+    assert.equal(b.built.stats.ran, 0);
+    const unsigned = vkit(['cache', 'push', '--remote', nginx.url], { cwd: origin, env: { VKIT_SIGNING_KEY: '' } });
+    assert.equal(unsigned.code, 2, 'nothing is uploaded unsigned');
+  });
+
+  test('--explain says which check refused a remote entry', () => {
+    const dir = machineB();
+    const keyid = JSON.parse(readFileSync(join(dir, 'vkit.lock.json'), 'utf8')).trusted_signers[0].keyid;
+    assert.equal(vkit(['policy', 'trust-signer', '--remove', keyid], { cwd: dir }).code, 0);
+    const r = vkit(['build', '--json', '--explain', '--remote', nginx.url, '--remote-only-read'], { cwd: dir });
+    const hello = (r.json() as { actions: { label: string; explain?: string[] }[] }).actions.find(
+      (x) => x.label === 'check:hello',
+    )!;
+    assert.ok(
+      hello.explain?.some((l) => /^remote entry refused: signed only by untrusted key/.test(l)),
+      JSON.stringify(hello.explain),
+    );
+  });
+
   /** Runs B against the remote with `tamper` applied to the server's files, restoring them after. */
   function attacked(tamper: () => void, expect: RegExp, env: Record<string, string> = {}, dir = machineB()) {
     const saved = new Map<string, Buffer>();

@@ -88,6 +88,14 @@ test('policy trust-signer writes a reviewed list; a key that does not hash to it
     const status = vkit(['cache', 'status', '--json'], { cwd: repo.dir, env: { VKIT_REMOTE: '' } });
     assert.equal(status.code, 0, status.stderr);
     assert.deepEqual(status.json().trusted_signers, [{ keyid: lock.trusted_signers[0].keyid, name: 'ci' }]);
+    assert.equal(status.json().url, null);
+    // The config's remote is the default: a dead port answers nothing, which status says (exit 0).
+    repo.manifest({
+      remote: { url: 'http://127.0.0.1:9' },
+      checks: [{ id: 'a', run: 'true', inputs: ['a.txt'] }],
+    });
+    const dead = vkit(['cache', 'status', '--json'], { cwd: repo.dir, env: { VKIT_REMOTE: '' } }).json();
+    assert.deepEqual([dead.url, dead.reachable], ['http://127.0.0.1:9', false]);
     lock.trusted_signers[0].keyid = `sha256:${'0'.repeat(64)}`;
     writeFileSync(lockFile, JSON.stringify(lock));
     const broken = vkit(['cache', 'status'], { cwd: repo.dir });

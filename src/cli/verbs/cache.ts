@@ -41,3 +41,24 @@ at once; evidence already imported into a local store stays there as that store'
 Exit codes: 0 written (or unchanged), 2 an unreadable or non-Ed25519 key, an unknown KEYID, or an invalid lock, 4 internal error.
 `,
 });
+
+export const cachePush = defineVerb({
+  name: 'cache push',
+  summary: 'upload existing evidence to the shared remote cache, signed with VKIT_SIGNING_KEY',
+  flags: {
+    root: { type: 'string' },
+    store: { type: 'string' },
+    json: { type: 'boolean', default: false },
+    remote: { type: 'string' },
+    run: { type: 'string', multiple: true },
+  },
+  help: `Usage: vkit cache push [--run ID]... [--remote URL] [--root DIR] [--store DIR] [--json]
+
+Uploads evidence already in the store: each named run's receipt, or without --run every item's
+latest one, when it is an intact PASS or FAIL (BLOCKED results and provisional formal evidence are
+never shared). Blobs the server lacks go first, then the DSSE envelope signed with the key in the
+file VKIT_SIGNING_KEY names. The remote is --remote, else VKIT_REMOTE, else the config's remote.url.
+
+Exit codes: 0 every result uploaded, 2 no remote, no signing key or an unknown run, 3 an upload failed, 4 internal error.
+`,
+});
