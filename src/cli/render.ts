@@ -92,6 +92,7 @@ export function printGate(gate: Gate, explain = false): void {
 }
 
 export function printSummary(report: BuildReport): void {
-  const { ran, cached, ms } = report.stats;
-  process.stdout.write(`${dim(`${ran} ran, ${cached} cached in ${formatMs(ms)}`)}\n`);
+  const { ran, cached, ms, remote_hits } = report.stats;
+  const remote = remote_hits ? ` (${remote_hits} from the remote cache)` : '';
+  process.stdout.write(`${dim(`${ran} ran, ${cached} cached${remote} in ${formatMs(ms)}`)}\n`);
 }

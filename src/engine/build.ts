@@ -85,6 +85,7 @@ interface NodeResult {
 export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise<BuildReport> {
   const t0 = performance.now();
   const uploads: Promise<void>[] = [];
+  let unsignedSaid = false;
   const emit: EventSink = opts.onEvent ?? (() => {});
   const queue = new PQueue({ concurrency: Math.max(1, opts.jobs ?? 1) });
   ctx.jobs.maxWorkers = Math.max(1, opts.jobs ?? 1);
@@ -294,6 +295,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
         ms,
         explain,
         ...(notes ? { notes } : {}),
+        ...(remoteInfo ? { remote: remoteInfo } : {}),
       };
       const gateItem = {
         ...item(itemStatus, reason, r.run, receiptId),
@@ -306,18 +308,21 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
 
     let staleReason: string | undefined;
     let remoteNote: string | undefined;
+    let remoteInfo: ActionReport['remote'];
     const fresh = runnable && (opts.force || opts.fresh?.includes(label));
     if (!fresh || opts.reusePassing) {
       let found = lookupEvidence(ctx.store, key, opts.deep ?? false, latest.get(label), intactBlobs);
       // A local miss may be a remote hit: imported only after every remote check, then judged
       // by the same checks as a local hit (deep: every byte re-hashed).
       if (found.state === 'miss' && runnable && !fresh && ctx.remote) {
-        const got = await importRemote(ctx.store, ctx.remote.cache, ctx.remote.trusted, key);
+        const got = await importRemote(ctx.store, ctx.remote.cache, ctx.remote.trusted, key, label);
         if (got.state === 'imported') {
           found = lookupEvidence(ctx.store, key, true, undefined, intactBlobs);
           remoteNote = `remote hit from ${got.url}, signed by ${got.keyid}${got.signer ? ` (${got.signer})` : ''}`;
+          remoteInfo = { state: 'hit', url: got.url, keyid: got.keyid, ...(got.signer ? { signer: got.signer } : {}) };
         } else if (got.refused) {
           remoteNote = `remote entry refused: ${got.reason}`;
+          remoteInfo = { state: 'refused', url: ctx.remote.cache.url, reason: got.reason };
           ctx.remote.warn(`${label}: ${remoteNote}; running it here`);
         }
       }
@@ -446,7 +451,12 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     if (result.pending) res.action!.pending = true;
     // Shared only once committed here; a failed upload loses nothing and fails no build.
     const remote = ctx.remote;
-    if (remote?.signingKey && result.receipt && (result.outcome === 'PASS' || result.outcome === 'FAIL'))
+    const shareable = result.receipt && (result.outcome === 'PASS' || result.outcome === 'FAIL');
+    if (shareable && remote?.unsigned && !unsignedSaid) {
+      unsignedSaid = true;
+      remote.warn(remote.unsigned);
+    }
+    if (remote?.signingKey && shareable && result.receipt)
       uploads.push(
         publishEvidence(ctx.store, remote.cache, remote.signingKey, key, result.receipt).then(
           (published) => {
@@ -484,7 +494,14 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     schema: 'vkit.build/1',
     actions,
     gate,
-    stats: { ran, cached, hashed: counter.hashed, reused_hashes: counter.reused, ms },
+    stats: {
+      ran,
+      cached,
+      hashed: counter.hashed,
+      reused_hashes: counter.reused,
+      ...(ctx.remote ? { remote_hits: actions.filter((a) => a.remote?.state === 'hit').length } : {}),
+      ms,
+    },
   };
 }
 

@@ -21,6 +21,16 @@ const ActionReportSchema = v.object({
   pending: v.optional(v.boolean()),
   /** What a reader of a cached result should know that does not change it (inputs differing in line endings only). */
   notes: v.optional(v.array(v.string())),
+  /** The shared remote cache's part: a hit it supplied (who signed it), or an entry refused (which check failed). */
+  remote: v.optional(
+    v.object({
+      state: v.picklist(['hit', 'refused']),
+      url: v.string(),
+      keyid: v.optional(v.string()),
+      signer: v.optional(v.string()),
+      reason: v.optional(v.string()),
+    }),
+  ),
 });
 
 export const BuildSchema = v.object({
@@ -32,6 +42,8 @@ export const BuildSchema = v.object({
     cached: v.number(),
     hashed: v.number(),
     reused_hashes: v.number(),
+    /** Results a remote cache supplied (counted in `cached` too); absent without a remote. */
+    remote_hits: v.optional(v.number()),
     ms: v.number(),
   }),
 });

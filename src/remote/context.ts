@@ -14,6 +14,8 @@ export interface RemoteContext {
   trusted: ReadonlyMap<string, PublicKey & { name?: string }>;
   /** Set when this machine publishes (a remote, not read-only, with a signing key). */
   signingKey?: SigningKey;
+  /** Why nothing is uploaded although publishing is on (no key): said once, when a result could have been. */
+  unsigned?: string;
   /** A warning line for the user (stderr): a refused entry, a failed upload. */
   warn(line: string): void;
 }
@@ -46,10 +48,11 @@ export function openRemote(
   const cache = new RemoteCache({ url, ...(Number.isInteger(timeout) && timeout > 0 ? { timeoutMs: timeout } : {}) });
   const trusted = trustedSigners(readLock(root));
   let signingKey: SigningKey | undefined;
+  let unsigned: string | undefined;
   if (!readOnly) {
     const file = env.VKIT_SIGNING_KEY?.trim();
     if (file) signingKey = readSigningKey(file);
-    else warn(`remote ${cache.url}: VKIT_SIGNING_KEY is not set, so nothing is uploaded (entries are still read)`);
+    else unsigned = `remote ${cache.url}: VKIT_SIGNING_KEY is not set, so nothing is uploaded (entries are still read)`;
   }
-  return { cache, trusted, ...(signingKey ? { signingKey } : {}), warn };
+  return { cache, trusted, ...(signingKey ? { signingKey } : unsigned ? { unsigned } : {}), warn };
 }

@@ -28,6 +28,7 @@ export async function importRemote(
   cache: RemoteCache,
   trusted: ReadonlyMap<string, PublicKey & { name?: string }>,
   key: string,
+  label: string,
 ): Promise<RemoteLookup> {
   const refused = (reason: string): RemoteLookup => ({ state: 'miss', reason, refused: true });
   const entry = await cache.getAction(key);
@@ -51,6 +52,8 @@ export async function importRemote(
     typeof r.kind !== 'string'
   )
     return refused('the receipt does not name its run, attempt, label and kind');
+  // Its pointers are written under the receipt's label: it must be this action's.
+  if (r.label !== label) return refused(`the receipt is for ${r.label}, not ${label}`);
 
   const scratch = mkdtempSync(join(tmpdir(), 'vkit-remote-'));
   try {

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,7 +34,15 @@ const A = keyPair('a');
 const intruder = keyPair('intruder');
 
 interface Built {
-  actions: { label: string; key: string; status: string; outcome: string; run: string; notes?: string[] }[];
+  actions: {
+    label: string;
+    key: string;
+    status: string;
+    outcome: string;
+    run: string;
+    notes?: string[];
+    remote?: { state: string; keyid?: string; signer?: string; reason?: string };
+  }[];
   gate: { status: string };
   stats: { ran: number; cached: number };
 }
@@ -90,18 +98,24 @@ describe('remote cache over nginx', { skip: skip.skip }, () => {
     const b = build(machineB(), { VKIT_REMOTE: nginx.url }, ['--remote-only-read']);
     assert.equal(b.built.gate.status, 'READY', b.stdout + b.stderr);
     assert.deepEqual([b.built.stats.ran, b.built.stats.cached], [0, 2]);
+    assert.equal((b.built.stats as { remote_hits?: number }).remote_hits, 2);
     const keyid = JSON.parse(readFileSync(join(origin, 'vkit.lock.json'), 'utf8')).trusted_signers[0].keyid;
-    for (const x of b.built.actions)
+    for (const x of b.built.actions) {
+      assert.deepEqual(x.remote, { state: 'hit', url: nginx.url, keyid, signer: 'ci' });
       assert.ok(
         x.notes?.some((n) => n === `remote hit from ${nginx.url}, signed by ${keyid} (ci)`),
         JSON.stringify(x.notes),
       );
+    }
   });
 
   test('cache push uploads evidence already in the store; B then hits it', () => {
     for (const d of ['ac', 'cas']) rmSync(join(nginx.data, d), { recursive: true, force: true });
-    const cold = build(machineB(), { VKIT_REMOTE: nginx.url }, ['--remote-only-read', '--explain']);
+    const cold = build(machineB(), { VKIT_REMOTE: nginx.url, VKIT_SIGNING_KEY: '' });
     assert.equal(cold.built.gate.status, 'REJECTED', 'nothing on the server: B ran its own check');
+    // Publishing is on but B has no key: said once, not once per result, and nothing is uploaded.
+    assert.equal(cold.stderr.split('VKIT_SIGNING_KEY is not set').length - 1, 1, cold.stderr);
+    assert.ok(!existsSync(join(nginx.data, 'ac')), 'nothing uploaded unsigned');
     const pushed = vkit(['cache', 'push', '--remote', nginx.url, '--json'], {
       cwd: origin,
       env: { VKIT_SIGNING_KEY: A.key },
@@ -153,6 +167,7 @@ describe('remote cache over nginx', { skip: skip.skip }, () => {
       assert.notEqual(b.built.gate.status, 'READY', b.stdout);
       const hello = b.built.actions.find((x) => x.label === 'check:hello')!;
       assert.equal(hello.outcome, 'FAIL', 'B ran the check itself');
+      assert.equal(hello.remote?.state, 'refused');
       assert.match(b.stderr, expect);
     } finally {
       for (const [file, bytes] of saved) writeFileSync(file, bytes);
