@@ -37,8 +37,8 @@ import {
   treeSha256,
   unrecordedPin,
 } from '../assets.js';
-import type { ModelProperty, ResolvedModel } from '../entry-schema.js';
-import type { ModelContext, ModelOutcome, ModelProfile, PropertyResult } from '../types.js';
+import type { ResolvedModel } from '../entry-schema.js';
+import type { ModelContext, ModelOutcome, ModelProfile } from '../types.js';
 import {
   judgeTheorem,
   LEAN_ACCEPTED_AXIOMS,
@@ -57,6 +57,7 @@ import {
   leanProjectRoot,
   moduleOf,
 } from './procedure.js';
+import { stepLog as log, unknownProperty as unknown } from '../results.js';
 
 export const LEAN_PROFILE_ID = 'lean-linux-x86_64-v1';
 const METHOD = 'lean_kernel_check';
@@ -114,16 +115,6 @@ export async function leanMissing(
     ...(pinned ? { pinned } : {}),
   };
 }
-
-const unknown = (p: ModelProperty, reason: string): PropertyResult => ({
-  name: p.name,
-  kind: p.kind,
-  required: p.required,
-  claim: 'unknown',
-  reason,
-  scope: null,
-  witness: null,
-});
 
 function baseOutcome(model: ResolvedModel): ModelOutcome {
   return {
@@ -185,11 +176,6 @@ function stopped(r: ContainerResult): string | undefined {
   if (r.timedOut) return 'timed out';
   if (r.exitCode !== 0) return `exit ${r.exitCode}`;
   return undefined;
-}
-
-function log(argv: string[], r: ContainerResult): string {
-  const status = `exit ${r.exitCode}${r.timedOut ? ' (timed out)' : ''}${r.cancelled ? ' (cancelled)' : ''}${r.startError ? ` (not started: ${r.startError})` : ''}`;
-  return `$ ${argv.join(' ')}\n${status}\n-- stdout\n${r.stdout}\n-- stderr\n${r.stderr}\n`;
 }
 
 export const leanProfile: ModelProfile = {

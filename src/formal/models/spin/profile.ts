@@ -29,6 +29,7 @@ import type { ModelProperty, ResolvedModel } from '../entry-schema.js';
 import type { Minimization, ModelContext, ModelOutcome, ModelProfile, PropertyResult, Witness } from '../types.js';
 import { checkedProperty, type PanReport, parsePanReport, violationRefutes } from './pan-report.js';
 import { brief, compareReplays, parsePanReplay, parseSpinReplay, trailSteps } from './replay.js';
+import { stepLog as log, unknownProperty as unknown } from '../results.js';
 
 export const SPIN_PROFILE_ID = 'spin-linux-x86_64-v1';
 export const SPIN_WORKER_IMAGE = 'localhost/vkit-spin-worker:1';
@@ -120,10 +121,6 @@ function groups(model: ResolvedModel): Group[] {
     out.get(key)!.properties.push(p);
   }
   return [...out.values()];
-}
-
-function unknown(p: ModelProperty, reason: string): PropertyResult {
-  return { name: p.name, kind: p.kind, required: p.required, claim: 'unknown', reason, scope: null, witness: null };
 }
 
 function baseOutcome(model: ResolvedModel): ModelOutcome {
@@ -474,11 +471,6 @@ function failure(r: ContainerResult): string | undefined {
 }
 
 const lastLines = (s: string) => s.trim().split('\n').slice(-3).join(' | ');
-
-function log(script: string, r: ContainerResult): string {
-  const status = `exit ${r.exitCode}${r.timedOut ? ' (timed out)' : ''}${r.cancelled ? ' (cancelled)' : ''}${r.startError ? ` (not started: ${r.startError})` : ''}`;
-  return `$ ${script}\n${status}\n-- stdout\n${r.stdout}\n-- stderr\n${r.stderr}\n`;
-}
 
 /** A word quoted for `sh` (arguments come from validated config, quoted anyway). */
 function q(word: string): string {

@@ -52,6 +52,7 @@ import {
   tlcDiagnostics,
 } from './output.js';
 import { TLC_LAYOUT, type TlcRun, tlcFiles, tlcReplayArgv, tlcSearchArgv } from './procedure.js';
+import { stepLog as log, unknownProperty as unknown } from '../results.js';
 
 export const TLC_PROFILE_ID = 'tlc-linux-x86_64-v1';
 const METHOD = 'tlc_model_check';
@@ -127,16 +128,6 @@ export function tlcModelProblems(m: Pick<ResolvedModel, 'model' | 'config' | 'de
     out.push(`\`defines\` (${m.defines.join(', ')}): TLA+ has no macros; use CONSTANTS in the configuration`);
   return out;
 }
-
-const unknown = (p: ModelProperty, reason: string, scope: ModelScope | null = null): PropertyResult => ({
-  name: p.name,
-  kind: p.kind,
-  required: p.required,
-  claim: 'unknown',
-  reason,
-  scope,
-  witness: null,
-});
 
 function baseOutcome(model: ResolvedModel): ModelOutcome {
   const unsupported = model.properties.filter((p) => !(KINDS as readonly string[]).includes(p.kind));
@@ -237,11 +228,6 @@ function stopped(r: ContainerResult): string | undefined {
   if (r.cancelled) return 'cancelled';
   if (r.timedOut) return 'timed out';
   return undefined;
-}
-
-function log(argv: string[], r: ContainerResult): string {
-  const status = `exit ${r.exitCode}${r.timedOut ? ' (timed out)' : ''}${r.cancelled ? ' (cancelled)' : ''}${r.startError ? ` (not started: ${r.startError})` : ''}`;
-  return `$ ${argv.join(' ')}\n${status}\n-- stdout\n${r.stdout}\n-- stderr\n${r.stderr}\n`;
 }
 
 /** The runs of one model: containers, their logs, and what is kept. */
