@@ -87,8 +87,13 @@ export const build: Handler<typeof verbs.build> = async ({ values: v }) => {
 
 export const gate: Handler<typeof verbs.gate> = async ({ values: v, version }) => {
   if (v.protected)
-    return (await import('./evidence.js')).protectedGateCommand(v, jobsOf(v), cancelOnSignal(), openOptions(v));
-  for (const flag of ['target', 'candidate', 'working-tree', 'reuse'] as const)
+    return (await import('./evidence.js')).protectedGateCommand(
+      { ...v, remote: v.remote === undefined ? undefined : remoteUrl(v.remote) },
+      jobsOf(v),
+      cancelOnSignal(),
+      openOptions(v),
+    );
+  for (const flag of ['target', 'candidate', 'working-tree', 'reuse', 'remote', 'remote-only-read'] as const)
     if (v[flag] !== undefined)
       throw invalid('ERR_USAGE', `--${flag} belongs to the protected gate: add --protected`, { path: `--${flag}` });
   const format = v.format ?? (v.json ? 'json' : 'text');

@@ -78,6 +78,8 @@ export async function protectedGateCommand(
     candidate?: string;
     'working-tree'?: boolean;
     reuse?: boolean;
+    remote?: string;
+    'remote-only-read'?: boolean;
   },
   jobs: number,
   signal: AbortSignal,
@@ -96,6 +98,10 @@ export async function protectedGateCommand(
     throw invalid('ERR_USAGE', '--now cannot be used with --protected: the protected gate judges today', {
       path: '--now',
     });
+  if (v['remote-only-read'] && !v.remote)
+    throw invalid('ERR_USAGE', 'Expected --remote URL with --remote-only-read (VKIT_REMOTE is not used here)', {
+      path: '--remote-only-read',
+    });
   // --deep is implied: the protected gate always re-hashes everything.
   const { protectedGate } = await import('../service/protected.js');
   const report = await protectedGate(open, {
@@ -103,6 +109,7 @@ export async function protectedGateCommand(
     candidate: v.candidate,
     workingTree: v['working-tree'],
     reuse: v.reuse,
+    ...(v.remote ? { remote: { url: v.remote, readOnly: v['remote-only-read'] ?? false } } : {}),
     jobs,
     signal,
     onEvent: format === 'json' ? undefined : printEvent,
@@ -120,6 +127,10 @@ export async function protectedGateCommand(
     process.stdout.write(
       `private store: ${report.store}${report.reuse ? ' (reusing passing evidence of this target authority)' : ''}\n`,
     );
+    if (report.remote)
+      process.stdout.write(
+        `remote: ${report.remote.url}, entries of this authority signed by ${report.remote.trusted_signers.length ? report.remote.trusted_signers.join(', ') : 'no trusted signer: none will count'}${report.remote.publishes ? '; publishing' : ''}\n`,
+      );
     printGate(gate);
   }
   return gateExitCode(report.gate.status);

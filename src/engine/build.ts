@@ -313,9 +313,10 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     if (!fresh || opts.reusePassing) {
       let found = lookupEvidence(ctx.store, key, opts.deep ?? false, latest.get(label), intactBlobs);
       // A local miss may be a remote hit: imported only after every remote check, then judged
-      // by the same checks as a local hit (deep: every byte re-hashed).
-      if (found.state === 'miss' && runnable && !fresh && ctx.remote) {
-        const got = await importRemote(ctx.store, ctx.remote.cache, ctx.remote.trusted, key, label);
+      // by the same checks as a local hit (deep: every byte re-hashed). A fresh run asked with
+      // reuse (verify --reuse, the protected gate) takes a remote PASS as it would a local one.
+      if (found.state === 'miss' && runnable && ctx.remote) {
+        const got = await importRemote(ctx.store, ctx.remote, key, label);
         if (got.state === 'imported') {
           found = lookupEvidence(ctx.store, key, true, undefined, intactBlobs);
           remoteNote = `remote hit from ${got.url}, signed by ${got.keyid}${got.signer ? ` (${got.signer})` : ''}`;
@@ -458,7 +459,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     }
     if (remote?.signingKey && shareable && result.receipt)
       uploads.push(
-        publishEvidence(ctx.store, remote.cache, remote.signingKey, key, result.receipt).then(
+        publishEvidence(ctx.store, remote.cache, remote.signingKey, key, result.receipt, remote.scope).then(
           (published) => {
             if (!published.ok && !published.reason.includes('not shared'))
               remote.warn(`${label}: not uploaded to ${remote.cache.url}: ${published.reason}`);

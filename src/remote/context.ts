@@ -5,13 +5,12 @@
  * with a remote; `--remote-only-read` (or `VKIT_REMOTE_READ_ONLY=1`) turns publishing off.
  */
 import { readLock } from '../formal/lock.js';
+import type { RemoteSource } from './exchange.js';
 import { RemoteCache } from './http.js';
-import { type PublicKey, readSigningKey, type SigningKey } from './keys.js';
+import { readSigningKey, type SigningKey } from './keys.js';
 import { trustedSigners } from './trust.js';
 
-export interface RemoteContext {
-  cache: RemoteCache;
-  trusted: ReadonlyMap<string, PublicKey & { name?: string }>;
+export interface RemoteContext extends RemoteSource {
   /** Set when this machine publishes (a remote, not read-only, with a signing key). */
   signingKey?: SigningKey;
   /** Why nothing is uploaded although publishing is on (no key): said once, when a result could have been. */

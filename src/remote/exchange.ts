@@ -13,7 +13,14 @@ import type { Store } from '../store/store.js';
 import { type Envelope, signEnvelope, verifyEnvelope } from './dsse.js';
 import type { RemoteCache } from './http.js';
 import type { PublicKey, SigningKey } from './keys.js';
-import { readReceiptStatement, receiptStatement } from './statement.js';
+import { entryAddress, type ProtectedScope, readReceiptStatement, receiptStatement } from './statement.js';
+
+/** What reading the remote takes: the cache, the keys whose entries count, and the protected scope if any. */
+export interface RemoteSource {
+  cache: RemoteCache;
+  trusted: ReadonlyMap<string, PublicKey & { name?: string }>;
+  scope?: ProtectedScope;
+}
 
 export type RemoteLookup =
   | { state: 'imported'; keyid: string; signer?: string; url: string }
@@ -25,13 +32,12 @@ export type RemoteLookup =
  */
 export async function importRemote(
   store: Store,
-  cache: RemoteCache,
-  trusted: ReadonlyMap<string, PublicKey & { name?: string }>,
+  { cache, trusted, scope }: RemoteSource,
   key: string,
   label: string,
 ): Promise<RemoteLookup> {
   const refused = (reason: string): RemoteLookup => ({ state: 'miss', reason, refused: true });
-  const entry = await cache.getAction(key);
+  const entry = await cache.getAction(entryAddress(key, scope));
   if (!entry.ok) return { state: 'miss', reason: entry.reason, refused: !entry.missing };
   let envelope: unknown;
   try {
@@ -41,7 +47,7 @@ export async function importRemote(
   }
   const verified = verifyEnvelope(envelope, trusted);
   if (!verified.ok) return refused(verified.reason);
-  const statement = readReceiptStatement(verified.payload, key);
+  const statement = readReceiptStatement(verified.payload, key, scope);
   if (!statement.ok) return refused(statement.reason);
   const r = statement.receipt;
   if (r.outcome !== 'PASS' && r.outcome !== 'FAIL') return refused(`a ${String(r.outcome)} result is never shared`);
@@ -97,13 +103,17 @@ export async function importRemote(
 
 export type Published = { ok: true; blobs: number } | { ok: false; reason: string };
 
-/** Uploads a committed local result: the blobs the server lacks, then the signed envelope under its key. */
+/**
+ * Uploads a committed local result: the blobs the server lacks, then the signed envelope under its
+ * key (a protected run's under the address of key and scope, the scope signed with it).
+ */
 export async function publishEvidence(
   store: Store,
   cache: RemoteCache,
   key: SigningKey,
   actionKey: string,
   receiptId: string,
+  scope?: ProtectedScope,
 ): Promise<Published> {
   const read = store.actions.readReceipt(receiptId);
   if (read.state !== 'intact') return { ok: false, reason: `receipt ${receiptId} is ${read.state}` };
@@ -122,7 +132,7 @@ export async function publishEvidence(
     if (!put.ok) return { ok: false, reason: put.reason };
     uploaded++;
   }
-  const envelope: Envelope = signEnvelope(receiptStatement(actionKey, receiptId, receipt), key);
-  const put = await cache.putAction(actionKey, Buffer.from(canonicalJson(envelope)));
+  const envelope: Envelope = signEnvelope(receiptStatement(actionKey, receiptId, receipt, scope), key);
+  const put = await cache.putAction(entryAddress(actionKey, scope), Buffer.from(canonicalJson(envelope)));
   return put.ok ? { ok: true, blobs: uploaded } : { ok: false, reason: put.reason };
 }

@@ -13,13 +13,33 @@ const RECEIPT_PREDICATE = 'https://vkit.dev/attestation/receipt/v1';
 const hex = (id: string) => id.replace(/^sha256:/, '');
 const HEX = /^[0-9a-f]{64}$/;
 
+/**
+ * Evidence of the protected gate: made by a protected run under one target authority (its config,
+ * policy and lock digest) for one kind of candidate. Such an entry is filed at its own address and
+ * signed with its scope, so a build never reads it and a protected gate never reads anything else.
+ */
+export interface ProtectedScope {
+  authority: string;
+  candidate: 'git_commit' | 'working_tree';
+}
+
+/** Where an action's entry lives under `/ac/`: its key, or for protected evidence a digest of key and scope. */
+export function entryAddress(actionKey: string, scope?: ProtectedScope): string {
+  return scope ? sha256Id(canonicalJson({ action_key: actionKey, protected: scope })) : actionKey;
+}
+
 interface Blob {
   sha256: string;
   size: number;
 }
 
 /** The statement for a receipt (already in the store: `receiptId` is the digest of its canonical JSON). */
-export function receiptStatement(actionKey: string, receiptId: string, receipt: Record<string, unknown>): Buffer {
+export function receiptStatement(
+  actionKey: string,
+  receiptId: string,
+  receipt: Record<string, unknown>,
+  scope?: ProtectedScope,
+): Buffer {
   const artifacts = (receipt.artifacts as { name: string; sha256: string; size: number }[]) ?? [];
   const statement = {
     _type: STATEMENT_TYPE,
@@ -28,7 +48,7 @@ export function receiptStatement(actionKey: string, receiptId: string, receipt: 
       ...artifacts.map((a) => ({ name: `artifact:${a.name}`, digest: { sha256: hex(a.sha256) } })),
     ],
     predicateType: RECEIPT_PREDICATE,
-    predicate: { action_key: actionKey, receipt },
+    predicate: { action_key: actionKey, receipt, ...(scope ? { protected: scope } : {}) },
   };
   return Buffer.from(canonicalJson(statement));
 }
@@ -37,13 +57,13 @@ export type ReadStatement =
   | { ok: true; receiptId: string; receipt: Record<string, unknown>; blobs: Blob[] }
   | { ok: false; reason: string };
 
-/** The signed statement's receipt, when it is for `actionKey` and consistent in every digest. */
-export function readReceiptStatement(payload: Buffer, actionKey: string): ReadStatement {
+/** The signed statement's receipt, when it is for `actionKey` (and `scope`) and consistent in every digest. */
+export function readReceiptStatement(payload: Buffer, actionKey: string, scope?: ProtectedScope): ReadStatement {
   let s: {
     _type?: unknown;
     subject?: { name?: unknown; digest?: { sha256?: unknown } }[];
     predicateType?: unknown;
-    predicate?: { action_key?: unknown; receipt?: unknown };
+    predicate?: { action_key?: unknown; receipt?: unknown; protected?: unknown };
   };
   try {
     s = JSON.parse(payload.toString('utf8'));
@@ -54,6 +74,16 @@ export function readReceiptStatement(payload: Buffer, actionKey: string): ReadSt
   if (s.predicateType !== RECEIPT_PREDICATE) return { ok: false, reason: `predicate type ${String(s.predicateType)}` };
   if (s.predicate?.action_key !== actionKey)
     return { ok: false, reason: `signed for action key ${String(s.predicate?.action_key)}, not this action's` };
+  const made = s.predicate.protected;
+  if (canonicalJson(made ?? null) !== canonicalJson(scope ?? null))
+    return {
+      ok: false,
+      reason: scope
+        ? made === undefined
+          ? 'made by a build, not by a protected gate run'
+          : `made by a protected gate run under another target authority or candidate kind (${canonicalJson(made)})`
+        : 'made by a protected gate run, not by a build',
+    };
   const receipt = s.predicate.receipt as Record<string, unknown> | undefined;
   if (typeof receipt !== 'object' || receipt === null || Array.isArray(receipt))
     return { ok: false, reason: 'the statement carries no receipt' };

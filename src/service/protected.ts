@@ -12,6 +12,11 @@
  * With `--reuse`, intact passing evidence is reused only from earlier protected runs under the same
  * target authority: the private store is divided by the authority digest (config modules, policy
  * digest and lock), so evidence made under other requirements can never be seen.
+ *
+ * With `--remote URL` (which implies `--reuse`), such evidence may also come from a shared cache:
+ * only entries a protected run published under this very authority and candidate kind (their own
+ * address, the scope signed with them), signed by a key the target commit's `vkit.lock.json`
+ * trusts; the candidate's lock, the environment's and the config's remote play no part.
  */
 import { entriesOf, kindOfRule, kinds } from '../config/kind.js';
 import {
@@ -40,6 +45,8 @@ import { markProtectedCopy } from '../formal/capture.js';
 import { evaluateGate } from '../gate/evaluate.js';
 import type { Gate, GateItem } from '../gate/schema.js';
 import { hexOf, jsonId, sha256Id, type Sha256Id } from '../hash/index.js';
+import { openRemote, type RemoteContext, type RemoteRequest } from '../remote/context.js';
+import type { ProtectedScope } from '../remote/statement.js';
 import { openWorkspace, type OpenOptions, type Workspace } from './workspace.js';
 
 /** The accepted-policy lock a target may hold beside its config (formal components). */
@@ -52,6 +59,8 @@ export interface ProtectedRequest {
   /** Check the working tree instead (provisional: formal evidence from it is never accepted). */
   workingTree?: boolean;
   reuse?: boolean;
+  /** A shared cache of earlier protected runs' evidence under the same authority (implies reuse). */
+  remote?: RemoteRequest & { url: string };
   jobs?: number;
   onEvent?: BuildOptions['onEvent'];
   signal?: AbortSignal;
@@ -77,6 +86,8 @@ export interface ProtectedReport {
   /** The private store's directory for this target authority: where the runs of this gate are. */
   store: string;
   reuse: boolean;
+  /** The shared cache read (and, with a signing key, written), and the target's trusted signers. */
+  remote: { url: string; publishes: boolean; trusted_signers: string[] } | null;
   actions: ActionReport[];
   gate: Gate;
 }
@@ -132,6 +143,14 @@ export async function protectedGate(open: OpenOptions, req: ProtectedRequest): P
         : { kind: 'protected-copy', of: 'git-commit', commit: candidateCommit! },
     );
 
+    const remote = req.remote
+      ? protectedRemote(targetDir, req.remote, open.env ?? process.env, {
+          authority: authority.digest,
+          candidate: req.workingTree ? 'working_tree' : 'git_commit',
+        })
+      : undefined;
+    const reuse = Boolean(req.reuse || remote);
+
     const report = (actions: ActionReport[], gate: Gate): ProtectedReport => ({
       schema: 'vkit.protected-gate/1',
       target: {
@@ -150,7 +169,10 @@ export async function protectedGate(open: OpenOptions, req: ProtectedRequest): P
         provisional: Boolean(req.workingTree),
       },
       store,
-      reuse: Boolean(req.reuse),
+      reuse,
+      remote: remote
+        ? { url: remote.cache.url, publishes: Boolean(remote.signingKey), trusted_signers: [...remote.trusted.keys()] }
+        : null,
       actions,
       gate,
     });
@@ -164,6 +186,7 @@ export async function protectedGate(open: OpenOptions, req: ProtectedRequest): P
         storeOptions: open.storeOptions,
         hooks: open.hooks,
         confineChecks: true,
+        remoteContext: remote ?? null,
       });
     } catch (error) {
       // The target's requirements name inputs the candidate does not have (a deleted test file):
@@ -188,7 +211,7 @@ export async function protectedGate(open: OpenOptions, req: ProtectedRequest): P
       const labels = ws.graph.order;
       const built = await runEngine(
         ws,
-        req.reuse
+        reuse
           ? {
               mode: 'build',
               fresh: labels,
@@ -216,6 +239,20 @@ export async function protectedGate(open: OpenOptions, req: ProtectedRequest): P
     release();
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * The protected gate's remote: trusted signers read from the target commit's lock alone, and every
+ * entry read or written scoped to the target authority and candidate kind.
+ */
+function protectedRemote(
+  targetDir: string,
+  req: RemoteRequest & { url: string },
+  env: NodeJS.ProcessEnv,
+  scope: ProtectedScope,
+): RemoteContext {
+  // Opened at the target's own tree: its signers are the target lock's; no config remote applies.
+  return { ...openRemote(targetDir, req, env)!, scope };
 }
 
 /** Takes the combined candidate's lock: a file holding our pid, created exclusively; a dead holder's lock is taken over. */

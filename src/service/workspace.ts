@@ -33,6 +33,12 @@ export interface OpenOptions {
   confineChecks?: boolean;
   /** A shared remote cache (`--remote URL`, `--remote-only-read`); default `VKIT_REMOTE`, if set. */
   remote?: RemoteRequest;
+  /**
+   * A remote the caller opened itself (the protected gate's: its trusted signers from the target
+   * commit, its entries scoped to the target authority); `null` for none, whatever the flags,
+   * environment or config say.
+   */
+  remoteContext?: RemoteContext | null;
 }
 
 /** An open project: everything the engine runs with (a workspace is its context), and how to close it. */
@@ -105,7 +111,10 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
   const env = opts.env ?? process.env;
   let remote: RemoteContext | undefined;
   try {
-    remote = openRemote(root, opts.remote, env, config.manifest.remote as RemoteConfig | undefined);
+    remote =
+      opts.remoteContext !== undefined
+        ? (opts.remoteContext ?? undefined)
+        : openRemote(root, opts.remote, env, config.manifest.remote as RemoteConfig | undefined);
   } catch (error) {
     store.close();
     await config.close();

@@ -8,13 +8,14 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { generateKeyPairSync, sign } from 'node:crypto';
+import { sign } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pae } from '../../src/remote/dsse.js';
+import { keyFiles } from '../_support/keys.js';
 import { freePort, type Nginx, nginxSkip, startNginx } from '../_support/nginx.js';
 import { tempRepo, vkit, WATCHED_FROM_OUTSIDE } from '../_support/repo.js';
 
@@ -22,16 +23,8 @@ const skip = nginxSkip();
 const work = mkdtempSync(join(tmpdir(), 'vkit-remote-'));
 const marker = join(work, 'this-is-machine-b');
 
-function keyPair(name: string) {
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  const key = join(work, `${name}.key.pem`);
-  const pub = join(work, `${name}.pub.pem`);
-  writeFileSync(key, privateKey.export({ type: 'pkcs8', format: 'pem' }));
-  writeFileSync(pub, publicKey.export({ type: 'spki', format: 'pem' }));
-  return { key, pub, privateKey };
-}
-const A = keyPair('a');
-const intruder = keyPair('intruder');
+const A = keyFiles(work, 'a');
+const intruder = keyFiles(work, 'intruder');
 
 interface Built {
   actions: {

@@ -5,7 +5,6 @@
  * signers of vkit.lock.json (a key that does not hash to its recorded id is invalid input).
  */
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,18 +13,12 @@ import { canonicalJson, sha256Id } from '../../src/hash/index.js';
 import { pae, signEnvelope, verifyEnvelope } from '../../src/remote/dsse.js';
 import { parsePublicKey, readSigningKey } from '../../src/remote/keys.js';
 import { readReceiptStatement, receiptStatement } from '../../src/remote/statement.js';
+import { keyFiles as keysIn } from '../_support/keys.js';
 import { tempRepo, vkit } from '../_support/repo.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'vkit-keys-'));
 process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-function keyFiles(name: string) {
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  const key = join(dir, `${name}.pem`);
-  const pub = join(dir, `${name}.pub`);
-  writeFileSync(key, privateKey.export({ type: 'pkcs8', format: 'pem' }));
-  writeFileSync(pub, publicKey.export({ type: 'spki', format: 'pem' }));
-  return { key, pub };
-}
+const keyFiles = (name: string) => keysIn(dir, name);
 
 test("PAE is DSSE's: the spec's example encodes byte for byte", () => {
   assert.equal(

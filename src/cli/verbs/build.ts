@@ -63,10 +63,13 @@ export const gate = defineVerb({
     candidate: { type: 'string' },
     'working-tree': { type: 'boolean' },
     reuse: { type: 'boolean' },
+    remote: { type: 'string' },
+    'remote-only-read': { type: 'boolean' },
     explain: { type: 'boolean' },
   },
   help: `Usage: vkit gate [--deep] [--explain] [--format text|json|sarif|junit] [--only ID]... [--now YYYY-MM-DD] [common flags]
-       vkit gate --protected --target REV [--candidate REV | --working-tree] --store DIR [--reuse] [--json]
+       vkit gate --protected --target REV [--candidate REV | --working-tree] --store DIR [--reuse]
+                 [--remote URL [--remote-only-read]] [--json]
 
 Evaluates the gate from retained evidence without running anything.
 
@@ -75,7 +78,10 @@ target commit, checks the candidate (a commit, default HEAD, or the working tree
 a scratch copy, in the private store DIR (never the repository's own store, nothing inside the
 repository), imports no local approvals or branch receipts, and re-hashes everything. The report names
 the target and candidate commits. --reuse reuses intact passing evidence of earlier protected runs
-under the same target authority only.
+under the same target authority only. --remote URL (implies --reuse) also reads such evidence from a
+shared cache: only entries published by protected runs under the same target authority, signed by a
+key the target commit's vkit.lock.json trusts; with VKIT_SIGNING_KEY (and not --remote-only-read)
+this run's results are published the same way. VKIT_REMOTE and the config's remote are not used.
 
   --deep         re-hash every blob, input and tool the gate relies on instead of trusting unchanged stat fingerprints
   --format F     text (default), json (same as --json), sarif or junit
