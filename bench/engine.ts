@@ -9,19 +9,27 @@
  * (N = 200, big = 1000, 256 MiB, fewer repeats), `--keep` (keep generated workspaces), `--out FILE`.
  * See bench/README.md for the method and its caveats.
  */
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { randomFillSync } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-// dist/bench/engine.js -> the repository root.
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const VKIT = join(REPO, 'bin', 'vkit.js');
-const TURBO = join(REPO, 'node_modules', '.bin', 'turbo');
-const NODE = process.execPath;
-const FILES_PER_PACKAGE = 10;
+import {
+  FILES_PER_PACKAGE,
+  generateWorkspace,
+  log,
+  median,
+  must,
+  NODE,
+  REPO,
+  round,
+  sleep,
+  TURBO,
+  TURBO_ENV,
+  timed,
+  VKIT,
+} from './workspace.js';
+
 const CAPTURE_FILE_MIB = 4;
 
 interface Options {
@@ -88,143 +96,7 @@ function parseArgs(argv: string[]): Options {
   return o;
 }
 
-// Small statistics and process helpers ---------------------------------------------------------
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
-const round = (x: number, d = 1): number => Math.round(x * 10 ** d) / 10 ** d;
-const log = (msg: string): void => void process.stderr.write(`[bench] ${msg}\n`);
-
-interface Timed {
-  ms: number;
-  r: SpawnSyncReturns<string>;
-}
-
-function timed(
-  cmd: string,
-  args: string[],
-  opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
-): Timed {
-  const t0 = performance.now();
-  const r = spawnSync(cmd, args, {
-    cwd: opts.cwd,
-    env: opts.env ?? process.env,
-    encoding: 'utf8',
-    maxBuffer: 1 << 30,
-    timeout: opts.timeoutMs,
-  });
-  const ms = performance.now() - t0;
-  if (r.error) throw new Error(`${cmd} ${args.join(' ')}: ${r.error.message}`);
-  return { ms, r };
-}
-
-function must(t: Timed, what: string): Timed {
-  if (t.r.status !== 0)
-    throw new Error(
-      `${what} exited ${t.r.status ?? t.r.signal}\n${t.r.stdout.slice(-2000)}\n${t.r.stderr.slice(-2000)}`,
-    );
-  return t;
-}
-
-function sleep(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
-// The generated workspace -------------------------------------------------------------------------
-
-const GIT_ENV = {
-  ...process.env,
-  GIT_AUTHOR_NAME: 'bench',
-  GIT_AUTHOR_EMAIL: 'bench@example.invalid',
-  GIT_COMMITTER_NAME: 'bench',
-  GIT_COMMITTER_EMAIL: 'bench@example.invalid',
-};
-
-function git(cwd: string, args: string[]): void {
-  must(
-    timed('git', ['-c', 'commit.gpgsign=false', '-c', 'core.autocrlf=false', ...args], { cwd, env: GIT_ENV }),
-    `git ${args[0]}`,
-  );
-}
-
-const CHECK_JS = `'use strict';
-// Reads one package's files and exits 0: the same work whichever tool runs it.
-const fs = require('fs');
-const path = require('path');
-const dir = path.join(__dirname, 'packages', process.argv[2], 'src');
-let bytes = 0;
-for (const name of fs.readdirSync(dir)) bytes += fs.readFileSync(path.join(dir, name)).length;
-if (bytes === 0) process.exit(1);
-`;
-
-function fileBody(p: number, f: number): string {
-  const lines: string[] = [`// package p${p}, file ${f}`];
-  for (let l = 0; l < 24; l++)
-    lines.push(`export const v_${p}_${f}_${l} = ${(p * 7919 + f * 104729 + l * 31) % 1000003};`);
-  return `${lines.join('\n')}\n`;
-}
-
-/**
- * N packages x 10 files under `packages/pK/src/`, one `check` task per package for both tools, all
- * committed to a fresh git repository so both tools see the same tracked files.
- */
-function generateWorkspace(dir: string, n: number, npmVersion: string): void {
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  const checks: Array<{ id: string; run: string[]; inputs: string[] }> = [];
-  for (let p = 0; p < n; p++) {
-    const pkg = join(dir, 'packages', `p${p}`);
-    mkdirSync(join(pkg, 'src'), { recursive: true });
-    for (let f = 0; f < FILES_PER_PACKAGE; f++) writeFileSync(join(pkg, 'src', `f${f}.js`), fileBody(p, f));
-    writeFileSync(
-      join(pkg, 'package.json'),
-      `${JSON.stringify(
-        { name: `p${p}`, version: '0.0.0', private: true, scripts: { check: `node ../../check.js p${p}` } },
-        null,
-        2,
-      )}\n`,
-    );
-    checks.push({ id: `p${p}`, run: ['node', 'check.js', `p${p}`], inputs: [`packages/p${p}/src/**`] });
-  }
-  writeFileSync(join(dir, 'check.js'), CHECK_JS);
-  // turbo resolves the workspace through the package manager; it needs `packageManager` (no lockfile
-  // is needed when there are no dependencies) and then runs every task through `npm run`.
-  writeFileSync(
-    join(dir, 'package.json'),
-    `${JSON.stringify(
-      { name: 'bench-root', private: true, packageManager: `npm@${npmVersion}`, workspaces: ['packages/*'] },
-      null,
-      2,
-    )}\n`,
-  );
-  writeFileSync(
-    join(dir, 'turbo.json'),
-    `${JSON.stringify(
-      { $schema: 'https://turborepo.com/schema.json', tasks: { check: { inputs: ['src/**'], outputs: [] } } },
-      null,
-      2,
-    )}\n`,
-  );
-  writeFileSync(join(dir, 'vkit.manifest.json'), `${JSON.stringify({ checks }, null, 1)}\n`);
-  writeFileSync(join(dir, '.gitignore'), '.turbo/\nnode_modules/\n.vkit-store/\n');
-  git(dir, ['init', '-q', '-b', 'main']);
-  git(dir, ['add', '-A']);
-  git(dir, ['commit', '-q', '-m', 'generated workspace']);
-}
-
 // The two tools ----------------------------------------------------------------------------------
-
-const TURBO_ENV: NodeJS.ProcessEnv = {
-  ...process.env,
-  TURBO_TELEMETRY_DISABLED: '1',
-  TURBO_NO_UPDATE_NOTIFIER: '1',
-  DO_NOT_TRACK: '1',
-  NO_COLOR: '1',
-  FORCE_COLOR: '0',
-};
 
 interface ToolRun {
   ms: number;

@@ -5,11 +5,18 @@
  * backoff (on a network error or a 5xx, never on a 4xx), so a slow or dead server costs at most a
  * known time. Blobs are streamed both ways and a download is hashed as it arrives: a body that is
  * short, long or different is refused, never written where it could be taken for the blob.
+ *
+ * A build asks for every action's entry at once; at most `connections` requests are in flight (a
+ * server's worker limit is not a reason to miss). Once a request has failed every attempt (no
+ * answer, a network error, a 5xx), the server counts as down for a minute: requests in that time
+ * fail at once, so a dead server costs a build one timeout round, not one per action, and a
+ * long-lived process (watch, the daemon) asks again later.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, rmSync, statSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import PQueue from 'p-queue';
 
 export interface RemoteOptions {
   /** Base URL (`http://127.0.0.1:8080/cache`): no trailing slash needed. */
@@ -20,11 +27,15 @@ export interface RemoteOptions {
   retries?: number;
   /** Largest action entry read, in bytes. @default 8 MiB */
   maxActionBytes?: number;
+  /** Requests in flight at once. @default 16 */
+  connections?: number;
 }
 
 export type Fetched<T> = { ok: true; value: T } | { ok: false; missing: boolean; reason: string };
 
 const hex = (id: string) => id.replace(/^sha256:/, '');
+/** How long a server that failed every attempt of a request is not asked again. */
+const DOWN_MS = 60_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class RemoteCache {
@@ -32,24 +43,39 @@ export class RemoteCache {
   private readonly timeoutMs: number;
   private readonly retries: number;
   private readonly maxActionBytes: number;
+  private readonly slots: PQueue;
+  /** Why and until when the server counts as down (a request failed every attempt). */
+  private down?: { reason: string; until: number };
 
   constructor(opts: RemoteOptions) {
     this.url = opts.url.replace(/\/+$/, '');
     this.timeoutMs = opts.timeoutMs ?? 5000;
     this.retries = opts.retries ?? 2;
     this.maxActionBytes = opts.maxActionBytes ?? 8 * 1024 * 1024;
+    this.slots = new PQueue({ concurrency: opts.connections ?? 16 });
   }
 
   /**
    * One request with retries. `consume` reads the response within the same deadline (a server that
    * sends headers and then stalls is cut off too); a thrown error is a failed attempt.
    */
-  private async request<T>(
+  private request<T>(
     method: 'GET' | 'HEAD' | 'PUT',
     path: string,
     consume: (res: Response, signal: AbortSignal) => Promise<Fetched<T>>,
     body?: () => BodyInit,
   ): Promise<Fetched<T>> {
+    return this.slots.add(() => this.attempts(method, path, consume, body)) as Promise<Fetched<T>>;
+  }
+
+  private async attempts<T>(
+    method: 'GET' | 'HEAD' | 'PUT',
+    path: string,
+    consume: (res: Response, signal: AbortSignal) => Promise<Fetched<T>>,
+    body?: () => BodyInit,
+  ): Promise<Fetched<T>> {
+    if (this.down && performance.now() < this.down.until)
+      return { ok: false, missing: false, reason: `${method} /${path}: not asked, ${this.down.reason}` };
     let last = '';
     for (let attempt = 0; attempt <= this.retries; attempt++) {
       if (attempt > 0) await sleep(100 * 2 ** (attempt - 1));
@@ -69,6 +95,7 @@ export class RemoteCache {
         last = `${method} /${path}: ${e.name === 'TimeoutError' || signal.aborted ? `no answer within ${this.timeoutMs} ms` : e.message}`;
       }
     }
+    this.down = { reason: `the server failed within the last minute (${last})`, until: performance.now() + DOWN_MS };
     return { ok: false, missing: false, reason: last };
   }
 

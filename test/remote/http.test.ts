@@ -1,0 +1,65 @@
+/**
+ * The remote client against a real local HTTP server that misbehaves: at most `connections`
+ * requests in flight, and a server that failed every attempt of one request is not asked again
+ * for a while, so a dead server costs a build one timeout round, not one per action.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { test } from 'node:test';
+import { RemoteCache } from '../../src/remote/http.js';
+import { freePort } from '../_support/nginx.js';
+
+async function serve(handle: Parameters<typeof createServer>[1]): Promise<{ url: string; close(): void }> {
+  const port = await freePort();
+  const s: Server = createServer(handle);
+  await new Promise<void>((r) => s.listen(port, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => {
+      s.closeAllConnections();
+      s.close();
+    },
+  };
+}
+
+test('a hanging server costs one timeout round for forty entries, then is not asked', async () => {
+  let asked = 0;
+  const s = await serve(() => void asked++); // never answers
+  try {
+    const cache = new RemoteCache({ url: s.url, timeoutMs: 200, retries: 1, connections: 2 });
+    const t0 = performance.now();
+    const got = await Promise.all(Array.from({ length: 40 }, (_, i) => cache.getAction(`${i}`.padStart(64, '0'))));
+    const ms = performance.now() - t0;
+    // Without the breaker: 20 rounds of two attempts of 200 ms (8 s and more).
+    assert.ok(ms < 2000, `took ${ms} ms`);
+    assert.ok(got.every((g) => !g.ok && !g.missing));
+    assert.ok(asked <= 4, `the server was asked ${asked} times`);
+    const skipped = got.filter((g) => !g.ok && /not asked, the server failed within the last minute/.test(g.reason));
+    assert.ok(skipped.length >= 36, `${skipped.length} skipped`);
+  } finally {
+    s.close();
+  }
+});
+
+test('at most `connections` requests are in flight at once', async () => {
+  let inFlight = 0;
+  let most = 0;
+  const s = await serve((_req, res) => {
+    most = Math.max(most, ++inFlight);
+    setTimeout(() => {
+      inFlight--;
+      res.writeHead(404).end();
+    }, 20);
+  });
+  try {
+    const cache = new RemoteCache({ url: s.url, connections: 3 });
+    const got = await Promise.all(Array.from({ length: 30 }, (_, i) => cache.getAction(`${i}`.padStart(64, '0'))));
+    assert.ok(
+      got.every((g) => !g.ok && g.missing),
+      'a 404 is a plain miss',
+    );
+    assert.equal(most, 3);
+  } finally {
+    s.close();
+  }
+});
