@@ -1,12 +1,12 @@
 /**
- * `npm run bench:remote [-- --packages N] [--check-ms MS] [--runs R]`: filling a fresh machine from
+ * `npm run bench:remote [-- --packages N] [--check-ms MS] [--runs R] [--cold-runs C] [--keep]`: filling a fresh machine from
  * a warm shared cache, vkit beside turbo 2.11. One generated workspace (default 1,000 checks, each
  * waiting 100 ms after reading its package's ten files) is built once on "machine A" by each tool
  * with its remote cache on: vkit signs and uploads to nginx (Bazel's HTTP protocol), turbo uploads
  * to `turborepo-remote-cache` (local storage). Then, R times, alternating which tool goes first:
  * machine B (a fresh clone with an empty store) builds with the warm remote, for vkit with every
  * signature, statement digest and blob digest verified and the receipts deep-checked; and vkit's
- * cold local build of a fresh clone (no remote) for the ratio. Prints the medians; exits 0 (a
+ * cold local build of a fresh clone (no remote) for the ratio (the first C rounds; default 1). Prints the medians; exits 0 (a
  * report), non-zero only when a build does not do what is measured (ran or cached counts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -37,12 +37,14 @@ const { values } = parseArgs({
     packages: { type: 'string', default: '1000' },
     'check-ms': { type: 'string', default: '100' },
     runs: { type: 'string', default: '3' },
+    'cold-runs': { type: 'string', default: '1' },
     keep: { type: 'boolean', default: false },
   },
 });
 const N = Number(values.packages);
 const CHECK_MS = Number(values['check-ms']);
 const RUNS = Number(values.runs);
+const COLD_RUNS = Math.min(RUNS, Number(values['cold-runs']));
 const TOKEN = 'bench-token';
 const TEAM = 'bench';
 
@@ -162,6 +164,7 @@ async function main(): Promise<void> {
         );
         rmSync(dir, { recursive: true, force: true });
       }
+      if (i >= COLD_RUNS) continue;
       const dir = machine(ws, root, `cold-${i}`);
       const cold = vkitBuild(dir, []);
       if (cold.report.stats.ran !== N) throw new Error(`the cold local build ran ${cold.report.stats.ran}`);
@@ -174,7 +177,7 @@ async function main(): Promise<void> {
     const c = median(fill.cold);
     const load = loadavg();
     const out = [
-      `bench:remote: ${N} checks of ${CHECK_MS} ms (node check.js), medians of ${RUNS}; ${blobs} blobs on the vkit remote; load ${load.map((x) => x.toFixed(2)).join(' ')}`,
+      `bench:remote: ${N} checks of ${CHECK_MS} ms (node check.js), medians of ${RUNS} (cold local: ${COLD_RUNS}); ${blobs} blobs on the vkit remote; load ${load.map((x) => x.toFixed(2)).join(' ')}`,
       `machine B, vkit fill from the warm remote (every signature and digest verified): ${round(v / 1000, 2)} s`,
       `machine B, turbo 2.11 fill from turborepo-remote-cache:                        ${round(t / 1000, 2)} s`,
       `  ratio vkit / turbo: ${round(v / t, 2)} (goal <= 1.0)`,

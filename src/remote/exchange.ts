@@ -5,9 +5,6 @@
  * hit (the caller's `lookupEvidence`); anything else is a miss that says why. Publishing happens
  * only for a result already committed locally, and loses nothing locally when it fails.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { canonicalJson } from '../hash/index.js';
 import type { Store } from '../store/store.js';
 import { type Envelope, signEnvelope, verifyEnvelope } from './dsse.js';
@@ -61,28 +58,30 @@ export async function importRemote(
   // Its pointers are written under the receipt's label: it must be this action's.
   if (r.label !== label) return refused(`the receipt is for ${r.label}, not ${label}`);
 
-  const scratch = mkdtempSync(join(tmpdir(), 'vkit-remote-'));
-  try {
-    for (const [i, b] of statement.blobs.entries()) {
-      if (store.cas.state(b.sha256, true) === 'intact') continue;
-      const file = join(scratch, `blob-${i}`);
-      const got = await cache.getBlob(b.sha256, b.size, file);
-      if (!got.ok) return refused(got.reason);
-      const put = await store.cas.putFile(file);
-      if (put.sha256 !== b.sha256) return refused(`blob ${b.sha256} changed on its way into the store`);
-    }
-    if (store.actions.putReceipt(r) !== statement.receiptId)
-      return refused('the receipt did not store under its digest');
-    const signer = trusted.get(verified.keyid)?.name;
-    const imported = store.lifecycle.importRun(
+  for (const b of statement.blobs) {
+    if (store.cas.state(b.sha256, true) === 'intact') continue;
+    // Downloaded next to the store (same file system), checked while it arrives, then adopted:
+    // the store hashes it again itself before the blob exists under its name.
+    const temp = store.cas.tempPath();
+    const got = await cache.getBlob(b.sha256, b.size, temp);
+    if (!got.ok) return refused(got.reason);
+    const put = await store.cas.adopt(temp);
+    if (put.sha256 !== b.sha256) return refused(`blob ${b.sha256} changed on its way into the store`);
+  }
+  if ((await store.actions.putReceiptAsync(r)) !== statement.receiptId)
+    return refused('the receipt did not store under its digest');
+  const signer = trusted.get(verified.keyid)?.name;
+  // One transaction: the run, its attempt, the cache row and the latest pointer appear together.
+  const imported = store.batch(() => {
+    const fresh = store.lifecycle.importRun(
       statement.receiptId,
       {
-        run: r.run,
-        attempt: r.attempt,
+        run: r.run as string,
+        attempt: r.attempt as string,
         key,
-        label: r.label,
-        kind: r.kind,
-        outcome: r.outcome,
+        label: r.label as string,
+        kind: r.kind as string,
+        outcome: r.outcome as string,
         reason: typeof r.reason === 'string' ? r.reason : null,
       },
       {
@@ -90,15 +89,13 @@ export async function importRemote(
         reason: `remote hit from ${cache.url}, signed by ${verified.keyid}${signer ? ` (${signer})` : ''}`,
       },
     );
-    if (!imported) return refused(`run ${r.run} is already in the local store with another result`);
-    store.batch(() => {
-      store.actions.cachePut({ key, receipt: statement.receiptId, label: r.label as string });
-      store.actions.setLatest({ label: r.label as string, receipt: statement.receiptId, key });
-    });
-    return { state: 'imported', keyid: verified.keyid, ...(signer ? { signer } : {}), url: cache.url };
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
+    if (!fresh) return false;
+    store.actions.cachePut({ key, receipt: statement.receiptId, label: r.label as string });
+    store.actions.setLatest({ label: r.label as string, receipt: statement.receiptId, key });
+    return true;
+  });
+  if (!imported) return refused(`run ${r.run} is already in the local store with another result`);
+  return { state: 'imported', keyid: verified.keyid, ...(signer ? { signer } : {}), url: cache.url };
 }
 
 export type Published = { ok: true; blobs: number } | { ok: false; reason: string };

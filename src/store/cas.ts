@@ -18,6 +18,7 @@ import {
   utimesSync,
   writeSync,
 } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { fingerprintOf, sameFingerprint, streamDigest, type Fingerprint } from '../capture/files.js';
@@ -72,6 +73,54 @@ export class Cas {
       this.install(temp, id);
     }
     return { sha256: id, size: bytes.length };
+  }
+
+  /**
+   * As `putBytes`, with the write and its fsync off the main thread: many can be in flight at once
+   * (a remote fill imports hundreds of receipts, and a synchronous fsync each would serialise them).
+   */
+  async putBytesAsync(data: Uint8Array | string): Promise<{ sha256: string; size: number }> {
+    const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+    const id = sha256Id(bytes);
+    if (!this.reuse(id)) {
+      const temp = this.tempPath();
+      const fh = await open(temp, 'w');
+      try {
+        await fh.writeFile(bytes);
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+      this.install(temp, id);
+    }
+    return { sha256: id, size: bytes.length };
+  }
+
+  /**
+   * Takes a finished file written at a `tempPath()` (a download) as a blob: hashed again here and
+   * synced off the main thread, then renamed into place; the file is gone afterwards either way.
+   */
+  async adopt(temp: string): Promise<{ sha256: string; size: number }> {
+    const fh = await open(temp, 'r');
+    let id: string;
+    let size = 0;
+    try {
+      const hash = sha256Stream();
+      for await (const chunk of fh.createReadStream({ autoClose: false })) {
+        hash.update(chunk as Buffer);
+        size += (chunk as Buffer).length;
+      }
+      await fh.sync();
+      id = hash.digest();
+    } catch (error) {
+      rmSync(temp, { force: true });
+      throw error;
+    } finally {
+      await fh.close();
+    }
+    if (this.reuse(id)) rmSync(temp, { force: true });
+    else this.install(temp, id);
+    return { sha256: id, size };
   }
 
   /** Copies a file into the CAS, hashing while streaming so large outputs never sit in memory. */
