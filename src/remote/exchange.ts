@@ -59,14 +59,8 @@ export async function importRemote(
   if (r.label !== label) return refused(`the receipt is for ${r.label}, not ${label}`);
 
   for (const b of statement.blobs) {
-    if (store.cas.state(b.sha256, true) === 'intact') continue;
-    // Downloaded next to the store (same file system), checked while it arrives, then adopted:
-    // the store hashes it again itself before the blob exists under its name.
-    const temp = store.cas.tempPath();
-    const got = await cache.getBlob(b.sha256, b.size, temp);
-    if (!got.ok) return refused(got.reason);
-    const put = await store.cas.adopt(temp);
-    if (put.sha256 !== b.sha256) return refused(`blob ${b.sha256} changed on its way into the store`);
+    const fetched = await fetchBlob(store, cache, b);
+    if (fetched) return refused(fetched);
   }
   if ((await store.actions.putReceiptAsync(r)) !== statement.receiptId)
     return refused('the receipt did not store under its digest');
@@ -96,6 +90,31 @@ export async function importRemote(
   });
   if (!imported) return refused(`run ${r.run} is already in the local store with another result`);
   return { state: 'imported', keyid: verified.keyid, ...(signer ? { signer } : {}), url: cache.url };
+}
+
+/** Downloads in flight per store: actions sharing a blob (an empty log) fetch it once. */
+const inFlight = new WeakMap<Store, Map<string, Promise<string | undefined>>>();
+
+/**
+ * Brings one blob into the store unless it is there intact: downloaded next to the store (same
+ * file system), checked while it arrives, then adopted (the store hashes it again itself before the
+ * blob exists under its name). Resolves to why it could not, or undefined.
+ */
+function fetchBlob(store: Store, cache: RemoteCache, b: { sha256: string; size: number }): Promise<string | undefined> {
+  let pending = inFlight.get(store);
+  if (!pending) inFlight.set(store, (pending = new Map()));
+  const running = pending.get(b.sha256);
+  if (running) return running;
+  const work = (async () => {
+    if (store.cas.state(b.sha256, true) === 'intact') return undefined;
+    const temp = store.cas.tempPath();
+    const got = await cache.getBlob(b.sha256, b.size, temp);
+    if (!got.ok) return got.reason;
+    const put = await store.cas.adopt(temp);
+    return put.sha256 === b.sha256 ? undefined : `blob ${b.sha256} changed on its way into the store`;
+  })().finally(() => pending.delete(b.sha256));
+  pending.set(b.sha256, work);
+  return work;
 }
 
 export type Published = { ok: true; blobs: number } | { ok: false; reason: string };

@@ -36,6 +36,8 @@ export class Cas {
   private readonly putFp;
   private readonly delFp;
   private seq = 0;
+  /** Shard directories known to exist: a fill installs thousands of blobs, one mkdir each otherwise. */
+  private readonly shards = new Set<string>();
 
   constructor(root: string, db: Database) {
     this.dir = join(root, 'cas');
@@ -172,7 +174,11 @@ export class Cas {
   /** Moves a finished temp file into place (replacing a damaged copy) and records its fingerprint. */
   private install(temp: string, id: string): void {
     const dest = this.pathOf(id);
-    mkdirSync(join(dest, '..'), { recursive: true });
+    const shard = join(dest, '..');
+    if (!this.shards.has(shard)) {
+      mkdirSync(shard, { recursive: true });
+      this.shards.add(shard);
+    }
     renameSync(temp, dest);
     this.putFp.run({ id, ...fingerprintOf(lstatSync(dest, { bigint: true })) });
   }
