@@ -23,6 +23,7 @@ import type { Manifest, UserConfig } from './types.js';
 import { validateManifest } from './validate.js';
 import { checkCachedModules, loadsDynamically } from './module-cache.js';
 import { hostedAttrs, hostedRule, type AttrsCheck } from './hosted-rule.js';
+import { type CompiledConfig, readCompiled, writeCompiled } from './bundle-cache.js';
 import { startConfigThread, type ConfigThread, type IsolatedConfig, type RuleDescriptor } from './isolate.js';
 import { describeThrown, plainData, PlainDataError } from './plain.js';
 import { firstInvalidUtf8 } from '../text/utf8.js';
@@ -60,6 +61,8 @@ export interface LoadOptions {
    * whose user-rule actions need the rule's `execute` (a worker's failure ends its attempt BLOCKED).
    */
   inProcess?: boolean;
+  /** Where compiled TS configs are kept between processes (bundle-cache.ts); none: bundle every time. */
+  bundleCache?: string;
 }
 
 export async function loadConfig(root: string, opts: LoadOptions = {}): Promise<LoadedConfig> {
@@ -158,62 +161,18 @@ async function bundleAndEvaluate(
   root: string,
   file: string,
   shown: string,
-  _opts: LoadOptions,
+  opts: LoadOptions,
   thread: ConfigThread | undefined,
 ): Promise<LoadedConfig> {
-  const { build } = await import('esbuild');
   const selfEntry = fileURLToPath(SELF_ENTRY);
-  let bundled;
-  try {
-    bundled = await build({
-      ...bundleOptions(root, file),
-      packages: 'external',
-      plugins: [
-        {
-          name: 'vkit-self',
-          setup(b) {
-            b.onResolve({ filter: /^vkit$/ }, () => ({ path: pathToFileURL(selfEntry).href, external: true }));
-          },
-        },
-      ],
-    });
-  } catch (error) {
-    const first = (
-      error as { errors?: Array<{ text: string; location?: { file: string; line: number; column: number } }> }
-    ).errors?.[0];
-    // esbuild names files relative to absWorkingDir (the root); messages name them relative to cwd like the rest.
-    const where = first?.location
-      ? { file: relative(process.cwd(), join(root, first.location.file)), line: first.location.line }
-      : { file: shown };
-    throw invalid(
-      'ERR_CONFIG_PARSE',
-      `Cannot compile the config: ${first?.text ?? (error as Error).message}`,
-      where,
-      'Fix the TypeScript error.',
-    );
-  }
-  // An object literal that names a key twice keeps the last value: a second `checks` would silently
-  // replace the list a reader sees first. esbuild notices; vkit refuses it (in the config's own modules).
-  const repeated = bundled.warnings.filter(
-    (w) => w.id === 'duplicate-object-key' && w.location && !w.location.file.split(/[\\/]/).includes('node_modules'),
-  );
-  if (repeated.length) {
-    throw new InvalidInputError(
-      'ERR_CONFIG_INVALID',
-      repeated.map((w) => ({
-        file: relative(process.cwd(), join(root, w.location!.file)),
-        path: '',
-        line: w.location!.line,
-        message: `${w.text}: only the last one would count; remove the other`,
-      })),
-    );
-  }
+  const bundled = await compile(root, file, shown, selfEntry, opts.bundleCache);
   // Modules the bundle leaves to node stay in its module cache: identify them on every load, and
   // refuse a reload after they changed (see module-cache.ts).
-  const runtimeInputs = new Set(Object.keys(bundled.metafile!.inputs));
-  const dynamic = loadsDynamically(bundled.outputFiles[0]!.text, bundled.metafile!);
+  const runtimeInputs = new Set(Object.keys(bundled.metafile.inputs));
+  const dynamic = loadsDynamically(bundled.text, bundled.metafile);
   let graph: LocalGraph | undefined;
-  if (importsPackages(bundled.metafile!)) graph = await localModuleGraph(build, root, file, shown, selfEntry);
+  if (importsPackages(bundled.metafile))
+    graph = await localModuleGraph((await import('esbuild')).build, root, file, shown, selfEntry);
   await checkCachedModules(root, shown, {
     linked: (graph?.inputs ?? [])
       .filter((p) => !runtimeInputs.has(p) && !p.startsWith('file:'))
@@ -231,7 +190,7 @@ async function bundleAndEvaluate(
   let exported: unknown;
   let isolated: IsolatedConfig | undefined;
   try {
-    await writeFile(temp, bundled.outputFiles[0]!.contents);
+    await writeFile(temp, bundled.text);
     if (thread) {
       isolated = await thread.evaluate(temp, shown);
       exported = isolated.exported;
@@ -252,7 +211,7 @@ async function bundleAndEvaluate(
     removeTemp();
     process.off('exit', removeTemp);
   }
-  let inputs = Object.keys(bundled.metafile!.inputs);
+  let inputs = Object.keys(bundled.metafile.inputs);
   // User rules are identified by the digest of the config's local module graph. A rule may live in
   // a workspace package the config imports by name (linked into node_modules, its files the
   // repository's own): the runtime bundle leaves it external, so its modules are found here.
@@ -272,6 +231,83 @@ async function bundleAndEvaluate(
     await isolated?.close();
     throw error;
   }
+}
+
+/**
+ * The config bundled by esbuild (the running vkit for bare `vkit` imports, packages left to node),
+ * or the bundle kept from an earlier load when nothing it was made from changed (bundle-cache.ts).
+ * esbuild's own warnings that vkit treats as errors are raised here, cached or not.
+ */
+async function compile(
+  root: string,
+  file: string,
+  shown: string,
+  selfEntry: string,
+  cacheDir: string | undefined,
+): Promise<CompiledConfig> {
+  const self = pathToFileURL(selfEntry).href;
+  let compiled = cacheDir ? readCompiled(cacheDir, root, file, self) : undefined;
+  if (!compiled) {
+    const since = Date.now();
+    const { build } = await import('esbuild');
+    let bundled;
+    try {
+      bundled = await build({
+        ...bundleOptions(root, file),
+        packages: 'external',
+        plugins: [
+          {
+            name: 'vkit-self',
+            setup(b) {
+              b.onResolve({ filter: /^vkit$/ }, () => ({ path: self, external: true }));
+            },
+          },
+        ],
+      });
+    } catch (error) {
+      const first = (
+        error as { errors?: Array<{ text: string; location?: { file: string; line: number; column: number } }> }
+      ).errors?.[0];
+      // esbuild names files relative to absWorkingDir (the root); messages name them relative to cwd like the rest.
+      const where = first?.location
+        ? { file: relative(process.cwd(), join(root, first.location.file)), line: first.location.line }
+        : { file: shown };
+      throw invalid(
+        'ERR_CONFIG_PARSE',
+        `Cannot compile the config: ${first?.text ?? (error as Error).message}`,
+        where,
+        'Fix the TypeScript error.',
+      );
+    }
+    compiled = {
+      text: bundled.outputFiles[0]!.text,
+      metafile: bundled.metafile,
+      warnings: bundled.warnings.map((w) => ({
+        id: w.id,
+        text: w.text,
+        location: w.location ? { file: w.location.file, line: w.location.line } : null,
+      })),
+    };
+    // Bare imports resolve through node_modules and linked workspaces, which no entry tracks.
+    if (cacheDir && !importsPackages(compiled.metafile)) writeCompiled(cacheDir, root, file, self, compiled, since);
+  }
+  // An object literal that names a key twice keeps the last value: a second `checks` would silently
+  // replace the list a reader sees first. esbuild notices; vkit refuses it (in the config's own modules).
+  const repeated = compiled.warnings.filter(
+    (w) => w.id === 'duplicate-object-key' && w.location && !w.location.file.split(/[\\/]/).includes('node_modules'),
+  );
+  if (repeated.length) {
+    throw new InvalidInputError(
+      'ERR_CONFIG_INVALID',
+      repeated.map((w) => ({
+        file: relative(process.cwd(), join(root, w.location!.file)),
+        path: '',
+        line: w.location!.line,
+        message: `${w.text}: only the last one would count; remove the other`,
+      })),
+    );
+  }
+  return compiled;
 }
 
 /** Whether the bundle imports a package at run time (a bare specifier that is not a Node builtin or vkit). */

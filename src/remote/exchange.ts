@@ -65,8 +65,9 @@ export async function importRemote(
   if ((await store.actions.putReceiptAsync(r)) !== statement.receiptId)
     return refused('the receipt did not store under its digest');
   const signer = trusted.get(verified.keyid)?.name;
-  // One transaction: the run, its attempt, the cache row and the latest pointer appear together.
-  const imported = store.batch(() => {
+  // One transaction: the run, its attempt, the cache row and the latest pointer appear together
+  // (grouped with other imports finishing at the same time: one commit for many).
+  const imported = await commitSoon(store, () => {
     const fresh = store.lifecycle.importRun(
       statement.receiptId,
       {
@@ -90,6 +91,56 @@ export async function importRemote(
   });
   if (!imported) return refused(`run ${r.run} is already in the local store with another result`);
   return { state: 'imported', keyid: verified.keyid, ...(signer ? { signer } : {}), url: cache.url };
+}
+
+interface Pending {
+  write: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Writes waiting for the next grouped commit, per store. */
+const waiting = new WeakMap<Store, Pending[]>();
+
+/**
+ * Runs `write` in a transaction of its own (a savepoint: a throw undoes only its writes) inside
+ * one transaction shared with the other imports that reach this point before the event loop
+ * turns: a fill commits once per group, not once per action. Settles once the group committed.
+ */
+function commitSoon<T>(store: Store, write: () => T): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let queue = waiting.get(store);
+    if (!queue) {
+      const group: Pending[] = [];
+      waiting.set(store, (queue = group));
+      setImmediate(() => flush(store, group));
+    }
+    queue.push({ write, resolve: resolve as (value: unknown) => void, reject });
+  });
+}
+
+function flush(store: Store, group: Pending[]): void {
+  waiting.delete(store);
+  const results: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+  try {
+    store.batch(() => {
+      for (const p of group) {
+        try {
+          results.push({ ok: true, value: store.batch(p.write) });
+        } catch (error) {
+          results.push({ ok: false, error });
+        }
+      }
+    });
+  } catch (error) {
+    for (const p of group) p.reject(error);
+    return;
+  }
+  group.forEach((p, i) => {
+    const r = results[i]!;
+    if (r.ok) p.resolve(r.value);
+    else p.reject(r.error);
+  });
 }
 
 /** Downloads in flight per store: actions sharing a blob (an empty log) fetch it once. */

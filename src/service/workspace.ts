@@ -70,13 +70,12 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
   const ignoring = info ? listIgnored(root, info.prefix) : Promise.resolve([]);
   listing.catch(() => {}); // awaited below; a config error must not leave it unhandled
   ignoring.catch(() => {});
-  const config = await loadConfig(root);
+  const storeDir = opts.store ? resolve(opts.store) : info ? join(info.commonDir, 'vkit') : join(root, '.vkit');
+  // A TS config unchanged since an earlier load is not bundled again (its bundle is kept in the store).
+  const config = await loadConfig(root, { bundleCache: join(storeDir, 'config-bundles') });
   if (opts.confineChecks)
     for (const kind of kinds().kinds) for (const entry of entriesOf(config.manifest, kind)) kind.confine?.(entry);
-  const store = new Store(
-    opts.store ? resolve(opts.store) : info ? join(info.commonDir, 'vkit') : join(root, '.vkit'),
-    opts.storeOptions,
-  );
+  const store = new Store(storeDir, opts.storeOptions);
   let files: string[];
   let ignored: string[];
   try {

@@ -58,6 +58,9 @@ export class Store implements IndexHandle {
     try {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
+      // Statement journals and sorts in memory: a grouped import or a file-state batch would
+      // otherwise write thousands of pages to a temp file nobody keeps.
+      this.db.pragma('temp_store = MEMORY');
       this.migrate();
       this.cas = new Cas(dir, this.db);
       const handle: IndexHandle = { db: this.db, index: this.index, now: this.now };
