@@ -41,7 +41,7 @@ export default defineConfig({
     {
       id: 'unit',
       // Compiles to dist/ first: the suite runs from compiled output.
-      run: 'node node_modules/typescript/bin/tsc -p tsconfig.json && node scripts/run-tests.js --fast',
+      run: 'node node_modules/typescript/bin/tsc -p tsconfig.json && node dist/scripts/bundle-cli.js && node scripts/run-tests.js --fast',
       inputs: [...sources, 'examples/**/*', '!examples/**/target/**', 'fixtures/**/*', 'schema/*.json'],
       after: ['typecheck'],
       timeout_s: 1200,

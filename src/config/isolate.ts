@@ -47,6 +47,9 @@ function limit(name: string, fallback: number): number {
   return Number.isFinite(n) && n > 0 ? n : fallback;
 }
 
+/** vkit's public entry (src/index.ts, built): what a config's bare `vkit` import resolves to. */
+export const SELF_ENTRY = new URL('../index.js', import.meta.url);
+
 /** A config thread started ahead of the bundle (its start-up overlaps esbuild's work). */
 export interface ConfigThread {
   evaluate(moduleFile: string, shown: string): Promise<IsolatedConfig>;
@@ -54,27 +57,66 @@ export interface ConfigThread {
   abandon(): Promise<void>;
 }
 
-/** `warm`: the URL of the module a config's bare `vkit` import resolves to, loaded while esbuild bundles. */
-export function startConfigThread(warm: string): ConfigThread {
+interface Booting {
+  worker: Worker;
+  port1: MessagePort;
+  flag: SharedArrayBuffer;
+  memoryMb: number;
+  /** Why the thread ended before a config was sent to it (it failed to start). */
+  ended?: string;
+}
+
+/** A thread booted by prestartConfigThread, waiting for the first config load of this process. */
+let waiting: Booting | undefined;
+
+function boot(): Booting {
   const memoryMb = limit('VKIT_CONFIG_MEMORY_MB', 512);
   const flag = new SharedArrayBuffer(4);
   const { port1, port2 } = new MessageChannel();
   const worker = new Worker(THREAD, {
-    workerData: { port: port2, flag, warm },
+    // `warm`: the module a config's bare `vkit` import resolves to, loaded while the config is bundled.
+    workerData: { port: port2, flag, warm: SELF_ENTRY.href },
     transferList: [port2],
     // Captured and never read: the thread forwards what it prints as messages (config-thread.ts).
     stdout: true,
     stderr: true,
     resourceLimits: { maxOldGenerationSizeMb: memoryMb },
   });
-  // Until evaluate() listens, an error of the thread itself must not be an unhandled 'error' event.
-  const early = () => {};
-  worker.on('error', early);
+  const booting: Booting = { worker, port1, flag, memoryMb };
+  // Until evaluate() listens, an error of the thread itself must not be an unhandled 'error' event,
+  // and its end must not go unseen (evaluate would wait for an answer that cannot come).
+  const ended = (why: string) => {
+    booting.ended ??= why;
+  };
+  worker.on('error', (error) => ended(`raised an error while starting: ${error.message}`));
+  worker.once('exit', (code) => ended(`stopped while starting (exit code ${code})`));
+  return booting;
+}
+
+/**
+ * Boots a config thread now, for a process that is about to load a TS config (the CLI, before it
+ * loads its own modules): the thread's start-up (a new isolate importing vkit's public modules)
+ * then runs on another core beside the main thread's. The next config load of this process takes
+ * it, whichever root it is for (the thread holds nothing of any config yet); until then it never
+ * keeps the process alive, and one nobody takes dies with the process.
+ */
+export function prestartConfigThread(): void {
+  if (waiting) return;
+  waiting = boot();
+  waiting.worker.unref();
+}
+
+export function startConfigThread(): ConfigThread {
+  // A thread booted ahead that has already ended is not taken: another starts.
+  const taken = waiting?.ended === undefined ? waiting : undefined;
+  waiting = undefined;
+  taken?.worker.ref();
+  const booting = taken ?? boot();
+  const { worker, port1 } = booting;
   return {
     evaluate: (moduleFile, shown) => {
-      worker.off('error', early);
       worker.postMessage({ module: pathToFileURL(moduleFile).href });
-      return evaluate(worker, port1, flag, memoryMb, shown);
+      return evaluate(booting, shown);
     },
     abandon: async () => {
       port1.close();
@@ -83,13 +125,8 @@ export function startConfigThread(warm: string): ConfigThread {
   };
 }
 
-async function evaluate(
-  worker: Worker,
-  port1: MessagePort,
-  flag: SharedArrayBuffer,
-  memoryMb: number,
-  shown: string,
-): Promise<IsolatedConfig> {
+async function evaluate(booting: Booting, shown: string): Promise<IsolatedConfig> {
+  const { worker, port1, flag, memoryMb } = booting;
   const timeoutMs = limit('VKIT_CONFIG_TIMEOUT_S', 30) * 1000;
   const answered = new Int32Array(flag);
   let stopped: string | undefined;
@@ -113,6 +150,11 @@ async function evaluate(
       clearTimeout(timer);
       resolve(r);
     };
+    if (booting.ended !== undefined) {
+      stopped = booting.ended;
+      settle({ error: fail(booting.ended, 'Check that vkit is installed whole (its config thread could not start).') });
+      return;
+    }
     let exitCalled: string | undefined;
     // Config code can post on this channel too (`parentPort` is its to import): every message is read
     // as untrusted, and one the thread itself never sends is the config's error.

@@ -35,7 +35,7 @@ export interface KindNode {
 }
 
 /** What a kind sees when a workspace opens (before the graph is compiled). */
-export interface OpenContext {
+interface OpenContext {
   root: string;
   /** Sorted root-relative paths of the working tree (tracked + untracked, not ignored). */
   files: readonly string[];

@@ -24,14 +24,17 @@ import { validateManifest } from './validate.js';
 import { checkCachedModules, loadsDynamically } from './module-cache.js';
 import { hostedAttrs, hostedRule, type AttrsCheck } from './hosted-rule.js';
 import { type CompiledConfig, readCompiled, writeCompiled } from './bundle-cache.js';
-import { startConfigThread, type ConfigThread, type IsolatedConfig, type RuleDescriptor } from './isolate.js';
+import {
+  SELF_ENTRY,
+  startConfigThread,
+  type ConfigThread,
+  type IsolatedConfig,
+  type RuleDescriptor,
+} from './isolate.js';
 import { describeThrown, plainData, PlainDataError } from './plain.js';
 import { firstInvalidUtf8 } from '../text/utf8.js';
 
 export const CONFIG_FILES = ['vkit.config.ts', 'vkit.manifest.json'] as const;
-
-/** vkit's public entry (src/index.ts, built): what a config's bare `vkit` import resolves to. */
-const SELF_ENTRY = new URL('../index.js', import.meta.url);
 
 export interface LoadedConfig {
   /** Absolute path of the file the config came from. */
@@ -148,7 +151,7 @@ async function loadManifestFile(file: string, shown: string): Promise<LoadedConf
 }
 
 async function loadTsConfig(root: string, file: string, shown: string, opts: LoadOptions): Promise<LoadedConfig> {
-  const thread = opts.inProcess ? undefined : startConfigThread(SELF_ENTRY.href);
+  const thread = opts.inProcess ? undefined : startConfigThread();
   try {
     return await bundleAndEvaluate(root, file, shown, opts, thread);
   } catch (error) {

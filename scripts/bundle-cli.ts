@@ -1,0 +1,88 @@
+/**
+ * Bundles the CLI (`npm run build`, after tsc): node 20 loads ES modules one file at a time (resolve,
+ * read, compile, link; no compile cache), and a no-op `vkit build` used to load about 110 of them.
+ * esbuild joins vkit's own modules into `dist/bundle/`: an entry `cli.js` (src/cli/entry.ts plus the
+ * built-in kinds' registry), an entry `prestart.js` (src/cli/prestart.ts, which bin/vkit.js runs
+ * first), and shared chunks, split where the code imports lazily (a verb's handler, a rule), so what
+ * a command never runs is still never loaded. Packages stay node's to load.
+ *
+ * The bundle is used only while it is current: `dist/bundle/inputs.json` records the size, mtime and
+ * sha256 of every module it was made from, and bin/vkit.js runs tsc's modules instead when any
+ * differs (a `tsc` run without bundling), so a stale bundle never runs. A module whose mtime alone
+ * differs (an installed package: npm resets mtimes) is hashed and compared by content.
+ *
+ * `import.meta.url` is rewritten to the URL of the module's own file in dist/: the paths vkit
+ * finds beside its modules (worker entries, package.json, pins, packages) resolve as they do unbundled.
+ */
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { build } from 'esbuild';
+
+const PACKAGE = process.cwd();
+const DIST = join(PACKAGE, 'dist');
+const OUT = join(DIST, 'bundle');
+/** The `cli` entry's module, made up here: tsc's entry.js and the kinds' registry. */
+const ENTRY = 'vkit-cli-entry';
+
+await rm(OUT, { recursive: true, force: true });
+const result = await build({
+  entryPoints: [
+    { in: ENTRY, out: 'cli' },
+    { in: join(DIST, 'src', 'cli', 'prestart.js'), out: 'prestart' },
+  ],
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  outdir: OUT,
+  chunkNames: 'chunk-[hash]',
+  metafile: true,
+  logLevel: 'warning',
+  // Every output file lies directly in dist/bundle/, so `../` is dist/ in each of them.
+  banner: { js: "const __vkitDist = new URL('../', import.meta.url);" },
+  plugins: [
+    {
+      name: 'cli-entry',
+      setup(b) {
+        b.onResolve({ filter: /^vkit-cli-entry$/ }, () => ({ path: ENTRY, namespace: 'vkit-cli' }));
+        b.onLoad({ filter: /.*/, namespace: 'vkit-cli' }, () => ({
+          contents: [
+            "export * from './dist/src/cli/entry.js';",
+            "export { registry } from './dist/rules/index.js';",
+          ].join('\n'),
+          resolveDir: PACKAGE,
+          loader: 'js',
+        }));
+      },
+    },
+    {
+      name: 'own-module-url',
+      setup(b) {
+        b.onLoad({ filter: /\.js$/ }, async (args) => {
+          const text = await readFile(args.path, 'utf8');
+          if (!args.path.startsWith(`${DIST}/`) || !text.includes('import.meta.url')) return undefined;
+          const own = `new URL(${JSON.stringify(relative(DIST, args.path))}, __vkitDist).href`;
+          return { contents: text.replaceAll('import.meta.url', own), loader: 'js' };
+        });
+      },
+    },
+  ],
+});
+const inputs: Record<string, [size: number, mtimeMs: number, sha256: string]> = {};
+for (const input of Object.keys(result.metafile.inputs)) {
+  if (input.startsWith('vkit-cli:')) continue;
+  const file = resolve(PACKAGE, input);
+  const st = statSync(file);
+  inputs[relative(PACKAGE, file)] = [
+    st.size,
+    st.mtimeMs,
+    createHash('sha256').update(readFileSync(file)).digest('hex'),
+  ];
+}
+await writeFile(join(OUT, 'inputs.json'), `${JSON.stringify(inputs)}\n`);
+const outputs = Object.keys(result.metafile.outputs).length;
+console.log(`bundle-cli: ${Object.keys(inputs).length} modules -> ${outputs} files in dist/bundle/`);
