@@ -33,10 +33,15 @@ function bundleIsCurrent() {
   }
 }
 const bundled = bundleIsCurrent();
-// First, so that a config's thread boots while the CLI's own modules load (src/cli/prestart.ts).
-(await import(bundled ? '../dist/bundle/prestart.js' : '../dist/src/cli/prestart.js')).prestart(argv);
-const cli = await import(bundled ? '../dist/bundle/cli.js' : '../dist/src/cli/entry.js');
-cli.guardProcess(argv);
-cli.installKinds(cli.registry ?? new URL('../dist/rules/index.js', import.meta.url).href);
-const served = argv[0] === 'build' || argv[0] === 'gate' ? await cli.viaDaemon(argv) : undefined;
-process.exitCode = served ?? (await cli.runCli(argv));
+const start = await import(bundled ? '../dist/bundle/start.js' : '../dist/src/cli/start.js');
+start.guardProcess(argv);
+const served = argv[0] === 'build' || argv[0] === 'gate' ? await start.viaDaemon(argv) : undefined;
+if (served !== undefined) process.exitCode = served;
+else {
+  // Before the CLI's modules load, so that a config's thread boots meanwhile (src/cli/prestart.ts).
+  start.prestart(argv);
+  const cli = await import(bundled ? '../dist/bundle/cli.js' : '../dist/src/cli/entry.js');
+  // The bundle loads its own copy of the kinds; processes vkit starts load them by this URL.
+  cli.installKinds(new URL('../dist/rules/index.js', import.meta.url).href, cli.loadRegistry);
+  process.exitCode = await cli.runCli(argv);
+}

@@ -1,10 +1,10 @@
 /**
  * Bundles the CLI (`npm run build`, after tsc): node 20 loads ES modules one file at a time (resolve,
  * read, compile, link; no compile cache), and a no-op `vkit build` used to load about 110 of them.
- * esbuild joins vkit's own modules into `dist/bundle/`: an entry `cli.js` (src/cli/entry.ts plus the
- * built-in kinds' registry), an entry `prestart.js` (src/cli/prestart.ts, which bin/vkit.js runs
- * first), and shared chunks, split where the code imports lazily (a verb's handler, a rule), so what
- * a command never runs is still never loaded. Packages stay node's to load.
+ * esbuild joins vkit's own modules into `dist/bundle/`: an entry `start.js` (src/cli/start.ts, what
+ * bin/vkit.js loads first), an entry `cli.js` (src/cli/entry.ts plus a loader of the built-in kinds' registry),
+ * and shared chunks (a module shared by both is one module), split where the code imports lazily (a
+ * verb's handler, a rule), so what a command never runs is still never loaded. Packages stay node's.
  *
  * The bundle is used only while it is current: `dist/bundle/inputs.json` records the size, mtime and
  * sha256 of every module it was made from, and bin/vkit.js runs tsc's modules instead when any
@@ -29,8 +29,8 @@ const ENTRY = 'vkit-cli-entry';
 await rm(OUT, { recursive: true, force: true });
 const result = await build({
   entryPoints: [
+    { in: join(DIST, 'src', 'cli', 'start.js'), out: 'start' },
     { in: ENTRY, out: 'cli' },
-    { in: join(DIST, 'src', 'cli', 'prestart.js'), out: 'prestart' },
   ],
   bundle: true,
   splitting: true,
@@ -52,7 +52,8 @@ const result = await build({
         b.onLoad({ filter: /.*/, namespace: 'vkit-cli' }, () => ({
           contents: [
             "export * from './dist/src/cli/entry.js';",
-            "export { registry } from './dist/rules/index.js';",
+            // A chunk of its own, loaded when a config is first read (never for `--version`).
+            "export const loadRegistry = () => import('./dist/rules/index.js').then((m) => m.registry);",
           ].join('\n'),
           resolveDir: PACKAGE,
           loader: 'js',

@@ -42,8 +42,8 @@ export interface IsolatedConfig {
 
 const THREAD = new URL('./config-thread.js', import.meta.url);
 
-function limit(name: string, fallback: number): number {
-  const n = Number(process.env[name]);
+function limit(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env[name]);
   return Number.isFinite(n) && n > 0 ? n : fallback;
 }
 
@@ -62,6 +62,8 @@ interface Booting {
   port1: MessagePort;
   flag: SharedArrayBuffer;
   memoryMb: number;
+  /** The environment the thread was given: a config reads it as its `process.env`. */
+  env: Record<string, string>;
   /** Why the thread ended before a config was sent to it (it failed to start). */
   ended?: string;
 }
@@ -69,8 +71,19 @@ interface Booting {
 /** A thread booted by prestartConfigThread, waiting for the first config load of this process. */
 let waiting: Booting | undefined;
 
-function boot(): Booting {
-  const memoryMb = limit('VKIT_CONFIG_MEMORY_MB', 512);
+/** The environment as a thread is given it: a copy, of string values only. */
+function envOf(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}
+
+function sameEnv(a: Record<string, string>, b: Record<string, string>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && a[k] === b[k]);
+}
+
+function boot(given: NodeJS.ProcessEnv = process.env): Booting {
+  const env = envOf(given);
+  const memoryMb = limit('VKIT_CONFIG_MEMORY_MB', 512, env);
   const flag = new SharedArrayBuffer(4);
   const { port1, port2 } = new MessageChannel();
   const worker = new Worker(THREAD, {
@@ -81,8 +94,11 @@ function boot(): Booting {
     stdout: true,
     stderr: true,
     resourceLimits: { maxOldGenerationSizeMb: memoryMb },
+    // Given explicitly: by default a thread copies the process's environment as the OS holds it,
+    // not `process.env` as a resident build process sets it for the client it serves.
+    env,
   });
-  const booting: Booting = { worker, port1, flag, memoryMb };
+  const booting: Booting = { worker, port1, flag, memoryMb, env };
   // Until evaluate() listens, an error of the thread itself must not be an unhandled 'error' event,
   // and its end must not go unseen (evaluate would wait for an answer that cannot come).
   const ended = (why: string) => {
@@ -98,17 +114,22 @@ function boot(): Booting {
  * loads its own modules): the thread's start-up (a new isolate importing vkit's public modules)
  * then runs on another core beside the main thread's. The next config load of this process takes
  * it, whichever root it is for (the thread holds nothing of any config yet); until then it never
- * keeps the process alive, and one nobody takes dies with the process.
+ * keeps the process alive, and one nobody takes dies with the process. It is taken only by a load
+ * whose environment is `env` (a resident build process boots the next one with the environment of
+ * the client it last served).
  */
-export function prestartConfigThread(): void {
+export function prestartConfigThread(env: NodeJS.ProcessEnv = process.env): void {
   if (waiting) return;
-  waiting = boot();
+  waiting = boot(env);
   waiting.worker.unref();
 }
 
 export function startConfigThread(): ConfigThread {
-  // A thread booted ahead that has already ended is not taken: another starts.
-  const taken = waiting?.ended === undefined ? waiting : undefined;
+  // A thread booted ahead is not taken once it has ended, or when it was given another environment
+  // than this load's (its config would read that one, and its heap limit comes from it): another starts.
+  const taken =
+    waiting && waiting.ended === undefined && sameEnv(waiting.env, envOf(process.env)) ? waiting : undefined;
+  if (waiting && !taken) void waiting.worker.terminate();
   waiting = undefined;
   taken?.worker.ref();
   const booting = taken ?? boot();

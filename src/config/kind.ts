@@ -167,15 +167,19 @@ export async function loadRules(registry: KindRegistry, wanted: Iterable<string>
 
 let installedModule: string | undefined;
 let loaded: KindRegistry | undefined;
+let loader: (() => Promise<KindRegistry>) | undefined;
 
 /**
  * Installs the kind registry for this process: the registry itself, or the URL of the module
- * exporting it (loaded on first need, so `vkit --version` never pays for it). Entry points call it
+ * exporting it (loaded on first need, so `vkit --version` never pays for it). `load`, with a URL,
+ * is how this process loads it (the bundled CLI's own copy, whose modules are the ones this
+ * process already runs); the URL stays what the processes it starts load. Entry points call it
  * once, before any workspace opens.
  */
-export function installKinds(registry: KindRegistry | string): void {
+export function installKinds(registry: KindRegistry | string, load?: () => Promise<KindRegistry>): void {
   installedModule = typeof registry === 'string' ? registry : registry.module;
   loaded = typeof registry === 'string' ? undefined : registry;
+  loader = typeof registry === 'string' ? load : undefined;
 }
 
 /** The installed registry's module URL, for the processes this one starts (workers, the daemon). */
@@ -186,7 +190,8 @@ export function kindsModule(): string {
 
 /** Loads the installed registry (once); every path that reads a config awaits it first. */
 export async function loadKinds(): Promise<KindRegistry> {
-  loaded ??= ((await import(kindsModule())) as { registry: KindRegistry }).registry;
+  const module = kindsModule();
+  loaded ??= loader ? await loader() : ((await import(module)) as { registry: KindRegistry }).registry;
   return loaded;
 }
 

@@ -2,10 +2,11 @@
  * The resident build process (started by `vkit daemon start`, entry `main.ts`): one per root,
  * listening on a user-only unix socket, running `build` and `gate` command lines for its clients one
  * at a time through the very same `runCli` a fresh process runs, with the client's arguments,
- * environment, directory and terminal. What it saves is node's start, module loading and a cold JIT;
- * it keeps no evidence or memo of its own, so every request re-reads the config, re-lists and
- * re-stats the tree, re-loads the file-state cache and re-verifies every receipt exactly as a fresh
- * process would.
+ * environment, directory and terminal. What it saves is node's start, module loading, a cold JIT
+ * and booting the config thread (the next one boots while it waits, given the environment of the
+ * client last served, and is taken only by a request with that same environment); it keeps no
+ * evidence or memo of its own, so every request re-reads the config, re-lists and re-stats the tree,
+ * re-loads the file-state cache and re-verifies every receipt exactly as a fresh process would.
  *
  * It declines (the client then runs the command itself) whatever it cannot serve as a twin of the
  * client: another node, vkit package or NODE_OPTIONS, its own code changed on disk since it started
@@ -17,6 +18,7 @@ import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { runCli } from '../cli/main.js';
 import { withInterrupts, type Interrupt } from '../cli/interrupt.js';
+import { prestartConfigThread } from '../config/isolate.js';
 import { locksAbove, userCodeCached } from '../config/module-cache.js';
 import { PACKAGE_DIR, SERVED_VERBS, control, rootOf } from './client.js';
 import { FRAME, FrameReader, PROTOCOL, frame, type Request } from './frames.js';
@@ -53,7 +55,9 @@ export function codeFingerprint(pkg = PACKAGE_DIR): string {
       else add(join(dir, e.name));
     }
   };
-  walk(join(pkg, 'dist'));
+  // What this process runs (tsc's modules; a bundled client runs the same code, bin/vkit.js).
+  walk(join(pkg, 'dist', 'src'));
+  walk(join(pkg, 'dist', 'rules'));
   add(join(pkg, 'package.json'));
   // vkit's dependencies: its own install, or the project's when vkit is one of them (hoisted).
   for (const lock of locksAbove(pkg)) add(lock);
@@ -129,6 +133,8 @@ export async function serve(opts: ServeOptions): Promise<void> {
               }
               interrupt = undefined;
               served++;
+              // The next request most likely comes from the same shell, with the same environment.
+              prestartConfigThread(request.env);
               // The exit frame is on its way before a shutdown below may end this process.
               await answer(socket, frame(FRAME.exit, { code: result }));
               // A TS config left its packages or required modules in node's cache: never serve again.
@@ -163,6 +169,8 @@ export async function serve(opts: ServeOptions): Promise<void> {
     server.listen(paths.socket, () => ok());
   });
   armIdle();
+  // The next request's config thread boots while the server waits (isolate.ts).
+  prestartConfigThread();
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
 }

@@ -2,9 +2,8 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { gitInfo, listGitFiles, listIgnored } from '../capture/git.js';
+import { listWorkTree } from '../capture/listing.js';
 import { uncapturedPaths } from '../capture/selector.js';
-import { walkTree } from '../capture/walk.js';
 import { findConfig } from '../config/load.js';
 import { invalid } from '../errors.js';
 
@@ -25,9 +24,9 @@ export async function initConfig(root: string): Promise<{ file: string }> {
         { id: 'todo', run: 'echo "replace this placeholder with your first real check" >&2; exit 1', inputs: ['**/*'] };
   // The starter must be valid where it is written: whatever else git ignores (or is secret-looking)
   // that its globs could select is excluded by name, so the config says so instead of vkit refusing it.
-  const git = await gitInfo(root);
-  const files = git ? (await listGitFiles(root)).sort() : walkTree(root);
-  const ignored = git ? await listIgnored(root, git.prefix) : [];
+  const tree = listWorkTree(root);
+  const files = await tree.files;
+  const ignored = await tree.ignored;
   for (const u of uncapturedPaths(check.inputs, files, ignored))
     if (!check.inputs.includes(u.exclude)) check.inputs.push(u.exclude);
   const text = `import { defineConfig } from 'vkit';

@@ -3,11 +3,11 @@
  * runs recovery), list the working tree, check every node's inputs against it, and compile the graph.
  * Everything a verb needs, assembled once.
  */
-import { walkTree } from '../capture/walk.js';
 import { existsSync, lstatSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { INPUTS_HINT } from '../capture/selector.js';
-import { gitInfo, listGitFiles, listIgnored } from '../capture/git.js';
+import { gitInfo } from '../capture/git.js';
+import { listWorkTree } from '../capture/listing.js';
 import { loadConfig } from '../config/load.js';
 import { entriesOf, kinds, loadRules } from '../config/kind.js';
 import type { Rule } from '../config/rule.js';
@@ -62,14 +62,11 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
   const root = resolve(opts.root ?? process.cwd());
   if (!existsSync(root) || !lstatSync(root).isDirectory())
     throw invalid('ERR_ROOT', `Expected --root to be a directory, got \`${root}\``);
-  // Listing the tree (a git process) overlaps with loading the config and opening the store.
-  const info = await gitInfo(root);
-  const listing = info ? listGitFiles(root).then((f) => f.sort()) : Promise.resolve(walkTree(root));
-  // What git ignores (a second process, also overlapping): a glob selecting it is a config error.
-  // Without git nothing is ignored: the walk lists every file.
-  const ignoring = info ? listIgnored(root, info.prefix) : Promise.resolve([]);
-  listing.catch(() => {}); // awaited below; a config error must not leave it unhandled
-  ignoring.catch(() => {});
+  // Listing the tree and what git ignores (git processes; maybe started ahead by the CLI) overlaps
+  // with loading the config and opening the store. A glob selecting what git ignores is a config
+  // error; without git nothing is ignored: the walk lists every file.
+  const tree = listWorkTree(root);
+  const info = await tree.info;
   const storeDir = opts.store ? resolve(opts.store) : info ? join(info.commonDir, 'vkit') : join(root, '.vkit');
   // A TS config unchanged since an earlier load is not bundled again (its bundle is kept in the store).
   const config = await loadConfig(root, { bundleCache: join(storeDir, 'config-bundles') });
@@ -79,8 +76,8 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
   let files: string[];
   let ignored: string[];
   try {
-    files = await listing;
-    ignored = await ignoring;
+    files = await tree.files;
+    ignored = await tree.ignored;
   } catch (error) {
     store.close();
     await config.close();

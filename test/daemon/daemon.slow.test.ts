@@ -225,6 +225,38 @@ test('a TS config that imports an installed package is served once, then the ser
   }
 });
 
+test("a served TS config reads the client's environment, request after request", () => {
+  // Which check exists is the config's own reading of CHECK_ID: a config that saw the server's
+  // environment (or the previous client's) would build another check.
+  const other = tempRepo({
+    'a.txt': 'a\n',
+    'vkit.config.ts':
+      "export default { checks: [{ id: process.env.CHECK_ID ?? 'unset', run: ['node', '-e', '0'], inputs: ['a.txt'] }] };\n",
+  });
+  const ids = (env: NodeJS.ProcessEnv) => {
+    const r = vkit(['build', '--root', other.dir, '--json'], { cwd: other.dir, env: { ...ENV, ...env } });
+    assert.equal(r.code, 0, r.stderr);
+    return (r.json().actions as { label: string }[]).map((a) => a.label);
+  };
+  const status = () =>
+    vkit(['daemon', 'status', '--root', other.dir, '--json'], { env: ENV }).json() as { served?: number };
+  try {
+    other.commitAll();
+    const start = vkit(['daemon', 'start', '--root', other.dir, '--idle-s', '120'], {
+      env: { ...ENV, CHECK_ID: 'server' },
+    });
+    assert.equal(start.code, 0, start.stderr);
+    assert.deepEqual(ids({ CHECK_ID: 'first' }), ['check:first']);
+    assert.deepEqual(ids({ CHECK_ID: 'first' }), ['check:first']);
+    assert.deepEqual(ids({ CHECK_ID: 'second' }), ['check:second']);
+    assert.deepEqual(ids({ CHECK_ID: 'first' }), ['check:first']);
+    assert.equal(status().served, 4, 'every build was served');
+  } finally {
+    vkit(['daemon', 'stop', '--root', other.dir], { env: ENV });
+    other.cleanup();
+  }
+});
+
 test('daemon status and stop: a stopped server serves nothing and a build runs locally', () => {
   const extra = tempRepo({ 'x.txt': 'x\n' });
   try {

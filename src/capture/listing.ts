@@ -1,0 +1,43 @@
+/**
+ * A root's working tree as a workspace needs it: whether it is a git work tree (and its common git
+ * dir), every path vkit may capture (git's listing, or the walk without git), and what git ignores.
+ * The git processes run side by side. The CLI may start a root's listing ahead (`listAhead`, before
+ * its own modules load, while the process is still small and the git processes can overlap that
+ * load); the next `listWorkTree` of that root takes it, once. A listing is a snapshot either way:
+ * every listed file is still statted or hashed when it is captured.
+ */
+import { gitInfo, listGitFiles, listIgnored } from './git.js';
+import { walkTree } from './walk.js';
+
+export interface WorkTreeListing {
+  /** The git work tree's common dir and this root's prefix in it; undefined without git. */
+  info: Promise<{ commonDir: string; prefix: string } | undefined>;
+  /** Sorted paths relative to the root. */
+  files: Promise<string[]>;
+  /** Untracked paths git ignores, sorted (directories once, with `/`); empty without git. */
+  ignored: Promise<string[]>;
+}
+
+let ahead: { root: string; listing: WorkTreeListing } | undefined;
+
+/** Starts listing `root` (an absolute path) for the next `listWorkTree(root)` of this process. */
+export function listAhead(root: string): void {
+  ahead = { root, listing: start(root) };
+}
+
+/** The listing of `root` (absolute): the one started ahead for it, else a new one. */
+export function listWorkTree(root: string): WorkTreeListing {
+  const taken = ahead?.root === root ? ahead.listing : undefined;
+  ahead = undefined;
+  return taken ?? start(root);
+}
+
+function start(root: string): WorkTreeListing {
+  const info = gitInfo(root);
+  const files = info.then((git) => (git ? listGitFiles(root).then((f) => f.sort()) : walkTree(root)));
+  const ignored = info.then((git) => (git ? listIgnored(root, git.prefix) : []));
+  // Awaited by the taker; one nobody takes (or takes after an earlier error) must not be unhandled.
+  files.catch(() => {});
+  ignored.catch(() => {});
+  return { info, files, ignored };
+}
