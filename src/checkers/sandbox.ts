@@ -15,7 +15,7 @@
  *
  * This module only builds argument lists (pure) and finds `bwrap`; running is `process.ts`'s job.
  */
-import { accessSync, constants, existsSync, readFileSync, realpathSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, openSync, readFileSync, readSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { compileGlob } from '../text/glob.js';
 
@@ -115,8 +115,16 @@ export function toolPaths(resolved: string | undefined): string[] {
   try {
     const real = realpathSync(resolved);
     out.push(real);
-    const head = readFileSync(real, { encoding: 'latin1', flag: 'r' }).slice(0, 256);
-    const shebang = /^#!\s*(\S+)/.exec(head);
+    // The first bytes only: a tool may be a 100 MB binary (node), read for every sandboxed run.
+    const fd = openSync(real, 'r');
+    const head = Buffer.alloc(256);
+    let n: number;
+    try {
+      n = readSync(fd, head, 0, head.length, 0);
+    } finally {
+      closeSync(fd);
+    }
+    const shebang = /^#!\s*(\S+)/.exec(head.toString('latin1', 0, n));
     if (shebang && isAbsolute(shebang[1]!)) out.push(shebang[1]!);
   } catch {
     // unreadable: the sandbox shows what it can

@@ -10,13 +10,22 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { runProcess } from '../../src/checkers/process.js';
-import { findBwrap } from '../../src/checkers/sandbox.js';
+import { findBwrap, toolPaths } from '../../src/checkers/sandbox.js';
 import { blobPath, cli, receiptJson, storeDir } from '../_support/evidence.js';
 import { sleep } from '../_support/wait.js';
 import { tempRepo, vkit } from '../_support/repo.js';
@@ -309,5 +318,22 @@ test('the protected gate runs every check sandboxed, whatever the config says: i
   } finally {
     repo.cleanup();
     rmSync(store, { recursive: true, force: true });
+  }
+});
+
+test("a hermetic check's tool is read only as far as its `#!` line, whatever its size", () => {
+  // Reading the whole file cost half a second per sandboxed run of a 100 MB node binary; a sparse
+  // 3 GiB tool (which node cannot even read whole) must still show its interpreter.
+  const dir = mkdtempSync(join(tmpdir(), 'vkit-tool-'));
+  try {
+    const big = join(dir, 'big-tool');
+    writeFileSync(big, '#!/bin/sh\n');
+    truncateSync(big, 3 * 1024 ** 3);
+    assert.deepEqual(toolPaths(big), [big, big, '/bin/sh']);
+    const binary = join(dir, 'binary');
+    writeFileSync(binary, Buffer.alloc(1000, 0x7f));
+    assert.deepEqual(toolPaths(binary), [binary, binary]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
