@@ -44,7 +44,8 @@ export default defineConfig({
       run: 'node node_modules/typescript/bin/tsc -p tsconfig.json && node dist/scripts/bundle-cli.js && node scripts/run-tests.js --fast',
       inputs: [...sources, 'examples/**/*', '!examples/**/target/**', 'fixtures/**/*', 'schema/*.json'],
       after: ['typecheck'],
-      timeout_s: 1200,
+      // The fast suite took over 1,200 s on a slow 2-core VM beside qualify:ledger's Coq containers.
+      timeout_s: 2400,
       // The suite starts sandboxes (bubblewrap cannot nest) and containers through the podman socket
       // in /tmp, and runs git in temp repositories: it needs the machine as it is.
       sandbox: { none: "vkit's own suite starts sandboxes and containers itself" },
