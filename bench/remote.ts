@@ -10,11 +10,11 @@
  * report), non-zero only when a build does not do what is measured (ran or cached counts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { keyFiles } from '../test/_support/keys.js';
 import { freePort, startNginx } from '../test/_support/nginx.js';
 import {
   generateWorkspace,
@@ -125,11 +125,7 @@ async function main(): Promise<void> {
     const ws = join(root, 'a');
     generateWorkspace(ws, N, npmVersion, CHECK_MS);
     // Machine A's signing key (outside the repository), trusted in the committed lock.
-    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-    const key = join(root, 'a.key.pem');
-    const pub = join(root, 'a.pub.pem');
-    writeFileSync(key, privateKey.export({ type: 'pkcs8', format: 'pem' }));
-    writeFileSync(pub, publicKey.export({ type: 'spki', format: 'pem' }));
+    const { key, pub } = keyFiles(root, 'a');
     must(timed(NODE, [VKIT, 'policy', 'trust-signer', pub, '--name', 'a'], { cwd: ws }), 'trust-signer');
     git(ws, ['add', '-A']);
     git(ws, ['commit', '-q', '-m', 'trust a']);

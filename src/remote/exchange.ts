@@ -107,7 +107,7 @@ const waiting = new WeakMap<Store, Pending[]>();
  * one transaction shared with the other imports that reach this point before the event loop
  * turns: a fill commits once per group, not once per action. Settles once the group committed.
  */
-function commitSoon<T>(store: Store, write: () => T): Promise<T> {
+export function commitSoon<T>(store: Store, write: () => T): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let queue = waiting.get(store);
     if (!queue) {

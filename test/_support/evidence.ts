@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { OpenOptions } from '../../src/service/index.js';
 import { Store, type StoreOptions } from '../../src/store/store.js';
-import { vkit, type CliResult, type TempRepo } from './repo.js';
+import { type CliResult, nodeCheck, type TempRepo, tempRepo, vkit } from './repo.js';
 
 /** The repo's store: the default location (`<git common dir>/vkit`), named explicitly. */
 export function storeDir(repo: TempRepo): string {
@@ -52,4 +52,23 @@ export function artifactText(repo: TempRepo, receiptId: string, name: string): s
   const art = receiptJson(repo, receiptId).artifacts.find((a: { name: string }) => a.name === name);
   if (!art) throw new Error(`receipt ${receiptId} has no artifact ${name}`);
   return readFileSync(blobPath(repo, art.sha256), 'utf8');
+}
+
+/**
+ * The protected gate's target: `unit` fails while lib.txt says "broken", `lint` always passes.
+ * Uncommitted: callers add what the target also holds (a trusted signer) before committing it.
+ */
+export function brokenUnitRepo(): TempRepo {
+  const repo = tempRepo({ 'lib.txt': 'broken\n', 'README.md': 'readme\n' });
+  repo.manifest({
+    checks: [
+      {
+        id: 'unit',
+        run: nodeCheck("process.exit(require('fs').readFileSync('lib.txt','utf8').includes('broken') ? 1 : 0)"),
+        inputs: ['lib.txt'],
+      },
+      { id: 'lint', run: nodeCheck('0'), inputs: ['README.md'] },
+    ],
+  });
+  return repo;
 }

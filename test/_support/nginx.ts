@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +32,22 @@ export function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
   });
+}
+
+/** A loopback HTTP server answering every request with `handle` (a server that misbehaves on purpose). */
+export async function serveHttp(
+  handle: Parameters<typeof createHttpServer>[1],
+): Promise<{ url: string; close(): void }> {
+  const port = await freePort();
+  const s = createHttpServer(handle);
+  await new Promise<void>((r) => s.listen(port, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => {
+      s.closeAllConnections();
+      s.close();
+    },
+  };
 }
 
 export interface Nginx {

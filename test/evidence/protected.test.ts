@@ -12,22 +12,12 @@ import { test } from 'node:test';
 import { formalKind } from '../../rules/formal/index.js';
 import { protectedFold } from '../../src/service/protected.js';
 import type { ActionReport } from '../../src/engine/schema.js';
-import { storeDir } from '../_support/evidence.js';
+import { brokenUnitRepo, storeDir } from '../_support/evidence.js';
 import { nodeCheck, tempRepo, vkit, type TempRepo } from '../_support/repo.js';
 
 /** `check:unit` fails while `lib.txt` says `broken`; `check:lint` always passes. Committed on `main`. */
 function targetRepo(): { repo: TempRepo; target: string } {
-  const repo = tempRepo({ 'lib.txt': 'broken\n', 'README.md': 'readme\n' });
-  repo.manifest({
-    checks: [
-      {
-        id: 'unit',
-        run: nodeCheck("process.exit(require('fs').readFileSync('lib.txt','utf8').includes('broken') ? 1 : 0)"),
-        inputs: ['lib.txt'],
-      },
-      { id: 'lint', run: nodeCheck('0'), inputs: ['README.md'] },
-    ],
-  });
+  const repo = brokenUnitRepo();
   const target = repo.commitAll('target');
   repo.git('checkout', '-q', '-b', 'candidate');
   return { repo, target };

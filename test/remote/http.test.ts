@@ -4,27 +4,13 @@
  * for a while, so a dead server costs a build one timeout round, not one per action.
  */
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
 import { test } from 'node:test';
 import { RemoteCache } from '../../src/remote/http.js';
-import { freePort } from '../_support/nginx.js';
-
-async function serve(handle: Parameters<typeof createServer>[1]): Promise<{ url: string; close(): void }> {
-  const port = await freePort();
-  const s: Server = createServer(handle);
-  await new Promise<void>((r) => s.listen(port, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () => {
-      s.closeAllConnections();
-      s.close();
-    },
-  };
-}
+import { serveHttp } from '../_support/nginx.js';
 
 test('a hanging server costs one timeout round for forty entries, then is not asked', async () => {
   let asked = 0;
-  const s = await serve(() => void asked++); // never answers
+  const s = await serveHttp(() => void asked++); // never answers
   try {
     const cache = new RemoteCache({ url: s.url, timeoutMs: 200, retries: 1, connections: 2 });
     const t0 = performance.now();
@@ -44,7 +30,7 @@ test('a hanging server costs one timeout round for forty entries, then is not as
 test('at most `connections` requests are in flight at once', async () => {
   let inFlight = 0;
   let most = 0;
-  const s = await serve((_req, res) => {
+  const s = await serveHttp((_req, res) => {
     most = Math.max(most, ++inFlight);
     setTimeout(() => {
       inFlight--;

@@ -12,9 +12,10 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { hexOf, type Sha256Id } from '../../src/hash/index.js';
 import { entryAddress, type ProtectedScope } from '../../src/remote/statement.js';
+import { brokenUnitRepo } from '../_support/evidence.js';
 import { keyFiles } from '../_support/keys.js';
 import { type Nginx, nginxSkip, startNginx } from '../_support/nginx.js';
-import { nodeCheck, tempRepo, type TempRepo, vkit } from '../_support/repo.js';
+import { type TempRepo, vkit } from '../_support/repo.js';
 
 const skip = nginxSkip();
 const work = mkdtempSync(join(tmpdir(), 'vkit-protected-remote-'));
@@ -56,17 +57,7 @@ const acFile = (address: string) => join(nginx.data, 'ac', hexOf(address as Sha2
 describe('protected gate over a shared cache', { skip: skip.skip }, () => {
   before(async () => {
     nginx = await startNginx();
-    repo = tempRepo({ 'lib.txt': 'broken\n', 'README.md': 'readme\n' });
-    repo.manifest({
-      checks: [
-        {
-          id: 'unit',
-          run: nodeCheck("process.exit(require('fs').readFileSync('lib.txt','utf8').includes('broken') ? 1 : 0)"),
-          inputs: ['lib.txt'],
-        },
-        { id: 'lint', run: nodeCheck('0'), inputs: ['README.md'] },
-      ],
-    });
+    repo = brokenUnitRepo();
     assert.equal(vkit(['policy', 'trust-signer', ci.pub, '--name', 'ci'], { cwd: repo.dir }).code, 0);
     ciKeyid = JSON.parse(readFileSync(join(repo.dir, 'vkit.lock.json'), 'utf8')).trusted_signers[0].keyid;
     repo.commitAll('target');

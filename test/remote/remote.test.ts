@@ -10,13 +10,12 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { sign } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pae } from '../../src/remote/dsse.js';
 import { keyFiles } from '../_support/keys.js';
-import { freePort, type Nginx, nginxSkip, startNginx } from '../_support/nginx.js';
+import { type Nginx, nginxSkip, serveHttp, startNginx } from '../_support/nginx.js';
 import { tempRepo, vkit, WATCHED_FROM_OUTSIDE } from '../_support/repo.js';
 
 const skip = nginxSkip();
@@ -223,23 +222,9 @@ describe('remote cache over nginx', { skip: skip.skip }, () => {
     attacked(() => {}, /remote entry refused: signed only by untrusted key/, {}, dir);
   });
 
-  /** A server that misbehaves: every request answered by `handle`. */
-  async function server(handle: Parameters<typeof createServer>[1]): Promise<{ url: string; close(): void }> {
-    const port = await freePort();
-    const s: Server = createServer(handle);
-    await new Promise<void>((r) => s.listen(port, '127.0.0.1', r));
-    return {
-      url: `http://127.0.0.1:${port}`,
-      close: () => {
-        s.closeAllConnections();
-        s.close();
-      },
-    };
-  }
-
   test('a server that answers 500, hangs, or cuts a body short: B runs the check itself, within the timeout', async () => {
     const honest = (path: string) => readFileSync(join(nginx.data, path));
-    const cases: [string, Parameters<typeof createServer>[1]][] = [
+    const cases: [string, Parameters<typeof serveHttp>[0]][] = [
       ['500', (_req, res) => res.writeHead(500).end()],
       ['hang', () => {}],
       [
@@ -254,7 +239,7 @@ describe('remote cache over nginx', { skip: skip.skip }, () => {
       ],
     ];
     for (const [name, handle] of cases) {
-      const s = await server(handle);
+      const s = await serveHttp(handle);
       try {
         const t0 = performance.now();
         const b = build(machineB(), { VKIT_REMOTE: s.url }, ['--remote-only-read']);
