@@ -3,7 +3,8 @@
  * read, compile, link; no compile cache), and a no-op `vkit build` used to load about 110 of them.
  * esbuild joins vkit's own modules into `dist/bundle/`: an entry `start.js` (src/cli/start.ts, what
  * bin/vkit.js loads first), an entry `cli.js` (src/cli/entry.ts plus a loader of the built-in kinds' registry),
- * and shared chunks (a module shared by both is one module), split where the code imports lazily (a
+ * an entry `worker.js` (the job worker, src/jobs/worker-process.ts, started by the bundled job service),
+ * and shared chunks (a module shared by several entries is one module), split where the code imports lazily (a
  * verb's handler, a rule), so what a command never runs is still never loaded. Packages stay node's.
  *
  * The bundle is used only while it is current: `dist/bundle/inputs.json` records the size, mtime and
@@ -25,12 +26,15 @@ const DIST = join(PACKAGE, 'dist');
 const OUT = join(DIST, 'bundle');
 /** The `cli` entry's module, made up here: tsc's entry.js and the kinds' registry. */
 const ENTRY = 'vkit-cli-entry';
+/** The job worker's entry (src/jobs/service.ts starts it when it runs bundled), made up here too. */
+const WORKER_ENTRY = 'vkit-worker-entry';
 
 await rm(OUT, { recursive: true, force: true });
 const result = await build({
   entryPoints: [
     { in: join(DIST, 'src', 'cli', 'start.js'), out: 'start' },
     { in: ENTRY, out: 'cli' },
+    { in: WORKER_ENTRY, out: 'worker' },
   ],
   bundle: true,
   splitting: true,
@@ -44,17 +48,30 @@ const result = await build({
   logLevel: 'warning',
   // Every output file lies directly in dist/bundle/, so `../` is dist/ in each of them.
   banner: { js: "const __vkitDist = new URL('../', import.meta.url);" },
+  // What src/jobs/service.ts reads to start the bundle's worker entry instead of tsc's.
+  define: { __VKIT_BUNDLED__: 'true' },
   plugins: [
     {
       name: 'cli-entry',
       setup(b) {
-        b.onResolve({ filter: /^vkit-cli-entry$/ }, () => ({ path: ENTRY, namespace: 'vkit-cli' }));
-        b.onLoad({ filter: /.*/, namespace: 'vkit-cli' }, () => ({
-          contents: [
-            "export * from './dist/src/cli/entry.js';",
-            // A chunk of its own, loaded when a config is first read (never for `--version`).
-            "export const loadRegistry = () => import('./dist/rules/index.js').then((m) => m.registry);",
-          ].join('\n'),
+        b.onResolve({ filter: /^vkit-(cli|worker)-entry$/ }, (args) => ({ path: args.path, namespace: 'vkit-cli' }));
+        b.onLoad({ filter: /.*/, namespace: 'vkit-cli' }, (args) => ({
+          contents: (args.path === ENTRY
+            ? [
+                "export * from './dist/src/cli/entry.js';",
+                // A chunk of its own, loaded when a config is first read (never for `--version`).
+                "export const loadRegistry = () => import('./dist/rules/index.js').then((m) => m.registry);",
+              ]
+            : [
+                "import { runWorkerProcess } from './dist/src/jobs/worker-process.js';",
+                // The kinds its face hands it are the built-in ones (dist/rules/index.js, as bin/vkit.js
+                // installs them): the bundle's own copy loads instead.
+                'runWorkerProcess(process.argv.slice(2), {',
+                "  module: new URL('rules/index.js', __vkitDist).href,",
+                "  load: () => import('./dist/rules/index.js').then((m) => m.registry),",
+                '});',
+              ]
+          ).join('\n'),
           resolveDir: PACKAGE,
           loader: 'js',
         }));

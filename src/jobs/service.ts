@@ -48,7 +48,17 @@ export interface WaitResult {
   timedOut: boolean;
 }
 
-const WORKER_MAIN = fileURLToPath(new URL('./worker-main.js', import.meta.url));
+/** Set by esbuild in the bundled CLI (scripts/bundle-cli.ts), never declared anywhere else. */
+declare const __VKIT_BUNDLED__: boolean | undefined;
+/**
+ * The worker's entry: the bundle's own when this process runs the bundle (bin/vkit.js found it
+ * current a moment ago, and the worker loads a few files instead of tsc's ~100), else tsc's.
+ */
+const WORKER_MAIN = fileURLToPath(
+  typeof __VKIT_BUNDLED__ === 'boolean' && __VKIT_BUNDLED__
+    ? new URL('../../bundle/worker.js', import.meta.url)
+    : new URL('./worker-main.js', import.meta.url),
+);
 const POLL_MS = 25;
 const CANCEL_GRACE_MS = 5000;
 const RECOVER_EVERY_MS = 1000;

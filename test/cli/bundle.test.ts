@@ -5,8 +5,18 @@
  * (so the real dist/ is never touched) under a loader hook that lists the modules node loads.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  cpSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -73,6 +83,52 @@ test('a current bundle is what runs, and it finds what lies beside its modules',
   assert.equal(JSON.parse(build.stdout).gate.status, 'READY');
   assert.ok(build.own('dist/bundle/cli.js'), 'the bundle ran');
   assert.ok(!build.own('dist/src/cli/main.js') && !build.own('dist/src/store/store.js'), "tsc's modules did not");
+});
+
+/** The command lines of the running processes that name `needle`. */
+function processesNaming(needle: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+      if (cmdline.includes(needle)) found.push(cmdline);
+    } catch {} // gone meanwhile
+  }
+  return found;
+}
+
+test("the bundled CLI's job workers run the bundle's worker entry, not tsc's", async () => {
+  // A check that runs long enough to see its worker: the worker is the process running the job.
+  const slow = join(pkg, '..', 'slow');
+  cpSync(work, slow, { recursive: true });
+  rmSync(join(slow, '.store'), { recursive: true, force: true });
+  writeFileSync(
+    join(slow, 'vkit.config.ts'),
+    `import { defineConfig } from 'vkit';
+export default defineConfig({
+  checks: [{ id: 'slow', run: ['node', '-e', 'setTimeout(() => {}, 4000)'], inputs: ['src/add.js'] }],
+});
+`,
+  );
+  const child = spawn(process.execPath, [join(pkg, 'bin', 'vkit.js'), 'build', '--store', join(slow, '.store')], {
+    cwd: slow,
+    env: { ...process.env, VKIT_DAEMON: '0', NO_COLOR: '1' },
+    stdio: 'ignore',
+  });
+  const ended = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const workers = new Set<string>();
+  let done = false;
+  void ended.then(() => (done = true));
+  while (!done) {
+    for (const cmd of processesNaming(join(pkg, 'dist'))) if (cmd.includes('--queue')) workers.add(cmd);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal(await ended, 0);
+  assert.ok(workers.size > 0, 'a worker was seen while the check ran');
+  for (const cmd of workers) {
+    assert.ok(cmd.includes(join(pkg, 'dist', 'bundle', 'worker.js')), `the bundle's worker ran: ${cmd}`);
+    assert.ok(!cmd.includes('worker-main.js'), cmd);
+  }
 });
 
 test('a module only touched after bundling (npm resets mtimes on install) is compared by content', () => {

@@ -1,0 +1,103 @@
+/**
+ * A detached worker process (entries: `worker-main.ts`, and the bundle's `worker.js`): `node worker-main.js --store DIR --queue Q --kinds URL [--confine]`
+ * (`--kinds`: the URL of the kind registry module its face was handed; `--confine`:
+ * every process sandboxed, whatever its rule asks; the protected gate's workers). Claims the queue's runs
+ * one at a time and executes them (re-planning each frozen job from the rule registry; user rules by
+ * reloading the config that registered them), heartbeating, until the queue stays empty. SIGUSR2
+ * makes it check its attempt's cancel flag at once; SIGTERM cancels what it runs and exits.
+ */
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config/load.js';
+import { installKinds, type KindRegistry, loadKinds, loadRules, ruleKindsOf } from '../config/kind.js';
+import type { Rule } from '../config/rule.js';
+import { EXIT, VkitError } from '../errors.js';
+import { currentOwner } from '../store/liveness.js';
+import { Store } from '../store/store.js';
+import { checkCancellations, executeAttempt, failureLine, frozenJobOf } from './worker.js';
+
+const IDLE_EXIT_MS = 1500;
+
+/**
+ * The worker's whole life, from its arguments to its exit. `builtinKinds` is how a bundled worker
+ * (scripts/bundle-cli.ts) loads the built-in kinds: its own copy, when `--kinds` names them, so that
+ * the modules it runs are the bundle's and not tsc's.
+ */
+export function runWorkerProcess(
+  args: string[],
+  builtinKinds?: { module: string; load: () => Promise<KindRegistry> },
+): void {
+  main(args, builtinKinds).then(
+    () => process.exit(0),
+    (error: unknown) => {
+      process.stderr.write(`vkit worker: ${(error as Error)?.stack ?? String(error)}\n`);
+      if (error instanceof VkitError) process.stdout.write(failureLine(error));
+      process.exit(error instanceof VkitError ? error.exitCode : EXIT.internal);
+    },
+  );
+}
+
+async function main(
+  args: string[],
+  builtinKinds: { module: string; load: () => Promise<KindRegistry> } | undefined,
+): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      store: { type: 'string' },
+      queue: { type: 'string' },
+      kinds: { type: 'string' },
+      confine: { type: 'boolean' },
+    },
+    strict: true,
+  });
+  if (!values.store || !values.queue || !values.kinds)
+    throw new Error('usage: worker-main --store DIR --queue Q --kinds URL');
+  installKinds(values.kinds, values.kinds === builtinKinds?.module ? builtinKinds.load : undefined);
+  const registry = await loadKinds();
+  const BUILTIN_RULES = await loadRules(registry, ruleKindsOf(registry));
+  const store = new Store(values.store);
+  const owner = currentOwner();
+  const stop = new AbortController();
+  process.on('SIGUSR2', checkCancellations);
+  process.on('SIGTERM', () => stop.abort());
+  // The face may be gone; a closed pipe must not kill the worker.
+  process.stdout.on('error', () => {});
+  const rulesByRoot = new Map<string, Promise<ReadonlyMap<string, Rule>>>();
+  let idleSince = Date.now();
+  while (!stop.signal.aborted) {
+    const claimed = store.lifecycle.claimRun(values.queue, owner);
+    if (!claimed) {
+      if (Date.now() - idleSince > IDLE_EXIT_MS) break;
+      await new Promise((r) => setTimeout(r, 20));
+      continue;
+    }
+    const { job, root } = frozenJobOf(store, claimed.run);
+    let rules: ReadonlyMap<string, Rule> = BUILTIN_RULES;
+    if (job.rule.source) {
+      // A user rule lives in the config's modules: reload them (the key check catches any change).
+      let loading = rulesByRoot.get(root);
+      if (!loading) {
+        loading = loadConfig(root, { inProcess: true }).then((c) => {
+          // Only rules whose source is still the one the job was planned with; any other is "not registered".
+          const same = [...c.rules].filter(([kind]) =>
+            c.manifest.rules.some((r) => r.kind === kind && r.source_sha256 === job.rule.source),
+          );
+          return new Map([...BUILTIN_RULES, ...same]);
+        });
+        rulesByRoot.set(root, loading);
+      }
+      rules = await loading.catch(() => BUILTIN_RULES);
+    }
+    await executeAttempt(job, claimed.run.id, claimed.attempt, {
+      root,
+      store,
+      rules,
+      env: process.env,
+      signal: stop.signal,
+      confine: values.confine,
+    });
+    process.stdout.write(`${claimed.run.id}\n`);
+    idleSince = Date.now();
+  }
+  store.close();
+}
