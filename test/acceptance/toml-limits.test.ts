@@ -129,20 +129,44 @@ version = "WT-SPEC-0001@v1"
 ${claims.join('')}`;
 }
 
-test('3,000 findings get their lines from one pass over the text, in well under a second', () => {
-  const count = 3000;
-  const doc = parseDoc(Buffer.from(manyClaims(count)), 'acceptance.toml');
-  const claimLine = (i: number) => 15 + 18 * i; // each claim: a blank line, `[[claim]]` and 16 lines more
-  const t0 = performance.now();
-  for (let i = 0; i < count; i++) {
-    assert.equal(doc.line(['claim', i, 'evidence', 0, 'record']), claimLine(i) + 16);
-    assert.equal(doc.line(['claim', i, 'weight']), claimLine(i), 'a missing key points at its table');
+/**
+ * The fastest of three timings: what the code costs, with as little of the machine's other load in it
+ * as one can get. Growth is judged by the ratio of two such timings, never by a wall-clock limit.
+ */
+async function fastestOf3(run: () => unknown): Promise<number> {
+  let best = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < 3; i++) {
+    const t0 = performance.now();
+    await run();
+    best = Math.min(best, performance.now() - t0);
   }
-  const ms = performance.now() - t0;
-  assert.ok(ms < 1000, `6,000 line look-ups took ${ms.toFixed(0)} ms`);
+  return best;
+}
+
+/**
+ * Ten times the claims may cost at most 30 times the time: linear is 10x, a quadratic pass 100x.
+ * The smaller timing counts as at least 10 ms: below that, timer resolution and JIT warm-up decide.
+ */
+const LINEAR_AT_10X = 30;
+const grewLinearly = (small: number, large: number) => large < LINEAR_AT_10X * Math.max(small, 10);
+
+test('3,000 findings get their lines from one pass over the text: ten times the claims, not a hundred times the time', async () => {
+  const claimLine = (i: number) => 15 + 18 * i; // each claim: a blank line, `[[claim]]` and 16 lines more
+  const lookUps = (count: number) => {
+    const doc = parseDoc(Buffer.from(manyClaims(count)), 'acceptance.toml');
+    return () => {
+      for (let i = 0; i < count; i++) {
+        assert.equal(doc.line(['claim', i, 'evidence', 0, 'record']), claimLine(i) + 16);
+        assert.equal(doc.line(['claim', i, 'weight']), claimLine(i), 'a missing key points at its table');
+      }
+    };
+  };
+  const small = await fastestOf3(lookUps(300));
+  const large = await fastestOf3(lookUps(3000));
+  assert.ok(grewLinearly(small, large), `6,000 look-ups took ${large.toFixed(0)} ms, 600 took ${small.toFixed(0)} ms`);
 });
 
-test('validating a package of 3,000 claims with one finding each stays fast', async () => {
+test('validating a package of 3,000 claims with one finding each: ten times the claims, not a hundred times the time', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'vkit-toml-many-'));
   try {
     mkdirSync(join(dir, 'evidence'));
@@ -150,13 +174,18 @@ test('validating a package of 3,000 claims with one finding each stays fast', as
       join(dir, 'acceptance-specification.toml'),
       readFileSync(join(EXAMPLE, 'acceptance-specification.toml')),
     );
-    const doc = parseDoc(Buffer.from(manyClaims(3000)), 'acceptance.toml', join(dir, 'acceptance.toml'));
-    const t0 = performance.now();
-    const r = await validateFormat(doc, { root: dir });
-    const ms = performance.now() - t0;
-    const located = r.findings.list.filter((f) => f.message.includes('does not exist') && f.line !== undefined);
-    assert.equal(located.length, 3000);
-    assert.ok(ms < 3000, `validating took ${ms.toFixed(0)} ms`);
+    const validate = async (count: number) => {
+      const doc = parseDoc(Buffer.from(manyClaims(count)), 'acceptance.toml', join(dir, 'acceptance.toml'));
+      const r = await validateFormat(doc, { root: dir });
+      const located = r.findings.list.filter((f) => f.message.includes('does not exist') && f.line !== undefined);
+      assert.equal(located.length, count);
+    };
+    const small = await fastestOf3(() => validate(300));
+    const large = await fastestOf3(() => validate(3000));
+    assert.ok(
+      grewLinearly(small, large),
+      `validating 3,000 claims took ${large.toFixed(0)} ms, 300 took ${small.toFixed(0)} ms`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
