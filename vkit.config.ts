@@ -44,7 +44,9 @@ export default defineConfig({
       run: 'node node_modules/typescript/bin/tsc -p tsconfig.json && node dist/scripts/bundle-cli.js && node scripts/run-tests.js --fast',
       inputs: [...sources, 'examples/**/*', '!examples/**/target/**', 'fixtures/**/*', 'schema/*.json'],
       after: ['typecheck'],
-      // The fast suite took over 1,200 s on a slow 2-core VM beside qualify:ledger's Coq containers.
+      // --fast: no slow suite and none needing podman, spin or nginx (scripts/run-tests.js); CI runs
+      // the full suite just before. It took over 1,200 s on a slow 2-core VM beside qualify:ledger's
+      // Coq containers when it still held the container suites.
       timeout_s: 2400,
       // The suite starts sandboxes (bubblewrap cannot nest) and containers through the podman socket
       // in /tmp, and runs git in temp repositories: it needs the machine as it is.

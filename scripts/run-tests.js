@@ -1,19 +1,25 @@
 #!/usr/bin/env node
 // Lists compiled test files and hands them to `node --test`. Node 20 neither expands `**` nor
 // discovers `.js` files under a directory argument the way we need, hence this tiny script.
-// `--fast` skips suites marked slow (file names ending in `.slow.test.js`): the dogfood build's set.
+// `--fast` (the dogfood build's set) skips suites marked slow (file names ending in `.slow.test.js`)
+// and suites that need a system tool: those call one of the loud-skip helpers of test/_support/
+// (`systemSandbox` for podman and the worker images, `toolsSkip` for spin, `nginxSkip`). The full
+// suite (`npm test`, run just before the dogfood build in CI) runs them all.
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const fast = process.argv.includes('--fast');
 const only = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const files = [];
+const SYSTEM_TOOL_SKIPS = /\b(systemSandbox|toolsSkip|nginxSkip)\(/;
+const needsSystemTools = (file) => SYSTEM_TOOL_SKIPS.test(readFileSync(file, 'utf8'));
 const walk = (dir) => {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
     if (e.isDirectory()) walk(p);
-    else if (e.name.endsWith('.test.js') && !(fast && e.name.endsWith('.slow.test.js'))) files.push(p);
+    else if (e.name.endsWith('.test.js') && !(fast && (e.name.endsWith('.slow.test.js') || needsSystemTools(p))))
+      files.push(p);
   }
 };
 walk('dist/test');

@@ -95,7 +95,7 @@ const PING_TIMEOUT_MS = 5_000;
 export interface ContainerSandbox extends Sandbox {
   /**
    * Kills and removes every container named `prefix` or `prefix-...` (the boundary is a `-`, so
-   * `vkit-a1` never matches `vkit-a12-build`). Returns the names it removed.
+   * `vkit-a1` never matches `vkit-a12-build`). Returns the names of those now gone (removed here, or by the run that owned it after this kill).
    */
   killByPrefix(prefix: string): Promise<string[]>;
 }
@@ -298,10 +298,11 @@ class DockerSandbox implements ContainerSandbox {
       await c.kill({ signal: 'SIGKILL' }).catch(() => undefined);
       try {
         await c.remove({ force: true, v: true });
-        removed.push(name);
       } catch (error) {
+        // Gone already: the run that owned it saw it end (the kill above) and removed it first.
         if (statusOf(error) !== 404) throw error;
       }
+      removed.push(name);
     }
     return removed;
   }
