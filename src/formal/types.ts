@@ -108,6 +108,20 @@ export interface ProfileContext {
   signal: AbortSignal;
   /** Prefix for container names (`vkit-<attempt id>`). */
   containerPrefix: string;
+  /**
+   * Work the runs of one job may share (a qualification checks a reference and its mutants against
+   * one package): absent, a run does all of its work itself.
+   */
+  shared?: SharedWork;
+}
+
+/**
+ * A memo for the runs of one job: `make` runs once per key, in a fresh host directory writable by
+ * the containers (uid 65534) that lives until the job's runs are all done; every run asking for the
+ * key gets the same result. A profile keys it by everything the work depends on.
+ */
+export interface SharedWork {
+  once<T>(key: string, make: (dir: string) => Promise<T>): Promise<T>;
 }
 
 export interface CheckerPlan {

@@ -5,13 +5,16 @@
  * inconclusive mutant and both below a reference that does not pass.
  */
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { InvalidInputError } from '../../src/errors.js';
 import { loadPackage, readPackageDir } from '../../src/formal/packages.js';
+import type { Sandbox } from '../../src/checkers/container.js';
+import { checkCandidates } from '../../src/formal/qualify/candidates.js';
 import { installedCatalogueDir, mutate, readCatalogue } from '../../src/formal/qualify/catalogue.js';
+import type { FormalOutcome, Profile, ProfileContext } from '../../src/formal/types.js';
 import { classify, foldQualification, type MutantResult, type MutantRun } from '../../src/formal/qualify/report.js';
 import { comparePackages, snapshotPackage, statementDigest } from '../../src/formal/qualify/snapshot.js';
 import { REPO_ROOT, vkit } from '../_support/repo.js';
@@ -280,6 +283,67 @@ test("a represented candidate's contracts (coq/Repr.v) have their own statement 
     writeFileSync(repr, edited);
     const c = comparePackages(before, snapshotPackage(readPackageDir(dir), null));
     assert.deepEqual(c.obligations.changed, ['repr:new_spec']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a qualification's candidates share their package work: made once, seen by all, removed after the last", async () => {
+  const dir = catalogueDir([
+    mutant('m1', edit('zero := 0', 'zero := 1')),
+    mutant('m2', edit('zero := 0', 'zero := 2')),
+  ]);
+  const made: string[] = [];
+  const seen: { id: string; value: string; present: boolean }[] = [];
+  // A profile standing in for Coq's: it asks for the shared package work, then fails one candidate
+  // by throwing (a crash must not pull the shared directory from under the others).
+  const profile = {
+    id: 'coq-linux-x86_64-v1',
+    method: 'test',
+    assurance: 'kernel_proof',
+    contracts: ['ledger.source.v1'],
+    checker: async () => ({ toolPaths: [], missing: [] }),
+    async run(ctx: ProfileContext): Promise<FormalOutcome> {
+      const value = await ctx.shared!.once('package', async (shared) => {
+        made.push(shared);
+        await new Promise((r) => setTimeout(r, 50));
+        writeFileSync(join(shared, 'Ledger.vo'), 'compiled');
+        return shared;
+      });
+      if (ctx.component.id === 'm1') throw new Error('m1 crashed');
+      await new Promise((r) => setTimeout(r, 100));
+      seen.push({ id: ctx.component.id, value, present: existsSync(join(value, 'Ledger.vo')) });
+      return {
+        outcome: 'PASS',
+        claim: 'established',
+        reason: 'test',
+        assurance: 'kernel_proof',
+        method: 'test',
+      } as FormalOutcome;
+    },
+  } as unknown as Profile;
+  try {
+    await assert.rejects(
+      checkCandidates({
+        catalogue: readCatalogue(dir),
+        pkg: loadPackage('vkit.resource-ledger', '0.1.0'),
+        contract: 'ledger.source.v1',
+        profile,
+        sandbox: undefined as unknown as Sandbox,
+        env: {},
+        signal: new AbortController().signal,
+        containerPrefix: 'vkit-test',
+        concurrency: 2,
+      }),
+      /m1 crashed/,
+    );
+    assert.equal(made.length, 1, 'the shared work ran once');
+    assert.deepEqual(seen.map((s) => s.id).sort(), ['m2', 'reference']);
+    for (const s of seen) {
+      assert.equal(s.value, made[0], `${s.id} got the one shared result`);
+      assert.ok(s.present, `${s.id} still saw the shared directory's files after m1 crashed`);
+    }
+    assert.equal(existsSync(made[0]!), false, 'the shared directory is removed after the last candidate');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

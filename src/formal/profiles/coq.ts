@@ -4,7 +4,9 @@
  *
  * Procedure (each step a container; each must succeed before the next runs):
  *   1. package: coqc freshly checks the package's Coq files (model, facts, the LEDGER_API module
- *      type, the expected client functor, the model's own implementation, transfer);
+ *      type, the expected client functor, the model's own implementation, transfer); once per job
+ *      when the job's runs share their work (a qualification's reference and mutants: the same
+ *      package, the same image), its output bound read-only into each run's later steps;
  *   2. candidate: coqc checks `component.source.entry` against the compiled package;
  *   3. driver: a generated file binds the component's parameters (N, M), applies the candidate's
  *      functor, binds the six names to a module checked against `LEDGER_API`, applies the unchanged
@@ -333,16 +335,14 @@ async function runProcedure(
 ): Promise<FormalOutcome> {
   const sections = baseSections(ctx, spec, image, []);
   const artifacts: string[] = [];
-  const dirs = ['pkg', 'cand', 'check', 'assumptions', 'build', 'tmp'];
+  const dirs = ['cand', 'check', 'assumptions', 'build', 'tmp'];
   // Host-made and world-writable, so files the container (uid 65534) writes can be removed by us.
   for (const d of ['', ...dirs]) {
     mkdirSync(join(scratch, d), { recursive: true });
     chmodSync(join(scratch, d), 0o777);
   }
-  const at = (d: string, readOnly: boolean): Bind => ({ host: join(scratch, d), container: `/work/${d}`, readOnly });
-  const tmp = at('tmp', false);
+  const tmp: Bind = { host: join(scratch, 'tmp'), container: '/work/tmp', readOnly: false };
   const steps = stepRunner(ctx, image);
-
   // The candidate is scanned first: constructs that change what the checker or extraction does are
   // never run; proof escapes are reported after the run (Print Assumptions must agree).
   const entryBytes = readFileSync(join(ctx.source, plan.entry));
@@ -362,19 +362,21 @@ async function runProcedure(
       sections,
     );
 
-  // 1. The package, freshly.
-  const versions = 'coqc --version | head -1; ocamlopt -version';
-  const script = [
-    'set -e',
-    versions,
-    ...PACKAGE_FILES.map((f) => `${COQC} -q -no-glob -Q /work/pkg VkitLedger /pkg/coq/${f}.v -o /work/pkg/${f}.vo`),
-  ].join('\n');
-  const pkgRun = await steps.run(
-    'package',
-    ['/bin/sh', '-c', script],
-    [{ host: ctx.pkg.dir, container: '/pkg', readOnly: true }, at('pkg', false), tmp],
-    '/work/tmp',
-  );
+  // 1. The package, freshly: once per job when the job's runs share their work (a qualification's
+  // candidates), bound read-only into every later step either way.
+  const pkgBuild = ctx.shared
+    ? await ctx.shared.once(`coq package ${ctx.pkg.id} ${ctx.pkg.sha256} in ${image}`, (dir) =>
+        compilePackage(ctx, image, dir),
+      )
+    : await compilePackage(ctx, image, join(scratch, 'package'));
+  if (ctx.shared) steps.logs.push("== (the package step below ran once for this job's runs)");
+  steps.logs.push(...pkgBuild.log);
+  const at = (d: string, readOnly: boolean): Bind => ({
+    host: d === 'pkg' ? pkgBuild.vo : join(scratch, d),
+    container: `/work/${d}`,
+    readOnly,
+  });
+  const pkgRun = pkgBuild.run;
   const stop = stepFailure(pkgRun, 'package');
   const [coqVersion, ocamlVersion] = pkgRun.stdout.split('\n');
   if (coqVersion) sections.inventory.versions.coqc = coqVersion.trim();
@@ -593,6 +595,42 @@ async function runProcedure(
     writeFileSync(join(ctx.out, 'logs', 'steps.log'), steps.logs.join('\n'));
     return { ...outcome, artifacts: [...new Set([...artifacts, 'logs/steps.log'])].sort() };
   }
+}
+
+/**
+ * The package's Coq files compiled by coqc in the worker image: the .vo files in `<dir>/vo`, the
+ * step's result, and its log lines.
+ */
+async function compilePackage(
+  ctx: ProfileContext,
+  image: string,
+  dir: string,
+): Promise<{ vo: string; run: ContainerResult; log: string[] }> {
+  const vo = join(dir, 'vo');
+  const tmp = join(dir, 'tmp');
+  // Host-made and world-writable, so files the container (uid 65534) writes can be removed by us.
+  for (const d of [dir, vo, tmp]) {
+    mkdirSync(d, { recursive: true });
+    chmodSync(d, 0o777);
+  }
+  const versions = 'coqc --version | head -1; ocamlopt -version';
+  const script = [
+    'set -e',
+    versions,
+    ...PACKAGE_FILES.map((f) => `${COQC} -q -no-glob -Q /work/pkg VkitLedger /pkg/coq/${f}.v -o /work/pkg/${f}.vo`),
+  ].join('\n');
+  const steps = stepRunner(ctx, image);
+  const run = await steps.run(
+    'package',
+    ['/bin/sh', '-c', script],
+    [
+      { host: ctx.pkg.dir, container: '/pkg', readOnly: true },
+      { host: vo, container: '/work/pkg', readOnly: false },
+      { host: tmp, container: '/work/tmp', readOnly: false },
+    ],
+    '/work/tmp',
+  );
+  return { vo, run, log: steps.logs };
 }
 
 function stepRunner(ctx: ProfileContext, image: string): Steps {

@@ -9,7 +9,7 @@ import { extname, join } from 'node:path';
 import PQueue from 'p-queue';
 import type { Sandbox } from '../../checkers/container.js';
 import type { ResolvedComponent } from '../component-schema.js';
-import type { FormalOutcome, MathPackage, Profile } from '../types.js';
+import type { FormalOutcome, MathPackage, Profile, SharedWork } from '../types.js';
 import { type Catalogue, mutate } from './catalogue.js';
 
 /** The reference candidate's id (no mutant may take it). */
@@ -64,6 +64,21 @@ export async function checkCandidates(opts: {
   concurrency: number;
 }): Promise<Map<string, FormalOutcome>> {
   const queue = new PQueue({ concurrency: Math.max(1, opts.concurrency) });
+  const shared = sharedWork();
+  try {
+    return await checkEach(opts, queue, shared);
+  } finally {
+    // Not while a candidate still reads the shared directories (one failing must not pull them away).
+    await queue.onIdle();
+    shared.dispose();
+  }
+}
+
+async function checkEach(
+  opts: Parameters<typeof checkCandidates>[0],
+  queue: PQueue,
+  shared: SharedWork,
+): Promise<Map<string, FormalOutcome>> {
   const results = await Promise.all(
     candidateSources(opts.catalogue).map(([id, text], i) =>
       queue.add(async (): Promise<[string, FormalOutcome]> => {
@@ -85,6 +100,7 @@ export async function checkCandidates(opts: {
             env: opts.env,
             signal: opts.signal,
             containerPrefix: `${opts.containerPrefix}-c${i}`,
+            shared,
           });
           return [id, outcome];
         } finally {
@@ -95,4 +111,26 @@ export async function checkCandidates(opts: {
     ),
   );
   return new Map(results);
+}
+
+/** The candidates' shared work (the package compiled once), its directories removed at the end. */
+function sharedWork(): SharedWork & { dispose(): void } {
+  const made = new Map<string, Promise<unknown>>();
+  const dirs: string[] = [];
+  return {
+    once<T>(key: string, make: (dir: string) => Promise<T>): Promise<T> {
+      let result = made.get(key) as Promise<T> | undefined;
+      if (!result) {
+        const dir = mkdtempSync(join(tmpdir(), 'vkit-shared-'));
+        dirs.push(dir);
+        chmodSync(dir, 0o777);
+        result = make(dir);
+        made.set(key, result);
+      }
+      return result;
+    },
+    dispose() {
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
