@@ -55,10 +55,14 @@ export function whenClosed(child: ChildProcess): Promise<Closed> {
   });
 }
 
+/** tsc's worker entry, or the bundle's (the job service of a bundled CLI starts that one). */
+const isWorkerEntry = (arg: string) => arg.endsWith('/jobs/worker-main.js') || arg.endsWith('/bundle/worker.js');
+
 /**
- * Pids of the live worker processes serving this store (`worker-main.js --store DIR`), found in
- * /proc: including a worker started for a run another worker claimed first, which recorded no
- * attempt yet holds the index open until it idles out. `under`: any store inside that directory.
+ * Pids of the live worker processes serving this store (`worker-main.js --store DIR`, or the
+ * bundle's `worker.js`), found in /proc: including a worker started for a run another worker
+ * claimed first, which recorded no attempt yet holds the index open until it idles out. `under`:
+ * any store inside that directory.
  */
 export function storeWorkers(store: string, under = false): number[] {
   const pids: number[] = [];
@@ -73,7 +77,7 @@ export function storeWorkers(store: string, under = false): number[] {
     const at = argv.indexOf('--store');
     const served = argv[at + 1];
     const ours = served !== undefined && (served === store || (under && served.startsWith(`${store}/`)));
-    if (argv.some((a) => a.endsWith('worker-main.js')) && at >= 0 && ours) pids.push(Number(entry));
+    if (argv.some(isWorkerEntry) && at >= 0 && ours) pids.push(Number(entry));
   }
   return pids;
 }
