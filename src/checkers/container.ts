@@ -427,15 +427,21 @@ async function exitStatus(container: Docker.Container, limitMs: number): Promise
       if (statusOf(error) === 404) return null;
       throw error;
     }
-    if (state && !state.Running && !state.Paused && !state.Restarting && !NOT_YET_STARTED.has(state.Status))
-      return typeof state.ExitCode === 'number' ? state.ExitCode : null;
+    if (state && hasEnded(state)) return typeof state.ExitCode === 'number' ? state.ExitCode : null;
+    if (state?.Status === 'dead') return null;
     if (Date.now() >= until) throw new Error(`no exit reported ${limitMs} ms after the start`);
     await new Promise((resolve) => setTimeout(resolve, interval));
   }
 }
 
-/** States a started container passes through before it runs (podman's `configured` included). */
-const NOT_YET_STARTED = new Set(['created', 'configured', 'initialized']);
+/**
+ * Ended with a final exit code: `exited`, or podman's `stopped` (exited, cleanup pending). Never
+ * `stopping`: podman reports it, not running and with exit code 0, while a `podman stop` is still
+ * waiting for the process (measured), and taking that 0 would pass a step that never finished.
+ */
+function hasEnded(state: { Status: string; Running: boolean }): boolean {
+  return !state.Running && (state.Status === 'exited' || state.Status === 'stopped');
+}
 
 function requestProblem(req: ContainerRequest): string | undefined {
   if (!isSha256Id(req.image))
@@ -569,7 +575,7 @@ async function confirmedExit(container: Docker.Container, status: number | null)
   if (status === null) return undefined;
   try {
     const state = (await container.inspect()).State;
-    if (!state || state.Running || state.OOMKilled || state.ExitCode !== status) return undefined;
+    if (!state || !hasEnded(state) || state.OOMKilled || state.ExitCode !== status) return undefined;
     return status;
   } catch {
     return undefined;

@@ -10,7 +10,7 @@
  * engine and always run.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
@@ -182,6 +182,22 @@ describe('restricted containers (real podman, worker image)', { skip: sys.skip }
     assert.equal(r.stdout, 'started\n');
     assert.ok(Date.now() - started < 30_000);
     assert.equal(inspectContainer(req.name), undefined);
+  });
+
+  test('a container stopped from outside never ends with exit 0: its `stopping` state (exit code 0 meanwhile) is not an end', async () => {
+    const { sandbox, image } = requireSandbox(sys);
+    // sleep as the container's first process ignores SIGTERM: `podman stop` waits out its grace
+    // period, reporting the container as stopping, not running, with exit code 0, then kills it.
+    const req = request(image, ['sleep', '60']);
+    const pending = sandbox.run(req);
+    await waitRunning(req.name);
+    const stop = spawn('podman', ['stop', '-t', '3', req.name], { stdio: 'ignore' });
+    const stopped = new Promise((resolve) => stop.on('exit', resolve));
+    const r = await pending;
+    await stopped;
+    assert.notEqual(r.exitCode, 0, JSON.stringify(r));
+    assert.equal(r.timedOut, false);
+    assert.equal(r.cancelled, false);
   });
 
   test('an already aborted signal starts nothing; start errors are results, not exceptions', async () => {
