@@ -8,6 +8,9 @@ import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const argv = process.argv.slice(2);
+// Before anything else: a TS config's thread starts booting (src/cli/early.ts; a no-op build waits
+// for its answer). tsc's small module, whichever modules run below: it only starts the thread.
+const booted = (await import('../dist/src/cli/early.js')).earlyConfigThread(argv);
 const PACKAGE = fileURLToPath(new URL('../', import.meta.url));
 
 // The bundled CLI (scripts/bundle-cli.ts) loads in a fraction of the time of tsc's ~110 modules; it
@@ -38,8 +41,8 @@ start.guardProcess(argv);
 const served = argv[0] === 'build' || argv[0] === 'gate' ? await start.viaDaemon(argv) : undefined;
 if (served !== undefined) process.exitCode = served;
 else {
-  // Before the CLI's modules load, so that a config's thread boots meanwhile (src/cli/prestart.ts).
-  start.prestart(argv);
+  // Before the CLI's modules load: the git listing starts, and the config thread is handed over (src/cli/prestart.ts).
+  start.prestart(argv, booted);
   const cli = await import(bundled ? '../dist/bundle/cli.js' : '../dist/src/cli/entry.js');
   // The bundle loads its own copy of the kinds; processes vkit starts load them by this URL.
   cli.installKinds(new URL('../dist/rules/index.js', import.meta.url).href, cli.loadRegistry);

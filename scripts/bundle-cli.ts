@@ -5,7 +5,8 @@
  * bin/vkit.js loads first), an entry `cli.js` (src/cli/entry.ts plus a loader of the built-in kinds' registry),
  * an entry `worker.js` (the job worker, src/jobs/worker-process.ts, started by the bundled job service),
  * and shared chunks (a module shared by several entries is one module), split where the code imports lazily (a
- * verb's handler, a rule), so what a command never runs is still never loaded. Packages stay node's.
+ * verb's handler, a rule), so what a command never runs is still never loaded. Packages stay node's,
+ * but for the pure-JS ones every no-op loads (`JOINED`, D43).
  *
  * The bundle is used only while it is current: `dist/bundle/inputs.json` records the size, mtime and
  * sha256 of every module it was made from, and bin/vkit.js runs tsc's modules instead when any
@@ -29,6 +30,20 @@ const ENTRY = 'vkit-cli-entry';
 /** The job worker's entry (src/jobs/service.ts starts it when it runs bundled), made up here too. */
 const WORKER_ENTRY = 'vkit-worker-entry';
 
+// Joined into the bundle: pure JS, no native code, nothing found beside their modules, and loaded
+// by every no-op build (valibot alone was 206 KB to compile). Their files are recorded inputs like
+// vkit's own, so an updated package makes the bundle stale.
+const JOINED = new Set([
+  'valibot',
+  'graphology',
+  'graphology-dag',
+  'graphology-utils',
+  'mnemonist',
+  'obliterator',
+  'p-queue',
+  'p-timeout',
+  'eventemitter3',
+]);
 await rm(OUT, { recursive: true, force: true });
 const result = await build({
   entryPoints: [
@@ -41,7 +56,6 @@ const result = await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  packages: 'external',
   outdir: OUT,
   chunkNames: 'chunk-[hash]',
   metafile: true,
@@ -51,6 +65,18 @@ const result = await build({
   // What src/jobs/service.ts reads to start the bundle's worker entry instead of tsc's.
   define: { __VKIT_BUNDLED__: 'true' },
   plugins: [
+    {
+      name: 'packages',
+      setup(b) {
+        b.onResolve({ filter: /^[^./]/ }, (args) => {
+          if (args.path.startsWith('vkit-') || args.path.startsWith('node:')) return undefined;
+          const name = args.path.startsWith('@')
+            ? args.path.split('/').slice(0, 2).join('/')
+            : args.path.split('/')[0]!;
+          return JOINED.has(name) ? undefined : { path: args.path, external: true };
+        });
+      },
+    },
     {
       name: 'cli-entry',
       setup(b) {

@@ -1,12 +1,12 @@
 /**
  * A root's working tree as a workspace needs it: whether it is a git work tree (and its common git
  * dir), every path vkit may capture (git's listing, or the walk without git), and what git ignores.
- * The git processes run side by side. The CLI may start a root's listing ahead (`listAhead`, before
+ * One shell runs the git processes (`gitListing`). The CLI may start a root's listing ahead (`listAhead`, before
  * its own modules load, while the process is still small and the git processes can overlap that
  * load); the next `listWorkTree` of that root takes it, once. A listing is a snapshot either way:
  * every listed file is still statted or hashed when it is captured.
  */
-import { gitInfo, listGitFiles, listIgnored } from './git.js';
+import { gitListing } from './git.js';
 import { walkTree } from './walk.js';
 
 export interface WorkTreeListing {
@@ -33,9 +33,10 @@ export function listWorkTree(root: string): WorkTreeListing {
 }
 
 function start(root: string): WorkTreeListing {
-  const info = gitInfo(root);
-  const files = info.then((git) => (git ? listGitFiles(root).then((f) => f.sort()) : walkTree(root)));
-  const ignored = info.then((git) => (git ? listIgnored(root, git.prefix) : []));
+  const git = gitListing(root);
+  const info = git.info;
+  const files = info.then((inside) => (inside ? git.files.then((f) => f.sort()) : walkTree(root)));
+  const ignored = info.then((inside) => (inside ? git.ignored : []));
   // Awaited by the taker; one nobody takes (or takes after an earlier error) must not be unhandled.
   files.catch(() => {});
   ignored.catch(() => {});

@@ -3,23 +3,23 @@
  * workspace: the git processes listing the tree start while the process is small (each `spawn`
  * costs more in a bigger one) and run while the main thread imports the verb's modules
  * (capture/listing.ts), and for a TS config the config thread boots on another core (isolate.ts,
- * prestartConfigThread). Guesses that cost little when wrong: a listing nobody takes is dropped, an
- * unused thread never keeps the process alive.
+ * prestartConfigThread; bin/vkit.js may have started it even earlier, src/cli/early.ts). Guesses
+ * that cost little when wrong: a listing nobody takes is dropped, an unused thread never keeps the
+ * process alive.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { listAhead } from '../capture/listing.js';
 import { prestartConfigThread } from '../config/isolate.js';
-import { rootOf } from '../daemon/client.js';
+import type { Booting } from '../config/thread-boot.js';
+import { rootOf } from '../daemon/paths.js';
+import { LOADS_CONFIG } from './early.js';
 
-/** The verbs that open a workspace of the root at once (their first step loads its config). */
-const LOADS_CONFIG = new Set(['build', 'gate', 'verify', 'watch', 'tui']);
-
-export function prestart(argv: readonly string[]): void {
+export function prestart(argv: readonly string[], booted?: Booting): void {
   if (!LOADS_CONFIG.has(argv[0] ?? '')) return;
   const root = rootOf(argv);
   if (root === undefined) return;
   // The protected gate opens workspaces of materialised trees, never the root's own.
   if (!argv.includes('--protected')) listAhead(root);
-  if (existsSync(join(root, 'vkit.config.ts'))) prestartConfigThread();
+  if (booted || existsSync(join(root, 'vkit.config.ts'))) prestartConfigThread(process.env, booted);
 }

@@ -12,10 +12,13 @@
  * `VKIT_CONFIG_MEMORY_MB` (default 512) for the thread's heap. Every failure is a config error
  * (exit 2) naming the config file.
  */
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { receiveMessageOnPort } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
 import { invalid, type VkitError } from '../errors.js';
 import { describeThrown, plainData } from './plain.js';
+import { type Booting, bootConfigThread, envOf, limit } from './thread-boot.js';
+
+export { SELF_ENTRY } from './thread-boot.js';
 
 export interface RuleDescriptor {
   kind: string;
@@ -40,16 +43,6 @@ export interface IsolatedConfig {
   close(): Promise<void>;
 }
 
-const THREAD = new URL('./config-thread.js', import.meta.url);
-
-function limit(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
-  const n = Number(env[name]);
-  return Number.isFinite(n) && n > 0 ? n : fallback;
-}
-
-/** vkit's public entry (src/index.ts, built): what a config's bare `vkit` import resolves to. */
-export const SELF_ENTRY = new URL('../index.js', import.meta.url);
-
 /** A config thread started ahead of the bundle (its start-up overlaps esbuild's work). */
 export interface ConfigThread {
   evaluate(moduleFile: string, shown: string): Promise<IsolatedConfig>;
@@ -57,56 +50,12 @@ export interface ConfigThread {
   abandon(): Promise<void>;
 }
 
-interface Booting {
-  worker: Worker;
-  port1: MessagePort;
-  flag: SharedArrayBuffer;
-  memoryMb: number;
-  /** The environment the thread was given: a config reads it as its `process.env`. */
-  env: Record<string, string>;
-  /** Why the thread ended before a config was sent to it (it failed to start). */
-  ended?: string;
-}
-
 /** A thread booted by prestartConfigThread, waiting for the first config load of this process. */
 let waiting: Booting | undefined;
-
-/** The environment as a thread is given it: a copy, of string values only. */
-function envOf(env: NodeJS.ProcessEnv): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string'));
-}
 
 function sameEnv(a: Record<string, string>, b: Record<string, string>): boolean {
   const keys = Object.keys(a);
   return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && a[k] === b[k]);
-}
-
-function boot(given: NodeJS.ProcessEnv = process.env): Booting {
-  const env = envOf(given);
-  const memoryMb = limit('VKIT_CONFIG_MEMORY_MB', 512, env);
-  const flag = new SharedArrayBuffer(4);
-  const { port1, port2 } = new MessageChannel();
-  const worker = new Worker(THREAD, {
-    // `warm`: the module a config's bare `vkit` import resolves to, loaded while the config is bundled.
-    workerData: { port: port2, flag, warm: SELF_ENTRY.href },
-    transferList: [port2],
-    // Captured and never read: the thread forwards what it prints as messages (config-thread.ts).
-    stdout: true,
-    stderr: true,
-    resourceLimits: { maxOldGenerationSizeMb: memoryMb },
-    // Given explicitly: by default a thread copies the process's environment as the OS holds it,
-    // not `process.env` as a resident build process sets it for the client it serves.
-    env,
-  });
-  const booting: Booting = { worker, port1, flag, memoryMb, env };
-  // Until evaluate() listens, an error of the thread itself must not be an unhandled 'error' event,
-  // and its end must not go unseen (evaluate would wait for an answer that cannot come).
-  const ended = (why: string) => {
-    booting.ended ??= why;
-  };
-  worker.on('error', (error) => ended(`raised an error while starting: ${error.message}`));
-  worker.once('exit', (code) => ended(`stopped while starting (exit code ${code})`));
-  return booting;
 }
 
 /**
@@ -118,9 +67,12 @@ function boot(given: NodeJS.ProcessEnv = process.env): Booting {
  * whose environment is `env` (a resident build process boots the next one with the environment of
  * the client it last served).
  */
-export function prestartConfigThread(env: NodeJS.ProcessEnv = process.env): void {
-  if (waiting) return;
-  waiting = boot(env);
+export function prestartConfigThread(env: NodeJS.ProcessEnv = process.env, booted?: Booting): void {
+  if (waiting) {
+    if (booted && booted !== waiting) void booted.worker.terminate();
+    return;
+  }
+  waiting = booted ?? bootConfigThread(env);
   waiting.worker.unref();
 }
 
@@ -132,7 +84,7 @@ export function startConfigThread(): ConfigThread {
   if (waiting && !taken) void waiting.worker.terminate();
   waiting = undefined;
   taken?.worker.ref();
-  const booting = taken ?? boot();
+  const booting = taken ?? bootConfigThread();
   const { worker, port1 } = booting;
   return {
     evaluate: (moduleFile, shown) => {

@@ -6,34 +6,12 @@
  * way, only faster when served. `VKIT_DAEMON=0` never asks.
  */
 import { lstatSync, realpathSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FRAME, FrameReader, PROTOCOL, frame, type Request } from './frames.js';
-import { daemonPaths, unsafeDir } from './paths.js';
-
-/** The verbs a resident process serves: the ones that only read the workspace and write the store. */
-export const SERVED_VERBS: ReadonlySet<string> = new Set(['build', 'gate']);
+import { daemonPaths, rootOf, SERVED_VERBS, unsafeDir } from './paths.js';
 
 export const PACKAGE_DIR = fileURLToPath(new URL('../../../', import.meta.url));
-
-/** The root a command line names (`--root X`, `--root=X`, else the cwd); undefined when unclear. */
-export function rootOf(argv: readonly string[], cwd = process.cwd()): string | undefined {
-  let root: string | undefined;
-  let seen = 0;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--') return undefined;
-    if (a === '--root') {
-      root = argv[++i];
-      seen++;
-    } else if (a.startsWith('--root=')) {
-      root = a.slice('--root='.length);
-      seen++;
-    }
-  }
-  if (seen > 1 || (seen === 1 && !root)) return undefined;
-  return resolve(cwd, root ?? '.');
-}
 
 /** The exit code of the command as served by the root's resident process, or undefined to run it here. */
 export async function viaDaemon(argv: string[]): Promise<number | undefined> {

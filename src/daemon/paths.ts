@@ -7,7 +7,29 @@
 import { createHash } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+
+/** The verbs a resident process serves: the ones that only read the workspace and write the store. */
+export const SERVED_VERBS: ReadonlySet<string> = new Set(['build', 'gate']);
+
+/** The root a command line names (`--root X`, `--root=X`, else the cwd); undefined when unclear. */
+export function rootOf(argv: readonly string[], cwd = process.cwd()): string | undefined {
+  let root: string | undefined;
+  let seen = 0;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') return undefined;
+    if (a === '--root') {
+      root = argv[++i];
+      seen++;
+    } else if (a.startsWith('--root=')) {
+      root = a.slice('--root='.length);
+      seen++;
+    }
+  }
+  if (seen > 1 || (seen === 1 && !root)) return undefined;
+  return resolve(cwd, root ?? '.');
+}
 
 export interface DaemonPaths {
   root: string;

@@ -20,9 +20,9 @@ import { runCli } from '../cli/main.js';
 import { withInterrupts, type Interrupt } from '../cli/interrupt.js';
 import { prestartConfigThread } from '../config/isolate.js';
 import { locksAbove, userCodeCached } from '../config/module-cache.js';
-import { PACKAGE_DIR, SERVED_VERBS, control, rootOf } from './client.js';
+import { PACKAGE_DIR, control } from './client.js';
 import { FRAME, FrameReader, PROTOCOL, frame, type Request } from './frames.js';
-import { makePrivateDir, type DaemonPaths } from './paths.js';
+import { makePrivateDir, rootOf, SERVED_VERBS, type DaemonPaths } from './paths.js';
 
 const OWN_PACKAGE = realpathSync(PACKAGE_DIR);
 

@@ -5,6 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gitInfo, gitListing, listGitFiles, listIgnored } from '../../src/capture/git.js';
 import { listAhead, listWorkTree } from '../../src/capture/listing.js';
 import { tempRepo } from '../_support/repo.js';
 
@@ -40,6 +43,60 @@ test('without git, the listing is the walk and nothing is ignored', async () => 
     assert.deepEqual(await tree.files, ['a.txt', 'd/b.txt']);
     assert.deepEqual(await tree.ignored, []);
   } finally {
+    plain.cleanup();
+  }
+});
+
+// The workspace's listing comes from one shell running the three git commands; its answers must be
+// those commands' own, also below the work tree's top and for names a shell or a pipe could mangle.
+test('the one-process listing answers as the three git commands do', async () => {
+  const repo = tempRepo({
+    '.gitignore': 'out/\n*.log\n',
+    'sub/a b.txt': 'a\n',
+    'sub/-n': 'dash\n',
+    'sub/new\nline.txt': 'newline\n',
+    'sub/x.log': 'ignored\n',
+    'sub/out/deep.txt': 'ignored dir\n',
+    'sub/tracked.txt': 't\n',
+    'top.txt': 'top\n',
+  });
+  try {
+    repo.commitAll();
+    repo.write('sub/untracked.txt', 'u\n');
+    for (const dir of [repo.dir, join(repo.dir, 'sub')]) {
+      const one = gitListing(dir);
+      const info = await gitInfo(dir);
+      assert.deepEqual(await one.info, info);
+      assert.deepEqual((await one.files).sort(), (await listGitFiles(dir)).sort());
+      assert.deepEqual(await one.ignored, await listIgnored(dir, info!.prefix));
+    }
+    const sub = gitListing(join(repo.dir, 'sub'));
+    assert.equal((await sub.info)?.prefix, 'sub/');
+    assert.deepEqual((await sub.files).sort(), ['-n', 'a b.txt', 'new\nline.txt', 'tracked.txt', 'untracked.txt']);
+    assert.deepEqual(await sub.ignored, ['out/', 'x.log']);
+  } finally {
+    repo.cleanup();
+  }
+});
+
+test('a listing git cannot make is an error, never an empty or partial tree', async () => {
+  const repo = tempRepo({ 'a.txt': 'a\n' });
+  const plain = tempRepo({ 'b.txt': 'b\n' }, { git: false });
+  try {
+    repo.commitAll();
+    writeFileSync(join(repo.dir, '.git', 'index'), 'DIRC but not an index');
+    const broken = gitListing(repo.dir);
+    assert.ok(await broken.info, 'rev-parse still finds the work tree');
+    await assert.rejects(broken.files, /git ls-files in .* failed \(exit \d+\)/);
+    await assert.rejects(broken.ignored, /git status in .* failed/);
+    // And through the workspace's listing, which a build awaits.
+    await assert.rejects(listWorkTree(repo.dir).files, /ls-files/);
+    // Outside a work tree: no info, and the git answers are refusals (the workspace walks instead).
+    const outside = gitListing(plain.dir);
+    assert.equal(await outside.info, undefined);
+    await assert.rejects(outside.files, /not in a git work tree/);
+  } finally {
+    repo.cleanup();
     plain.cleanup();
   }
 });
