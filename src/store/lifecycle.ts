@@ -126,6 +126,13 @@ export class Lifecycle {
         "UPDATE attempts SET state = @state, outcome = @outcome, reason = @reason, ended_ns = @ended_ns WHERE id = @id AND state = 'running'",
       ),
       attemptsOf: db.prepare<[string], AttemptRow>('SELECT * FROM attempts WHERE run = ? ORDER BY started_ns'),
+      // One statement per cache hit (a no-op asks it once per action): the run and the named attempt's state.
+      chainGet: db.prepare<
+        [string | null, string],
+        { receipt: string | null; key: string; state: string; attempt_state: string | null }
+      >(
+        'SELECT r.receipt, r.key, r.state, (SELECT a.state FROM attempts a WHERE a.id = ? AND a.run = r.id) AS attempt_state FROM runs r WHERE r.id = ?',
+      ),
       running: db.prepare<[], AttemptRow>("SELECT * FROM attempts WHERE state = 'running'"),
     };
   }
@@ -313,12 +320,13 @@ export class Lifecycle {
    * check with write access to it, a copy from another store) names a run that records another one.
    */
   receiptChainBroken(receiptId: string, receipt: { run: string; attempt?: unknown; key: string }): string | undefined {
-    const run = this.stmts.runGet.get(receipt.run);
+    const attempt = typeof receipt.attempt === 'string' ? receipt.attempt : null;
+    const run = this.stmts.chainGet.get(attempt, receipt.run);
     if (!run) return `its run ${receipt.run} is not in the store`;
     if (run.receipt !== receiptId || run.key !== receipt.key || run.state !== 'done')
       return `run ${receipt.run} recorded another result`;
-    const attempt = this.stmts.attemptsOf.all(receipt.run).find((a) => a.id === receipt.attempt);
-    if (attempt?.state !== 'done') return `attempt ${String(receipt.attempt)} of run ${receipt.run} did not record it`;
+    if (run.attempt_state !== 'done')
+      return `attempt ${String(receipt.attempt)} of run ${receipt.run} did not record it`;
     return undefined;
   }
 

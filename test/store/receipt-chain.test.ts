@@ -1,0 +1,42 @@
+/**
+ * A receipt is a hit only when the run it names recorded it, through the attempt it names
+ * (`receiptChainBroken`, asked once per cache hit in one statement): bytes that hash to their name
+ * prove only that someone wrote them. Each way a forged or borrowed receipt could point elsewhere
+ * is refused; the one intact chain is not.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { Store } from '../../src/store/store.js';
+
+const KEY = `sha256:${'a'.repeat(64)}`;
+const RECEIPT = `sha256:${'b'.repeat(64)}`;
+
+test('a receipt counts only as the result its run recorded through its attempt', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'vkit-chain-'));
+  const store = new Store(join(dir, 'store'));
+  try {
+    const from = { host: 'test', reason: 'made here' };
+    const base = { key: KEY, label: 'check:a', kind: 'check', outcome: 'PASS' };
+    assert.ok(store.lifecycle.importRun(RECEIPT, { ...base, run: 'run-1', attempt: 'att-1' }, from));
+    const other = `sha256:${'c'.repeat(64)}`;
+    assert.ok(store.lifecycle.importRun(other, { ...base, run: 'run-2', attempt: 'att-2' }, from));
+    const broken = (receiptId: string, run: string, attempt: unknown, key = KEY) =>
+      store.lifecycle.receiptChainBroken(receiptId, { run, attempt, key });
+
+    assert.equal(broken(RECEIPT, 'run-1', 'att-1'), undefined);
+    assert.match(broken(RECEIPT, 'run-9', 'att-1') ?? '', /run run-9 is not in the store/);
+    assert.match(broken(RECEIPT, 'run-2', 'att-2') ?? '', /run run-2 recorded another result/);
+    assert.match(broken(RECEIPT, 'run-1', 'att-1', `sha256:${'d'.repeat(64)}`) ?? '', /recorded another result/);
+    // An attempt of another run, one that does not exist, or not an id at all.
+    assert.match(broken(RECEIPT, 'run-1', 'att-2') ?? '', /attempt att-2 of run run-1 did not record it/);
+    assert.match(broken(RECEIPT, 'run-1', 'att-9') ?? '', /did not record it/);
+    assert.match(broken(RECEIPT, 'run-1', undefined) ?? '', /did not record it/);
+    assert.match(broken(RECEIPT, 'run-1', 7) ?? '', /did not record it/);
+  } finally {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
