@@ -17,7 +17,7 @@ import { invalid, InvalidInputError, VkitError, type Issue } from '../errors.js'
 import { jsonId, sha256Id } from '../hash/index.js';
 import { parseJsonText, type ParsedJsonText } from '../text/json-text.js';
 import type { PlannedAction, Rule } from './rule.js';
-import { loadKinds } from './kind.js';
+import { loadKinds, type KindRegistry } from './kind.js';
 import { fieldPath, userConfigSchema } from './schema.js';
 import type { Manifest, UserConfig } from './types.js';
 import { validateManifest } from './validate.js';
@@ -92,8 +92,32 @@ export async function readConfig(root: string): Promise<LoadedConfig> {
   return config;
 }
 
+/**
+ * In a resident process (`vkit daemon`, which calls `rememberManifests`), the manifest it last
+ * validated, by its exact text: reading the same bytes again gets the same manifest without parsing,
+ * validating and digesting a thousand entries again (~60 ms of a served no-op). Validation is pure
+ * (validate.ts): the text, the name errors show and the kind registry decide it. Each load gets its
+ * own copy, as if parsed anew: callers may adjust entries (a protected gate confines every check).
+ * A one-off process never reads its config twice and keeps nothing (a copy costs ~15 ms).
+ */
+let remember = false;
+export function rememberManifests(): void {
+  remember = true;
+}
+let lastManifest:
+  | { file: string; shown: string; text: string; registry: KindRegistry; manifest: Manifest; policyDigest: string }
+  | undefined;
+
+function manifestConfig(file: string, manifest: Manifest, policyDigest: string): LoadedConfig {
+  return { file, manifest, policyDigest, rules: new Map(), sources: [file], close: () => Promise.resolve() };
+}
+
 async function loadManifestFile(file: string, shown: string): Promise<LoadedConfig> {
   const text = await readUtf8(file, shown);
+  const registry = await loadKinds();
+  const last = lastManifest;
+  if (last && last.text === text && last.file === file && last.shown === shown && last.registry === registry)
+    return manifestConfig(file, structuredClone(last.manifest), last.policyDigest);
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -132,7 +156,7 @@ async function loadManifestFile(file: string, shown: string): Promise<LoadedConf
       }))
     : infiniteNumbers(strict, text, shown);
   if (unfit.length) throw new InvalidInputError('ERR_CONFIG_INVALID', unfit, 'Fix the value at that field.');
-  const { value, issues } = validateManifest(data, shown, await loadKinds());
+  const { value, issues } = validateManifest(data, shown, registry);
   if (!value) throw new InvalidInputError('ERR_CONFIG_INVALID', withLines(issues, text));
   if (value.rules.length > 0) {
     throw invalid('ERR_CONFIG_INVALID', 'User rules need code: register them in vkit.config.ts with defineRule()', {
@@ -140,14 +164,9 @@ async function loadManifestFile(file: string, shown: string): Promise<LoadedConf
       path: 'rules',
     });
   }
-  return {
-    file,
-    manifest: value,
-    policyDigest: jsonId(value),
-    rules: new Map(),
-    sources: [file],
-    close: () => Promise.resolve(),
-  };
+  const policyDigest = jsonId(value);
+  if (remember) lastManifest = { file, shown, text, registry, manifest: structuredClone(value), policyDigest };
+  return manifestConfig(file, value, policyDigest);
 }
 
 async function loadTsConfig(root: string, file: string, shown: string, opts: LoadOptions): Promise<LoadedConfig> {

@@ -62,3 +62,44 @@ export class FrameReader {
     return out;
   }
 }
+
+/**
+ * A served command's output on its way to the client: the chunks written in one turn of the event
+ * loop travel as one frame (a no-op build at 1,000 actions writes 1,000 lines, and a frame and a
+ * socket write each cost more than the line). Order is kept: a switch between stdout and stderr
+ * sends what came before first. `flush` before the exit frame.
+ */
+export class OutputFrames {
+  private type = -1;
+  private parts: Buffer[] = [];
+  private size = 0;
+  private scheduled = false;
+
+  constructor(private readonly socket: { destroyed: boolean; write(b: Buffer): unknown }) {}
+
+  write(type: number, bytes: Buffer): void {
+    if (type !== this.type) this.flush();
+    this.type = type;
+    this.parts.push(bytes);
+    this.size += bytes.length;
+    if (this.size >= OUTPUT_FRAME_BYTES) this.flush();
+    else if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        this.flush();
+      });
+    }
+  }
+
+  flush(): void {
+    if (this.parts.length === 0) return;
+    const body = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.size);
+    this.parts = [];
+    this.size = 0;
+    if (!this.socket.destroyed) this.socket.write(frame(this.type, body));
+  }
+}
+
+/** Output is sent at least this often by size, however busy the turn. */
+const OUTPUT_FRAME_BYTES = 64 * 1024;

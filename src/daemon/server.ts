@@ -4,9 +4,11 @@
  * at a time through the very same `runCli` a fresh process runs, with the client's arguments,
  * environment, directory and terminal. What it saves is node's start, module loading, a cold JIT
  * and booting the config thread (the next one boots while it waits, given the environment of the
- * client last served, and is taken only by a request with that same environment); it keeps no
- * evidence or memo of its own, so every request re-reads the config, re-lists and re-stats the tree,
- * re-loads the file-state cache and re-verifies every receipt exactly as a fresh process would.
+ * client last served, and is taken only by a request with that same environment). It keeps no
+ * evidence of its own, so every request re-reads the config, re-lists and re-stats the tree,
+ * re-loads the file-state cache and re-verifies every receipt exactly as a fresh process would; its
+ * one memo is a pure function's: the manifest validated from the config's exact bytes (load.ts).
+ * A command's output reaches the client in one frame per turn of the event loop (frames.ts).
  *
  * It declines (the client then runs the command itself) whatever it cannot serve as a twin of the
  * client: another node, vkit package or NODE_OPTIONS, its own code changed on disk since it started
@@ -19,9 +21,10 @@ import { join } from 'node:path';
 import { runCli } from '../cli/main.js';
 import { withInterrupts, type Interrupt } from '../cli/interrupt.js';
 import { prestartConfigThread } from '../config/isolate.js';
+import { rememberManifests } from '../config/load.js';
 import { locksAbove, userCodeCached } from '../config/module-cache.js';
 import { PACKAGE_DIR, control } from './client.js';
-import { FRAME, FrameReader, PROTOCOL, frame, type Request } from './frames.js';
+import { FRAME, FrameReader, OutputFrames, PROTOCOL, frame, type Request } from './frames.js';
 import { makePrivateDir, rootOf, SERVED_VERBS, type DaemonPaths } from './paths.js';
 
 const OWN_PACKAGE = realpathSync(PACKAGE_DIR);
@@ -68,6 +71,7 @@ export function codeFingerprint(pkg = PACKAGE_DIR): string {
 export async function serve(opts: ServeOptions): Promise<void> {
   const { paths } = opts;
   makePrivateDir(paths.dir);
+  rememberManifests();
   const code = codeFingerprint();
   const started = new Date().toISOString();
   let served = 0;
@@ -228,6 +232,7 @@ async function runServed(
     isTTY: process.stdout.isTTY,
     columns: process.stdout.columns,
   };
+  const output = new OutputFrames(socket);
   const forward =
     (type: number) =>
     (
@@ -236,10 +241,7 @@ async function runServed(
       cb?: (e?: Error) => void,
     ): boolean => {
       if (typeof encoding === 'function') [cb, encoding] = [encoding, undefined];
-      if (!socket.destroyed)
-        socket.write(
-          frame(type, typeof chunk === 'string' ? Buffer.from(chunk, encoding ?? 'utf8') : Buffer.from(chunk)),
-        );
+      output.write(type, typeof chunk === 'string' ? Buffer.from(chunk, encoding ?? 'utf8') : Buffer.from(chunk));
       if (cb) process.nextTick(cb);
       return true;
     };
@@ -253,6 +255,7 @@ async function runServed(
       runCli(r.argv),
     );
   } finally {
+    output.flush();
     process.env = saved.env;
     process.chdir(saved.cwd);
     process.stdout.write = saved.out;

@@ -4,7 +4,7 @@
  * (the client runs the command itself) whatever it cannot serve as the client's twin.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,6 +79,36 @@ test("served text output, exit codes and errors are the client's own: usage erro
   const text = run(['gate'], { FOO: 'yes' });
   assert.match(text.stdout, /gate READY/);
   assert.equal(served(), before + 2);
+});
+
+test("a served build reads the manifest's bytes every time: an edit is seen, a broken one exits 2, the first bytes serve the first manifest", () => {
+  const before = served();
+  const original = readFileSync(join(repo.dir, 'vkit.manifest.json'), 'utf8');
+  const ids = (r: ReturnType<typeof run>) =>
+    (r.json() as { actions: Array<{ label: string }> }).actions.map((a) => a.label).sort();
+  try {
+    assert.deepEqual(ids(run(['build', '--json'], { FOO: 'yes' })), ['check:env']);
+    // Same length: only the bytes tell the two manifests apart.
+    writeFileSync(join(repo.dir, 'vkit.manifest.json'), original.replace('"id": "env"', '"id": "ENV"'));
+    assert.deepEqual(ids(run(['build', '--json'], { FOO: 'yes' })), ['check:ENV']);
+    writeFileSync(join(repo.dir, 'vkit.manifest.json'), original.replace('"id": "env"', '"id": "en '));
+    const broken = run(['build'], { FOO: 'yes' });
+    assert.equal(broken.code, 2, broken.stderr);
+    assert.match(broken.stderr, /vkit\.manifest\.json/);
+  } finally {
+    writeFileSync(join(repo.dir, 'vkit.manifest.json'), original);
+  }
+  assert.deepEqual(ids(run(['build', '--json'], { FOO: 'yes' })), ['check:env']);
+  assert.equal(served(), before + 4, 'every build was served');
+});
+
+test("served text output is the fresh process's, line for line", () => {
+  const strip = (s: string) => s.replace(/\d+(\.\d+)?m?s\b/g, 'T');
+  const servedOut = run(['build'], { FOO: 'yes' });
+  const local = run(['build'], { FOO: 'yes', VKIT_DAEMON: '0' });
+  assert.equal(servedOut.code, 0, servedOut.stderr);
+  assert.equal(strip(servedOut.stdout), strip(local.stdout));
+  assert.match(servedOut.stdout, /^cached +check:env\n[\s\S]*gate READY/);
 });
 
 test('the root comes from --root against the client directory', () => {
