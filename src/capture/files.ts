@@ -35,6 +35,8 @@ export interface FileStateCache {
   /** The recorded digest, when the entry's fingerprint equals `fp` and it was not racily clean when recorded. */
   reuse(absPath: string, mode: CacheMode, fp: Fingerprint): string | undefined;
   put(absPath: string, mode: CacheMode, entry: FileStateEntry): void;
+  /** Writes entries `put` kept back (the store's bulk cache groups them into one transaction). */
+  flush?(): void;
 }
 
 /** Whether a recorded entry still stands for the file: same fingerprint, and not racily clean. */

@@ -95,7 +95,9 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
   const counter: HashCounter = { hashed: 0, reused: 0 };
   // One query loads the file states under the root: a SQLite lookup per file costs more than its lstat.
   // `deep` trusts no recorded digest: every input and tool is re-hashed (and its true digest recorded).
-  const fileStates: FileStateCache = opts.deep ? rehashAll(ctx.store) : ctx.store.fileStates.under(ctx.root);
+  const fileStates: FileStateCache = opts.deep
+    ? ctx.store.fileStates.rehashing()
+    : ctx.store.fileStates.under(ctx.root);
   const toolStates: FileStateCache = opts.deep ? fileStates : ctx.store.fileStates;
   const toolMemo = new Map<string, CheckerIdentity>();
   const latest = ctx.store.actions.latestAll();
@@ -146,6 +148,8 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
         message: uncapturedMessage(inputs[j]!, refused),
       });
   }
+  // What the captures learnt is recorded in one transaction (a commit per file cost more than its hash).
+  fileStates.flush?.();
   if (issues.length) throw new InvalidInputError('ERR_CONFIG_INPUTS', issues, INPUTS_HINT);
   /** Set when the first job is queued: from then on the tree may hold what vkit's own jobs wrote. */
   let jobQueued = false;
@@ -411,6 +415,8 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
       env: [...planned.env].sort(),
     };
     jobQueued = true;
+    // The job's worker re-hashes its inputs: what this build learnt about them is recorded first.
+    fileStates.flush?.();
     emit(makeEvent({ type: 'action.queued', label, kind: node.kind, key }));
     const result = await queue.add(async () => {
       emit(makeEvent({ type: 'action.started', label, kind: node.kind, key }));
@@ -472,6 +478,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
   };
 
   const settled = await Promise.all(ctx.graph.order.map(nodeResult));
+  fileStates.flush?.();
   // Uploads ran beside the build; each is bounded by the remote's timeouts.
   await Promise.all(uploads);
   const items = settled.map((r) => r.item);
@@ -522,9 +529,6 @@ function refusedReason(node: GraphNode, refused: readonly Refused[]): string | u
 }
 
 /** A file-state cache that reuses nothing and records what it hashes (`--deep`). */
-function rehashAll(store: Store): FileStateCache {
-  return { reuse: () => undefined, put: (path, mode, entry) => store.fileStates.put(path, mode, entry) };
-}
 
 /** The first declared output (artifact `outputs/<path>`) whose bytes on disk differ from the receipt's, or undefined. */
 function movedOutputs(

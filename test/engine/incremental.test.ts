@@ -87,6 +87,26 @@ test(
 );
 
 test(
+  'a digest learnt by a capture alone (no check ran) is recorded: the next build reuses it',
+  withRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n' }, async (repo) => {
+    repo.manifest({ checks: [readCheck('ab', ['a.txt', 'b.txt'])] });
+    await buildIn(repo);
+    // New stat fingerprints, same bytes: the capture re-hashes both, the key is unchanged, nothing runs.
+    repo.write('a.txt', 'a\n');
+    repo.write('b.txt', 'b\n');
+    repo.age('a.txt');
+    repo.age('b.txt');
+    const second = await buildIn(repo);
+    assert.equal(second.actions[0]!.status, 'cached');
+    assert.equal(second.stats.hashed, 2);
+    // Recorded by the build's grouped write, not by a worker (none ran).
+    const third = await buildIn(repo);
+    assert.equal(third.stats.hashed, 0);
+    assert.equal(third.stats.reused_hashes, 2);
+  }),
+);
+
+test(
   'adding an unrelated check reruns none of the existing ones',
   withRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'd.txt': 'd\n' }, async (repo) => {
     const checks = [readCheck('a', ['a.txt']), readCheck('b', ['b.txt'], { after: ['a'] })];
