@@ -34,9 +34,12 @@ test('an envelope verifies only under a trusted key, over its exact payload and 
   const e = signEnvelope(Buffer.from('{"x":1}'), a);
   const ok = verifyEnvelope(e, trusted);
   assert.ok(ok.ok && ok.keyid === a.keyid && ok.payload.toString() === '{"x":1}');
-  assert.match((verifyEnvelope(signEnvelope(Buffer.from('{}'), b), trusted) as { reason: string }).reason, /untrusted/);
+  const reason = (data: unknown) => (verifyEnvelope(data, trusted) as { reason: string }).reason;
+  assert.match(reason(signEnvelope(Buffer.from('{}'), b)), /untrusted/);
   const swapped = { ...e, payload: Buffer.from('{"x":2}').toString('base64') };
-  assert.match((verifyEnvelope(swapped, trusted) as { reason: string }).reason, /bad signature/);
+  assert.match(reason(swapped), /bad signature/);
+  // A signature of the wrong length is refused like a wrong one, not an error.
+  assert.match(reason({ ...e, signatures: [{ keyid: a.keyid, sig: 'AAAA' }] }), /bad signature/);
   assert.equal(verifyEnvelope({ ...e, payloadType: 'text/plain' }, trusted).ok, false);
   assert.equal(verifyEnvelope({ ...e, signatures: [] }, trusted).ok, false);
   assert.equal(verifyEnvelope('nope', trusted).ok, false);
