@@ -528,8 +528,6 @@ function refusedReason(node: GraphNode, refused: readonly Refused[]): string | u
   return undefined;
 }
 
-/** A file-state cache that reuses nothing and records what it hashes (`--deep`). */
-
 /** The first declared output (artifact `outputs/<path>`) whose bytes on disk differ from the receipt's, or undefined. */
 function movedOutputs(
   root: string,
