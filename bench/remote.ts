@@ -6,7 +6,9 @@
  * to `turborepo-remote-cache` (local storage). Then, R times, alternating which tool goes first:
  * machine B (a fresh clone with an empty store) builds with the warm remote, for vkit with every
  * signature, statement digest and blob digest verified and the receipts deep-checked; and vkit's
- * cold local build of a fresh clone (no remote) for the ratio (the first C rounds; default 1). Prints the medians; exits 0 (a
+ * cold local build of a fresh clone (no remote) for the ratio (the first C rounds; default 1). After
+ * each heavy phase (the cold builds) it waits for the machine to settle (`sync`, load under 1.5,
+ * at most 2 minutes) before filling. Prints the medians; exits 0 (a
  * report), non-zero only when a build does not do what is measured (ran or cached counts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -108,6 +110,23 @@ function turboRun(ws: string, api: string): { ms: number; cached: number } {
   return { ms: t.ms, cached: Number(m[1]) };
 }
 
+/**
+ * Waits (at most `maxS`) until the machine has settled after a heavy phase: dirty pages written
+ * back, the one-minute load under 1.5. A fill measured while turbo's cold build (every task through
+ * `npm run`) still loads the machine was 2x slower for vkit, which writes more files, and less so
+ * for turbo: the ratio then measures the leftovers, not the tools.
+ */
+function settle(maxS = 120): void {
+  must(timed('sync', []), 'sync');
+  const until = Date.now() + maxS * 1000;
+  while (loadavg()[0]! >= 1.5 && Date.now() < until) sleep(5000);
+  log(
+    `settled: load ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
+}
+
 /** A fresh clone of the workspace: another machine's checkout, its own (empty) store and caches. */
 function machine(ws: string, root: string, name: string): string {
   const dir = join(root, name);
@@ -138,6 +157,7 @@ async function main(): Promise<void> {
     const aTurbo = turboRun(ws, turboCache.url);
     if (aTurbo.cached !== 0) throw new Error(`turbo on A found ${aTurbo.cached} cached`);
     log(`machine A, turbo cold build + upload: ${round(aTurbo.ms / 1000)} s`);
+    settle();
     const blobs = readdirSync(join(nginx.data, 'cas')).length;
 
     const fill = { vkit: [] as number[], turbo: [] as number[], cold: [] as number[] };
@@ -167,6 +187,7 @@ async function main(): Promise<void> {
       fill.cold.push(cold.ms);
       log(`vkit cold local build ${i + 1}/${RUNS}: ${round(cold.ms / 1000)} s`);
       rmSync(dir, { recursive: true, force: true });
+      settle();
     }
     const v = median(fill.vkit);
     const t = median(fill.turbo);
