@@ -198,8 +198,12 @@ async function main(): Promise<void> {
       `machine B, vkit fill from the warm remote (every signature and digest verified): ${round(v / 1000, 2)} s`,
       `machine B, turbo 2.11 fill from turborepo-remote-cache:                        ${round(t / 1000, 2)} s`,
       `  ratio vkit / turbo: ${round(v / t, 2)} (goal <= 1.0)`,
-      `vkit cold local build (no remote):                                              ${round(c / 1000, 2)} s`,
-      `  ratio warm-remote fill / cold local: ${round(v / c, 3)}`,
+      ...(fill.cold.length
+        ? [
+            `vkit cold local build (no remote):                                              ${round(c / 1000, 2)} s`,
+            `  ratio warm-remote fill / cold local: ${round(v / c, 3)}`,
+          ]
+        : ['vkit cold local build: not measured (--cold-runs 0)']),
       `machine A (once): vkit cold + signed upload ${round(a.ms / 1000, 1)} s, turbo cold + upload ${round(aTurbo.ms / 1000, 1)} s`,
     ];
     process.stdout.write(`${out.join('\n')}\n`);

@@ -3,7 +3,7 @@
  * `(size, mtime_ns, ctime_ns, ino)` is unchanged and it was not "racily clean" when recorded (git's
  * rule: a file modified within 2 s of being hashed may change again inside the same timestamp tick).
  */
-import { closeSync, lstatSync, openSync, readFileSync, readlinkSync, readSync, type BigIntStats } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, readlinkSync, readSync, type BigIntStats } from 'node:fs';
 import { sha256Id, sha256Stream } from '../hash/index.js';
 
 export type HashMode = 'raw' | 'text';
@@ -129,12 +129,23 @@ export function hashPath(absPath: string, hashMode: HashMode, states: FileStates
     if (counter) counter.reused++;
     return { mode, ...reused, fingerprint };
   }
-  const digests =
-    st.size > BigInt(CHUNK) ? streamDigests(absPath, hashMode) : digestsOf(readFileSync(absPath), hashMode);
+  // One descriptor for the read and the look after it: a small file's bytes go into a reused
+  // buffer (no allocation per file), and the fingerprint after the read is the open file's own,
+  // the inode the bytes came from (a file renamed over the path meanwhile is a new inode, which
+  // the next lstat sees).
+  const fd = openSync(absPath, 'r');
+  let digests: { sha256: string; raw?: string };
+  let after: BigIntStats;
+  try {
+    digests =
+      st.size > BigInt(CHUNK) ? streamDigestsOf(fd, hashMode) : digestsOf(readUpTo(fd, Number(st.size)), hashMode);
+    after = fstatSync(fd, { bigint: true });
+  } finally {
+    closeSync(fd);
+  }
   if (counter) counter.hashed++;
-  // Only remember a digest whose file did not move under us while it was read; the fingerprint
-  // returned is the one from before the read, so a later comparison still sees the change.
-  const after = lstatSync(absPath, { bigint: true });
+  // Only remember a digest whose file did not change while it was read; the fingerprint returned
+  // is the one from before the read, so a later comparison still sees the change.
   if (cache && sameFingerprint(fingerprint, fingerprintOf(after))) {
     const recorded_ns = String(now());
     // The raw entry first: a `text:crlf` entry is only ever read with its raw partner.
@@ -190,25 +201,39 @@ export function streamDigest(absPath: string, hashMode: HashMode): string {
  * text file's raw bytes are hashed in the same pass (binary files and raw mode hash once).
  */
 function streamDigests(absPath: string, hashMode: HashMode): { sha256: string; raw?: string } {
-  chunk ??= Buffer.allocUnsafe(CHUNK);
   const fd = openSync(absPath, 'r');
   try {
-    let n = fill(fd, chunk);
-    const hash = sha256Stream();
-    const raw = hashMode === 'text' && !isBinary(chunk.subarray(0, n)) ? sha256Stream() : undefined;
-    const update = raw ? crlfToLf(hash.update) : hash.update;
-    while (n > 0) {
-      update(chunk.subarray(0, n));
-      raw?.update(chunk.subarray(0, n));
-      n = fill(fd, chunk);
-    }
-    update(new Uint8Array(0)); // a CR held back at the very end is a lone CR: written now
-    const sha256 = hash.digest();
-    const rawDigest = raw?.digest();
-    return rawDigest && rawDigest !== sha256 ? { sha256, raw: rawDigest } : { sha256 };
+    return streamDigestsOf(fd, hashMode);
   } finally {
     closeSync(fd);
   }
+}
+
+/** `streamDigests` of an open file, from its current position. */
+function streamDigestsOf(fd: number, hashMode: HashMode): { sha256: string; raw?: string } {
+  chunk ??= Buffer.allocUnsafe(CHUNK);
+  let n = fill(fd, chunk);
+  const hash = sha256Stream();
+  const raw = hashMode === 'text' && !isBinary(chunk.subarray(0, n)) ? sha256Stream() : undefined;
+  const update = raw ? crlfToLf(hash.update) : hash.update;
+  while (n > 0) {
+    update(chunk.subarray(0, n));
+    raw?.update(chunk.subarray(0, n));
+    n = fill(fd, chunk);
+  }
+  update(new Uint8Array(0)); // a CR held back at the very end is a lone CR: written now
+  const sha256 = hash.digest();
+  const rawDigest = raw?.digest();
+  return rawDigest && rawDigest !== sha256 ? { sha256, raw: rawDigest } : { sha256 };
+}
+
+/**
+ * The first `size` bytes of an open file (fewer if it ended sooner), in the reused buffer: valid
+ * until the next read through it. `size` is at most CHUNK.
+ */
+function readUpTo(fd: number, size: number): Buffer {
+  chunk ??= Buffer.allocUnsafe(CHUNK);
+  return chunk.subarray(0, fill(fd, chunk.subarray(0, size)));
 }
 
 /**

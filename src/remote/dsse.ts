@@ -29,7 +29,8 @@ export function signEnvelope(payload: Buffer, key: SigningKey, payloadType = IN_
 
 export type Verified = { ok: true; payload: Buffer; keyid: string } | { ok: false; reason: string };
 
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+/** Standard base64, padded (what DSSE payloads and signatures and inline blobs are written in). */
+export const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** The envelope's payload, when a signature by one of `trusted` verifies over it. */
 export function verifyEnvelope(data: unknown, trusted: ReadonlyMap<string, PublicKey>): Verified {

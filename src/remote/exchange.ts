@@ -62,7 +62,7 @@ export async function importRemote(
     const fetched = await fetchBlob(store, cache, b);
     if (fetched) return refused(fetched);
   }
-  if ((await store.actions.putReceiptAsync(r)) !== statement.receiptId)
+  if ((await store.cas.putBytesAsync(statement.receiptJson)).sha256 !== statement.receiptId)
     return refused('the receipt did not store under its digest');
   const signer = trusted.get(verified.keyid)?.name;
   // One transaction: the run, its attempt, the cache row and the latest pointer appear together
@@ -124,6 +124,7 @@ function flush(store: Store, group: Pending[]): void {
   const results: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
   try {
     store.batch(() => {
+      store.cas.recordInstalled();
       for (const p of group) {
         try {
           results.push({ ok: true, value: store.batch(p.write) });
@@ -143,25 +144,44 @@ function flush(store: Store, group: Pending[]): void {
   });
 }
 
+/**
+ * Blobs up to this size (logs, mostly) are downloaded into memory and written once; larger ones
+ * are streamed to a file and adopted, so a big output never sits in memory.
+ */
+const IN_MEMORY_UP_TO = 1024 * 1024;
+
 /** Downloads in flight per store: actions sharing a blob (an empty log) fetch it once. */
 const inFlight = new WeakMap<Store, Map<string, Promise<string | undefined>>>();
 
 /**
- * Brings one blob into the store unless it is there intact: downloaded next to the store (same
- * file system), checked while it arrives, then adopted (the store hashes it again itself before the
- * blob exists under its name). Resolves to why it could not, or undefined.
+ * Brings one blob into the store unless it is there intact: from the statement's inline bytes
+ * (already checked), or downloaded and checked while it arrives (into memory, or for a large one
+ * into a file next to the store), then written or adopted (the store hashes it again itself before
+ * the blob exists under its name). Resolves to why it could not, or undefined.
  */
-function fetchBlob(store: Store, cache: RemoteCache, b: { sha256: string; size: number }): Promise<string | undefined> {
+function fetchBlob(
+  store: Store,
+  cache: RemoteCache,
+  b: { sha256: string; size: number; bytes?: Buffer },
+): Promise<string | undefined> {
   let pending = inFlight.get(store);
   if (!pending) inFlight.set(store, (pending = new Map()));
   const running = pending.get(b.sha256);
   if (running) return running;
   const work = (async () => {
     if (store.cas.state(b.sha256, true) === 'intact') return undefined;
-    const temp = store.cas.tempPath();
-    const got = await cache.getBlob(b.sha256, b.size, temp);
-    if (!got.ok) return got.reason;
-    const put = await store.cas.adopt(temp);
+    let put: { sha256: string };
+    if (b.bytes) put = await store.cas.putBytesAsync(b.bytes);
+    else if (b.size <= IN_MEMORY_UP_TO) {
+      const got = await cache.getBlobBytes(b.sha256, b.size);
+      if (!got.ok) return got.reason;
+      put = await store.cas.putBytesAsync(got.value);
+    } else {
+      const temp = store.cas.tempPath();
+      const got = await cache.getBlob(b.sha256, b.size, temp);
+      if (!got.ok) return got.reason;
+      put = await store.cas.adopt(temp);
+    }
     return put.sha256 === b.sha256 ? undefined : `blob ${b.sha256} changed on its way into the store`;
   })().finally(() => pending.delete(b.sha256));
   pending.set(b.sha256, work);
@@ -199,7 +219,11 @@ export async function publishEvidence(
     if (!put.ok) return { ok: false, reason: put.reason };
     uploaded++;
   }
-  const envelope: Envelope = signEnvelope(receiptStatement(actionKey, receiptId, receipt, scope), key);
+  const small = (id: string) => {
+    const read = store.cas.readVerified(id);
+    return read.state === 'intact' ? read.bytes : undefined;
+  };
+  const envelope: Envelope = signEnvelope(receiptStatement(actionKey, receiptId, receipt, scope, small), key);
   const put = await cache.putAction(entryAddress(actionKey, scope), Buffer.from(canonicalJson(envelope)));
   return put.ok ? { ok: true, blobs: uploaded } : { ok: false, reason: put.reason };
 }

@@ -11,10 +11,16 @@
  * answer, a network error, a 5xx), the server counts as down for a minute: requests in that time
  * fail at once, so a dead server costs a build one timeout round, not one per action, and a
  * long-lived process (watch, the daemon) asks again later.
+ *
+ * Requests go through node:http(s) with kept-alive connections, not `fetch`: a fill makes a
+ * thousand and more small requests, and fetch's web streams cost the main thread several times
+ * more per request (README, "Remote cache").
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, rmSync, statSync } from 'node:fs';
-import { Readable } from 'node:stream';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import PQueue from 'p-queue';
 
@@ -33,13 +39,24 @@ export interface RemoteOptions {
 
 export type Fetched<T> = { ok: true; value: T } | { ok: false; missing: boolean; reason: string };
 
+/** A request body: bytes, or a stream of a known length (made again for each attempt). */
+type Body = Buffer | { size: number; open: () => Readable };
+
+/** Reads a response within the request's deadline; a thrown error is a failed attempt. */
+type Consume<T> = (res: http.IncomingMessage) => Promise<Fetched<T>>;
+
 const hex = (id: string) => id.replace(/^sha256:/, '');
 /** How long a server that failed every attempt of a request is not asked again. */
 const DOWN_MS = 60_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+class Timeout extends Error {}
+
 export class RemoteCache {
   readonly url: string;
+  private readonly base: URL;
+  private readonly client: typeof http | typeof https | undefined;
+  private readonly agent: http.Agent | undefined;
   private readonly timeoutMs: number;
   private readonly retries: number;
   private readonly maxActionBytes: number;
@@ -52,83 +69,154 @@ export class RemoteCache {
     this.timeoutMs = opts.timeoutMs ?? 5000;
     this.retries = opts.retries ?? 2;
     this.maxActionBytes = opts.maxActionBytes ?? 8 * 1024 * 1024;
-    this.slots = new PQueue({ concurrency: opts.connections ?? 16 });
+    const connections = opts.connections ?? 16;
+    this.slots = new PQueue({ concurrency: connections });
+    let base: URL;
+    try {
+      base = new URL(`${this.url}/`);
+    } catch {
+      base = new URL('invalid:');
+    }
+    this.base = base;
+    this.client = base.protocol === 'http:' ? http : base.protocol === 'https:' ? https : undefined;
+    // Idle kept-alive sockets are unref'd by the agent: they never hold a finished process open.
+    this.agent = this.client && new this.client.Agent({ keepAlive: true, maxSockets: connections });
   }
 
-  /**
-   * One request with retries. `consume` reads the response within the same deadline (a server that
-   * sends headers and then stalls is cut off too); a thrown error is a failed attempt.
-   */
-  private request<T>(
-    method: 'GET' | 'HEAD' | 'PUT',
-    path: string,
-    consume: (res: Response, signal: AbortSignal) => Promise<Fetched<T>>,
-    body?: () => BodyInit,
-  ): Promise<Fetched<T>> {
+  private request<T>(method: 'GET' | 'HEAD' | 'PUT', path: string, consume: Consume<T>, body?: Body) {
     return this.slots.add(() => this.attempts(method, path, consume, body)) as Promise<Fetched<T>>;
   }
 
   private async attempts<T>(
     method: 'GET' | 'HEAD' | 'PUT',
     path: string,
-    consume: (res: Response, signal: AbortSignal) => Promise<Fetched<T>>,
-    body?: () => BodyInit,
+    consume: Consume<T>,
+    body?: Body,
   ): Promise<Fetched<T>> {
     if (this.down && performance.now() < this.down.until)
       return { ok: false, missing: false, reason: `${method} /${path}: not asked, ${this.down.reason}` };
+    if (!this.client) return { ok: false, missing: false, reason: `${this.url} is not an http:// or https:// URL` };
     let last = '';
     for (let attempt = 0; attempt <= this.retries; attempt++) {
       if (attempt > 0) await sleep(100 * 2 ** (attempt - 1));
-      const signal = AbortSignal.timeout(this.timeoutMs);
       try {
-        const init: RequestInit & { duplex?: 'half' } = { method, signal, redirect: 'error' };
-        if (body) Object.assign(init, { body: body(), duplex: 'half' });
-        const res = await fetch(`${this.url}/${path}`, init);
-        if (res.status >= 500) {
-          await res.body?.cancel().catch(() => {});
-          last = `${method} /${path}: server error ${res.status}`;
-          continue;
-        }
-        return await consume(res, signal);
+        const answer = await this.once(method, path, consume, body);
+        if ('result' in answer) return answer.result;
+        last = `${method} /${path}: server error ${answer.serverError}`;
       } catch (error) {
-        const e = error as Error;
-        last = `${method} /${path}: ${e.name === 'TimeoutError' || signal.aborted ? `no answer within ${this.timeoutMs} ms` : e.message}`;
+        last = `${method} /${path}: ${error instanceof Timeout ? `no answer within ${this.timeoutMs} ms` : (error as Error).message}`;
       }
     }
     this.down = { reason: `the server failed within the last minute (${last})`, until: performance.now() + DOWN_MS };
     return { ok: false, missing: false, reason: last };
   }
 
+  /**
+   * One attempt: the request, and `consume` reading its response, within one deadline (a server
+   * that sends headers and then stalls is cut off too). Redirects are not followed.
+   */
+  private once<T>(
+    method: 'GET' | 'HEAD' | 'PUT',
+    path: string,
+    consume: Consume<T>,
+    body?: Body,
+  ): Promise<{ result: Fetched<T> } | { serverError: number }> {
+    const client = this.client!;
+    return new Promise((resolve, reject) => {
+      let res: http.IncomingMessage | undefined;
+      let source: Readable | undefined;
+      const fail = (error: Error) => {
+        clearTimeout(timer);
+        source?.destroy();
+        req.destroy();
+        res?.destroy();
+        reject(error);
+      };
+      const timer = setTimeout(() => fail(new Timeout()), this.timeoutMs);
+      const size = body === undefined ? 0 : Buffer.isBuffer(body) ? body.length : body.size;
+      const req = client.request(new URL(path, this.base), {
+        method,
+        agent: this.agent,
+        headers: method === 'PUT' ? { 'content-length': size } : {},
+      });
+      req.on('error', fail);
+      req.on('response', (got) => {
+        res = got;
+        got.on('error', fail);
+        const status = got.statusCode ?? 0;
+        if (status >= 500) {
+          got.resume();
+          clearTimeout(timer);
+          resolve({ serverError: status });
+          return;
+        }
+        consume(got).then(
+          (result) => {
+            clearTimeout(timer);
+            // What the reader left unread: a finished body is drained so the socket is reused; an
+            // unfinished one (an entry over its size limit) is cut off with its connection.
+            if (!got.readableEnded) got.complete ? got.resume() : got.destroy();
+            resolve({ result });
+          },
+          (error: Error) => fail(error),
+        );
+      });
+      if (body === undefined || Buffer.isBuffer(body)) req.end(body);
+      else {
+        source = body.open();
+        source.on('error', fail);
+        source.pipe(req);
+      }
+    });
+  }
+
   /** The action entry under `key`: its bytes (at most maxActionBytes), or why there are none. */
   getAction(key: string): Promise<Fetched<Buffer>> {
     return this.request('GET', `ac/${hex(key)}`, async (res) => {
-      if (res.status === 404) {
-        await res.body?.cancel().catch(() => {});
-        return { ok: false, missing: true, reason: 'no entry' };
-      }
-      if (res.status !== 200) return { ok: false, missing: false, reason: `GET ac: status ${res.status}` };
+      if (res.statusCode === 404) return { ok: false, missing: true, reason: 'no entry' };
+      if (res.statusCode !== 200) return { ok: false, missing: false, reason: `GET ac: status ${res.statusCode}` };
       const chunks: Buffer[] = [];
       let size = 0;
-      for await (const chunk of res.body ?? []) {
-        size += chunk.length;
+      for await (const chunk of res) {
+        size += (chunk as Buffer).length;
         if (size > this.maxActionBytes)
           return { ok: false, missing: false, reason: `action entry larger than ${this.maxActionBytes} bytes` };
-        chunks.push(Buffer.from(chunk));
+        chunks.push(chunk as Buffer);
       }
-      return { ok: true, value: Buffer.concat(chunks) };
+      return { ok: true, value: Buffer.concat(chunks, size) };
     });
   }
 
   putAction(key: string, body: Buffer): Promise<Fetched<void>> {
-    return this.request('PUT', `ac/${hex(key)}`, putDone, () => new Uint8Array(body));
+    return this.request('PUT', `ac/${hex(key)}`, putDone, body);
   }
 
   /** Whether the server holds the blob (HEAD). */
   async hasBlob(sha256: string): Promise<Fetched<boolean>> {
     return this.request('HEAD', `cas/${hex(sha256)}`, async (res) => {
-      if (res.status === 200) return { ok: true, value: true };
-      if (res.status === 404) return { ok: true, value: false };
-      return { ok: false, missing: false, reason: `HEAD cas: status ${res.status}` };
+      if (res.statusCode === 200) return { ok: true, value: true };
+      if (res.statusCode === 404) return { ok: true, value: false };
+      return { ok: false, missing: false, reason: `HEAD cas: status ${res.statusCode}` };
+    });
+  }
+
+  /**
+   * The blob's bytes, held in memory (for blobs known to be small): refused unless the body is
+   * exactly `size` bytes hashing to `sha256`.
+   */
+  getBlobBytes(sha256: string, size: number): Promise<Fetched<Buffer>> {
+    return this.request('GET', `cas/${hex(sha256)}`, async (res) => {
+      const refused = blobStatus(sha256, res);
+      if (refused) return refused;
+      const chunks: Buffer[] = [];
+      let got = 0;
+      for await (const chunk of res) {
+        got += (chunk as Buffer).length;
+        if (got > size) throw new Error(`longer than its ${size} bytes`);
+        chunks.push(chunk as Buffer);
+      }
+      const bytes = Buffer.concat(chunks, got);
+      return blobChecked(sha256, size, got, createHash('sha256').update(bytes)) ?? { ok: true, value: bytes };
     });
   }
 
@@ -138,17 +226,13 @@ export class RemoteCache {
    */
   getBlob(sha256: string, size: number, file: string): Promise<Fetched<void>> {
     return this.request('GET', `cas/${hex(sha256)}`, async (res) => {
-      if (res.status === 404) {
-        await res.body?.cancel().catch(() => {});
-        return { ok: false, missing: true, reason: `blob ${hex(sha256).slice(0, 12)} is not on the server` };
-      }
-      if (res.status !== 200 || !res.body)
-        return { ok: false, missing: false, reason: `GET cas: status ${res.status}` };
+      const refused = blobStatus(sha256, res);
+      if (refused) return refused;
       const hash = createHash('sha256');
       let got = 0;
       try {
         await pipeline(
-          Readable.fromWeb(res.body as import('node:stream/web').ReadableStream),
+          res,
           async function* (source) {
             for await (const chunk of source) {
               got += chunk.length;
@@ -163,40 +247,55 @@ export class RemoteCache {
         rmSync(file, { force: true });
         throw error;
       }
-      const digest = `sha256:${hash.digest('hex')}`;
-      if (got !== size || digest !== sha256) {
-        rmSync(file, { force: true });
-        return {
-          ok: false,
-          missing: false,
-          reason: `blob ${hex(sha256).slice(0, 12)}: got ${got} bytes hashing to ${digest.slice(0, 19)}, expected ${size} bytes`,
-        };
-      }
-      return { ok: true, value: undefined };
+      const wrong = blobChecked(sha256, size, got, hash);
+      if (wrong) rmSync(file, { force: true });
+      return wrong ?? { ok: true, value: undefined };
     });
   }
 
   /** Uploads a file (streamed) as the blob `sha256`. */
   putBlobFile(sha256: string, file: string): Promise<Fetched<void>> {
     const size = statSync(file).size;
-    return this.request('PUT', `cas/${hex(sha256)}`, putDone, () =>
-      size === 0 ? new Uint8Array() : (Readable.toWeb(createReadStream(file)) as unknown as BodyInit),
-    );
+    return this.request('PUT', `cas/${hex(sha256)}`, putDone, { size, open: () => createReadStream(file) });
   }
 
   /** Whether the server answers the protocol: HEAD of a blob nobody has (200 or 404 both mean yes). */
   async reachable(): Promise<Fetched<number>> {
     return this.request('HEAD', `cas/${'0'.repeat(64)}`, async (res) =>
-      res.status === 200 || res.status === 404
-        ? { ok: true, value: res.status }
-        : { ok: false, missing: false, reason: `status ${res.status}` },
+      res.statusCode === 200 || res.statusCode === 404
+        ? { ok: true, value: res.statusCode }
+        : { ok: false, missing: false, reason: `status ${res.statusCode}` },
     );
   }
 }
 
-async function putDone(res: Response): Promise<Fetched<void>> {
-  await res.body?.cancel().catch(() => {});
-  return res.status >= 200 && res.status < 300
+/** A blob response that carries no body to read: absent, or an unexpected status. */
+function blobStatus(sha256: string, res: http.IncomingMessage): Fetched<never> | undefined {
+  if (res.statusCode === 404)
+    return { ok: false, missing: true, reason: `blob ${hex(sha256).slice(0, 12)} is not on the server` };
+  if (res.statusCode !== 200) return { ok: false, missing: false, reason: `GET cas: status ${res.statusCode}` };
+  return undefined;
+}
+
+/** Why a downloaded body is not the blob it was asked for, or undefined when it is. */
+function blobChecked(
+  sha256: string,
+  size: number,
+  got: number,
+  hash: ReturnType<typeof createHash>,
+): Fetched<never> | undefined {
+  const digest = `sha256:${hash.digest('hex')}`;
+  if (got === size && digest === sha256) return undefined;
+  return {
+    ok: false,
+    missing: false,
+    reason: `blob ${hex(sha256).slice(0, 12)}: got ${got} bytes hashing to ${digest.slice(0, 19)}, expected ${size} bytes`,
+  };
+}
+
+async function putDone(res: http.IncomingMessage): Promise<Fetched<void>> {
+  const status = res.statusCode ?? 0;
+  return status >= 200 && status < 300
     ? { ok: true, value: undefined }
-    : { ok: false, missing: false, reason: `PUT: status ${res.status}` };
+    : { ok: false, missing: false, reason: `PUT: status ${status}` };
 }

@@ -4,8 +4,14 @@
  * the receipt itself. Reading one back checks everything that binds the result to the local action:
  * the action key, the receipt's bytes against its digest, and that each artifact the receipt names
  * is a subject (so every blob fetched is one the signer vouched for).
+ *
+ * Small artifacts (a check's log, mostly) also travel inside the predicate, as Bazel's action
+ * results inline stdout: `inline` maps a blob's hex digest to its bytes in base64, so a reader
+ * needs no request per log. Inline bytes are checked like a download (exact size, digest) and may
+ * only stand for blobs the receipt names; the blobs still go to `/cas/` as well.
  */
 import { canonicalJson, sha256Id } from '../hash/index.js';
+import { BASE64 } from './dsse.js';
 
 const STATEMENT_TYPE = 'https://in-toto.io/Statement/v1';
 const RECEIPT_PREDICATE = 'https://vkit.dev/attestation/receipt/v1';
@@ -31,16 +37,36 @@ export function entryAddress(actionKey: string, scope?: ProtectedScope): string 
 interface Blob {
   sha256: string;
   size: number;
+  /** The bytes, when the statement carried them inline (checked against size and digest). */
+  bytes?: Buffer;
 }
 
-/** The statement for a receipt (already in the store: `receiptId` is the digest of its canonical JSON). */
+/** Artifacts up to this size travel inline, up to INLINE_TOTAL bytes per statement. */
+export const INLINE_UP_TO = 16 * 1024;
+const INLINE_TOTAL = 64 * 1024;
+
+/**
+ * The statement for a receipt (already in the store: `receiptId` is the digest of its canonical
+ * JSON). `small` gives the bytes of artifacts to carry inline (those up to INLINE_UP_TO, while the
+ * total stays within INLINE_TOTAL).
+ */
 export function receiptStatement(
   actionKey: string,
   receiptId: string,
   receipt: Record<string, unknown>,
   scope?: ProtectedScope,
+  small?: (sha256: string) => Buffer | undefined,
 ): Buffer {
   const artifacts = (receipt.artifacts as { name: string; sha256: string; size: number }[]) ?? [];
+  const inline: Record<string, string> = {};
+  let total = 0;
+  for (const a of artifacts) {
+    if (a.size > INLINE_UP_TO || total + a.size > INLINE_TOTAL || hex(a.sha256) in inline) continue;
+    const bytes = small?.(a.sha256);
+    if (!bytes) continue;
+    inline[hex(a.sha256)] = bytes.toString('base64');
+    total += bytes.length;
+  }
   const statement = {
     _type: STATEMENT_TYPE,
     subject: [
@@ -48,13 +74,18 @@ export function receiptStatement(
       ...artifacts.map((a) => ({ name: `artifact:${a.name}`, digest: { sha256: hex(a.sha256) } })),
     ],
     predicateType: RECEIPT_PREDICATE,
-    predicate: { action_key: actionKey, receipt, ...(scope ? { protected: scope } : {}) },
+    predicate: {
+      action_key: actionKey,
+      receipt,
+      ...(scope ? { protected: scope } : {}),
+      ...(Object.keys(inline).length ? { inline } : {}),
+    },
   };
   return Buffer.from(canonicalJson(statement));
 }
 
 export type ReadStatement =
-  | { ok: true; receiptId: string; receipt: Record<string, unknown>; blobs: Blob[] }
+  | { ok: true; receiptId: string; receiptJson: string; receipt: Record<string, unknown>; blobs: Blob[] }
   | { ok: false; reason: string };
 
 /** The signed statement's receipt, when it is for `actionKey` (and `scope`) and consistent in every digest. */
@@ -63,7 +94,7 @@ export function readReceiptStatement(payload: Buffer, actionKey: string, scope?:
     _type?: unknown;
     subject?: { name?: unknown; digest?: { sha256?: unknown } }[];
     predicateType?: unknown;
-    predicate?: { action_key?: unknown; receipt?: unknown; protected?: unknown };
+    predicate?: { action_key?: unknown; receipt?: unknown; protected?: unknown; inline?: unknown };
   };
   try {
     s = JSON.parse(payload.toString('utf8'));
@@ -96,11 +127,16 @@ export function readReceiptStatement(payload: Buffer, actionKey: string, scope?:
       return { ok: false, reason: 'a subject without a sha256 digest' };
     subjects.set(sub.name, digest);
   }
-  const receiptId = sha256Id(canonicalJson(receipt));
+  const receiptJson = canonicalJson(receipt);
+  const receiptId = sha256Id(receiptJson);
   if (subjects.get('receipt') !== hex(receiptId))
     return { ok: false, reason: 'the receipt does not hash to the digest its subject names' };
   const artifacts = receipt.artifacts;
   if (!Array.isArray(artifacts)) return { ok: false, reason: 'the receipt lists no artifacts' };
+  const inline = s.predicate.inline ?? {};
+  if (typeof inline !== 'object' || inline === null || Array.isArray(inline))
+    return { ok: false, reason: 'the inline bytes are not a map of digests' };
+  const unclaimed = new Set(Object.keys(inline));
   const blobs: Blob[] = [];
   for (const a of artifacts as { name?: unknown; sha256?: unknown; size?: unknown }[]) {
     if (typeof a?.name !== 'string' || typeof a.sha256 !== 'string' || !HEX.test(hex(a.sha256)))
@@ -109,7 +145,18 @@ export function readReceiptStatement(payload: Buffer, actionKey: string, scope?:
       return { ok: false, reason: `artifact ${a.name} is not a subject of the statement` };
     if (typeof a.size !== 'number' || !Number.isInteger(a.size) || a.size < 0)
       return { ok: false, reason: `artifact ${a.name} has no size` };
-    blobs.push({ sha256: a.sha256, size: a.size });
+    const b64 = (inline as Record<string, unknown>)[hex(a.sha256)];
+    unclaimed.delete(hex(a.sha256));
+    if (b64 === undefined) {
+      blobs.push({ sha256: a.sha256, size: a.size });
+      continue;
+    }
+    const bytes = typeof b64 === 'string' && BASE64.test(b64) ? Buffer.from(b64, 'base64') : undefined;
+    if (!bytes || bytes.length !== a.size || sha256Id(bytes) !== a.sha256)
+      return { ok: false, reason: `the inline bytes of artifact ${a.name} are not the blob its digest names` };
+    blobs.push({ sha256: a.sha256, size: a.size, bytes });
   }
-  return { ok: true, receiptId, receipt, blobs };
+  if (unclaimed.size > 0)
+    return { ok: false, reason: `inline bytes for a blob the receipt does not name (${[...unclaimed][0]})` };
+  return { ok: true, receiptId, receiptJson, receipt, blobs };
 }

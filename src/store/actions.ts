@@ -38,11 +38,6 @@ export class Actions {
     return this.cas.putBytes(canonicalJson(receipt)).sha256;
   }
 
-  /** As `putReceipt`, synced off the main thread (remote imports, many at once). */
-  async putReceiptAsync(receipt: object): Promise<string> {
-    return (await this.cas.putBytesAsync(canonicalJson(receipt))).sha256;
-  }
-
   /**
    * Reads a receipt, re-hashing its bytes (receipts are small, and the gate trusts nothing it has
    * not checked). Returns the state when it is not intact.

@@ -5,6 +5,7 @@
  */
 import {
   closeSync,
+  constants,
   createReadStream,
   fstatSync,
   fsyncSync,
@@ -18,13 +19,15 @@ import {
   utimesSync,
   writeSync,
 } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { lstat, mkdir, open, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { fingerprintOf, sameFingerprint, streamDigest, type Fingerprint } from '../capture/files.js';
 import { hexOf, sha256Id, sha256Stream, type Sha256Id } from '../hash/index.js';
 
 export type BlobState = 'intact' | 'missing' | 'altered';
+
+type FingerprintRow = Fingerprint & { id: string };
 
 /** Larger blobs are verified by streaming before `readVerified` reads them whole. */
 const READ_WHOLE_UP_TO = 64 * 1024 * 1024;
@@ -35,6 +38,9 @@ export class Cas {
   private readonly getFp;
   private readonly putFp;
   private readonly delFp;
+  private readonly recordAll: (rows: FingerprintRow[]) => void;
+  /** Fingerprints of blobs the async paths installed, recorded together once the event loop turns. */
+  private installed: FingerprintRow[] = [];
   private seq = 0;
   /** Shard directories known to exist: a fill installs thousands of blobs, one mkdir each otherwise. */
   private readonly shards = new Set<string>();
@@ -49,6 +55,9 @@ export class Cas {
       'INSERT OR REPLACE INTO blobs (id, size, mtime_ns, ctime_ns, ino) VALUES (@id, @size, @mtime_ns, @ctime_ns, @ino)',
     );
     this.delFp = db.prepare('DELETE FROM blobs WHERE id = ?');
+    this.recordAll = db.transaction((rows: FingerprintRow[]) => {
+      for (const row of rows) this.putFp.run(row);
+    });
   }
 
   pathOf(id: string): string {
@@ -80,21 +89,23 @@ export class Cas {
   /**
    * As `putBytes`, with the write and its fsync off the main thread: many can be in flight at once
    * (a remote fill imports hundreds of receipts, and a synchronous fsync each would serialise them).
+   * The blob is always written anew, never looked up first: its callers write blobs the store
+   * lacks (a download of a blob found missing, an imported receipt), and a copy already in place is
+   * replaced by the same bytes with a fresh mtime, which spares it from a concurrent gc as `reuse`
+   * would.
    */
   async putBytesAsync(data: Uint8Array | string): Promise<{ sha256: string; size: number }> {
     const bytes = typeof data === 'string' ? Buffer.from(data) : data;
     const id = sha256Id(bytes);
-    if (!this.reuse(id)) {
-      const temp = this.tempPath();
-      const fh = await open(temp, 'w');
-      try {
-        await fh.writeFile(bytes);
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
-      this.install(temp, id);
+    const temp = this.tempPath();
+    const fh = await open(temp, 'w');
+    try {
+      await fh.writeFile(bytes);
+      await fh.sync();
+    } finally {
+      await fh.close();
     }
+    await this.installAsync(temp, id);
     return { sha256: id, size: bytes.length };
   }
 
@@ -121,7 +132,7 @@ export class Cas {
       await fh.close();
     }
     if (this.reuse(id)) rmSync(temp, { force: true });
-    else this.install(temp, id);
+    else await this.installAsync(temp, id);
     return { sha256: id, size };
   }
 
@@ -183,6 +194,40 @@ export class Cas {
     this.putFp.run({ id, ...fingerprintOf(lstatSync(dest, { bigint: true })) });
   }
 
+  /**
+   * `install` for the async paths: the directory, rename and stat in libuv's pool (a fill installs
+   * thousands of blobs, and the main thread is what it waits on), and the fingerprint recorded with
+   * the others installed in the same turn, in one transaction. Until then the blob has no recorded
+   * fingerprint, which only means a check re-hashes it; a lost write (a crash, a store closed
+   * first, a busy index) costs the same and nothing more.
+   */
+  private async installAsync(temp: string, id: string): Promise<void> {
+    const dest = this.pathOf(id);
+    const shard = join(dest, '..');
+    if (!this.shards.has(shard)) {
+      await mkdir(shard, { recursive: true });
+      this.shards.add(shard);
+    }
+    await rename(temp, dest);
+    const row = { id, ...fingerprintOf(await lstat(dest, { bigint: true })) };
+    if (this.installed.push(row) === 1) setImmediate(() => this.recordInstalled());
+  }
+
+  /**
+   * Records the fingerprints the async paths are holding. A caller about to commit rows naming
+   * those blobs calls it first, inside its transaction, so the next check of them is a stat.
+   */
+  recordInstalled(): void {
+    if (this.installed.length === 0) return;
+    const rows = this.installed;
+    this.installed = [];
+    try {
+      this.recordAll(rows);
+    } catch {
+      // Unrecorded fingerprints are re-hashed when next checked (see installAsync).
+    }
+  }
+
   read(id: string): Buffer {
     return readFileSync(this.pathOf(id));
   }
@@ -194,14 +239,30 @@ export class Cas {
    */
   readVerified(id: string): { state: 'intact'; bytes: Buffer } | { state: Exclude<BlobState, 'intact'> } {
     const path = this.pathOf(id);
+    let fd: number;
     try {
-      const st = lstatSync(path);
+      // No lstat first (a no-op build reads every receipt): O_NOFOLLOW refuses a symlink planted
+      // here (ELOOP) and O_NONBLOCK keeps a FIFO from blocking the open; fstat says what opened.
+      fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    } catch (error) {
+      return { state: (error as NodeJS.ErrnoException).code === 'ELOOP' ? 'altered' : 'missing' };
+    }
+    try {
+      const st = fstatSync(fd);
       if (!st.isFile()) return { state: 'altered' };
       if (st.size > READ_WHOLE_UP_TO && streamDigest(path, 'raw') !== id) return { state: 'altered' };
-      const bytes = readFileSync(path);
-      return sha256Id(bytes) === id ? { state: 'intact', bytes } : { state: 'altered' };
+      const bytes = Buffer.allocUnsafe(st.size);
+      let n = 0;
+      while (n < bytes.length) {
+        const got = readSync(fd, bytes, n, bytes.length - n, n);
+        if (got === 0) break;
+        n += got;
+      }
+      return n === bytes.length && sha256Id(bytes) === id ? { state: 'intact', bytes } : { state: 'altered' };
     } catch {
       return { state: 'missing' };
+    } finally {
+      closeSync(fd);
     }
   }
 

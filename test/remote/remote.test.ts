@@ -64,13 +64,20 @@ describe('remote cache over nginx', { skip: skip.skip }, () => {
     repo.manifest({
       checks: [
         // Passes on A, fails on B: the marker is outside the key, so only a remote entry could make B pass.
+        // hello's log (20 kB) is too big to travel inline and is downloaded into memory; other's
+        // (1.2 MB) is streamed into a file; their empty stderr logs travel inline in the statement.
         {
           id: 'hello',
-          run: `echo hello from $0 && test ! -e ${marker}`,
+          run: `echo hello from $0 && head -c 20000 /dev/zero | tr '\\0' x && test ! -e ${marker}`,
           inputs: ['src/a.txt'],
           sandbox: WATCHED_FROM_OUTSIDE,
         },
-        { id: 'other', run: `test ! -e ${marker} && true`, inputs: ['src/b.txt'], sandbox: WATCHED_FROM_OUTSIDE },
+        {
+          id: 'other',
+          run: `head -c 1200000 /dev/zero | tr '\\0' y && test ! -e ${marker}`,
+          inputs: ['src/b.txt'],
+          sandbox: WATCHED_FROM_OUTSIDE,
+        },
       ],
     });
     assert.equal(vkit(['policy', 'trust-signer', A.pub, '--name', 'ci'], { cwd: repo.dir }).code, 0);
@@ -161,6 +168,7 @@ describe('remote cache over nginx', { skip: skip.skip }, () => {
       assert.equal(hello.outcome, 'FAIL', 'B ran the check itself');
       assert.equal(hello.remote?.state, 'refused');
       assert.match(b.stderr, expect);
+      return b.built;
     } finally {
       for (const [file, bytes] of saved) writeFileSync(file, bytes);
     }
@@ -189,20 +197,40 @@ describe('remote cache over nginx', { skip: skip.skip }, () => {
     );
   });
 
-  test('a flipped byte in a blob is refused', () => {
-    attacked(() => {
-      const receipt = JSON.parse(Buffer.from(envelopeOf('check:hello').payload, 'base64').toString()).predicate.receipt;
-      let flipped = 0;
-      for (const a of receipt.artifacts) {
-        const file = join(nginx.data, 'cas', a.sha256.replace(/^sha256:/, ''));
-        const bytes = readFileSync(file);
-        if (bytes.length === 0) continue;
-        bytes[0] = bytes[0]! ^ 1;
-        writeFileSync(file, bytes);
-        flipped++;
+  test('a flipped byte in a blob is refused, held in memory or streamed to a file', () => {
+    const built = attacked(() => {
+      for (const label of ['check:hello', 'check:other']) {
+        const receipt = JSON.parse(Buffer.from(envelopeOf(label).payload, 'base64').toString()).predicate.receipt;
+        let flipped = 0;
+        for (const a of receipt.artifacts) {
+          const file = join(nginx.data, 'cas', a.sha256.replace(/^sha256:/, ''));
+          const bytes = readFileSync(file);
+          if (bytes.length === 0) continue;
+          bytes[bytes.length - 2] = bytes[bytes.length - 2]! ^ 1;
+          writeFileSync(file, bytes);
+          flipped++;
+        }
+        assert.ok(flipped > 0, `${label}: a non-empty blob to flip (the check prints)`);
       }
-      assert.ok(flipped > 0, 'a non-empty blob to flip (the check prints a line)');
     }, /check:hello: remote entry refused: blob [0-9a-f]{12}: got/);
+    const other = built.actions.find((x) => x.label === 'check:other')!;
+    assert.equal(other.outcome, 'FAIL', 'B ran the check itself');
+    assert.match(other.remote?.reason ?? '', /^blob [0-9a-f]{12}: got 1200000 bytes hashing to/);
+  });
+
+  test('inline bytes that are not their blob are refused, even under a trusted signature', () => {
+    attacked(() => {
+      const e = envelopeOf('check:hello');
+      const statement = JSON.parse(Buffer.from(e.payload, 'base64').toString());
+      const inline = statement.predicate.inline as Record<string, string>;
+      const [digest] = Object.keys(inline);
+      assert.ok(digest, 'the empty stderr log travels inline');
+      inline[digest] = Buffer.from('x').toString('base64');
+      const payload = Buffer.from(JSON.stringify(statement));
+      e.payload = payload.toString('base64');
+      e.signatures[0].sig = sign(null, pae(e.payloadType, payload), A.privateKey).toString('base64');
+      writeFileSync(acFile('check:hello'), JSON.stringify(e));
+    }, /check:hello: remote entry refused: the inline bytes of artifact \S+ are not the blob its digest names/);
   });
 
   test('a receipt replaced under the signature of another is refused', () => {

@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import { canonicalJson, sha256Id } from '../../src/hash/index.js';
 import { pae, signEnvelope, verifyEnvelope } from '../../src/remote/dsse.js';
 import { parsePublicKey, readSigningKey } from '../../src/remote/keys.js';
-import { readReceiptStatement, receiptStatement } from '../../src/remote/statement.js';
+import { INLINE_UP_TO, readReceiptStatement, receiptStatement } from '../../src/remote/statement.js';
 import { keyFiles as keysIn } from '../_support/keys.js';
 import { tempRepo, vkit } from '../_support/repo.js';
 
@@ -67,6 +67,46 @@ test('a statement binds the action key, the receipt digest and every artifact', 
   assert.match(reason(edit((s) => s.subject.pop())), /not a subject/);
   assert.match(reason(edit((s) => (s.predicate.receipt.key = blob))), /another action/);
   assert.match(reason(edit((s) => (s._type = 'x'))), /Statement/);
+});
+
+test('small artifacts travel inline, checked like a download; nothing else may travel', () => {
+  const key = `sha256:${'1'.repeat(64)}`;
+  const log = Buffer.from('checked\n');
+  const big = Buffer.alloc(INLINE_UP_TO + 1, 0x61);
+  const byId = new Map<string, Buffer>([log, big].map((b) => [sha256Id(b), b]));
+  const receipt = {
+    key,
+    artifacts: [
+      { name: 'stdout', sha256: sha256Id(log), size: log.length },
+      { name: 'report', sha256: sha256Id(big), size: big.length },
+    ],
+  };
+  const payload = receiptStatement(key, sha256Id(canonicalJson(receipt)), receipt, undefined, (id) => byId.get(id));
+  const read = readReceiptStatement(payload, key);
+  assert.ok(read.ok);
+  assert.deepEqual(
+    read.blobs.map((b) => b.bytes?.toString()),
+    ['checked\n', undefined],
+    'the log inline, the artifact over the limit fetched',
+  );
+  const edit = (f: (inline: Record<string, string>) => void) => {
+    const s = JSON.parse(payload.toString());
+    f(s.predicate.inline);
+    return (readReceiptStatement(Buffer.from(JSON.stringify(s)), key) as { reason: string }).reason;
+  };
+  const hexLog = sha256Id(log).slice(7);
+  assert.match(
+    edit((i) => (i[hexLog] = Buffer.from('checkeD\n').toString('base64'))),
+    /inline bytes of artifact stdout/,
+  );
+  assert.match(
+    edit((i) => (i[hexLog] = 'not base64!')),
+    /inline bytes of artifact stdout/,
+  );
+  assert.match(
+    edit((i) => (i['3'.repeat(64)] = '')),
+    /inline bytes for a blob the receipt does not name/,
+  );
 });
 
 test('policy trust-signer writes a reviewed list; a key that does not hash to its id is invalid (exit 2)', () => {

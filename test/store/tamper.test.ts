@@ -5,7 +5,8 @@
  * `--deep` re-hashes everything.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { build, gate } from '../../src/service/index.js';
 import { blobPath, flipByte, openOpts, openStoreOf } from '../_support/evidence.js';
@@ -15,6 +16,16 @@ import { nodeCheck, tempRepo } from '../_support/repo.js';
 const damages = {
   'flip a byte': (path: string) => flipByte(path, 3),
   delete: (path: string) => rmSync(path),
+  // The same bytes behind a symlink are not the store's file; a FIFO must not block the reader.
+  'a symlink to the same bytes': (path: string) => {
+    copyFileSync(path, `${path}.elsewhere`);
+    rmSync(path);
+    symlinkSync(`${path}.elsewhere`, path);
+  },
+  'a FIFO': (path: string) => {
+    rmSync(path);
+    execFileSync('mkfifo', [path]);
+  },
 };
 
 for (const [damage, apply] of Object.entries(damages)) {
