@@ -169,7 +169,10 @@ function fetchBlob(
   const running = pending.get(b.sha256);
   if (running) return running;
   const work = (async () => {
-    if (store.cas.state(b.sha256, true) === 'intact') return undefined;
+    // The standard of a local hit: an unchanged recorded fingerprint counts as intact (re-hashed
+    // otherwise). Many actions name the same blob (every empty log): re-hashing it and recording
+    // its fingerprint again for each was a file read and a commit per action.
+    if (store.cas.state(b.sha256, false) === 'intact') return undefined;
     let put: { sha256: string };
     if (b.bytes) put = await store.cas.putBytesAsync(b.bytes);
     else if (b.size <= IN_MEMORY_UP_TO) {

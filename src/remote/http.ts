@@ -55,8 +55,10 @@ class Timeout extends Error {}
 export class RemoteCache {
   readonly url: string;
   private readonly base: URL;
-  private readonly client: typeof http | typeof https | undefined;
-  private readonly agent: http.Agent | undefined;
+  private readonly client?: typeof http | typeof https;
+  private readonly agent?: http.Agent;
+  /** Why no request is made at all (a URL vkit will not use), or undefined. */
+  private readonly unusable?: string;
   private readonly timeoutMs: number;
   private readonly retries: number;
   private readonly maxActionBytes: number;
@@ -78,9 +80,16 @@ export class RemoteCache {
       base = new URL('invalid:');
     }
     this.base = base;
-    this.client = base.protocol === 'http:' ? http : base.protocol === 'https:' ? https : undefined;
-    // Idle kept-alive sockets are unref'd by the agent: they never hold a finished process open.
-    this.agent = this.client && new this.client.Agent({ keepAlive: true, maxSockets: connections });
+    const client = base.protocol === 'http:' ? http : base.protocol === 'https:' ? https : undefined;
+    if (!client) this.unusable = `${this.url} is not an http:// or https:// URL`;
+    // The URL is recorded with the evidence (provenance, notes): a password in it would be too.
+    else if (base.username || base.password)
+      this.unusable = 'the remote URL carries a user name or password, which vkit would record with its evidence';
+    else {
+      this.client = client;
+      // Idle kept-alive sockets are unref'd by the agent: they never hold a finished process open.
+      this.agent = new client.Agent({ keepAlive: true, maxSockets: connections });
+    }
   }
 
   private request<T>(method: 'GET' | 'HEAD' | 'PUT', path: string, consume: Consume<T>, body?: Body) {
@@ -95,7 +104,7 @@ export class RemoteCache {
   ): Promise<Fetched<T>> {
     if (this.down && performance.now() < this.down.until)
       return { ok: false, missing: false, reason: `${method} /${path}: not asked, ${this.down.reason}` };
-    if (!this.client) return { ok: false, missing: false, reason: `${this.url} is not an http:// or https:// URL` };
+    if (this.unusable) return { ok: false, missing: false, reason: this.unusable };
     let last = '';
     for (let attempt = 0; attempt <= this.retries; attempt++) {
       if (attempt > 0) await sleep(100 * 2 ** (attempt - 1));

@@ -49,3 +49,30 @@ test('at most `connections` requests are in flight at once', async () => {
     s.close();
   }
 });
+
+test('a URL that is not http(s) or that carries credentials makes every request a miss saying why', async () => {
+  let asked = 0;
+  const s = await serveHttp((_req, res) => {
+    asked++;
+    res.writeHead(404).end();
+  });
+  try {
+    const withPassword = s.url.replace('http://', 'http://ci:secret@');
+    const cases: [string, RegExp][] = [
+      [withPassword, /carries a user name or password/],
+      [s.url.replace('http://', 'ftp://'), /is not an http:\/\/ or https:\/\/ URL/],
+      ['not a url', /is not an http:\/\/ or https:\/\/ URL/],
+    ];
+    for (const [url, why] of cases) {
+      const got = await new RemoteCache({ url, retries: 0 }).getAction('0'.repeat(64));
+      assert.ok(!got.ok && !got.missing, url);
+      assert.match(got.ok ? '' : got.reason, why);
+    }
+    assert.equal(asked, 0, 'the server was never asked');
+    // The same server without the credentials answers (a 404 is a plain miss).
+    const plain = await new RemoteCache({ url: s.url }).getAction('0'.repeat(64));
+    assert.ok(!plain.ok && plain.missing);
+  } finally {
+    s.close();
+  }
+});
