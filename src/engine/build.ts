@@ -316,13 +316,13 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     const fresh = runnable && (opts.force || opts.fresh?.includes(label));
     if (!fresh || opts.reusePassing) {
       let found = lookupEvidence(ctx.store, key, opts.deep ?? false, latest.get(label), intactBlobs);
-      // A local miss may be a remote hit: imported only after every remote check, then judged
-      // by the same checks as a local hit (deep: every byte re-hashed). A fresh run asked with
+      // A local miss may be a remote hit: imported only after every remote check, which include
+      // those of a local hit, made on the bytes as they arrived (D45). A fresh run asked with
       // reuse (verify --reuse, the protected gate) takes a remote PASS as it would a local one.
       if (found.state === 'miss' && runnable && ctx.remote) {
-        const got = await importRemote(ctx.store, ctx.remote, key, label);
+        const got = await importRemote(ctx.store, ctx.remote, key, label, intactBlobs);
         if (got.state === 'imported') {
-          found = lookupEvidence(ctx.store, key, true, undefined, intactBlobs);
+          found = { state: 'hit', receiptId: got.receiptId, receipt: got.receipt };
           remoteNote = `remote hit from ${got.url}, signed by ${got.keyid}${got.signer ? ` (${got.signer})` : ''}`;
           remoteInfo = { state: 'hit', url: got.url, keyid: got.keyid, ...(got.signer ? { signer: got.signer } : {}) };
         } else if (got.refused) {

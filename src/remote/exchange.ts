@@ -1,11 +1,12 @@
 /**
  * Remote evidence in and out of a store. A remote entry is used only when its envelope's signature
  * verifies under a trusted key, the signed statement is for this very action key, every blob it
- * names downloads and hashes to its digest, and the receipt then passes the same checks as a local
- * hit (the caller's `lookupEvidence`); anything else is a miss that says why. Publishing happens
+ * names downloads and hashes to its digest, and the receipt passes the checks a local hit passes;
+ * anything else is a miss that says why. Publishing happens
  * only for a result already committed locally, and loses nothing locally when it fails.
  */
 import { canonicalJson } from '../hash/index.js';
+import { parseReceipt, type Receipt } from '../store/receipt.js';
 import type { Store } from '../store/store.js';
 import { type Envelope, signEnvelope, verifyEnvelope } from './dsse.js';
 import type { RemoteCache } from './http.js';
@@ -20,18 +21,24 @@ export interface RemoteSource {
 }
 
 export type RemoteLookup =
-  | { state: 'imported'; keyid: string; signer?: string; url: string }
+  | { state: 'imported'; keyid: string; signer?: string; url: string; receiptId: string; receipt: Receipt }
   | { state: 'miss'; reason: string; refused: boolean };
 
 /**
  * Fetches, verifies and imports the remote result for `key`. `refused` marks an entry that exists
  * but failed a check (an attack or corruption, worth a warning); a plain absence is not refused.
+ * An imported result is a hit by the checks a local hit passes, made on the bytes as they arrived
+ * (D45): the receipt's full shape and key, its run's own (written here, in the same transaction
+ * as the cache row), every blob it names hashed to its digest before it was stored under it (or
+ * already here intact). `intact` is the build's set of blobs already verified: those are not
+ * looked at again, and the blobs brought in join it.
  */
 export async function importRemote(
   store: Store,
   { cache, trusted, scope }: RemoteSource,
   key: string,
   label: string,
+  intact?: Set<string>,
 ): Promise<RemoteLookup> {
   const refused = (reason: string): RemoteLookup => ({ state: 'miss', reason, refused: true });
   const entry = await cache.getAction(entryAddress(key, scope));
@@ -57,10 +64,14 @@ export async function importRemote(
     return refused('the receipt does not name its run, attempt, label and kind');
   // Its pointers are written under the receipt's label: it must be this action's.
   if (r.label !== label) return refused(`the receipt is for ${r.label}, not ${label}`);
+  const receipt = parseReceipt(r);
+  if (!receipt) return refused('the receipt is not a vkit.receipt/1');
 
   for (const b of statement.blobs) {
+    if (intact?.has(b.sha256)) continue;
     const fetched = await fetchBlob(store, cache, b);
     if (fetched) return refused(fetched);
+    intact?.add(b.sha256);
   }
   if ((await store.cas.putBytesAsync(statement.receiptJson)).sha256 !== statement.receiptId)
     return refused('the receipt did not store under its digest');
@@ -90,7 +101,14 @@ export async function importRemote(
     return true;
   });
   if (!imported) return refused(`run ${r.run} is already in the local store with another result`);
-  return { state: 'imported', keyid: verified.keyid, ...(signer ? { signer } : {}), url: cache.url };
+  return {
+    state: 'imported',
+    keyid: verified.keyid,
+    ...(signer ? { signer } : {}),
+    url: cache.url,
+    receiptId: statement.receiptId,
+    receipt,
+  };
 }
 
 interface Pending {

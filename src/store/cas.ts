@@ -294,10 +294,12 @@ export class Cas {
     const path = this.pathOf(id);
     let st;
     try {
-      st = lstatSync(path, { bigint: true });
+      // No exception for the common miss (a fill asks for every blob it is about to bring in).
+      st = lstatSync(path, { bigint: true, throwIfNoEntry: false });
     } catch {
       return 'missing';
     }
+    if (!st) return 'missing';
     if (!st.isFile()) return 'altered';
     const now = fingerprintOf(st);
     const recorded = this.getFp.get(id);

@@ -13,6 +13,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { canonicalJson, sha256Id } from '../../src/hash/index.js';
 import { pae } from '../../src/remote/dsse.js';
 import { keyFiles } from '../_support/keys.js';
 import { type Nginx, nginxSkip, serveHttp, startNginx } from '../_support/nginx.js';
@@ -231,6 +232,21 @@ describe('remote cache over nginx', { skip: skip.skip }, () => {
       e.signatures[0].sig = sign(null, pae(e.payloadType, payload), A.privateKey).toString('base64');
       writeFileSync(acFile('check:hello'), JSON.stringify(e));
     }, /check:hello: remote entry refused: the inline bytes of artifact \S+ are not the blob its digest names/);
+  });
+
+  test('a receipt that is not a vkit.receipt/1 is refused, even signed by a trusted key with its digest right', () => {
+    attacked(() => {
+      const e = envelopeOf('check:hello');
+      const statement = JSON.parse(Buffer.from(e.payload, 'base64').toString());
+      // Every field the import reads is still there; only the full shape check can see this.
+      delete statement.predicate.receipt.capture;
+      const subject = statement.subject.find((x: { name: string }) => x.name === 'receipt');
+      subject.digest.sha256 = sha256Id(canonicalJson(statement.predicate.receipt)).replace(/^sha256:/, '');
+      const payload = Buffer.from(JSON.stringify(statement));
+      e.payload = payload.toString('base64');
+      e.signatures[0].sig = sign(null, pae(e.payloadType, payload), A.privateKey).toString('base64');
+      writeFileSync(acFile('check:hello'), JSON.stringify(e));
+    }, /check:hello: remote entry refused: the receipt is not a vkit.receipt\/1/);
   });
 
   test('a receipt replaced under the signature of another is refused', () => {
