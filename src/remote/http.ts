@@ -54,7 +54,8 @@ class Timeout extends Error {}
 
 export class RemoteCache {
   readonly url: string;
-  private readonly base: URL;
+  /** Where requests go: host, port and the base path every request's path is appended to. */
+  private readonly target: { hostname: string; port?: number; path: string };
   private readonly client?: typeof http | typeof https;
   private readonly agent?: http.Agent;
   /** Why no request is made at all (a URL vkit will not use), or undefined. */
@@ -79,7 +80,13 @@ export class RemoteCache {
     } catch {
       base = new URL('invalid:');
     }
-    this.base = base;
+    // Request options made once (as node makes them from a URL): a URL parsed per request showed
+    // in a fill's profile. Paths below the base are hex digests, which need no escaping.
+    this.target = {
+      hostname: base.hostname.startsWith('[') ? base.hostname.slice(1, -1) : base.hostname,
+      ...(base.port ? { port: Number(base.port) } : {}),
+      path: base.pathname,
+    };
     const client = base.protocol === 'http:' ? http : base.protocol === 'https:' ? https : undefined;
     if (!client) this.unusable = `${this.url} is not an http:// or https:// URL`;
     // The URL is recorded with the evidence (provenance, notes): a password in it would be too.
@@ -143,7 +150,9 @@ export class RemoteCache {
       };
       const timer = setTimeout(() => fail(new Timeout()), this.timeoutMs);
       const size = body === undefined ? 0 : Buffer.isBuffer(body) ? body.length : body.size;
-      const req = client.request(new URL(path, this.base), {
+      const req = client.request({
+        ...this.target,
+        path: this.target.path + path,
         method,
         agent: this.agent,
         headers: method === 'PUT' ? { 'content-length': size } : {},
