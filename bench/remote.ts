@@ -5,7 +5,7 @@
  * with its remote cache on: vkit signs and uploads to nginx (Bazel's HTTP protocol), turbo uploads
  * to `turborepo-remote-cache` (local storage). Then, R times, alternating which tool goes first:
  * machine B (a fresh clone with an empty store) builds with the warm remote, for vkit with every
- * signature, statement digest and blob digest verified and the receipts deep-checked; and vkit's
+ * signature, statement digest and blob digest verified and each receipt's full shape checked; and vkit's
  * cold local build of a fresh clone (no remote) for the ratio (the first C rounds; default 1). After
  * each heavy phase (the cold builds) it waits for the machine to settle (`sync`, load under 1.5,
  * at most 2 minutes) before filling. Prints the medians; exits 0 (a
