@@ -2,8 +2,8 @@
  * Remote evidence in and out of a store. A remote entry is used only when its envelope's signature
  * verifies under a trusted key, the signed statement is for this very action key, every blob it
  * names downloads and hashes to its digest, and the receipt passes the checks a local hit passes;
- * anything else is a miss that says why. Publishing happens
- * only for a result already committed locally, and loses nothing locally when it fails.
+ * anything else is a miss that says why. Publishing happens only for a result already committed
+ * locally, and loses nothing locally when it fails.
  */
 import { canonicalJson } from '../hash/index.js';
 import { parseReceipt, type Receipt } from '../store/receipt.js';
