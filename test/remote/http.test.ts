@@ -76,3 +76,19 @@ test('a URL that is not http(s) or that carries credentials makes every request 
     s.close();
   }
 });
+
+test('requests go below the path of the remote URL, for an action entry and for a blob', async () => {
+  const paths: string[] = [];
+  const s = await serveHttp((req, res) => {
+    paths.push(`${req.method} ${req.url}`);
+    res.writeHead(404).end();
+  });
+  try {
+    const cache = new RemoteCache({ url: `${s.url}/team/cache/`, retries: 0 });
+    await cache.getAction('a'.repeat(64));
+    await cache.hasBlob(`sha256:${'b'.repeat(64)}`);
+    assert.deepEqual(paths, [`GET /team/cache/ac/${'a'.repeat(64)}`, `HEAD /team/cache/cas/${'b'.repeat(64)}`]);
+  } finally {
+    s.close();
+  }
+});
