@@ -8,7 +8,7 @@
 import { canonicalJson } from '../hash/index.js';
 import { parseReceipt, type Receipt } from '../store/receipt.js';
 import type { Store } from '../store/store.js';
-import { type Envelope, signEnvelope, verifyEnvelope } from './dsse.js';
+import { badSignature, type Envelope, openEnvelope, signatureVerifies, signEnvelope } from './dsse.js';
 import type { RemoteCache } from './http.js';
 import type { PublicKey, SigningKey } from './keys.js';
 import { entryAddress, type ProtectedScope, readReceiptStatement, receiptStatement } from './statement.js';
@@ -49,9 +49,13 @@ export async function importRemote(
   } catch {
     return refused('the action entry is not a JSON envelope');
   }
-  const verified = verifyEnvelope(envelope, trusted);
+  const verified = openEnvelope(envelope, trusted);
   if (!verified.ok) return refused(verified.reason);
+  // The signature is checked in the thread pool while this thread reads the statement; nothing
+  // read is used unless the signature verifies, and a bad one is the reason given first.
+  const signed = signatureVerifies(verified);
   const statement = readReceiptStatement(verified.payload, key, scope);
+  if (!(await signed)) return refused(badSignature(verified.keyid));
   if (!statement.ok) return refused(statement.reason);
   const r = statement.receipt;
   if (r.outcome !== 'PASS' && r.outcome !== 'FAIL') return refused(`a ${String(r.outcome)} result is never shared`);

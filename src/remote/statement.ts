@@ -11,7 +11,7 @@
  * only stand for blobs the receipt names; the blobs still go to `/cas/` as well.
  */
 import { canonicalJson, sha256Id } from '../hash/index.js';
-import { BASE64 } from './dsse.js';
+import { fromBase64 } from './dsse.js';
 
 const STATEMENT_TYPE = 'https://in-toto.io/Statement/v1';
 const RECEIPT_PREDICATE = 'https://vkit.dev/attestation/receipt/v1';
@@ -151,7 +151,7 @@ export function readReceiptStatement(payload: Buffer, actionKey: string, scope?:
       blobs.push({ sha256: a.sha256, size: a.size });
       continue;
     }
-    const bytes = typeof b64 === 'string' && BASE64.test(b64) ? Buffer.from(b64, 'base64') : undefined;
+    const bytes = typeof b64 === 'string' ? fromBase64(b64) : undefined;
     if (!bytes || bytes.length !== a.size || sha256Id(bytes) !== a.sha256)
       return { ok: false, reason: `the inline bytes of artifact ${a.name} are not the blob its digest names` };
     blobs.push({ sha256: a.sha256, size: a.size, bytes });

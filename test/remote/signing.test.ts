@@ -40,6 +40,13 @@ test('an envelope verifies only under a trusted key, over its exact payload and 
   assert.match(reason(swapped), /bad signature/);
   // A signature of the wrong length is refused like a wrong one, not an error.
   assert.match(reason({ ...e, signatures: [{ keyid: a.keyid, sig: 'AAAA' }] }), /bad signature/);
+  // Base64 in its one canonical spelling only: no other alphabet, whitespace or dropped padding.
+  const text = e.payload;
+  for (const respelt of [text.replace(/=+$/, ''), `${text.slice(0, 4)}\n${text.slice(4)}`, ` ${text}`])
+    assert.match(reason({ ...e, payload: respelt }), /payload is not base64/, JSON.stringify(respelt));
+  const urlSafe = signEnvelope(Buffer.from([0xfb, 0xff, 0xfe]), a); // standard base64 `+//+`
+  assert.equal(verifyEnvelope(urlSafe, trusted).ok, true);
+  assert.match(reason({ ...urlSafe, payload: urlSafe.payload.replace(/\+/g, '-').replace(/\//g, '_') }), /not base64/);
   assert.equal(verifyEnvelope({ ...e, payloadType: 'text/plain' }, trusted).ok, false);
   assert.equal(verifyEnvelope({ ...e, signatures: [] }, trusted).ok, false);
   assert.equal(verifyEnvelope('nope', trusted).ok, false);
