@@ -40,3 +40,61 @@ test('a receipt counts only as the result its run recorded through its attempt',
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('an imported run and its attempt are recorded done, as a run that started and ended at the import', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'vkit-chain-'));
+  const store = new Store(join(dir, 'store'), { now: () => 1_700_000_000_000_000_000n });
+  try {
+    const from = { host: 'remote http://cache', reason: 'remote hit, signed by k' };
+    const receipt = { key: KEY, label: 'check:a', kind: 'check', outcome: 'FAIL', reason: 'exit 1' };
+    assert.ok(store.lifecycle.importRun(RECEIPT, { ...receipt, run: 'run-1', attempt: 'att-1' }, from));
+    const t = '1700000000000000000';
+    assert.deepEqual(
+      { ...store.lifecycle.getRun('run-1') },
+      {
+        id: 'run-1',
+        job: KEY,
+        queue: null,
+        label: 'check:a',
+        kind: 'check',
+        key: KEY,
+        state: 'done',
+        outcome: 'FAIL',
+        reason: 'exit 1',
+        receipt: RECEIPT,
+        created_ns: t,
+        ended_ns: t,
+        root: null,
+      },
+    );
+    assert.deepEqual(
+      store.lifecycle.attemptsOf('run-1').map((a) => ({ ...a })),
+      [
+        {
+          id: 'att-1',
+          run: 'run-1',
+          state: 'done',
+          host: 'remote http://cache',
+          pid: process.pid,
+          pid_start: 'imported',
+          heartbeat_ns: t,
+          started_ns: t,
+          ended_ns: t,
+          outcome: 'FAIL',
+          reason: 'remote hit, signed by k',
+          cancel_requested: 0,
+          child_pgid: null,
+        },
+      ],
+    );
+    // The same import again is the same result; another result under the run id is refused.
+    assert.equal(store.lifecycle.importRun(RECEIPT, { ...receipt, run: 'run-1', attempt: 'att-1' }, from), true);
+    assert.equal(
+      store.lifecycle.importRun(`sha256:${'c'.repeat(64)}`, { ...receipt, run: 'run-1', attempt: 'att-9' }, from),
+      false,
+    );
+  } finally {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
