@@ -27,8 +27,6 @@ export function signEnvelope(payload: Buffer, key: SigningKey, payloadType = IN_
   return { payloadType, payload: payload.toString('base64'), signatures: [{ keyid: key.keyid, sig }] };
 }
 
-export type Verified = { ok: true; payload: Buffer; keyid: string } | { ok: false; reason: string };
-
 /**
  * Standard base64, padded, in its one canonical spelling (what DSSE payloads, signatures and inline
  * blobs are written in): the bytes, or undefined for anything else (other alphabets, whitespace,
@@ -79,20 +77,10 @@ export function openEnvelope(
   };
 }
 
-/** The payload, when the envelope's first trusted signature verifies over it. */
-export function verifyEnvelope(data: unknown, trusted: ReadonlyMap<string, PublicKey>): Verified {
-  const opened = openEnvelope(data, trusted);
-  if (!opened.ok) return opened;
-  const { message, key, sig } = opened.check;
-  return verify(null, message, key, sig)
-    ? { ok: true, payload: opened.payload, keyid: opened.keyid }
-    : { ok: false, reason: badSignature(opened.keyid) };
-}
-
 /**
  * Whether an opened envelope's signature verifies, checked in libuv's thread pool (node's
  * `crypto.verify` with a callback): the caller goes on reading the payload meanwhile, and uses
- * nothing from it before this says yes.
+ * nothing from it before this says yes (a false is `badSignature`).
  */
 export function signatureVerifies({ check: { message, key, sig } }: Opened): Promise<boolean> {
   return new Promise((resolve) => verify(null, message, key, sig, (error, ok) => resolve(!error && ok)));

@@ -10,7 +10,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { canonicalJson, sha256Id } from '../../src/hash/index.js';
-import { pae, signEnvelope, verifyEnvelope } from '../../src/remote/dsse.js';
+import { badSignature, openEnvelope, pae, signatureVerifies, signEnvelope } from '../../src/remote/dsse.js';
+import type { PublicKey } from '../../src/remote/keys.js';
+
+/** What an import makes of an envelope: its payload and signer, or why it is refused. */
+async function verifyEnvelope(data: unknown, trusted: ReadonlyMap<string, PublicKey>) {
+  const opened = openEnvelope(data, trusted);
+  if (!opened.ok) return opened;
+  return (await signatureVerifies(opened))
+    ? { ok: true as const, payload: opened.payload, keyid: opened.keyid }
+    : { ok: false as const, reason: badSignature(opened.keyid) };
+}
 import { parsePublicKey, readSigningKey } from '../../src/remote/keys.js';
 import { INLINE_UP_TO, readReceiptStatement, receiptStatement } from '../../src/remote/statement.js';
 import { keyFiles as keysIn } from '../_support/keys.js';
@@ -27,29 +37,32 @@ test("PAE is DSSE's: the spec's example encodes byte for byte", () => {
   );
 });
 
-test('an envelope verifies only under a trusted key, over its exact payload and type', () => {
+test('an envelope verifies only under a trusted key, over its exact payload and type', async () => {
   const a = readSigningKey(keyFiles('a').key);
   const b = readSigningKey(keyFiles('b').key);
   const trusted = new Map([[a.keyid, a]]);
   const e = signEnvelope(Buffer.from('{"x":1}'), a);
-  const ok = verifyEnvelope(e, trusted);
+  const ok = await verifyEnvelope(e, trusted);
   assert.ok(ok.ok && ok.keyid === a.keyid && ok.payload.toString() === '{"x":1}');
-  const reason = (data: unknown) => (verifyEnvelope(data, trusted) as { reason: string }).reason;
-  assert.match(reason(signEnvelope(Buffer.from('{}'), b)), /untrusted/);
+  const reason = async (data: unknown) => ((await verifyEnvelope(data, trusted)) as { reason: string }).reason;
+  assert.match(await reason(signEnvelope(Buffer.from('{}'), b)), /untrusted/);
   const swapped = { ...e, payload: Buffer.from('{"x":2}').toString('base64') };
-  assert.match(reason(swapped), /bad signature/);
+  assert.match(await reason(swapped), /bad signature/);
   // A signature of the wrong length is refused like a wrong one, not an error.
-  assert.match(reason({ ...e, signatures: [{ keyid: a.keyid, sig: 'AAAA' }] }), /bad signature/);
+  assert.match(await reason({ ...e, signatures: [{ keyid: a.keyid, sig: 'AAAA' }] }), /bad signature/);
   // Base64 in its one canonical spelling only: no other alphabet, whitespace or dropped padding.
   const text = e.payload;
   for (const respelt of [text.replace(/=+$/, ''), `${text.slice(0, 4)}\n${text.slice(4)}`, ` ${text}`])
-    assert.match(reason({ ...e, payload: respelt }), /payload is not base64/, JSON.stringify(respelt));
+    assert.match(await reason({ ...e, payload: respelt }), /payload is not base64/, JSON.stringify(respelt));
   const urlSafe = signEnvelope(Buffer.from([0xfb, 0xff, 0xfe]), a); // standard base64 `+//+`
-  assert.equal(verifyEnvelope(urlSafe, trusted).ok, true);
-  assert.match(reason({ ...urlSafe, payload: urlSafe.payload.replace(/\+/g, '-').replace(/\//g, '_') }), /not base64/);
-  assert.equal(verifyEnvelope({ ...e, payloadType: 'text/plain' }, trusted).ok, false);
-  assert.equal(verifyEnvelope({ ...e, signatures: [] }, trusted).ok, false);
-  assert.equal(verifyEnvelope('nope', trusted).ok, false);
+  assert.equal((await verifyEnvelope(urlSafe, trusted)).ok, true);
+  assert.match(
+    await reason({ ...urlSafe, payload: urlSafe.payload.replace(/\+/g, '-').replace(/\//g, '_') }),
+    /not base64/,
+  );
+  assert.equal((await verifyEnvelope({ ...e, payloadType: 'text/plain' }, trusted)).ok, false);
+  assert.equal((await verifyEnvelope({ ...e, signatures: [] }, trusted)).ok, false);
+  assert.equal((await verifyEnvelope('nope', trusted)).ok, false);
   // The key id is the sha256 of the SPKI DER: the same for the public half read on its own.
   assert.equal(parsePublicKey(a.pem).keyid, a.keyid);
 });
