@@ -6,15 +6,17 @@
  * known time. Blobs are streamed both ways and a download is hashed as it arrives: a body that is
  * short, long or different is refused, never written where it could be taken for the blob.
  *
- * A build asks for every action's entry at once; at most `connections` requests are in flight (a
- * server's worker limit is not a reason to miss). Once a request has failed every attempt (no
- * answer, a network error, a 5xx), the server counts as down for a minute: requests in that time
- * fail at once, so a dead server costs a build one timeout round, not one per action, and a
- * long-lived process (watch, the daemon) asks again later.
+ * A build asks for every action's entry at once. Small reads (action entries, small blobs, HEAD)
+ * are pipelined on at most `connections` connections, `pipelining` unanswered requests each
+ * (`pipelined.ts`); uploads and large downloads, streamed, go through node:http(s) with kept-alive
+ * connections, at most `connections` at once. Once a request has failed every attempt (no answer,
+ * a network error, a 5xx), the server counts as down for a minute: requests in that time fail at
+ * once, so a dead server costs a build one timeout round, not one per action, and a long-lived
+ * process (watch, the daemon) asks again later.
  *
- * Requests go through node:http(s) with kept-alive connections, not `fetch`: a fill makes a
- * thousand and more small requests, and fetch's web streams cost the main thread several times
- * more per request (README, "Remote cache").
+ * Not `fetch`: a fill makes a thousand and more small requests, and fetch's web streams cost the
+ * main thread several times more per request than node:http, which costs several times more than
+ * pipelining (README, "Remote cache").
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, rmSync, statSync } from 'node:fs';
@@ -23,6 +25,7 @@ import * as https from 'node:https';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import PQueue from 'p-queue';
+import { type Answer, PipelinedReads, Timeout } from './pipelined.js';
 
 export interface RemoteOptions {
   /** Base URL (`http://127.0.0.1:8080/cache`): no trailing slash needed. */
@@ -33,8 +36,10 @@ export interface RemoteOptions {
   retries?: number;
   /** Largest action entry read, in bytes. @default 8 MiB */
   maxActionBytes?: number;
-  /** Requests in flight at once. @default 16 */
+  /** Connections to the server at once. @default 8 */
   connections?: number;
+  /** Unanswered small reads one connection carries at once (HTTP/1.1 pipelining). @default 16 */
+  pipelining?: number;
 }
 
 export type Fetched<T> = { ok: true; value: T } | { ok: false; missing: boolean; reason: string };
@@ -45,12 +50,13 @@ type Body = Buffer | { size: number; open: () => Readable };
 /** Reads a response within the request's deadline; a thrown error is a failed attempt. */
 type Consume<T> = (res: http.IncomingMessage) => Promise<Fetched<T>>;
 
+/** One attempt: its result, or the server error (5xx) that makes it worth another. */
+type Attempt<T> = Promise<{ result: Fetched<T> } | { serverError: number }>;
+
 const hex = (id: string) => id.replace(/^sha256:/, '');
 /** How long a server that failed every attempt of a request is not asked again. */
 const DOWN_MS = 60_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-class Timeout extends Error {}
 
 export class RemoteCache {
   readonly url: string;
@@ -58,12 +64,20 @@ export class RemoteCache {
   private readonly target: { hostname: string; port?: number; path: string };
   private readonly client?: typeof http | typeof https;
   private readonly agent?: http.Agent;
+  private readonly reads?: PipelinedReads;
   /** Why no request is made at all (a URL vkit will not use), or undefined. */
   private readonly unusable?: string;
   private readonly timeoutMs: number;
   private readonly retries: number;
   private readonly maxActionBytes: number;
   private readonly slots: PQueue;
+  /**
+   * Small reads in flight (their retries included): `connections` until the server has answered
+   * one, then `connections` x `pipelining`; a dead or hanging server is asked no more often than
+   * before pipelining, and the breaker below stops the rest.
+   */
+  private readonly readSlots: PQueue;
+  private readonly pipelined: number;
   /** Why and until when the server counts as down (a request failed every attempt). */
   private down?: { reason: string; until: number };
 
@@ -72,8 +86,10 @@ export class RemoteCache {
     this.timeoutMs = opts.timeoutMs ?? 5000;
     this.retries = opts.retries ?? 2;
     this.maxActionBytes = opts.maxActionBytes ?? 8 * 1024 * 1024;
-    const connections = opts.connections ?? 16;
+    const connections = opts.connections ?? 8;
     this.slots = new PQueue({ concurrency: connections });
+    this.readSlots = new PQueue({ concurrency: connections });
+    this.pipelined = connections * (opts.pipelining ?? 16);
     let base: URL;
     try {
       base = new URL(`${this.url}/`);
@@ -96,19 +112,40 @@ export class RemoteCache {
       this.client = client;
       // Idle kept-alive sockets are unref'd by the agent: they never hold a finished process open.
       this.agent = new client.Agent({ keepAlive: true, maxSockets: connections });
+      this.reads = new PipelinedReads(
+        {
+          host: this.target.hostname,
+          port: this.target.port ?? (client === https ? 443 : 80),
+          tls: client === https,
+          authority: base.host,
+        },
+        { connections, depth: opts.pipelining ?? 16, timeoutMs: this.timeoutMs },
+      );
     }
   }
 
-  private request<T>(method: 'GET' | 'HEAD' | 'PUT', path: string, consume: Consume<T>, body?: Body) {
-    return this.slots.add(() => this.attempts(method, path, consume, body)) as Promise<Fetched<T>>;
+  /** A request through node:http (an upload, a streamed download), at most `connections` at once. */
+  private request<T>(method: 'GET' | 'PUT', path: string, consume: Consume<T>, body?: Body) {
+    return this.slots.add(() => this.attempts(method, path, () => this.once(method, path, consume, body))) as Promise<
+      Fetched<T>
+    >;
   }
 
-  private async attempts<T>(
-    method: 'GET' | 'HEAD' | 'PUT',
-    path: string,
-    consume: Consume<T>,
-    body?: Body,
-  ): Promise<Fetched<T>> {
+  /**
+   * A small read, pipelined: its answer's body (at most `maxBytes`, else `tooLarge`) judged by
+   * `judge`, which may throw to fail the attempt.
+   */
+  private read<T>(method: 'GET' | 'HEAD', path: string, maxBytes: number, judge: (a: Answer) => Fetched<T>) {
+    const once = async (): Attempt<T> => {
+      const answer = await this.reads!.ask(method, this.target.path + path, maxBytes);
+      if (answer.status >= 500) return { serverError: answer.status };
+      this.readSlots.concurrency = this.pipelined;
+      return { result: judge(answer) };
+    };
+    return this.readSlots.add(() => this.attempts(method, path, once)) as Promise<Fetched<T>>;
+  }
+
+  private async attempts<T>(method: string, path: string, once: () => Attempt<T>): Promise<Fetched<T>> {
     if (this.down && performance.now() < this.down.until)
       return { ok: false, missing: false, reason: `${method} /${path}: not asked, ${this.down.reason}` };
     if (this.unusable) return { ok: false, missing: false, reason: this.unusable };
@@ -116,7 +153,7 @@ export class RemoteCache {
     for (let attempt = 0; attempt <= this.retries; attempt++) {
       if (attempt > 0) await sleep(100 * 2 ** (attempt - 1));
       try {
-        const answer = await this.once(method, path, consume, body);
+        const answer = await once();
         if ('result' in answer) return answer.result;
         last = `${method} /${path}: server error ${answer.serverError}`;
       } catch (error) {
@@ -124,6 +161,7 @@ export class RemoteCache {
       }
     }
     this.down = { reason: `the server failed within the last minute (${last})`, until: performance.now() + DOWN_MS };
+    this.readSlots.concurrency = Math.max(1, this.slots.concurrency);
     return { ok: false, missing: false, reason: last };
   }
 
@@ -131,12 +169,7 @@ export class RemoteCache {
    * One attempt: the request, and `consume` reading its response, within one deadline (a server
    * that sends headers and then stalls is cut off too). Redirects are not followed.
    */
-  private once<T>(
-    method: 'GET' | 'HEAD' | 'PUT',
-    path: string,
-    consume: Consume<T>,
-    body?: Body,
-  ): Promise<{ result: Fetched<T> } | { serverError: number }> {
+  private once<T>(method: 'GET' | 'PUT', path: string, consume: Consume<T>, body?: Body): Attempt<T> {
     const client = this.client!;
     return new Promise((resolve, reject) => {
       let res: http.IncomingMessage | undefined;
@@ -190,18 +223,12 @@ export class RemoteCache {
 
   /** The action entry under `key`: its bytes (at most maxActionBytes), or why there are none. */
   getAction(key: string): Promise<Fetched<Buffer>> {
-    return this.request('GET', `ac/${hex(key)}`, async (res) => {
-      if (res.statusCode === 404) return { ok: false, missing: true, reason: 'no entry' };
-      if (res.statusCode !== 200) return { ok: false, missing: false, reason: `GET ac: status ${res.statusCode}` };
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of res) {
-        size += (chunk as Buffer).length;
-        if (size > this.maxActionBytes)
-          return { ok: false, missing: false, reason: `action entry larger than ${this.maxActionBytes} bytes` };
-        chunks.push(chunk as Buffer);
-      }
-      return { ok: true, value: Buffer.concat(chunks, size) };
+    return this.read('GET', `ac/${hex(key)}`, this.maxActionBytes, (a) => {
+      if (a.status === 404) return { ok: false, missing: true, reason: 'no entry' };
+      if (a.status !== 200) return { ok: false, missing: false, reason: `GET ac: status ${a.status}` };
+      if (a.tooLarge)
+        return { ok: false, missing: false, reason: `action entry larger than ${this.maxActionBytes} bytes` };
+      return { ok: true, value: a.body };
     });
   }
 
@@ -211,10 +238,10 @@ export class RemoteCache {
 
   /** Whether the server holds the blob (HEAD). */
   async hasBlob(sha256: string): Promise<Fetched<boolean>> {
-    return this.request('HEAD', `cas/${hex(sha256)}`, async (res) => {
-      if (res.statusCode === 200) return { ok: true, value: true };
-      if (res.statusCode === 404) return { ok: true, value: false };
-      return { ok: false, missing: false, reason: `HEAD cas: status ${res.statusCode}` };
+    return this.read('HEAD', `cas/${hex(sha256)}`, 0, (a) => {
+      if (a.status === 200) return { ok: true, value: true };
+      if (a.status === 404) return { ok: true, value: false };
+      return { ok: false, missing: false, reason: `HEAD cas: status ${a.status}` };
     });
   }
 
@@ -223,18 +250,13 @@ export class RemoteCache {
    * exactly `size` bytes hashing to `sha256`.
    */
   getBlobBytes(sha256: string, size: number): Promise<Fetched<Buffer>> {
-    return this.request('GET', `cas/${hex(sha256)}`, async (res) => {
-      const refused = blobStatus(sha256, res);
+    return this.read('GET', `cas/${hex(sha256)}`, size, (a) => {
+      const refused = blobStatus(sha256, a.status);
       if (refused) return refused;
-      const chunks: Buffer[] = [];
-      let got = 0;
-      for await (const chunk of res) {
-        got += (chunk as Buffer).length;
-        if (got > size) throw new Error(`longer than its ${size} bytes`);
-        chunks.push(chunk as Buffer);
-      }
-      const bytes = Buffer.concat(chunks, got);
-      return blobChecked(sha256, size, got, createHash('sha256').update(bytes)) ?? { ok: true, value: bytes };
+      if (a.tooLarge) throw new Error(`longer than its ${size} bytes`);
+      return (
+        blobChecked(sha256, size, a.body.length, createHash('sha256').update(a.body)) ?? { ok: true, value: a.body }
+      );
     });
   }
 
@@ -244,7 +266,7 @@ export class RemoteCache {
    */
   getBlob(sha256: string, size: number, file: string): Promise<Fetched<void>> {
     return this.request('GET', `cas/${hex(sha256)}`, async (res) => {
-      const refused = blobStatus(sha256, res);
+      const refused = blobStatus(sha256, res.statusCode ?? 0);
       if (refused) return refused;
       const hash = createHash('sha256');
       let got = 0;
@@ -279,19 +301,19 @@ export class RemoteCache {
 
   /** Whether the server answers the protocol: HEAD of a blob nobody has (200 or 404 both mean yes). */
   async reachable(): Promise<Fetched<number>> {
-    return this.request('HEAD', `cas/${'0'.repeat(64)}`, async (res) =>
-      res.statusCode === 200 || res.statusCode === 404
-        ? { ok: true, value: res.statusCode }
-        : { ok: false, missing: false, reason: `status ${res.statusCode}` },
+    return this.read('HEAD', `cas/${'0'.repeat(64)}`, 0, (a) =>
+      a.status === 200 || a.status === 404
+        ? { ok: true, value: a.status }
+        : { ok: false, missing: false, reason: `status ${a.status}` },
     );
   }
 }
 
 /** A blob response that carries no body to read: absent, or an unexpected status. */
-function blobStatus(sha256: string, res: http.IncomingMessage): Fetched<never> | undefined {
-  if (res.statusCode === 404)
+function blobStatus(sha256: string, status: number): Fetched<never> | undefined {
+  if (status === 404)
     return { ok: false, missing: true, reason: `blob ${hex(sha256).slice(0, 12)} is not on the server` };
-  if (res.statusCode !== 200) return { ok: false, missing: false, reason: `GET cas: status ${res.statusCode}` };
+  if (status !== 200) return { ok: false, missing: false, reason: `GET cas: status ${status}` };
   return undefined;
 }
 

@@ -1,7 +1,8 @@
 /**
  * The remote client against a real local HTTP server that misbehaves: at most `connections`
- * requests in flight, and a server that failed every attempt of one request is not asked again
- * for a while, so a dead server costs a build one timeout round, not one per action.
+ * connections, each pipelining only once it has answered, and a server that failed every attempt
+ * of one request is not asked again for a while, so a dead server costs a build one timeout round,
+ * not one per action.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -27,10 +28,12 @@ test('a hanging server costs one timeout round for forty entries, then is not as
   }
 });
 
-test('at most `connections` requests are in flight at once', async () => {
+test('at most `connections` connections, each pipelining at most `pipelining` requests once it answered', async () => {
   let inFlight = 0;
   let most = 0;
-  const s = await serveHttp((_req, res) => {
+  const sockets = new Set<unknown>();
+  const s = await serveHttp((req, res) => {
+    sockets.add(req.socket);
     most = Math.max(most, ++inFlight);
     setTimeout(() => {
       inFlight--;
@@ -38,13 +41,15 @@ test('at most `connections` requests are in flight at once', async () => {
     }, 20);
   });
   try {
-    const cache = new RemoteCache({ url: s.url, connections: 3 });
+    const cache = new RemoteCache({ url: s.url, connections: 3, pipelining: 4 });
     const got = await Promise.all(Array.from({ length: 30 }, (_, i) => cache.getAction(`${i}`.padStart(64, '0'))));
     assert.ok(
       got.every((g) => !g.ok && g.missing),
       'a 404 is a plain miss',
     );
-    assert.equal(most, 3);
+    assert.ok(sockets.size <= 3, `${sockets.size} connections`);
+    assert.ok(most <= 12, `${most} requests unanswered at once`);
+    assert.ok(most > 3, `${most} requests unanswered at once: no pipelining`);
   } finally {
     s.close();
   }
