@@ -139,7 +139,7 @@ export class RemoteCache {
     const once = async (): Attempt<T> => {
       const answer = await this.reads!.ask(method, this.target.path + path, maxBytes);
       if (answer.status >= 500) return { serverError: answer.status };
-      this.readSlots.concurrency = this.pipelined;
+      if (this.readSlots.concurrency !== this.pipelined) this.readSlots.concurrency = this.pipelined;
       return { result: judge(answer) };
     };
     return this.readSlots.add(() => this.attempts(method, path, once)) as Promise<Fetched<T>>;
