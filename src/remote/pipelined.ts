@@ -203,13 +203,8 @@ class Connection {
   private step(): boolean {
     const ask = this.sent[0]!;
     if (!this.reading) {
-      const end = this.buf.indexOf('\r\n\r\n');
-      if (end < 0) {
-        if (this.buf.length > MAX_HEAD) throw new Error('a response head larger than 64 KiB');
-        return false;
-      }
-      const head = this.buf.toString('latin1', 0, end);
-      this.buf = this.buf.subarray(end + 4);
+      const head = this.until('\r\n\r\n', 'a response head');
+      if (head === undefined) return false;
       const reading = parseHead(head, ask.method);
       if (reading === 'informational') return true;
       if (reading.end.kind === 'length' && reading.end.left > ask.maxBytes) {
@@ -220,9 +215,7 @@ class Connection {
     }
     const r = this.reading;
     if (r.end.kind === 'length') {
-      const take = Math.min(r.end.left, this.buf.length);
-      this.take(r, take);
-      r.end.left -= take;
+      r.end.left -= this.take(r, r.end.left);
       if (r.end.left > 0) return false;
     } else if (r.end.kind === 'chunked') {
       if (!this.chunks(r, r.end)) return false;
@@ -236,9 +229,25 @@ class Connection {
     return true;
   }
 
-  /** Moves `n` bytes of the buffer into the body being read; over the request's limit, cuts it off. */
-  private take(r: Reading, n: number): void {
-    if (n === 0) return;
+  /** The bytes up to `delimiter` (consumed with it), or undefined until they have all arrived. */
+  private until(delimiter: string, what: string): string | undefined {
+    const at = this.buf.indexOf(delimiter);
+    if (at < 0) {
+      if (this.buf.length > MAX_HEAD) throw new Error(`${what} larger than 64 KiB`);
+      return undefined;
+    }
+    const text = this.buf.toString('latin1', 0, at);
+    this.buf = this.buf.subarray(at + delimiter.length);
+    return text;
+  }
+
+  /**
+   * Moves up to `most` bytes of the buffer into the body being read and says how many; over the
+   * request's limit, cuts it off.
+   */
+  private take(r: Reading, most: number): number {
+    const n = Math.min(most, this.buf.length);
+    if (n === 0) return 0;
     r.body.push(this.buf.subarray(0, n));
     r.got += n;
     this.buf = this.buf.subarray(n);
@@ -247,6 +256,7 @@ class Connection {
       this.tooLarge(r.status);
       throw new Cut();
     }
+    return n;
   }
 
   /**
@@ -264,9 +274,7 @@ class Connection {
   private chunks(r: Reading, end: { left: number; trailer: boolean }): boolean {
     for (;;) {
       if (end.left > 0) {
-        const take = Math.min(end.left, this.buf.length);
-        this.take(r, take);
-        end.left -= take;
+        end.left -= this.take(r, end.left);
         if (end.left > 0) return false;
         end.left = -2; // the CRLF after a chunk's data
       }
@@ -276,19 +284,15 @@ class Connection {
         this.buf = this.buf.subarray(2);
         end.left = 0;
       }
-      const eol = this.buf.indexOf('\r\n');
-      if (eol < 0) {
-        if (this.buf.length > MAX_HEAD) throw new Error('a chunk line larger than 64 KiB');
-        return false;
-      }
-      const line = this.buf.toString('latin1', 0, eol);
-      this.buf = this.buf.subarray(eol + 2);
+      const line = this.until('\r\n', 'a chunk line');
+      if (line === undefined) return false;
       if (end.trailer) {
         if (line === '') return true;
         continue;
       }
-      const size = Number.parseInt(line.split(';')[0]!.trim(), 16);
-      if (!/^[0-9a-fA-F]+$/.test(line.split(';')[0]!.trim()) || !Number.isSafeInteger(size))
+      const digits = line.split(';')[0]!.trim();
+      const size = Number.parseInt(digits, 16);
+      if (!/^[0-9a-fA-F]+$/.test(digits) || !Number.isSafeInteger(size))
         throw new Error(`a chunk size line ${JSON.stringify(line.slice(0, 40))}`);
       if (size === 0) end.trailer = true;
       else end.left = size;
