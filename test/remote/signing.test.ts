@@ -11,7 +11,10 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { canonicalJson, sha256Id } from '../../src/hash/index.js';
 import { badSignature, openEnvelope, pae, signatureVerifies, signEnvelope } from '../../src/remote/dsse.js';
-import type { PublicKey } from '../../src/remote/keys.js';
+import { type PublicKey, parsePublicKey, readSigningKey } from '../../src/remote/keys.js';
+import { INLINE_UP_TO, readReceiptStatement, receiptStatement } from '../../src/remote/statement.js';
+import { keyFiles as keysIn } from '../_support/keys.js';
+import { tempRepo, vkit } from '../_support/repo.js';
 
 /** What an import makes of an envelope: its payload and signer, or why it is refused. */
 async function verifyEnvelope(data: unknown, trusted: ReadonlyMap<string, PublicKey>) {
@@ -21,10 +24,6 @@ async function verifyEnvelope(data: unknown, trusted: ReadonlyMap<string, Public
     ? { ok: true as const, payload: opened.payload, keyid: opened.keyid }
     : { ok: false as const, reason: badSignature(opened.keyid) };
 }
-import { parsePublicKey, readSigningKey } from '../../src/remote/keys.js';
-import { INLINE_UP_TO, readReceiptStatement, receiptStatement } from '../../src/remote/statement.js';
-import { keyFiles as keysIn } from '../_support/keys.js';
-import { tempRepo, vkit } from '../_support/repo.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'vkit-keys-'));
 process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
