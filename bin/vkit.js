@@ -16,26 +16,30 @@ const PACKAGE = fileURLToPath(new URL('../', import.meta.url));
 // The bundled CLI (scripts/bundle-cli.ts) loads in a fraction of the time of tsc's ~110 modules; it
 // runs only while every module it was made from is as it was then (by size and mtime, or by content
 // when only the mtime moved), else tsc's modules run.
-function bundleIsCurrent() {
+// Returns the running code's identity then (what vkit keeps between processes is keyed by it:
+// src/config/manifest-cache.ts): the digest of that record, which holds every input's sha256.
+function currentBundle() {
   try {
-    const inputs = JSON.parse(readFileSync(`${PACKAGE}dist/bundle/inputs.json`, 'utf8'));
+    const record = readFileSync(`${PACKAGE}dist/bundle/inputs.json`, 'utf8');
+    const inputs = JSON.parse(record);
     for (const [file, [size, mtimeMs, sha256]] of Object.entries(inputs)) {
       const st = statSync(PACKAGE + file);
-      if (st.size !== size) return false;
+      if (st.size !== size) return undefined;
       if (
         st.mtimeMs !== mtimeMs &&
         createHash('sha256')
           .update(readFileSync(PACKAGE + file))
           .digest('hex') !== sha256
       )
-        return false;
+        return undefined;
     }
-    return true;
+    return `sha256:${createHash('sha256').update(record).digest('hex')} node ${process.version}`;
   } catch {
-    return false;
+    return undefined;
   }
 }
-const bundled = bundleIsCurrent();
+const code = currentBundle();
+const bundled = code !== undefined;
 const start = await import(bundled ? '../dist/bundle/start.js' : '../dist/src/cli/start.js');
 start.guardProcess(argv);
 const served = argv[0] === 'build' || argv[0] === 'gate' ? await start.viaDaemon(argv) : undefined;
@@ -46,5 +50,6 @@ else {
   const cli = await import(bundled ? '../dist/bundle/cli.js' : '../dist/src/cli/entry.js');
   // The bundle loads its own copy of the kinds; processes vkit starts load them by this URL.
   cli.installKinds(new URL('../dist/rules/index.js', import.meta.url).href, cli.loadRegistry);
+  cli.installCodeIdentity(code);
   process.exitCode = await cli.runCli(argv);
 }

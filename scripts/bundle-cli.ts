@@ -9,8 +9,9 @@
  * but for the pure-JS ones every no-op loads (`JOINED`, D43).
  *
  * The bundle is used only while it is current: `dist/bundle/inputs.json` records the size, mtime and
- * sha256 of every module it was made from, and bin/vkit.js runs tsc's modules instead when any
- * differs (a `tsc` run without bundling), so a stale bundle never runs. A module whose mtime alone
+ * sha256 of every module it was made from and of its own files, and bin/vkit.js runs tsc's modules
+ * instead when any differs (a `tsc` run without bundling, a bundle file edited by hand), so a stale
+ * bundle never runs. A module whose mtime alone
  * differs (an installed package: npm resets mtimes) is hashed and compared by content.
  *
  * `import.meta.url` is rewritten to the URL of the module's own file in dist/: the paths vkit
@@ -117,7 +118,9 @@ const result = await build({
   ],
 });
 const inputs: Record<string, [size: number, mtimeMs: number, sha256: string]> = {};
-for (const input of Object.keys(result.metafile.inputs)) {
+// The bundle's own files are recorded too: one edited by hand is not the code the record names (and
+// what vkit keeps between processes is keyed by this record: src/config/manifest-cache.ts).
+for (const input of [...Object.keys(result.metafile.inputs), ...Object.keys(result.metafile.outputs)]) {
   if (input.startsWith('vkit-cli:')) continue;
   const file = resolve(PACKAGE, input);
   const st = statSync(file);

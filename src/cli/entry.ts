@@ -6,3 +6,4 @@
  */
 export { runCli } from './main.js';
 export { installKinds } from '../config/kind.js';
+export { installCodeIdentity } from '../config/manifest-cache.js';

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { EXIT, UnavailableError, VkitError } from '../errors.js';
 import { parseInput, type Spec } from './verb.js';
+import { coalesceOutput } from './coalesce.js';
 
 function version(): string {
   return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string })
@@ -113,4 +114,6 @@ export function guardProcess(argv: string[]): void {
     });
   }
   process.on('uncaughtException', (error) => process.exit(reportError(error, argv.includes('--json'))));
+  // A line per action: written in batches (see coalesce.ts).
+  if (argv[0] === 'build' || argv[0] === 'gate') coalesceOutput();
 }

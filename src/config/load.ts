@@ -24,6 +24,7 @@ import { validateManifest } from './validate.js';
 import { checkCachedModules, loadsDynamically } from './module-cache.js';
 import { hostedAttrs, hostedRule, type AttrsCheck } from './hosted-rule.js';
 import { type CompiledConfig, readCompiled, writeCompiled } from './bundle-cache.js';
+import { keepManifest, readKeptManifest } from './manifest-cache.js';
 import {
   SELF_ENTRY,
   startConfigThread,
@@ -66,6 +67,8 @@ export interface LoadOptions {
   inProcess?: boolean;
   /** Where compiled TS configs are kept between processes (bundle-cache.ts); none: bundle every time. */
   bundleCache?: string;
+  /** Where validated JSON manifests are kept between processes (manifest-cache.ts); none: validate every time. */
+  manifestCache?: string;
 }
 
 export async function loadConfig(root: string, opts: LoadOptions = {}): Promise<LoadedConfig> {
@@ -81,7 +84,7 @@ export async function loadConfig(root: string, opts: LoadOptions = {}): Promise<
   const shown = relative(process.cwd(), file) || file;
   // The kinds' modules load while the config is read and bundled; validation awaits them.
   loadKinds().catch(() => {});
-  if (file.endsWith('.json')) return loadManifestFile(file, shown);
+  if (file.endsWith('.json')) return loadManifestFile(file, shown, opts.manifestCache);
   return loadTsConfig(root, file, shown, opts);
 }
 
@@ -112,12 +115,14 @@ function manifestConfig(file: string, manifest: Manifest, policyDigest: string):
   return { file, manifest, policyDigest, rules: new Map(), sources: [file], close: () => Promise.resolve() };
 }
 
-async function loadManifestFile(file: string, shown: string): Promise<LoadedConfig> {
+async function loadManifestFile(file: string, shown: string, keptIn: string | undefined): Promise<LoadedConfig> {
   const text = await readUtf8(file, shown);
   const registry = await loadKinds();
   const last = lastManifest;
   if (last && last.text === text && last.file === file && last.shown === shown && last.registry === registry)
     return manifestConfig(file, structuredClone(last.manifest), last.policyDigest);
+  const kept = readKeptManifest(keptIn, file, shown, text);
+  if (kept) return manifestConfig(file, kept.manifest, kept.policyDigest);
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -165,6 +170,7 @@ async function loadManifestFile(file: string, shown: string): Promise<LoadedConf
     });
   }
   const policyDigest = jsonId(value);
+  keepManifest(keptIn, file, shown, text, value, policyDigest);
   if (remember) lastManifest = { file, shown, text, registry, manifest: structuredClone(value), policyDigest };
   return manifestConfig(file, value, policyDigest);
 }

@@ -68,8 +68,12 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
   const tree = listWorkTree(root);
   const info = await tree.info;
   const storeDir = opts.store ? resolve(opts.store) : info ? join(info.commonDir, 'vkit') : join(root, '.vkit');
-  // A TS config unchanged since an earlier load is not bundled again (its bundle is kept in the store).
-  const config = await loadConfig(root, { bundleCache: join(storeDir, 'config-bundles') });
+  // A TS config unchanged since an earlier load is not bundled again, and a JSON manifest read
+  // before is not validated again (both kept in the store).
+  const config = await loadConfig(root, {
+    bundleCache: join(storeDir, 'config-bundles'),
+    manifestCache: join(storeDir, 'config-manifests'),
+  });
   if (opts.confineChecks)
     for (const kind of kinds().kinds) for (const entry of entriesOf(config.manifest, kind)) kind.confine?.(entry);
   const store = new Store(storeDir, opts.storeOptions);

@@ -51,6 +51,9 @@ function compile(pattern: string): Glob {
   const below = !literal && body === `${prefix}**`;
   let test: (path: string) => boolean;
   if (literal) test = (path) => path === body;
+  // `prefix**` holds every path under its prefix: no alternatives to expand or matchers to build
+  // (a thousand checks' `pkg/src/**` spent ~30 ms of a no-op here), and no brace or class to refuse.
+  else if (below) test = (path) => path.startsWith(prefix);
   else {
     const alternatives = expandBraces(body).map(compileAlternative);
     test = (path) => {

@@ -140,6 +140,19 @@ test('a module only touched after bundling (npm resets mtimes on install) is com
   assert.ok(r.own('dist/bundle/cli.js'), 'same bytes: the bundle still runs');
 });
 
+test("a bundle file edited by hand: tsc's modules run instead, until its bytes are back", () => {
+  const file = join(pkg, 'dist', 'bundle', 'cli.js');
+  const text = readFileSync(file, 'utf8');
+  // Same size, new bytes: the file is no longer the one the record names.
+  writeFileSync(file, text.replace('const ', 'let   '));
+  assert.equal(statSync(file).size, Buffer.byteLength(text));
+  const edited = run(['--version']);
+  assert.equal(edited.code, 0);
+  assert.ok(!edited.own('dist/bundle/cli.js') && edited.own('dist/src/cli/entry.js'), 'the edited bundle did not run');
+  writeFileSync(file, text);
+  assert.ok(run(['--version']).own('dist/bundle/cli.js'), 'the same bytes again: the bundle runs');
+});
+
 test("a module changed after bundling: tsc's modules run instead of the stale bundle", () => {
   // Same size, new bytes: only the content comparison can tell.
   const file = join(pkg, 'dist', 'src', 'store', 'store.js');
