@@ -31,7 +31,7 @@ import { parseReceipt, type Receipt } from '../store/receipt.js';
 import type { Store } from '../store/store.js';
 import { importRemote, publishEvidence } from '../remote/exchange.js';
 import type { RemoteContext } from '../remote/context.js';
-import { lookupEvidence, short } from './evidence.js';
+import { buildChecks, lookupEvidence, short } from './evidence.js';
 import { makeEvent, type EventSink } from './events.js';
 import { explainChange, lineEndingsNote } from './explain.js';
 
@@ -101,8 +101,8 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
   const toolStates: FileStateCache = opts.deep ? fileStates : ctx.store.fileStates;
   const toolMemo = new Map<string, CheckerIdentity>();
   const latest = ctx.store.actions.latestAll();
-  /** Artifact blobs verified intact during this build (see verifyReceipt). */
-  const intactBlobs = new Set<string>();
+  /** Blobs verified intact and the latest runs' chains, shared by this build's lookups (see verifyReceipt). */
+  const shared = buildChecks(ctx.store);
   const today = opts.today ?? new Date().toISOString().slice(0, 10);
 
   /** A node's selector capture now, or the undecodable name that stops it. */
@@ -315,12 +315,12 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     let remoteInfo: ActionReport['remote'];
     const fresh = runnable && (opts.force || opts.fresh?.includes(label));
     if (!fresh || opts.reusePassing) {
-      let found = lookupEvidence(ctx.store, key, opts.deep ?? false, latest.get(label), intactBlobs);
+      let found = lookupEvidence(ctx.store, key, opts.deep ?? false, latest.get(label), shared);
       // A local miss may be a remote hit: imported only after every remote check, which include
       // those of a local hit, made on the bytes as they arrived (D45). A fresh run asked with
       // reuse (verify --reuse, the protected gate) takes a remote PASS as it would a local one.
       if (found.state === 'miss' && runnable && ctx.remote) {
-        const got = await importRemote(ctx.store, ctx.remote, key, label, intactBlobs);
+        const got = await importRemote(ctx.store, ctx.remote, key, label, shared.intact);
         if (got.state === 'imported') {
           found = { state: 'hit', receiptId: got.receiptId, receipt: got.receipt };
           remoteNote = `remote hit from ${got.url}, signed by ${got.keyid}${got.signer ? ` (${got.signer})` : ''}`;

@@ -96,6 +96,8 @@ export function collectGarbage(
       store.cas.remove(id);
       deleted++;
     }
+    // The index's copies of receipts (actions.ts) go with their blobs.
+    if (deleted) db.prepare('DELETE FROM receipt_copies WHERE id NOT IN (SELECT id FROM blobs)').run();
     return { runsDeleted: runs, blobsDeleted: deleted, kept: reachable.size };
   });
   // Temp files of writers that are gone: a killed process leaves them behind.

@@ -234,9 +234,16 @@ export class Cas {
   /**
    * A blob's bytes when they are the ones its id names (receipts are read this way). A file larger
    * than READ_WHOLE_UP_TO is hashed by streaming first and read only if intact, so a hostile huge
-   * file in place of a receipt is never loaded.
+   * file in place of a receipt is never loaded. One found altered loses its recorded fingerprint, as
+   * in `state`: a shallow check then reads it again instead of trusting its stat.
    */
   readVerified(id: string): { state: 'intact'; bytes: Buffer } | { state: Exclude<BlobState, 'intact'> } {
+    const read = this.readChecked(id);
+    if (read.state === 'altered') this.delFp.run(id);
+    return read;
+  }
+
+  private readChecked(id: string): { state: 'intact'; bytes: Buffer } | { state: Exclude<BlobState, 'intact'> } {
     const path = this.pathOf(id);
     let fd: number;
     try {
@@ -311,6 +318,20 @@ export class Cas {
     }
     this.putFp.run({ id, ...now });
     return 'intact';
+  }
+
+  /**
+   * Whether the blob's file is a regular file with exactly this stat fingerprint (what the index
+   * recorded when it was written or last verified): the shallow intact check without a query.
+   */
+  hasFingerprint(id: string, fp: Fingerprint): boolean {
+    let st;
+    try {
+      st = lstatSync(this.pathOf(id), { bigint: true, throwIfNoEntry: false });
+    } catch {
+      return false;
+    }
+    return st !== undefined && st.isFile() && sameFingerprint(fp, fingerprintOf(st));
   }
 
   remove(id: string): void {

@@ -1,5 +1,5 @@
 /** The SQLite index's tables. Bump USER_VERSION and add a step when the layout changes. */
-export const USER_VERSION = 3;
+export const USER_VERSION = 4;
 
 export const DDL = `
 CREATE TABLE IF NOT EXISTS blobs (
@@ -50,6 +50,7 @@ CREATE TABLE IF NOT EXISTS runs (
 CREATE INDEX IF NOT EXISTS runs_label ON runs (label, created_ns);
 CREATE INDEX IF NOT EXISTS runs_key ON runs (key, created_ns);
 CREATE INDEX IF NOT EXISTS runs_queue ON runs (queue, state, created_ns);
+CREATE INDEX IF NOT EXISTS runs_receipt ON runs (receipt);
 CREATE TABLE IF NOT EXISTS attempts (
   id TEXT PRIMARY KEY,
   run TEXT NOT NULL REFERENCES runs (id),
@@ -72,6 +73,10 @@ CREATE TABLE IF NOT EXISTS latest (
   receipt TEXT NOT NULL,
   key TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS receipt_copies (
+  id TEXT PRIMARY KEY,
+  bytes BLOB NOT NULL
+);
 `;
 
 /** Steps from one user_version to the next, for stores made by earlier vkits. */
@@ -87,5 +92,11 @@ ALTER TABLE attempts ADD COLUMN child_pgid INTEGER;
   // 2 -> 3: each run records the directory it runs in (a job is shared by checkouts with one store).
   2: `
 ALTER TABLE runs ADD COLUMN root TEXT;
+`,
+  // 3 -> 4: a no-op's hit checks in one query each: the runs recording each label's latest receipt
+  // (chains), and a copy of each receipt's bytes (read with the CAS file's stat, not the file).
+  3: `
+CREATE INDEX IF NOT EXISTS runs_receipt ON runs (receipt);
+CREATE TABLE IF NOT EXISTS receipt_copies (id TEXT PRIMARY KEY, bytes BLOB NOT NULL);
 `,
 };

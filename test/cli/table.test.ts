@@ -109,7 +109,8 @@ function modulesLoaded(argv: string[]): { code: number | null; modules: string[]
 }
 
 test("--version, --help and a verb's --help load the command table only: no handler, no service", () => {
-  const light = /^dist\/src\/(errors\.js|cli\/(main|table|verb)\.js|cli\/verbs\/[a-z]+\.js)$/;
+  // main.ts's guard and its output batching (coalesce.ts, used by build and gate) are part of the CLI's shell.
+  const light = /^dist\/src\/(errors\.js|cli\/(main|table|verb|coalesce)\.js|cli\/verbs\/[a-z]+\.js)$/;
   for (const argv of [['--version'], ['--help'], ['acceptance', 'check', '--help'], ['run', 'show', '--help']]) {
     const { code, modules } = modulesLoaded(argv);
     assert.equal(code, 0, argv.join(' '));

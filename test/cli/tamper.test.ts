@@ -59,14 +59,26 @@ test('an artifact corrupted behind a trusted fingerprint passes the shallow gate
   }
 });
 
-test('a receipt corrupted behind a trusted fingerprint is still caught by the shallow gate', async () => {
+test('a receipt corrupted behind a trusted fingerprint: the shallow gate judges by its genuine bytes, --deep catches it', async () => {
   const { repo, receipt } = await builtRepo();
   try {
     corruptAndTrust(repo, receipt, editRunId);
+    // The index's copy of the receipt hashes to its id: the genuine result, never the edited bytes
+    // (D49; the same shallow trust in a file's stat every artifact gets).
     const shallow = cli(repo, ['gate', '--json']);
-    assert.equal(shallow.code, 3, 'receipts are always re-hashed');
-    assert.equal(shallow.json().items[0].status, 'STALE');
-    assert.match(shallow.json().items[0].reason, /receipt .* is altered/);
+    assert.equal(shallow.code, 0, shallow.stdout);
+    const deep = cli(repo, ['gate', '--deep', '--json']);
+    assert.equal(deep.code, 3, deep.stdout);
+    assert.equal(deep.json().items[0].status, 'STALE');
+    assert.match(deep.json().items[0].reason, /receipt .* is altered/);
+    // The deep read dropped the fingerprint it found untrue: a shallow gate now reads the file too.
+    const after = cli(repo, ['gate', '--json']);
+    assert.equal(after.code, 3, after.stdout);
+    assert.match(after.json().items[0].reason, /receipt .* is altered/);
+    const b = cli(repo, ['build', '--json']);
+    assert.equal(b.code, 0, b.stderr);
+    assert.equal(b.json().actions[0].status, 'ran');
+    assert.equal(cli(repo, ['gate', '--deep']).code, 0);
   } finally {
     repo.cleanup();
   }
