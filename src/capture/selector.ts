@@ -17,7 +17,7 @@ import {
   type HashCounter,
   type HashMode,
 } from './files.js';
-import { compileGlob, coversBelow, escapeGlob, matchGlobs, reachesBelow } from '../text/glob.js';
+import { compileGlob, coversBelow, escapeGlob, type Glob, matchGlobs, pathsUnder, reachesBelow } from '../text/glob.js';
 import { isSecretPath } from './secrets.js';
 import { treeDigest } from './tree.js';
 
@@ -138,19 +138,46 @@ export function uncapturedMessage(
   );
 }
 
-/** Ignored entries split once per listing: files, and directories without their trailing `/`. */
-const ignoredSplits = new WeakMap<readonly string[], { files: string[]; dirs: string[] }>();
+interface IgnoredSplit {
+  files: string[];
+  /** Without their trailing `/`, sorted. */
+  dirs: string[];
+  dirSet: Set<string>;
+}
 
-function splitIgnored(ignored: readonly string[]): { files: string[]; dirs: string[] } {
+/** Ignored entries split once per listing: files, and directories without their trailing `/`. */
+const ignoredSplits = new WeakMap<readonly string[], IgnoredSplit>();
+
+function splitIgnored(ignored: readonly string[]): IgnoredSplit {
   let split = ignoredSplits.get(ignored);
   if (!split) {
-    split = {
-      files: ignored.filter((p) => !p.endsWith('/')).sort(),
-      dirs: ignored.filter((p) => p.endsWith('/')).map((p) => p.slice(0, -1)),
-    };
+    const dirs = ignored
+      .filter((p) => p.endsWith('/'))
+      .map((p) => p.slice(0, -1))
+      .sort();
+    split = { files: ignored.filter((p) => !p.endsWith('/')).sort(), dirs, dirSet: new Set(dirs) };
     ignoredSplits.set(ignored, split);
   }
   return split;
+}
+
+/**
+ * The ignored directories a positive glob could reach below (`reachesBelow`): those under its
+ * static prefix and the prefix's own ancestors. Asking every glob about every directory cost
+ * checks x directories: a thousand checks in a tree with an ignored directory per package (a
+ * `node_modules/`, a tool's cache) took ~250 ms.
+ */
+function reachableIgnoredDirs(compiled: readonly Glob[], { dirs, dirSet }: IgnoredSplit): Set<string> {
+  const candidates = new Set<string>();
+  for (const g of compiled) {
+    if (g.negated) continue;
+    for (const dir of pathsUnder(dirs, g.prefix)) candidates.add(dir);
+    for (let i = g.prefix.indexOf('/'); i >= 0; i = g.prefix.indexOf('/', i + 1)) {
+      const ancestor = g.prefix.slice(0, i);
+      if (dirSet.has(ancestor)) candidates.add(ancestor);
+    }
+  }
+  return candidates;
 }
 
 /** Everything `selectorIssues` would refuse as uncaptured for these globs, with its exclusion (what `vkit init` writes). */
@@ -199,12 +226,12 @@ function uncapturedByGlob(
         exclude: `!${escapeGlob(p)}`,
       });
   if (ignored.length) {
-    const { files, dirs } = splitIgnored(ignored);
+    const split = splitIgnored(ignored);
     const compiled = globs.map(compileGlob);
-    for (const p of matchGlobs(compiled, files))
+    for (const p of matchGlobs(compiled, split.files))
       add(globIndexOf(globs, p), { path: p, why: 'git-ignored', exclude: `!${escapeGlob(p)}` });
     const negated = compiled.filter((g) => g.negated);
-    for (const dir of dirs) {
+    for (const dir of reachableIgnoredDirs(compiled, split)) {
       if (negated.some((n) => coversBelow(n, dir))) continue;
       const j = compiled.findIndex((g) => !g.negated && reachesBelow(g, dir));
       if (j >= 0) add(j, { path: `${dir}/`, why: 'git-ignored directory', exclude: `!${escapeGlob(dir)}/**` });

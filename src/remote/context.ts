@@ -5,6 +5,7 @@
  * with a remote; `--remote-only-read` (or `VKIT_REMOTE_READ_ONLY=1`) turns publishing off.
  */
 import { readLock } from '../formal/lock.js';
+import { remoteChoice, type RemoteConfig, type RemoteRequest } from './choice.js';
 import type { RemoteSource } from './exchange.js';
 import { RemoteCache } from './http.js';
 import { readSigningKey, type SigningKey } from './keys.js';
@@ -19,19 +20,9 @@ export interface RemoteContext extends RemoteSource {
   warn(line: string): void;
 }
 
-export interface RemoteRequest {
-  url?: string;
-  readOnly?: boolean;
-}
+export type { RemoteConfig, RemoteRequest } from './choice.js';
 
-/** The config's `remote` entry. */
-export interface RemoteConfig {
-  url: string;
-  read: boolean;
-  write: boolean;
-}
-
-/** Flags first, then the environment, then the config; `read: false` turns the remote off. */
+/** The remote `remoteChoice` picks, opened: its client, trusted signers and signing key. */
 export function openRemote(
   root: string,
   req: RemoteRequest | undefined,
@@ -39,10 +30,9 @@ export function openRemote(
   config?: RemoteConfig,
   warn: (line: string) => void = (line) => process.stderr.write(`vkit: ${line}\n`),
 ): RemoteContext | undefined {
-  const chosen = req?.url ?? env.VKIT_REMOTE?.trim();
-  const url = chosen || (config?.read === false ? undefined : config?.url);
-  if (!url) return undefined;
-  const readOnly = req?.readOnly || env.VKIT_REMOTE_READ_ONLY === '1' || (!chosen && config?.write === false);
+  const choice = remoteChoice(req, env, config);
+  if (!choice) return undefined;
+  const { url, readOnly } = choice;
   const timeout = Number(env.VKIT_REMOTE_TIMEOUT_MS);
   const cache = new RemoteCache({ url, ...(Number.isInteger(timeout) && timeout > 0 ? { timeoutMs: timeout } : {}) });
   const trusted = trustedSigners(readLock(root));

@@ -12,7 +12,8 @@ import { loadConfig } from '../config/load.js';
 import { entriesOf, kinds, loadRules } from '../config/kind.js';
 import type { Rule } from '../config/rule.js';
 import type { EngineContext } from '../engine/build.js';
-import { openRemote, type RemoteConfig, type RemoteContext, type RemoteRequest } from '../remote/context.js';
+import { remoteChoice, type RemoteConfig, type RemoteRequest } from '../remote/choice.js';
+import type { RemoteContext } from '../remote/context.js';
 import { InvalidInputError, invalid, type Issue } from '../errors.js';
 import { compileGraph, type ActionGraph } from '../graph/compile.js';
 import { JobService } from '../jobs/service.js';
@@ -111,10 +112,14 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
   const env = opts.env ?? process.env;
   let remote: RemoteContext | undefined;
   try {
+    const configured = config.manifest.remote as RemoteConfig | undefined;
+    // The HTTP client loads only for a build that uses a remote.
     remote =
       opts.remoteContext !== undefined
         ? (opts.remoteContext ?? undefined)
-        : openRemote(root, opts.remote, env, config.manifest.remote as RemoteConfig | undefined);
+        : remoteChoice(opts.remote, env, configured)
+          ? (await import('../remote/context.js')).openRemote(root, opts.remote, env, configured)
+          : undefined;
   } catch (error) {
     store.close();
     await config.close();

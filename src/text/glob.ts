@@ -288,6 +288,14 @@ function lowerBound(paths: readonly string[], prefix: string): number {
   return lo;
 }
 
+/** The paths of a sorted list that start with `prefix`, found by binary search. */
+export function pathsUnder(sortedPaths: readonly string[], prefix: string): string[] {
+  const out: string[] = [];
+  for (let i = lowerBound(sortedPaths, prefix); i < sortedPaths.length && sortedPaths[i]!.startsWith(prefix); i++)
+    out.push(sortedPaths[i]!);
+  return out;
+}
+
 /** Paths (sorted, unique) matched by the positive globs and by no negated one. */
 export function matchGlobs(globs: readonly Glob[], sortedPaths: readonly string[]): string[] {
   const hit = new Set<string>();
