@@ -24,7 +24,7 @@ import { validateManifest } from './validate.js';
 import { checkCachedModules, loadsDynamically } from './module-cache.js';
 import { hostedAttrs, hostedRule, type AttrsCheck } from './hosted-rule.js';
 import { type CompiledConfig, readCompiled, writeCompiled } from './bundle-cache.js';
-import { keepManifest, readKeptManifest } from './manifest-cache.js';
+import { keepManifest, manifestJson, readKeptManifest } from './manifest-cache.js';
 import {
   SELF_ENTRY,
   startConfigThread,
@@ -101,15 +101,24 @@ export async function readConfig(root: string): Promise<LoadedConfig> {
  * validating and digesting a thousand entries again (~60 ms of a served no-op). Validation is pure
  * (validate.ts): the text, the name errors show and the kind registry decide it. Each load gets its
  * own copy, as if parsed anew: callers may adjust entries (a protected gate confines every check).
- * A one-off process never reads its config twice and keeps nothing (a copy costs ~15 ms).
+ * A one-off process never reads its config twice and keeps nothing here (manifest-cache.ts keeps it in
+ * the store instead).
  */
 let remember = false;
 export function rememberManifests(): void {
   remember = true;
 }
 let lastManifest:
-  | { file: string; shown: string; text: string; registry: KindRegistry; manifest: Manifest; policyDigest: string }
+  | { file: string; shown: string; text: string; registry: KindRegistry; copy: () => Manifest; policyDigest: string }
   | undefined;
+
+/** Fresh copies of a manifest: parsed from its JSON text (a few ms for 1,000 checks), else structured clones (~15 ms). */
+function copier(manifest: Manifest): () => Manifest {
+  const json = manifestJson(manifest);
+  if (json !== undefined) return () => JSON.parse(json) as Manifest;
+  const kept = structuredClone(manifest);
+  return () => structuredClone(kept);
+}
 
 function manifestConfig(file: string, manifest: Manifest, policyDigest: string): LoadedConfig {
   return { file, manifest, policyDigest, rules: new Map(), sources: [file], close: () => Promise.resolve() };
@@ -120,7 +129,7 @@ async function loadManifestFile(file: string, shown: string, keptIn: string | un
   const registry = await loadKinds();
   const last = lastManifest;
   if (last && last.text === text && last.file === file && last.shown === shown && last.registry === registry)
-    return manifestConfig(file, structuredClone(last.manifest), last.policyDigest);
+    return manifestConfig(file, last.copy(), last.policyDigest);
   const kept = readKeptManifest(keptIn, file, shown, text);
   if (kept) return manifestConfig(file, kept.manifest, kept.policyDigest);
   let data: unknown;
@@ -171,7 +180,7 @@ async function loadManifestFile(file: string, shown: string, keptIn: string | un
   }
   const policyDigest = jsonId(value);
   keepManifest(keptIn, file, shown, text, value, policyDigest);
-  if (remember) lastManifest = { file, shown, text, registry, manifest: structuredClone(value), policyDigest };
+  if (remember) lastManifest = { file, shown, text, registry, copy: copier(value), policyDigest };
   return manifestConfig(file, value, policyDigest);
 }
 

@@ -79,6 +79,12 @@ export function readKeptManifest(
   }
 }
 
+/** The manifest as JSON text, when that text gives back exactly this manifest (no member JSON drops or changes). */
+export function manifestJson(manifest: Manifest): string | undefined {
+  const json = JSON.stringify(manifest);
+  return isDeepStrictEqual(JSON.parse(json), manifest) ? json : undefined;
+}
+
 /** Keeps a manifest validated from `text` (best effort: a store that cannot be written keeps nothing). */
 export function keepManifest(
   dir: string | undefined,
@@ -90,9 +96,8 @@ export function keepManifest(
 ): void {
   const code = codeIdentity;
   if (!dir || !code) return;
-  const json = JSON.stringify(manifest);
-  // Kept only when the text gives back exactly this manifest (no member JSON drops or changes).
-  if (!isDeepStrictEqual(JSON.parse(json), manifest)) return;
+  const json = manifestJson(manifest);
+  if (json === undefined) return;
   const entry: Entry = {
     schema: SCHEMA,
     file,
