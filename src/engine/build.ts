@@ -479,6 +479,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
 
   const settled = await Promise.all(ctx.graph.order.map(nodeResult));
   fileStates.flush?.();
+  shared.flush();
   // Uploads ran beside the build; each is bounded by the remote's timeouts.
   await Promise.all(uploads);
   const items = settled.map((r) => r.item);

@@ -22,13 +22,17 @@ export interface BuildChecks {
   intact: Set<string>;
   readReceipt(receiptId: string): ReceiptRead;
   chainBroken(receiptId: string, receipt: { run: string; attempt?: unknown; key: string }): string | undefined;
+  /** Records what the reads learnt (copies of receipts read from their files), in one transaction. */
+  flush(): void;
 }
 
 export function buildChecks(store: Store): BuildChecks {
+  const receipts = store.actions.latestReceipts();
   return {
     intact: new Set(),
-    readReceipt: store.actions.latestReceipts(),
+    readReceipt: receipts.read,
     chainBroken: store.lifecycle.latestChains(),
+    flush: receipts.flush,
   };
 }
 
@@ -55,10 +59,9 @@ export function lookupEvidence(
 
 /**
  * The receipt's bytes are always re-hashed against its id (a build's shared reader takes them from
- * the index's copy while the blob's file keeps its recorded fingerprint; `deep` always reads the
- * file). Its shape is then checked in full with
- * `deep`, and otherwise only in the fields a hit relies on: bytes that hash to their id are the
- * bytes vkit wrote.
+ * the index's copy while the receipt's file keeps its recorded fingerprint; `deep` always reads the
+ * file). Its shape is then checked in full with `deep`, and otherwise only in the fields a hit
+ * relies on: bytes that hash to their id are the bytes vkit wrote.
  */
 export function verifyReceipt(
   store: Store,

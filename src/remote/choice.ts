@@ -20,10 +20,11 @@ export function remoteChoice(
   req: RemoteRequest | undefined,
   env: NodeJS.ProcessEnv,
   config?: RemoteConfig,
-): { url: string; chosen: boolean; readOnly: boolean } | undefined {
+): { url: string; readOnly: boolean } | undefined {
   const chosen = req?.url ?? env.VKIT_REMOTE?.trim();
   const url = chosen || (config?.read === false ? undefined : config?.url);
   if (!url) return undefined;
+  // Publishing is off when asked, or when the config's own remote says `write: false`.
   const readOnly = Boolean(req?.readOnly || env.VKIT_REMOTE_READ_ONLY === '1' || (!chosen && config?.write === false));
-  return { url, chosen: Boolean(chosen), readOnly };
+  return { url, readOnly };
 }

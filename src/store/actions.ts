@@ -8,7 +8,7 @@
 import { canonicalJson, sha256Id } from '../hash/index.js';
 import type { Fingerprint } from '../capture/files.js';
 import type { BlobState, Cas } from './cas.js';
-import type { IndexHandle } from './handle.js';
+import { immediate, type IndexHandle } from './handle.js';
 
 /** A receipt read and checked, or the state of its blob when it is not intact. */
 export type ReceiptRead =
@@ -75,22 +75,33 @@ export class Actions {
    * through) and the blob's file still has the fingerprint recorded when it was written or last
    * verified (the same shallow check every artifact gets: a file rewritten, replaced or removed has
    * another, or none). Anything else reads and re-hashes the file as `readReceipt` does, so what a
-   * damaged blob reports is unchanged; a receipt read intact that way gets its copy for next time.
+   * damaged blob reports is unchanged; a receipt read intact that way gets its copy for next time,
+   * written with the others in one transaction by `flush` (the first build after a fill or an
+   * upgrade reads a thousand files once).
    */
-  latestReceipts(): (id: string) => ReceiptRead {
+  latestReceipts(): { read(id: string): ReceiptRead; flush(): void } {
     const copies = new Map<string, { bytes: Buffer; fp?: Fingerprint }>();
     for (const [id, bytes, size, mtime_ns, ctime_ns, ino] of this.stmts.latestCopies.raw(true).all())
       copies.set(id, { bytes, ...(size === null ? {} : { fp: { size, mtime_ns, ctime_ns, ino } }) });
-    return (id) => {
-      const copy = copies.get(id);
-      const genuine = copy !== undefined && sha256Id(copy.bytes) === id;
-      if (genuine && copy.fp && this.cas.hasFingerprint(id, copy.fp)) {
-        const receipt = parseBytes(copy.bytes);
-        if (receipt) return { state: 'intact', receipt };
-      }
-      const { read, bytes } = this.readFromCas(id);
-      if (bytes && !genuine) this.stmts.copyPut.run(id, bytes);
-      return read;
+    let missing: Array<[string, Buffer]> = [];
+    return {
+      read: (id) => {
+        const copy = copies.get(id);
+        const genuine = copy !== undefined && sha256Id(copy.bytes) === id;
+        if (genuine && copy.fp && this.cas.hasFingerprint(id, copy.fp)) {
+          const receipt = parseBytes(copy.bytes);
+          if (receipt) return { state: 'intact', receipt };
+        }
+        const { read, bytes } = this.readFromCas(id);
+        if (bytes && !genuine) missing.push([id, bytes]);
+        return read;
+      },
+      flush: () => {
+        const taken = missing;
+        missing = [];
+        if (taken.length)
+          immediate(this.handle, () => taken.forEach(([id, bytes]) => this.stmts.copyPut.run(id, bytes)));
+      },
     };
   }
 
