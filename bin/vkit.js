@@ -1,16 +1,12 @@
 #!/usr/bin/env node
-// `build` and `gate` first ask the root's resident build process, when one runs (`vkit daemon start`);
-// anything it does not serve runs here. The process is guarded first: a closed stdout or stderr, or
-// an error escaping a handler, never changes the exit code (src/cli/main.ts). The built-in kinds
+// `build` and `gate` first ask the root's resident build process, when one runs (`vkit daemon start`),
+// through its small client alone; anything it does not serve runs here. The process is guarded
+// first: a closed stdout or stderr, or an error escaping a handler, never changes the exit code
+// (src/cli/main.ts, src/daemon/client.ts). The built-in kinds
 // (rules/) are handed in here: src/ never imports them.
-import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const argv = process.argv.slice(2);
-// Before anything else: a TS config's thread starts booting (src/cli/early.ts; a no-op build waits
-// for its answer). tsc's small module, whichever modules run below: it only starts the thread.
-const booted = (await import('../dist/src/cli/early.js')).earlyConfigThread(argv);
 const PACKAGE = fileURLToPath(new URL('../', import.meta.url));
 
 // The bundled CLI (scripts/bundle-cli.ts) loads in a fraction of the time of tsc's ~110 modules; it
@@ -18,33 +14,31 @@ const PACKAGE = fileURLToPath(new URL('../', import.meta.url));
 // when only the mtime moved), else tsc's modules run.
 // Returns the running code's identity then (what vkit keeps between processes is keyed by it:
 // src/config/manifest-cache.ts): the digest of that record, which holds every input's sha256.
-function currentBundle() {
+function currentBundle(sha256Of) {
   try {
     const record = readFileSync(`${PACKAGE}dist/bundle/inputs.json`, 'utf8');
     const inputs = JSON.parse(record);
     for (const [file, [size, mtimeMs, sha256]] of Object.entries(inputs)) {
       const st = statSync(PACKAGE + file);
       if (st.size !== size) return undefined;
-      if (
-        st.mtimeMs !== mtimeMs &&
-        createHash('sha256')
-          .update(readFileSync(PACKAGE + file))
-          .digest('hex') !== sha256
-      )
-        return undefined;
+      if (st.mtimeMs !== mtimeMs && sha256Of(readFileSync(PACKAGE + file)) !== sha256) return undefined;
     }
-    return `sha256:${createHash('sha256').update(record).digest('hex')} node ${process.version}`;
+    return `sha256:${sha256Of(record)} node ${process.version}`;
   } catch {
     return undefined;
   }
 }
-const code = currentBundle();
-const bundled = code !== undefined;
-const start = await import(bundled ? '../dist/bundle/start.js' : '../dist/src/cli/start.js');
-start.guardProcess(argv);
-const served = argv[0] === 'build' || argv[0] === 'gate' ? await start.viaDaemon(argv) : undefined;
-if (served !== undefined) process.exitCode = served;
-else {
+
+async function runHere() {
+  // Before anything else: a TS config's thread starts booting (src/cli/early.ts; a no-op build waits
+  // for its answer). tsc's small module, whichever modules run below: it only starts the thread.
+  const booted = (await import('../dist/src/cli/early.js')).earlyConfigThread(argv);
+  // node:crypto loads only on this path: a served command never needs it.
+  const { createHash } = await import('node:crypto');
+  const code = currentBundle((bytes) => createHash('sha256').update(bytes).digest('hex'));
+  const bundled = code !== undefined;
+  const start = await import(bundled ? '../dist/bundle/start.js' : '../dist/src/cli/start.js');
+  start.guardProcess(argv);
   // Before the CLI's modules load: the git listing starts, and the config thread is handed over (src/cli/prestart.ts).
   start.prestart(argv, booted);
   const cli = await import(bundled ? '../dist/bundle/cli.js' : '../dist/src/cli/entry.js');
@@ -53,3 +47,11 @@ else {
   cli.installCodeIdentity(code);
   process.exitCode = await cli.runCli(argv);
 }
+
+const argv = process.argv.slice(2);
+// A root's resident build process answers first, when its socket exists: only its small client
+// loads (src/daemon/client.ts), none of the CLI.
+const { mayBeServed } = await import('../dist/src/daemon/paths.js');
+const served = mayBeServed(argv) ? await (await import('../dist/src/daemon/client.js')).serveHere(argv) : undefined;
+if (served !== undefined) process.exitCode = served;
+else await runHere();

@@ -21,6 +21,8 @@ interface Status {
   root: string;
   started: string;
   served: number;
+  /** Present when the process watches the tree (`--watch`). */
+  watch?: { watching: boolean; refused?: string; missed?: string; recalled: number; restarts: number };
 }
 
 function pathsOf(v: { root?: string }): DaemonPaths {
@@ -50,12 +52,27 @@ export const start: DaemonHandler = async ({ values: v }) => {
   const paths = pathsOf(v);
   const idle = idleOf(v);
   let status = (await control(paths.socket, FRAME.ping)) as Status | undefined;
+  if (status && Boolean(status.watch) !== v.watch)
+    throw invalid(
+      'ERR_DAEMON',
+      `A resident build process already serves ${status.root} ${status.watch ? 'with' : 'without'} --watch (pid ${status.pid}): run \`vkit daemon stop\` first`,
+      { path: '--watch' },
+    );
   if (!status) {
     makePrivateDir(paths.dir);
     const log = openSync(paths.log, 'a', 0o600);
     const child = spawn(
       process.execPath,
-      [SERVER_MAIN, '--root', paths.root, '--idle-s', String(idle), '--kinds', kindsModule()],
+      [
+        SERVER_MAIN,
+        '--root',
+        paths.root,
+        '--idle-s',
+        String(idle),
+        '--kinds',
+        kindsModule(),
+        ...(v.watch ? ['--watch'] : []),
+      ],
       {
         detached: true,
         stdio: ['ignore', log, log],
@@ -75,7 +92,7 @@ export const start: DaemonHandler = async ({ values: v }) => {
   if (v.json) printJson({ running: true, ...status, socket: paths.socket });
   else
     process.stdout.write(
-      `vkit daemon: serving build and gate for ${status.root} (pid ${status.pid}, socket ${paths.socket})\n`,
+      `vkit daemon: serving build and gate for ${status.root}${status.watch ? ', watching the tree' : ''} (pid ${status.pid}, socket ${paths.socket})\n`,
     );
   return EXIT.ok;
 };
@@ -98,8 +115,14 @@ export const status: DaemonHandler = async ({ values: v }) => {
   else
     process.stdout.write(
       s
-        ? `vkit daemon: running for ${s.root} (pid ${s.pid}, since ${s.started}, ${s.served} served)\n`
+        ? `vkit daemon: running for ${s.root} (pid ${s.pid}, since ${s.started}, ${s.served} served)\n${watchLine(s)}`
         : `vkit daemon: none running for ${paths.root}\n`,
     );
   return EXIT.ok;
 };
+
+function watchLine(s: Status): string {
+  if (!s.watch) return '';
+  const w = s.watch;
+  return `  watching the tree: ${w.recalled} answered from memory, ${w.restarts} watch restart(s)${w.refused ? `; last answer not kept: ${w.refused}` : ''}${w.missed ? `; last answer not given again: ${w.missed}` : ''}\n`;
+}

@@ -6,10 +6,10 @@
  * millisecond it starts earlier is one the no-op saves. Only node's modules and two small ones of
  * vkit's load here; `prestart` hands the thread to the config loader (isolate.ts).
  */
-import { existsSync, lstatSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { bootConfigThread, type Booting } from '../config/thread-boot.js';
-import { daemonPaths, rootOf, SERVED_VERBS } from '../daemon/paths.js';
+import { rootOf } from '../daemon/paths.js';
 
 /** The verbs that open a workspace of the root at once (their first step loads its config). */
 export const LOADS_CONFIG: ReadonlySet<string> = new Set(['build', 'gate', 'verify', 'watch', 'tui']);
@@ -19,17 +19,7 @@ export function earlyConfigThread(argv: readonly string[]): Booting | undefined 
   if (!LOADS_CONFIG.has(argv[0] ?? '')) return undefined;
   const root = rootOf(argv);
   if (root === undefined || !existsSync(join(root, 'vkit.config.ts'))) return undefined;
-  // A resident process may serve it (src/daemon/client.ts decides): its thread would idle here.
-  if (process.env.VKIT_DAEMON !== '0' && SERVED_VERBS.has(argv[0]!) && socketExists(root)) return undefined;
   const booted = bootConfigThread(process.env);
   booted.worker.unref();
   return booted;
-}
-
-function socketExists(root: string): boolean {
-  try {
-    return lstatSync(daemonPaths(root).socket).isSocket();
-  } catch {
-    return false;
-  }
 }

@@ -6,4 +6,3 @@
  */
 export { guardProcess } from './main.js';
 export { prestart } from './prestart.js';
-export { viaDaemon } from '../daemon/client.js';

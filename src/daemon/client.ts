@@ -13,6 +13,40 @@ import { daemonPaths, rootOf, SERVED_VERBS, unsafeDir } from './paths.js';
 
 export const PACKAGE_DIR = fileURLToPath(new URL('../../../', import.meta.url));
 
+/**
+ * `viaDaemon` as bin/vkit.js runs it, before any other module of vkit's loads: a reader that went
+ * away (EPIPE) only silences later output, and an error escaping is an internal error (exit 4),
+ * never an exit code that reads as a verdict. When the command is not served the guards are
+ * removed again: the CLI installs its own (cli/main.ts guardProcess).
+ */
+export async function serveHere(argv: string[]): Promise<number | undefined> {
+  const closed = (stream: NodeJS.WriteStream) => (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+    stream.write = (() => true) as typeof stream.write;
+  };
+  const onOut = closed(process.stdout);
+  const onErr = closed(process.stderr);
+  const crash = (error: unknown) => {
+    try {
+      process.stderr.write(
+        `vkit: internal error in the resident build process's client\n${(error as Error)?.stack ?? String(error)}\n`,
+      );
+    } finally {
+      process.exit(4);
+    }
+  };
+  process.stdout.on('error', onOut);
+  process.stderr.on('error', onErr);
+  process.on('uncaughtException', crash);
+  const served = await viaDaemon(argv);
+  if (served === undefined) {
+    process.stdout.off('error', onOut);
+    process.stderr.off('error', onErr);
+    process.off('uncaughtException', crash);
+  }
+  return served;
+}
+
 /** The exit code of the command as served by the root's resident process, or undefined to run it here. */
 export async function viaDaemon(argv: string[]): Promise<number | undefined> {
   if (process.env.VKIT_DAEMON === '0' || !SERVED_VERBS.has(argv[0] ?? '')) return undefined;

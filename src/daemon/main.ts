@@ -9,17 +9,22 @@ import { daemonPaths } from './paths.js';
 import { serve } from './server.js';
 
 const { values } = parseArgs({
-  options: { root: { type: 'string' }, 'idle-s': { type: 'string' }, kinds: { type: 'string' } },
+  options: {
+    root: { type: 'string' },
+    'idle-s': { type: 'string' },
+    kinds: { type: 'string' },
+    watch: { type: 'boolean', default: false },
+  },
   strict: true,
 });
 const idleS = Number(values['idle-s']);
 if (!values.root || !values.kinds || !Number.isInteger(idleS) || idleS < 1) {
   process.stderr.write(
-    'usage: node dist/src/daemon/main.js --root DIR --idle-s N --kinds URL (started by `vkit daemon start`)\n',
+    'usage: node dist/src/daemon/main.js --root DIR --idle-s N --kinds URL [--watch] (started by `vkit daemon start`)\n',
   );
   process.exit(2);
 }
 // The kinds its starter was handed: requests run the same commands the starter would.
 installKinds(values.kinds);
-await serve({ paths: daemonPaths(values.root), idleMs: idleS * 1000 });
+await serve({ paths: daemonPaths(values.root), idleMs: idleS * 1000, watch: values.watch });
 process.stdout.write(`${new Date().toISOString()} serving ${values.root} (pid ${process.pid})\n`);

@@ -1,10 +1,11 @@
 /**
- * Where a root's resident build process listens: `<runtime dir>/vkit-<uid>/<sha256(real root)>.sock`,
- * in a directory only this user may enter. A socket anybody else could have placed there would let
+ * Where a root's resident build process listens: `<runtime dir>/vkit-<uid>/<name>.sock`, the name a
+ * digest of the real root (FNV-1a, not a cryptographic hash: a served command must not pay for
+ * loading node's crypto, and the name only addresses: a server checks every request's root itself,
+ * so two roots sharing a name could only decline each other), in a directory only this user may enter. A socket anybody else could have placed there would let
  * them answer `vkit build` with a gate of their choosing, so a directory that is not this user's
  * own, or is open to others, is never used.
  */
-import { createHash } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -31,6 +32,21 @@ export function rootOf(argv: readonly string[], cwd = process.cwd()): string | u
   return resolve(cwd, root ?? '.');
 }
 
+/**
+ * Whether a resident build process may serve this command line (a served verb, `VKIT_DAEMON` not
+ * `0`, its root's socket exists): only then does bin/vkit.js load the daemon's client, first.
+ */
+export function mayBeServed(argv: readonly string[]): boolean {
+  if (process.env.VKIT_DAEMON === '0' || !SERVED_VERBS.has(argv[0] ?? '')) return false;
+  const root = rootOf(argv);
+  if (root === undefined) return false;
+  try {
+    return lstatSync(daemonPaths(root).socket).isSocket();
+  } catch {
+    return false;
+  }
+}
+
 export interface DaemonPaths {
   root: string;
   dir: string;
@@ -41,8 +57,21 @@ export interface DaemonPaths {
 export function daemonPaths(root: string, env: NodeJS.ProcessEnv = process.env): DaemonPaths {
   const real = realpathSync(root);
   const dir = join(env.XDG_RUNTIME_DIR || tmpdir(), `vkit-${process.getuid?.() ?? 'user'}`);
-  const name = createHash('sha256').update(real).digest('hex').slice(0, 24);
+  const name = nameOf(real);
   return { root: real, dir, socket: join(dir, `${name}.sock`), log: join(dir, `${name}.log`) };
+}
+
+/** 24 hex digits of two 64-bit FNV-1a digests of the path's UTF-8 bytes (different offset bases). */
+function nameOf(path: string): string {
+  const bytes = Buffer.from(path);
+  const prime = 0x100000001b3n;
+  const mask = (1n << 64n) - 1n;
+  const digest = (basis: bigint) => {
+    let h = basis;
+    for (const b of bytes) h = ((h ^ BigInt(b)) * prime) & mask;
+    return h.toString(16).padStart(16, '0');
+  };
+  return (digest(0xcbf29ce484222325n) + digest(0x84222325cbf29ce4n)).slice(0, 24);
 }
 
 /** Why `dir` may not hold a trusted socket, or undefined when it is this user's own and closed to others. */

@@ -17,11 +17,14 @@
  */
 import { lstatSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { runCli } from '../cli/main.js';
 import { withInterrupts, type Interrupt } from '../cli/interrupt.js';
 import { prestartConfigThread } from '../config/isolate.js';
 import { rememberManifests } from '../config/load.js';
+import { installNoopMemo } from '../service/memo.js';
+import { WatchedMemo } from './noop-memo.js';
+import { TreeWatch } from './tree-watch.js';
 import { locksAbove, userCodeCached } from '../config/module-cache.js';
 import { PACKAGE_DIR, control } from './client.js';
 import { FRAME, FrameReader, OutputFrames, PROTOCOL, frame, type Request } from './frames.js';
@@ -33,6 +36,8 @@ export interface ServeOptions {
   paths: DaemonPaths;
   /** Exit after this long without a request. */
   idleMs: number;
+  /** Watch the tree and answer a repeated no-op from memory (noop-memo.ts). */
+  watch?: boolean;
 }
 
 /** Size, mtime and inode of every file of vkit's own code: a change means this process runs old code. */
@@ -68,11 +73,53 @@ export function codeFingerprint(pkg = PACKAGE_DIR): string {
   return parts.join('\n');
 }
 
+/** The directories holding what `codeFingerprint` covers (the code's, the package's and every one above it, node's), with their inodes. */
+function codeDirs(pkg = PACKAGE_DIR): Map<string, bigint> {
+  const dirs = new Map<string, bigint>();
+  const add = (dir: string) => {
+    const st = lstatSync(dir, { bigint: true, throwIfNoEntry: false });
+    if (st) dirs.set(dir, st.ino);
+  };
+  const walk = (dir: string) => {
+    add(dir);
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) if (e.isDirectory()) walk(join(dir, e.name));
+  };
+  walk(join(pkg, 'dist', 'src'));
+  walk(join(pkg, 'dist', 'rules'));
+  add(join(pkg, 'dist'));
+  for (let dir = resolve(pkg); ; dir = dirname(dir)) {
+    add(dir);
+    if (dirname(dir) === dir) break;
+  }
+  add(dirname(process.execPath));
+  return dirs;
+}
+
 export async function serve(opts: ServeOptions): Promise<void> {
   const { paths } = opts;
   makePrivateDir(paths.dir);
   rememberManifests();
   const code = codeFingerprint();
+  // A watching server also watches its own code's directories: the fingerprint (hundreds of stats)
+  // is taken again only after an event there.
+  const codeWatch = opts.watch ? new TreeWatch(join(paths.dir, `code-${process.pid}`)) : undefined;
+  codeWatch?.cover(codeDirs());
+  let codeSeen = -1;
+  const codeChanged = (): boolean => {
+    if (codeWatch && !codeWatch.broken && codeWatch.generation === codeSeen) return false;
+    const seen = codeWatch?.generation ?? -1;
+    const changed = codeFingerprint() !== code;
+    if (!changed) codeSeen = seen;
+    return changed;
+  }; // Watching starts before the first request: its answer can then be kept at once, or after one more.
+  const memo = opts.watch ? new WatchedMemo(paths.root, join(paths.dir, `watch-${process.pid}`)) : undefined;
+  installNoopMemo(memo);
   const started = new Date().toISOString();
   let served = 0;
   let queue: Promise<void> = Promise.resolve();
@@ -100,7 +147,16 @@ export async function serve(opts: ServeOptions): Promise<void> {
     const handle = (frames: Array<{ type: number; body: Buffer }>) => {
       for (const f of frames) {
         if (f.type === FRAME.ping)
-          socket.end(frame(FRAME.exit, { code: 0, pid: process.pid, root: paths.root, started, served }));
+          socket.end(
+            frame(FRAME.exit, {
+              code: 0,
+              pid: process.pid,
+              root: paths.root,
+              started,
+              served,
+              ...(memo ? { watch: memo.status() } : {}),
+            }),
+          );
         else if (f.type === FRAME.stop)
           void answer(socket, frame(FRAME.exit, { code: 0, pid: process.pid })).then(shutdown);
         else if (f.type === FRAME.interrupt) {
@@ -111,7 +167,9 @@ export async function serve(opts: ServeOptions): Promise<void> {
           const request = JSON.parse(f.body.toString()) as Request;
           queue = queue
             .then(async () => {
-              const why = stopping ? 'the server is stopping' : declined(request, paths.root, code);
+              // Every change made before the request is counted first (the code's and the tree's).
+              await memo?.begin();
+              const why = stopping ? 'the server is stopping' : declined(request, paths.root, codeChanged);
               if (why) {
                 await answer(socket, frame(FRAME.refuse, { reason: why }));
                 if (why.startsWith('vkit changed')) shutdown();
@@ -141,6 +199,8 @@ export async function serve(opts: ServeOptions): Promise<void> {
               prestartConfigThread(request.env);
               // The exit frame is on its way before a shutdown below may end this process.
               await answer(socket, frame(FRAME.exit, { code: result }));
+              // What the request offered is kept once its answer is on its way (the tree walk is not the client's wait).
+              await memo?.end();
               // A TS config left its packages or required modules in node's cache: never serve again.
               if (userCodeCached()) shutdown();
             })
@@ -160,6 +220,8 @@ export async function serve(opts: ServeOptions): Promise<void> {
     stopping = true;
     server.close();
     void queue.then(() => {
+      memo?.close();
+      codeWatch?.close();
       rmSync(paths.socket, { force: true });
       process.exit(0);
     });
@@ -194,7 +256,7 @@ function answer(socket: Socket, last: Buffer): Promise<void> {
 }
 
 /** Why this server will not run `request`, or undefined to run it. */
-function declined(r: Request, root: string, code: string): string | undefined {
+function declined(r: Request, root: string, codeChanged: () => boolean): string | undefined {
   if (r.protocol !== PROTOCOL) return `protocol ${r.protocol}, this server speaks ${PROTOCOL}`;
   if (r.node !== process.version || r.execPath !== process.execPath)
     return `node ${r.node} at ${r.execPath}, this server runs ${process.version} at ${process.execPath}`;
@@ -211,7 +273,7 @@ function declined(r: Request, root: string, code: string): string | undefined {
     asked = undefined;
   }
   if (asked !== root) return `root ${asked ?? '(unclear)'}, this server serves ${root}`;
-  if (codeFingerprint() !== code) return 'vkit changed on disk since this server started';
+  if (codeChanged()) return 'vkit changed on disk since this server started';
   return undefined;
 }
 

@@ -16,7 +16,14 @@ import {
   type Refused,
   type SelectorCapture,
 } from '../capture/selector.js';
-import { hashPath, type FileStateCache, type FileStates, type HashCounter } from '../capture/files.js';
+import {
+  hashPath,
+  type CacheMode,
+  type FileStateCache,
+  type FileStates,
+  type Fingerprint,
+  type HashCounter,
+} from '../capture/files.js';
 import { checkerIdentity, ToolNotFoundError } from '../checkers/identity.js';
 import type { CheckerIdentity, DepResult, Rule } from '../config/rule.js';
 import type { LoadedConfig } from '../config/load.js';
@@ -71,6 +78,42 @@ export interface BuildOptions {
   cycle?: number;
   /** The UTC date rules re-judge retained results against (`YYYY-MM-DD`); default today. Never in a key. */
   today?: string;
+  /** Told what the build relied on beyond the listed tree (the watched daemon's memo re-checks it: daemon/noop-memo.ts). */
+  witness?: BuildWitness;
+}
+
+/** What a build relied on outside its inputs: each tool identity it took, and each hit's evidence. */
+export interface BuildWitness {
+  tool(call: ToolCall, identity: CheckerIdentity): void;
+  /** A tool file's digest the build used, with the fingerprint it was used under. */
+  toolFile(absPath: string, mode: CacheMode, fp: Fingerprint, sha256: string): void;
+  /** A hit: its receipt and the blobs it names, all found intact. */
+  evidence(receiptId: string, blobs: string[]): void;
+}
+
+/** The arguments of one `checkerIdentity` call. */
+export interface ToolCall {
+  tool: string;
+  shell: boolean;
+  cwd: string;
+  path: string | undefined;
+}
+
+/** `cache`, telling `witness` every digest it hands out or is given. */
+function witnessed(cache: FileStateCache, witness: BuildWitness | undefined): FileStateCache {
+  if (!witness) return cache;
+  return {
+    reuse(absPath, mode, fp) {
+      const sha256 = cache.reuse(absPath, mode, fp);
+      if (sha256 !== undefined) witness.toolFile(absPath, mode, fp, sha256);
+      return sha256;
+    },
+    put(absPath, mode, entry) {
+      witness.toolFile(absPath, mode, entry, entry.sha256);
+      cache.put(absPath, mode, entry);
+    },
+    flush: cache.flush?.bind(cache),
+  };
 }
 
 type ActionStatus = ActionReport['status'];
@@ -98,7 +141,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
   const fileStates: FileStateCache = opts.deep
     ? ctx.store.fileStates.rehashing()
     : ctx.store.fileStates.under(ctx.root);
-  const toolStates: FileStateCache = opts.deep ? fileStates : ctx.store.fileStates;
+  const toolStates = witnessed(opts.deep ? fileStates : ctx.store.fileStates, opts.witness);
   const toolMemo = new Map<string, CheckerIdentity>();
   const latest = ctx.store.actions.latestAll();
   /** Blobs verified intact and the latest runs' chains, shared by this build's lookups (see verifyReceipt). */
@@ -239,13 +282,15 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     const tool = rule.tool?.(node.attrs);
     if (tool) {
       try {
-        checker = checkerIdentity(tool.argv0, tool.shell, {
-          cwd: join(ctx.root, String(node.attrs.cwd ?? '.')),
+        const call = { tool: tool.argv0, shell: tool.shell, cwd: join(ctx.root, String(node.attrs.cwd ?? '.')) };
+        checker = checkerIdentity(call.tool, call.shell, {
+          cwd: call.cwd,
           path: ctx.env.PATH,
           cache: toolStates,
           now: ctx.store.now,
           memo: toolMemo,
         });
+        opts.witness?.tool({ ...call, path: ctx.env.PATH }, checker);
       } catch (error) {
         if (error instanceof ToolNotFoundError) return blockedAction(error.message);
         throw error;
@@ -316,6 +361,11 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     const fresh = runnable && (opts.force || opts.fresh?.includes(label));
     if (!fresh || opts.reusePassing) {
       let found = lookupEvidence(ctx.store, key, opts.deep ?? false, latest.get(label), shared);
+      if (found.state === 'hit')
+        opts.witness?.evidence(
+          found.receiptId,
+          found.receipt.artifacts.map((a) => a.sha256),
+        );
       // A local miss may be a remote hit: imported only after every remote check, which include
       // those of a local hit, made on the bytes as they arrived (D45). A fresh run asked with
       // reuse (verify --reuse, the protected gate) takes a remote PASS as it would a local one.

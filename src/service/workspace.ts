@@ -45,6 +45,8 @@ export interface OpenOptions {
 /** An open project: everything the engine runs with (a workspace is its context), and how to close it. */
 export interface Workspace extends EngineContext {
   files: string[];
+  /** Untracked paths git ignores, sorted (directories once, with `/`); empty without git. */
+  ignored: readonly string[];
   close(): void;
 }
 
@@ -134,6 +136,7 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
     jobs,
     rules,
     files,
+    ignored,
     env,
     ...(remote ? { remote } : {}),
     close: () => {

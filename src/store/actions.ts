@@ -42,6 +42,9 @@ export class Actions {
       latestCopies: db.prepare<[], [string, Buffer, number | null, string, string, string]>(
         'SELECT l.receipt, c.bytes, b.size, b.mtime_ns, b.ctime_ns, b.ino FROM latest l JOIN receipt_copies c ON c.id = l.receipt LEFT JOIN blobs b ON b.id = l.receipt',
       ),
+      copyGet: db.prepare<[string], [Buffer, number | null, string, string, string]>(
+        'SELECT c.bytes, b.size, b.mtime_ns, b.ctime_ns, b.ino FROM receipt_copies c LEFT JOIN blobs b ON b.id = c.id WHERE c.id = ?',
+      ),
     };
   }
 
@@ -84,9 +87,17 @@ export class Actions {
     for (const [id, bytes, size, mtime_ns, ctime_ns, ino] of this.stmts.latestCopies.raw(true).all())
       copies.set(id, { bytes, ...(size === null ? {} : { fp: { size, mtime_ns, ctime_ns, ino } }) });
     let missing: Array<[string, Buffer]> = [];
+    // A receipt that is no label's latest (an older result matching again) is asked for by itself,
+    // so that its copy is used too, and never written again on every build.
+    const copyOf = (id: string) => {
+      const row = this.stmts.copyGet.raw(true).get(id);
+      if (!row) return undefined;
+      const [bytes, size, mtime_ns, ctime_ns, ino] = row;
+      return { bytes, ...(size === null ? {} : { fp: { size, mtime_ns, ctime_ns, ino } }) };
+    };
     return {
       read: (id) => {
-        const copy = copies.get(id);
+        const copy = copies.get(id) ?? copyOf(id);
         const genuine = copy !== undefined && sha256Id(copy.bytes) === id;
         if (genuine && copy.fp && this.cas.hasFingerprint(id, copy.fp)) {
           const receipt = parseBytes(copy.bytes);

@@ -334,6 +334,11 @@ export class Cas {
     return st !== undefined && st.isFile() && sameFingerprint(fp, fingerprintOf(st));
   }
 
+  /** The stat fingerprint the index recorded for the blob's file, if any. */
+  recordedFingerprint(id: string): Fingerprint | undefined {
+    return this.getFp.get(id);
+  }
+
   remove(id: string): void {
     rmSync(this.pathOf(id), { force: true });
     this.delFp.run(id);

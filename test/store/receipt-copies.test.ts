@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { build, gate } from '../../src/service/index.js';
+import { IndexVersion } from '../../src/store/data-version.js';
 import { blobPath, flipByte, openOpts, openStoreOf } from '../_support/evidence.js';
 import { nodeCheck, tempRepo, type TempRepo } from '../_support/repo.js';
 
@@ -89,6 +90,33 @@ test('a damaged file behind an intact copy is found: its fingerprint no longer m
     assert.equal(g.gate.status, 'BLOCKED');
     assert.equal(g.gate.items[0]!.status, 'STALE');
     assert.match(g.gate.items[0]!.reason, /receipt .* is altered/);
+  } finally {
+    repo.cleanup();
+  }
+});
+
+test('an older receipt matching again (an edit undone) is hit through its own copy: a no-op commits nothing to the index', async () => {
+  const repo = tempRepo({ 'in.txt': 'one\n' });
+  try {
+    repo.age('in.txt');
+    repo.manifest({ checks: [{ id: 'c', run: nodeCheck('process.exit(0)'), inputs: ['in.txt'] }] });
+    const first = await build(openOpts(repo));
+    repo.write('in.txt', 'two\n');
+    repo.age('in.txt');
+    assert.equal((await build(openOpts(repo))).actions[0]!.status, 'ran');
+    repo.write('in.txt', 'one\n');
+    repo.age('in.txt');
+    const undone = await build(openOpts(repo));
+    assert.equal(undone.actions[0]!.status, 'cached');
+    assert.equal(undone.actions[0]!.receipt, first.actions[0]!.receipt, 'the older receipt is the hit');
+    const version = new IndexVersion(openOpts(repo).store!);
+    try {
+      const before = version.read();
+      for (let i = 0; i < 2; i++) assert.equal((await build(openOpts(repo))).actions[0]!.status, 'cached');
+      assert.equal(version.read(), before, 'a no-op wrote to the index');
+    } finally {
+      version.close();
+    }
   } finally {
     repo.cleanup();
   }
