@@ -38,7 +38,12 @@ export async function serveHere(argv: string[]): Promise<number | undefined> {
   process.stdout.on('error', onOut);
   process.stderr.on('error', onErr);
   process.on('uncaughtException', crash);
-  const served = await viaDaemon(argv);
+  let served: number | undefined;
+  try {
+    served = await viaDaemon(argv);
+  } catch (error) {
+    crash(error); // a rejection would otherwise end the process with node's exit code 1: REJECTED
+  }
   if (served === undefined) {
     process.stdout.off('error', onOut);
     process.stderr.off('error', onErr);

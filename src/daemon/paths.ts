@@ -2,9 +2,10 @@
  * Where a root's resident build process listens: `<runtime dir>/vkit-<uid>/<name>.sock`, the name a
  * digest of the real root (FNV-1a, not a cryptographic hash: a served command must not pay for
  * loading node's crypto, and the name only addresses: a server checks every request's root itself,
- * so two roots sharing a name could only decline each other), in a directory only this user may enter. A socket anybody else could have placed there would let
- * them answer `vkit build` with a gate of their choosing, so a directory that is not this user's
- * own, or is open to others, is never used.
+ * so two roots sharing a name could only decline each other), in a directory only this user may
+ * enter. A socket anybody else could have placed there would let them answer `vkit build` with a
+ * gate of their choosing, so a directory that is not this user's own, or is open to others, is
+ * never used.
  */
 import { chmodSync, lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -117,7 +117,8 @@ export async function serve(opts: ServeOptions): Promise<void> {
     const changed = codeFingerprint() !== code;
     if (!changed) codeSeen = seen;
     return changed;
-  }; // Watching starts before the first request: its answer can then be kept at once, or after one more.
+  };
+  // Watching starts before the first request, so that its answer can be kept.
   const memo = opts.watch ? new WatchedMemo(paths.root, join(paths.dir, `watch-${process.pid}`)) : undefined;
   installNoopMemo(memo);
   const started = new Date().toISOString();
