@@ -21,6 +21,7 @@ import { sha256Id } from '../hash/index.js';
 import { workerEnv, type Job } from './job.js';
 import {
   checkCancellations,
+  CLAIMED,
   executeAttempt,
   failureOf,
   frozenJobOf,
@@ -75,7 +76,15 @@ export class JobService {
   /** Each queue of this service and the variable names its workers are given. */
   private readonly queues = new Map<string, readonly string[]>();
   private readonly inflight = new Map<string, Promise<AttemptResult>>();
-  private readonly workers = new Set<ChildProcess>();
+  /**
+   * Each live worker, its queue and whether it holds a run now. A worker that has not claimed yet
+   * (still starting) or has ended its run (idling before it exits) will take the next queued run:
+   * counting it keeps `dispatch`, called on every poll of `wait`, from starting a second node
+   * process for a run the first one is about to claim.
+   */
+  private readonly workers = new Map<ChildProcess, { queue: string; busy: boolean }>();
+  /** Detached workers this service has started, ever (what a test of `dispatch` counts). */
+  workersStarted = 0;
   private readonly finished = new Map<string, () => void>();
   private readonly mode: 'detached' | 'inline';
   private closed = false;
@@ -302,9 +311,11 @@ export class JobService {
     for (const queue of this.queues.keys()) {
       const queued = this.opts.store.lifecycle.queuedCount(queue);
       if (queued === 0) continue;
-      // As many new workers as queued runs, within the limit (a live worker may be busy with a run).
+      // As many new workers as queued runs no live worker of the queue is free to take, within the limit.
+      let free = 0;
+      for (const w of this.workers.values()) if (w.queue === queue && !w.busy) free++;
       const room = this.maxWorkers - this.workers.size;
-      for (let i = 0; i < Math.min(room, queued); i++) this.startWorker(queue);
+      for (let i = 0; i < Math.min(room, queued - free); i++) this.startWorker(queue);
     }
   }
 
@@ -370,8 +381,11 @@ export class JobService {
       },
     );
     closeSync(log);
-    this.workers.add(child);
-    // The worker prints the id of each run it ends: a prompt wake-up for whoever waits on it.
+    const worker = { queue, busy: false };
+    this.workers.set(child, worker);
+    this.workersStarted++;
+    // The worker prints `+<run>` when it claims a run and the run's id when it ends it: the latter
+    // is a prompt wake-up for whoever waits on it.
     let buffered = '';
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       buffered += chunk;
@@ -380,7 +394,11 @@ export class JobService {
       for (const line of lines) {
         const failure = failureOf(line);
         if (failure) this.fail(failure);
-        else this.finished.get(line)?.();
+        else if (line.startsWith(CLAIMED)) worker.busy = true;
+        else {
+          worker.busy = false;
+          this.finished.get(line)?.();
+        }
       }
     });
     child.on('exit', () => {
@@ -404,7 +422,7 @@ export class JobService {
   /** Lets this face go; detached workers finish their claimed runs and exit when the queue is empty. */
   close(): void {
     this.closed = true;
-    for (const child of this.workers) child.stdout?.destroy();
+    for (const child of this.workers.keys()) child.stdout?.destroy();
   }
 }
 

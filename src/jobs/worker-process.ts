@@ -13,7 +13,7 @@ import type { Rule } from '../config/rule.js';
 import { EXIT, VkitError } from '../errors.js';
 import { currentOwner } from '../store/liveness.js';
 import { Store } from '../store/store.js';
-import { checkCancellations, executeAttempt, failureLine, frozenJobOf } from './worker.js';
+import { CLAIMED, checkCancellations, executeAttempt, failureLine, frozenJobOf } from './worker.js';
 
 const IDLE_EXIT_MS = 1500;
 
@@ -71,6 +71,7 @@ async function main(
       await new Promise((r) => setTimeout(r, 20));
       continue;
     }
+    process.stdout.write(`${CLAIMED}${claimed.run.id}\n`);
     const { job, root } = frozenJobOf(store, claimed.run);
     let rules: ReadonlyMap<string, Rule> = BUILTIN_RULES;
     if (job.rule.source) {

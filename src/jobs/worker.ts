@@ -262,11 +262,14 @@ export async function executeAttempt(
 }
 
 /**
- * A detached worker prints the id of each run it ends on its stdout, and, when it stops on a
+ * A detached worker prints `+<run>` on its stdout when it claims a run, the run's id when it ends
+ * it, and, when it stops on a
  * `VkitError` (a damaged or locked store), one line `failed <json>` with that error, so the face
  * waiting on its queue ends with it instead of starting worker after worker.
  */
 const FAILED = 'failed ';
+/** Prefix of a worker's line saying it claimed a run (run ids never start with it). */
+export const CLAIMED = '+';
 
 export function failureLine(error: VkitError): string {
   return `${FAILED}${JSON.stringify({ code: error.code, exit: error.exitCode, message: error.message, where: error.where, hint: error.hint })}\n`;

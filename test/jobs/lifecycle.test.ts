@@ -57,6 +57,24 @@ test('submit -> queued -> running -> done: states observed in the store, PASS wi
   }
 });
 
+test('one queued run starts one worker, however often its waiter polls before the worker claims it', async () => {
+  const repo = repoWith([{ id: 'one', code: '0' }]);
+  try {
+    const ws = await openWorkspace(openOpts(repo));
+    try {
+      ws.jobs.maxWorkers = 2; // room for a second worker, which nothing would ever claim work for
+      const { run } = ws.jobs.submit(jobFor(ws, 'check:one'));
+      const { run: row } = await ws.jobs.wait(run, 20_000);
+      assert.equal(row.outcome, 'PASS');
+      assert.equal(ws.jobs.workersStarted, 1, 'a worker still starting was counted as free to claim the run');
+    } finally {
+      ws.close();
+    }
+  } finally {
+    repo.cleanup();
+  }
+});
+
 test('cancel: a queued run ends at once; a running one ends interrupted/cancelled with its process group killed, others untouched', async () => {
   const scratch = mkdtempSync(join(tmpdir(), 'vkit-cancel-'));
   const repo = repoWith([
