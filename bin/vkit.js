@@ -37,6 +37,16 @@ async function runHere() {
   const { createHash } = await import('node:crypto');
   const code = currentBundle((bytes) => createHash('sha256').update(bytes).digest('hex'));
   const bundled = code !== undefined;
+  // A no-op answered from its record (src/cli/noop-recall.ts: every path it stands on statted, equal
+  // to when it was recorded) loads none of the CLI, the store or git.
+  if (bundled && (argv[0] === 'build' || argv[0] === 'gate')) {
+    const recalled = (await import('../dist/src/cli/noop-recall.js')).recallNoop(argv, code);
+    if (typeof recalled === 'number') {
+      process.exitCode = recalled;
+      return;
+    }
+    if (process.env.VKIT_NOOP_DEBUG) process.stderr.write(`no-op record not used: ${recalled}\n`);
+  }
   const start = await import(bundled ? '../dist/bundle/start.js' : '../dist/src/cli/start.js');
   start.guardProcess(argv);
   // Before the CLI's modules load: the git listing starts, and the config thread is handed over (src/cli/prestart.ts).
@@ -45,7 +55,10 @@ async function runHere() {
   // The bundle loads its own copy of the kinds; processes vkit starts load them by this URL.
   cli.installKinds(new URL('../dist/rules/index.js', import.meta.url).href, cli.loadRegistry);
   cli.installCodeIdentity(code);
+  cli.recordNoops(argv, code);
   process.exitCode = await cli.runCli(argv);
+  const why = cli.keepNoopRecord(process.exitCode);
+  if (why && process.env.VKIT_NOOP_DEBUG) process.stderr.write(`no-op record: ${why}\n`);
 }
 
 const argv = process.argv.slice(2);

@@ -31,7 +31,7 @@ function actionLine(a: Pick<ActionReport, 'status' | 'label' | 'ms' | 'reason' |
   return `${color(a.status.padEnd(7))} ${a.label}${dim(time)}${why}`;
 }
 
-function formatMs(ms: number): string {
+export function formatMs(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`;
 }
 

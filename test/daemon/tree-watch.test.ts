@@ -7,7 +7,7 @@ import { linkSync, lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeF
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { watchedPaths } from '../../src/daemon/noop-memo.js';
+import { watchedPaths } from '../../src/service/noop-proof.js';
 import { TreeWatch, unwatchableFileSystem } from '../../src/daemon/tree-watch.js';
 
 test('only local file systems are watched: /proc (and anything unknown) is refused, naming its type', () => {

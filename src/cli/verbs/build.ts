@@ -17,7 +17,8 @@ export const EXITS = `Exit codes: 0 READY/PASS, 1 REJECTED/FAIL, 2 invalid reque
 export const build = defineVerb({
   name: 'build',
   summary: 'run the checks whose inputs changed, keep receipts, print the gate',
-  readme: "run what changed, reuse the rest, print the gate; exits with the gate's code",
+  readme:
+    "run what changed, reuse the rest, print the gate; exits with the gate's code. A repeated no-op is answered from the record the last one left (every path it stands on statted and unchanged, D51; `VKIT_NOOP_RECORDS=0` turns records off)",
   flags: {
     ...COMMON,
     only: { type: 'string', multiple: true },
@@ -30,6 +31,12 @@ export const build = defineVerb({
 
 Compiles the config into an action graph, runs only the actions whose inputs changed, retains a
 receipt for each and prints the gate. Exits with the gate's code.
+
+A no-op (nothing ran, every item on a receipt; JSON manifest of checks without outputs, at the top
+of a git work tree, no remote) leaves a record in the store; the same command line (arguments,
+directory, environment, terminal, date) is then answered from it, without git or the store, while
+every directory, listed file, receipt, blob, tool and git or store file it stands on has the stat
+it had (D51). VKIT_NOOP_RECORDS=0 turns records off; VKIT_NOOP_DEBUG=1 says why one was not used.
 
   --only ID      run only this check (and what it runs after); repeatable. The gate still covers every requirement.
   --force        rerun every selected action even when intact evidence exists

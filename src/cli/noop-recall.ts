@@ -1,0 +1,148 @@
+/**
+ * A fresh process's no-op record (D51), the recalling half: bin/vkit.js loads this module alone
+ * (no CLI, no store, no git) and, when the record kept for this very command line (arguments,
+ * directory, environment, terminal, UTC date, vkit's own code) proves that nothing its answer
+ * depended on has changed, prints that answer again and exits with its code. The proof is a stat
+ * of every path the answer stands on, compared with its state when the record was written: every
+ * directory of the tree git does not ignore whole (a file created, removed or renamed in one
+ * changes its mtime), every listed file, git's index and `.git/info`, the store's index and its
+ * write-ahead log (a commit by anyone changes one of them), every receipt and blob relied on, the
+ * config's files, git's configuration, the git binary and PATH's directories; then every tool is
+ * identified again. Every state was recorded settled (its mtime and ctime at least the racy window
+ * older than the start of the command that wrote it), so a later change cannot keep an equal
+ * state. The recording half is noop-record.ts; what may be recorded at all is service/noop-proof.ts's.
+ */
+import { createHash } from 'node:crypto';
+import { lstatSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Fingerprint } from '../capture/files.js';
+import type { ToolCall } from '../engine/build.js';
+import { rootOf } from '../daemon/paths.js';
+import { lstatState, sameTool, statePair } from '../service/noop-proof.js';
+import { formatMs } from './render.js';
+
+export const RECORD_SCHEMA = 'vkit.noop-record/1';
+
+/** A fresh command line's identity and where its record would be, or undefined when it is not one a record may answer. */
+export interface CommandCall {
+  verb: 'build' | 'gate';
+  identity: string;
+  storeDir: string;
+  file: string;
+  today: string;
+}
+
+export interface NoopRecord {
+  schema: typeof RECORD_SCHEMA;
+  identity: string;
+  exit: number;
+  /** What the command wrote, in order: [1 for stdout | 2 for stderr, text]. */
+  output: Array<[1 | 2, string]>;
+  /** Where the build's own time goes in the last chunk (it is this command's, not the recorded one's). */
+  ms?: { at: number; json: boolean };
+  /** Paths and their lstat states (`lstatState`). */
+  paths: Array<[string, string]>;
+  /** Paths and their lstat and stat states (`statePair`): what may be a link. */
+  pairs: Array<[string, string]>;
+  tools: Array<{ call: ToolCall; identity: string }>;
+  toolFiles: Array<[string, { fp: Fingerprint; sha256: string }]>;
+}
+
+const RECORDED_VERBS = new Set(['build', 'gate']);
+const UNRECORDED_FLAGS = new Set(['--deep', '--protected', '--format', '--force', '--']);
+
+/**
+ * The command line as a record knows it. Only `build` and `gate` at the top of a git work tree
+ * (the store `--store` names, else `.git/vkit`); anything unclear is not a call.
+ */
+export function commandCall(
+  argv: readonly string[],
+  code: string,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd(),
+): CommandCall | undefined {
+  if (!RECORDED_VERBS.has(argv[0] ?? '') || env.VKIT_NOOP_RECORDS === '0') return undefined;
+  // Never for what re-hashes by definition or reads a target commit, nor for formats that stamp the time.
+  if (argv.some((a) => UNRECORDED_FLAGS.has(a.split('=')[0]!))) return undefined;
+  const root = rootOf(argv, cwd);
+  if (root === undefined) return undefined;
+  const stores = argv.flatMap((a, i) =>
+    a === '--store' ? [argv[i + 1]] : a.startsWith('--store=') ? [a.slice('--store='.length)] : [],
+  );
+  if (stores.length > 1 || (stores.length === 1 && !stores[0])) return undefined;
+  let storeDir: string;
+  if (stores[0]) storeDir = resolve(cwd, stores[0]);
+  else if (lstatSync(join(root, '.git'), { throwIfNoEntry: false })?.isDirectory())
+    storeDir = join(root, '.git', 'vkit');
+  else return undefined;
+  const today = new Date().toISOString().slice(0, 10);
+  const identity = JSON.stringify({
+    argv,
+    cwd,
+    env: Object.entries(env).sort(([a], [b]) => (a < b ? -1 : 1)),
+    tty: [Boolean(process.stdout.isTTY), Boolean(process.stderr.isTTY)],
+    today,
+    code,
+  });
+  const name = createHash('sha256').update(identity).digest('hex').slice(0, 32);
+  const verb = argv[0] as CommandCall['verb'];
+  return { verb, identity, storeDir, file: join(storeDir, 'noop-records', `${name}.json`), today };
+}
+
+/** The record's file text: its body's digest on the first line, then the body. */
+export function recordText(record: NoopRecord): string {
+  const body = JSON.stringify(record);
+  return `${createHash('sha256').update(body).digest('hex')}\n${body}`;
+}
+
+/** The record kept for `call`, when intact and made for it; else undefined. */
+function readRecord(call: CommandCall): NoopRecord | undefined {
+  let text: string;
+  try {
+    text = readFileSync(call.file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const nl = text.indexOf('\n');
+  const body = text.slice(nl + 1);
+  if (nl !== 64 || createHash('sha256').update(body).digest('hex') !== text.slice(0, nl)) return undefined;
+  try {
+    const record = JSON.parse(body) as NoopRecord;
+    return record.schema === RECORD_SCHEMA && record.identity === call.identity ? record : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What changed since the record was written (the first thing found), or undefined when nothing did. */
+export function changedSince(record: NoopRecord): string | undefined {
+  for (const [path, state] of record.paths) if (lstatState(path) !== state) return `${path} changed`;
+  for (const [path, state] of record.pairs) if (statePair(path) !== state) return `${path} changed`;
+  const toolFiles = new Map(record.toolFiles);
+  const tool = record.tools.find((t) => !sameTool(t, toolFiles));
+  return tool ? `tool ${tool.call.tool} is not the one identified` : undefined;
+}
+
+/**
+ * Answers the command line from its record: prints what it printed then (this command's own time
+ * in place of the recorded one) and returns its exit code; else (nothing printed) why not: no
+ * record may answer it, none intact is kept for it, or what changed since.
+ */
+export function recallNoop(argv: readonly string[], code: string): number | string {
+  const t0 = performance.now();
+  const call = commandCall(argv, code);
+  if (!call) return 'not a command a record may answer';
+  const record = readRecord(call);
+  if (!record) return 'no intact record for this command line';
+  const changed = changedSince(record);
+  if (changed !== undefined) return changed;
+  const ms = Math.round(performance.now() - t0);
+  const output = record.output.map(([fd, text], i) => {
+    if (!record.ms || i !== record.output.length - 1) return [fd, text] as const;
+    const shown = record.ms.json ? String(ms) : formatMs(ms);
+    return [fd, text.slice(0, record.ms.at) + shown + text.slice(record.ms.at)] as const;
+  });
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {}); // a reader gone early ends what is printed, never the answer (as guardProcess)
+  for (const [fd, text] of output) (fd === 1 ? process.stdout : process.stderr).write(text);
+  return record.exit;
+}

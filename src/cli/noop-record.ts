@@ -1,0 +1,264 @@
+/**
+ * A fresh process's no-op record (D51), the recording half: a one-off `build` or `gate` whose
+ * answer ran nothing (service/noop-proof.ts says which may be kept) leaves, in its store's
+ * `noop-records/`, what it printed, its exit code, and the state of every path that answer stands
+ * on, so that the same command line can be answered by noop-recall.ts without loading the CLI,
+ * the store or git. A state is recorded only when settled: its mtime and ctime older than the
+ * start of this command by the racy window, so anything this command read was already so, and any
+ * later change gives a different state. The store's index and write-ahead log are stated before
+ * the command and after its store is closed, and must be equal (nobody committed meanwhile).
+ */
+import {
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  type BigIntStats,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
+import { RACY_WINDOW_NS } from '../capture/files.js';
+import type { BuildWitness } from '../engine/build.js';
+import { gateExitCode } from '../gate/evaluate.js';
+import { installNoopMemo, type Answer, type NoopMemo, type ServiceCall } from '../service/memo.js';
+import {
+  evidenceStates,
+  ineligible,
+  outsideFiles,
+  stateOf,
+  watchedPaths,
+  witnessInto,
+  type Witnessed,
+} from '../service/noop-proof.js';
+import type { Workspace } from '../service/workspace.js';
+import { formatMs } from './render.js';
+import { commandCall, RECORD_SCHEMA, recordText, type CommandCall, type NoopRecord } from './noop-recall.js';
+
+/** At most this many records per store (one per command line; a shell alternates a few). */
+const KEPT = 16;
+
+interface Offered {
+  answer: Answer;
+  storeDir: string;
+  paths: Array<[string, string]>;
+  pairs: Array<[string, string]>;
+  witnessed: Witnessed;
+}
+
+class NoopRecorder implements NoopMemo {
+  private collecting: Witnessed | undefined;
+  offered: Offered | undefined;
+  /** Why nothing was recorded (for tests and `--explain`-style diagnosis), once known. */
+  refused: string | undefined;
+
+  constructor(
+    readonly call: CommandCall,
+    /** The command's start (ns since the epoch): every state recorded must be settled before it. */
+    readonly startNs: bigint,
+    /** The store's index and log as they were before the command. */
+    readonly storeBefore: Array<[string, string]>,
+  ) {}
+
+  recall(): Answer | undefined {
+    return undefined; // a fresh process is answered before the CLI loads (noop-recall.ts)
+  }
+
+  witness(call: ServiceCall): BuildWitness | undefined {
+    if (call.today !== this.call.today) return undefined;
+    this.collecting = { tools: new Map(), toolFiles: new Map(), evidence: new Set() };
+    return witnessInto(this.collecting);
+  }
+
+  offer(_call: ServiceCall, ws: Workspace, answer: Answer): void {
+    const witnessed = this.collecting;
+    this.collecting = undefined;
+    if (!witnessed) return;
+    try {
+      this.offered = this.prove(ws, answer, witnessed);
+    } catch (error) {
+      this.refused = (error as Error).message;
+    }
+  }
+
+  private prove(ws: Workspace, answer: Answer, witnessed: Witnessed): Offered | undefined {
+    const refuse = (why: string) => void (this.refused = why);
+    const why = ineligible(ws, answer);
+    if (why) return refuse(why);
+    if (ws.store.dir !== this.call.storeDir) return refuse(`the store is ${ws.store.dir}, not ${this.call.storeDir}`);
+    const paths: Array<[string, string]> = [];
+    const pairs: Array<[string, string]> = [];
+    const settled = (path: string, st: BigIntStats | undefined): string | undefined => {
+      if (st && (st.mtimeNs >= this.startNs - RACY_WINDOW_NS || st.ctimeNs >= this.startNs - RACY_WINDOW_NS))
+        return refuse(`${path} changed less than the racy window before the command`);
+      return stateOf(st);
+    };
+    /** States `path` (a link also by what it points to, in `pairs`); false when it is not settled. */
+    const add = (path: string, follow = false): boolean => {
+      const lst = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+      const l = settled(path, lst);
+      if (l === undefined) return false;
+      if (!follow && !lst?.isSymbolicLink()) return (paths.push([path, l]), true);
+      const s = settled(path, statSync(path, { bigint: true, throwIfNoEntry: false }));
+      return s !== undefined && (pairs.push([path, `${l}|${s}`]), true);
+    };
+    // The tree: every directory a file could appear in, every listed file.
+    for (const path of watchedPaths(ws.root, ws.files, ws.ignored, ws.store.dir).keys())
+      if (!add(path)) return undefined;
+    // What git's listing reads inside `.git`: the index and `info/` (exclude, sparse-checkout).
+    const git = join(ws.root, '.git');
+    const inGit = [join(git, 'index'), ...filesIn(join(git, 'info'))];
+    for (const path of inGit) if (!add(path)) return undefined;
+    const evidence = evidenceStates(ws, witnessed.evidence);
+    if (typeof evidence === 'string') return refuse(evidence);
+    for (const path of evidence.keys()) if (!add(path)) return undefined;
+    const outside = [...new Set([...ws.config.sources, ...outsideFiles(ws.root, ws.env)])];
+    for (const path of outside) if (!add(path, true)) return undefined;
+    return { answer, storeDir: ws.store.dir, paths, pairs, witnessed };
+  }
+}
+
+let recorder: NoopRecorder | undefined;
+
+/**
+ * Before a one-off command runs: installs the recorder when the command line is one a record may
+ * answer, and tees what the command prints. `code` is the running code's identity (bin/vkit.js);
+ * without one nothing is recorded.
+ */
+export function recordNoops(argv: readonly string[], code: string | undefined): void {
+  const call = code === undefined ? undefined : commandCall(argv, code);
+  if (!call) return;
+  const startNs = BigInt(Date.now()) * 1_000_000n;
+  recorder = new NoopRecorder(call, startNs, storeFiles(call.storeDir));
+  installNoopMemo(recorder);
+  teeOutput();
+}
+
+let output: Array<[1 | 2, string]> | undefined = [];
+
+function teeOutput(): void {
+  for (const [fd, stream] of [
+    [1, process.stdout],
+    [2, process.stderr],
+  ] as const) {
+    const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
+    stream.write = ((chunk: unknown, ...rest: unknown[]) => {
+      if (typeof chunk === 'string' && rest.length === 0) output?.push([fd, chunk]);
+      else output = undefined; // bytes or callbacks: not replayed as they were, so not recorded
+      return write(chunk, ...rest);
+    }) as typeof stream.write;
+  }
+}
+
+/**
+ * After the command (its store closed): writes the record when its answer was offered and proved,
+ * the command's exit code is its gate's, and the store's files are as they were before it ran.
+ * Never fails the command: a record that cannot be written is simply not there.
+ */
+export function keepNoopRecord(exit: number): string | undefined {
+  const r = recorder;
+  recorder = undefined;
+  installNoopMemo(undefined);
+  if (!r) return undefined;
+  try {
+    const why = recordWhy(r, exit);
+    if (why) return why;
+    const { answer, paths, pairs, witnessed } = r.offered!;
+    const out = output!;
+    const ms = msSlot(r.call.verb, answer, out);
+    const last = out.at(-1);
+    if (ms && last) out[out.length - 1] = [last[0], last[1].slice(0, ms.at) + last[1].slice(ms.end)];
+    const record: NoopRecord = {
+      schema: RECORD_SCHEMA,
+      identity: r.call.identity,
+      exit,
+      output: out,
+      ...(ms ? { ms: { at: ms.at, json: ms.json } } : {}),
+      // The store's index first: the cheapest proof that nothing was committed since.
+      paths: [...r.storeBefore, ...paths],
+      pairs,
+      tools: [...witnessed.tools.values()],
+      toolFiles: [...witnessed.toolFiles],
+    };
+    const dir = dirname(r.call.file);
+    mkdirSync(dir, { recursive: true });
+    const tmp = `${r.call.file}.${process.pid}.tmp`;
+    writeFileSync(tmp, recordText(record));
+    renameSync(tmp, r.call.file);
+    prune(dir);
+  } catch (error) {
+    return `not written: ${(error as Error).message}`;
+  }
+  return undefined;
+}
+
+function recordWhy(r: NoopRecorder, exit: number): string | undefined {
+  if (!r.offered) return r.refused ?? 'no answer was offered';
+  if (!output) return 'the output was not all text';
+  if (exit !== gateExitCode(r.offered.answer.report.gate.status)) return "the exit code is not the gate's";
+  const after = storeFiles(r.call.storeDir);
+  const before = r.storeBefore;
+  if (after.length !== before.length || after.some(([p, s], i) => before[i]![0] !== p || before[i]![1] !== s))
+    return 'the store was written while the command ran';
+  for (const [path, state] of before)
+    if (state !== 'absent' && !settledState(state, r.startNs))
+      return `${path} changed less than the racy window before the command`;
+  return undefined;
+}
+
+/** The store's index and write-ahead log, each stated (`absent` too). */
+function storeFiles(storeDir: string): Array<[string, string]> {
+  return ['index.sqlite', 'index.sqlite-wal'].map((f) => {
+    const path = join(storeDir, f);
+    return [path, stateOf(lstatSync(path, { bigint: true, throwIfNoEntry: false }))];
+  });
+}
+
+/** Whether a `stateOf` string's mtime and ctime are older than `startNs` by the racy window. */
+function settledState(state: string, startNs: bigint): boolean {
+  const [, , , mtime, ctime] = state.split(':');
+  const limit = startNs - RACY_WINDOW_NS;
+  return BigInt(mtime!) < limit && BigInt(ctime!) < limit;
+}
+
+/**
+ * Where the build's time is printed in the last chunk (`build` only: text prints `in <time>` last,
+ * JSON ends with `"ms": <n>` of its stats), as [at, end) to cut out; undefined for `gate`. A build
+ * whose last chunk does not end so is not recorded (throws).
+ */
+function msSlot(
+  verb: string,
+  answer: Answer,
+  out: Array<[1 | 2, string]>,
+): { at: number; end: number; json: boolean } | undefined {
+  if (verb !== 'build') return undefined;
+  const ms = answer.report.stats.ms;
+  const last = out.at(-1)?.[1] ?? '';
+  const json = `"ms": ${ms}\n  }\n}\n`;
+  if (last.endsWith(json)) {
+    const at = last.length - json.length + '"ms": '.length;
+    return { at, end: at + String(ms).length, json: true };
+  }
+  const text = ` in ${formatMs(ms)}`;
+  const at = last.lastIndexOf(text);
+  if (at < 0 || last.indexOf('\n', at) !== last.length - 1)
+    throw new Error('the build time was not found in its output');
+  return { at: at + 4, end: at + text.length, json: false };
+}
+
+function filesIn(dir: string): string[] {
+  try {
+    return readdirSync(dir).map((f) => join(dir, f));
+  } catch {
+    return [];
+  }
+}
+
+/** Keeps the newest records only. */
+function prune(dir: string): void {
+  const records = readdirSync(dir)
+    .map((f) => ({ f, m: statSync(join(dir, f), { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
+    .sort((a, b) => b.m - a.m);
+  for (const { f } of records.slice(KEPT)) rmSync(join(dir, f), { force: true });
+}
