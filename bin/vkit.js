@@ -39,8 +39,9 @@ async function runHere() {
   const bundled = code !== undefined;
   // A no-op answered from its record (src/cli/noop-recall.ts: every path it stands on statted, equal
   // to when it was recorded) loads none of the CLI, the store or git.
-  if (bundled && (argv[0] === 'build' || argv[0] === 'gate')) {
-    const recalled = (await import('../dist/src/cli/noop-recall.js')).recallNoop(argv, code);
+  // (Never with a TS config, whose thread is booting: its answers are not recorded.)
+  if (bundled && !booted && (argv[0] === 'build' || argv[0] === 'gate')) {
+    const recalled = await (await import('../dist/src/cli/noop-recall.js')).recallNoop(argv, code);
     if (typeof recalled === 'number') {
       process.exitCode = recalled;
       return;

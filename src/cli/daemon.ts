@@ -21,6 +21,8 @@ interface Status {
   root: string;
   started: string;
   served: number;
+  /** The warm worker waiting for the next run (jobs/standby.ts), if one is ready. */
+  standby?: number | null;
   /** Present when the process watches the tree (`--watch`). */
   watch?: { watching: boolean; refused?: string; missed?: string; recalled: number; restarts: number };
 }
@@ -115,7 +117,7 @@ export const status: DaemonHandler = async ({ values: v }) => {
   else
     process.stdout.write(
       s
-        ? `vkit daemon: running for ${s.root} (pid ${s.pid}, since ${s.started}, ${s.served} served)\n${watchLine(s)}`
+        ? `vkit daemon: running for ${s.root} (pid ${s.pid}, since ${s.started}, ${s.served} served${s.standby ? `, a worker warm (pid ${s.standby})` : ''})\n${watchLine(s)}`
         : `vkit daemon: none running for ${paths.root}\n`,
     );
   return EXIT.ok;

@@ -13,12 +13,11 @@
  * state. The recording half is noop-record.ts; what may be recorded at all is service/noop-proof.ts's.
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Fingerprint } from '../capture/files.js';
 import type { ToolCall } from '../engine/build.js';
 import { rootOf } from '../daemon/paths.js';
-import { lstatState, sameTool, statePair } from '../service/noop-proof.js';
 import { formatMs } from './render.js';
 
 export const RECORD_SCHEMA = 'vkit.noop-record/1';
@@ -65,7 +64,8 @@ export function commandCall(
   // Never for what re-hashes by definition or reads a target commit, nor for formats that stamp the time.
   if (argv.some((a) => UNRECORDED_FLAGS.has(a.split('=')[0]!))) return undefined;
   const root = rootOf(argv, cwd);
-  if (root === undefined) return undefined;
+  // A TS config is code that may read anything: its answers are never recorded (noop-proof.ts).
+  if (root === undefined || existsSync(join(root, 'vkit.config.ts'))) return undefined;
   const stores = argv.flatMap((a, i) =>
     a === '--store' ? [argv[i + 1]] : a.startsWith('--store=') ? [a.slice('--store='.length)] : [],
   );
@@ -115,7 +115,9 @@ function readRecord(call: CommandCall): NoopRecord | undefined {
 }
 
 /** What changed since the record was written (the first thing found), or undefined when nothing did. */
-export function changedSince(record: NoopRecord): string | undefined {
+async function changedSince(record: NoopRecord): Promise<string | undefined> {
+  // Loaded only when there is a record to check: a command without one pays nothing for it.
+  const { lstatState, sameTool, statePair } = await import('../service/noop-proof.js');
   for (const [path, state] of record.paths) if (lstatState(path) !== state) return `${path} changed`;
   for (const [path, state] of record.pairs) if (statePair(path) !== state) return `${path} changed`;
   const toolFiles = new Map(record.toolFiles);
@@ -128,13 +130,13 @@ export function changedSince(record: NoopRecord): string | undefined {
  * in place of the recorded one) and returns its exit code; else (nothing printed) why not: no
  * record may answer it, none intact is kept for it, or what changed since.
  */
-export function recallNoop(argv: readonly string[], code: string): number | string {
+export async function recallNoop(argv: readonly string[], code: string): Promise<number | string> {
   const t0 = performance.now();
   const call = commandCall(argv, code);
   if (!call) return 'not a command a record may answer';
   const record = readRecord(call);
   if (!record) return 'no intact record for this command line';
-  const changed = changedSince(record);
+  const changed = await changedSince(record);
   if (changed !== undefined) return changed;
   const ms = Math.round(performance.now() - t0);
   const output = record.output.map(([fd, text], i) => {

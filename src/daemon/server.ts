@@ -22,6 +22,7 @@ import { runCli } from '../cli/main.js';
 import { withInterrupts, type Interrupt } from '../cli/interrupt.js';
 import { prestartConfigThread } from '../config/isolate.js';
 import { rememberManifests } from '../config/load.js';
+import { dropStandbyWorker, keepStandbyWorker, refillStandbyWorker, standbyPid } from '../jobs/standby.js';
 import { installNoopMemo } from '../service/memo.js';
 import { WatchedMemo } from './noop-memo.js';
 import { TreeWatch } from './tree-watch.js';
@@ -155,6 +156,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
               root: paths.root,
               started,
               served,
+              standby: standbyPid() ?? null,
               ...(memo ? { watch: memo.status() } : {}),
             }),
           );
@@ -202,6 +204,8 @@ export async function serve(opts: ServeOptions): Promise<void> {
               await answer(socket, frame(FRAME.exit, { code: result }));
               // What the request offered is kept once its answer is on its way (the tree walk is not the client's wait).
               await memo?.end();
+              // A warm worker taken by this request is replaced now, before the next edit needs one.
+              refillStandbyWorker();
               // A TS config left its packages or required modules in node's cache: never serve again.
               if (userCodeCached()) shutdown();
             })
@@ -221,6 +225,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
     stopping = true;
     server.close();
     void queue.then(() => {
+      dropStandbyWorker();
       memo?.close();
       codeWatch?.close();
       rmSync(paths.socket, { force: true });
@@ -236,8 +241,10 @@ export async function serve(opts: ServeOptions): Promise<void> {
     server.listen(paths.socket, () => ok());
   });
   armIdle();
-  // The next request's config thread boots while the server waits (isolate.ts).
+  // The next request's config thread boots while the server waits (isolate.ts), and so does the
+  // next edit's worker (a warm standby; jobs/standby.ts).
   prestartConfigThread();
+  keepStandbyWorker(process.env);
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
 }

@@ -10,7 +10,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync, closeSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { kindsModule } from '../config/kind.js';
 import type { Rule } from '../config/rule.js';
 import { EXIT, VkitError } from '../errors.js';
@@ -19,6 +18,8 @@ import { currentOwner, ownerAlive } from '../store/liveness.js';
 import { newId, type RunRow, type Store } from '../store/store.js';
 import { sha256Id } from '../hash/index.js';
 import { workerEnv, type Job } from './job.js';
+import { takeStandby } from './standby.js';
+import { WORKER_MAIN } from './worker-entry.js';
 import {
   checkCancellations,
   CLAIMED,
@@ -49,17 +50,6 @@ export interface WaitResult {
   timedOut: boolean;
 }
 
-/** Set by esbuild in the bundled CLI (scripts/bundle-cli.ts), never declared anywhere else. */
-declare const __VKIT_BUNDLED__: boolean | undefined;
-/**
- * The worker's entry: the bundle's own when this process runs the bundle (bin/vkit.js found it
- * current a moment ago, and the worker loads a few files instead of tsc's ~100), else tsc's.
- */
-const WORKER_MAIN = fileURLToPath(
-  typeof __VKIT_BUNDLED__ === 'boolean' && __VKIT_BUNDLED__
-    ? new URL('../../bundle/worker.js', import.meta.url)
-    : new URL('./worker-main.js', import.meta.url),
-);
 const POLL_MS = 25;
 const CANCEL_GRACE_MS = 5000;
 const RECOVER_EVERY_MS = 1000;
@@ -358,29 +348,10 @@ export class JobService {
 
   /** A detached worker for `queue`, given only the environment its jobs declare (`workerEnv`). */
   private startWorker(queue: string, declared = this.queues.get(queue) ?? []): void {
-    const logs = join(this.opts.store.dir, 'workers');
-    mkdirSync(logs, { recursive: true });
-    const log = openSync(join(logs, `${queue}.log`), 'a');
-    const child = spawn(
-      process.execPath,
-      [
-        WORKER_MAIN,
-        '--store',
-        this.opts.store.dir,
-        '--queue',
-        queue,
-        // The worker re-plans jobs from the same kinds this process was handed.
-        '--kinds',
-        kindsModule(),
-        ...(this.opts.confine ? ['--confine'] : []),
-      ],
-      {
-        detached: true,
-        stdio: ['ignore', 'pipe', log],
-        env: workerEnv(this.opts.env ?? process.env, declared),
-      },
-    );
-    closeSync(log);
+    const env = workerEnv(this.opts.env ?? process.env, declared);
+    // A resident process's warm standby takes the queue when there is one (standby.ts).
+    const confine = this.opts.confine ?? false;
+    const child = takeStandby({ store: this.opts.store.dir, queue, confine, env }) ?? this.spawnWorker(queue, env);
     const worker = { queue, busy: false };
     this.workers.set(child, worker);
     this.workersStarted++;
@@ -411,6 +382,31 @@ export class JobService {
     });
     child.unref();
     (child.stdout as unknown as { unref?: () => void }).unref?.();
+  }
+
+  private spawnWorker(queue: string, env: NodeJS.ProcessEnv): ChildProcess {
+    const logs = join(this.opts.store.dir, 'workers');
+    mkdirSync(logs, { recursive: true });
+    const log = openSync(join(logs, `${queue}.log`), 'a');
+    try {
+      return spawn(
+        process.execPath,
+        [
+          WORKER_MAIN,
+          '--store',
+          this.opts.store.dir,
+          '--queue',
+          queue,
+          // The worker re-plans jobs from the same kinds this process was handed.
+          '--kinds',
+          kindsModule(),
+          ...(this.opts.confine ? ['--confine'] : []),
+        ],
+        { detached: true, stdio: ['ignore', 'pipe', log], env },
+      );
+    } finally {
+      closeSync(log);
+    }
   }
 
   /** Ends every wait with `error` (what stopped the workers) and starts no more workers. */

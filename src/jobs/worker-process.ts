@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load.js';
 import { installKinds, type KindRegistry, loadKinds, loadRules, ruleKindsOf } from '../config/kind.js';
 import type { Rule } from '../config/rule.js';
+import type { Assignment } from './standby.js';
 import { EXIT, VkitError } from '../errors.js';
 import { currentOwner } from '../store/liveness.js';
 import { Store } from '../store/store.js';
@@ -47,15 +48,26 @@ async function main(
       queue: { type: 'string' },
       kinds: { type: 'string' },
       confine: { type: 'boolean' },
+      standby: { type: 'boolean' },
     },
     strict: true,
   });
-  if (!values.store || !values.queue || !values.kinds)
-    throw new Error('usage: worker-main --store DIR --queue Q --kinds URL');
+  if (!values.kinds || (!values.standby && (!values.store || !values.queue)))
+    throw new Error('usage: worker-main (--store DIR --queue Q | --standby) --kinds URL');
   installKinds(values.kinds, values.kinds === builtinKinds?.module ? builtinKinds.load : undefined);
   const registry = await loadKinds();
   const BUILTIN_RULES = await loadRules(registry, ruleKindsOf(registry));
-  const store = new Store(values.store);
+  if (values.standby) {
+    // Warm and waiting (standby.ts): the rest of its arguments, and its environment, come now.
+    const a = await assignment();
+    if (!a) return; // its resident process went away first
+    values.store = a.store;
+    values.queue = a.queue;
+    values.confine = a.confine;
+    for (const name of Object.keys(process.env)) delete process.env[name];
+    Object.assign(process.env, a.env);
+  }
+  const store = new Store(values.store!);
   const owner = currentOwner();
   const stop = new AbortController();
   process.on('SIGUSR2', checkCancellations);
@@ -65,7 +77,7 @@ async function main(
   const rulesByRoot = new Map<string, Promise<ReadonlyMap<string, Rule>>>();
   let idleSince = Date.now();
   while (!stop.signal.aborted) {
-    const claimed = store.lifecycle.claimRun(values.queue, owner);
+    const claimed = store.lifecycle.claimRun(values.queue!, owner);
     if (!claimed) {
       if (Date.now() - idleSince > IDLE_EXIT_MS) break;
       await new Promise((r) => setTimeout(r, 20));
@@ -101,4 +113,19 @@ async function main(
     idleSince = Date.now();
   }
   store.close();
+}
+
+/** A standby's assignment: the first line on its stdin, or undefined when stdin closes without one. */
+async function assignment(): Promise<Assignment | undefined> {
+  let text = '';
+  for await (const chunk of process.stdin.setEncoding('utf8')) {
+    text += chunk as string;
+    const nl = text.indexOf('\n');
+    if (nl < 0) continue;
+    const a = JSON.parse(text.slice(0, nl)) as Assignment;
+    if (typeof a.store !== 'string' || typeof a.queue !== 'string' || typeof a.env !== 'object' || !a.env)
+      throw new Error('a standby worker was assigned nothing it can run');
+    return a;
+  }
+  return undefined;
 }

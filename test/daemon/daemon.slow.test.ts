@@ -13,7 +13,8 @@ import { FRAME, FrameReader, PROTOCOL, frame, type Request } from '../../src/dae
 import { daemonPaths } from '../../src/daemon/paths.js';
 import { codeFingerprint } from '../../src/daemon/server.js';
 import { REPO_ROOT, tempRepo, vkit, vkitAsync, type TempRepo } from '../_support/repo.js';
-import { sleep } from '../_support/wait.js';
+import Database from 'better-sqlite3';
+import { sleep, waitFor } from '../_support/wait.js';
 
 // Every server of this file listens in its own runtime directory, never the user's.
 const runtime = mkdtempSync(join(tmpdir(), 'vkit-daemon-rt-'));
@@ -47,6 +48,29 @@ after(() => {
   vkit(['daemon', 'stop', '--root', repo.dir], { env: ENV });
   repo.cleanup();
   rmSync(runtime, { recursive: true, force: true });
+});
+
+test('a served edit is run by the warm worker the server kept ready, with the client environment', async () => {
+  assert.equal(run(['build'], { FOO: 'yes' }).code, 0);
+  const status = () =>
+    vkit(['daemon', 'status', '--root', repo.dir, '--json'], { env: ENV }).json() as { standby?: number | null };
+  let warm: number | null | undefined;
+  await waitFor(() => Boolean((warm = status().standby)), 15_000, 'a warm worker');
+  repo.write('src/a.txt', `edited ${Date.now()}\n`);
+  // FOO is the client's: the warm worker was started before this request, without it.
+  const r = run(['build', '--json'], { FOO: 'yes' });
+  assert.equal(r.code, 0, r.stderr);
+  const action = (r.json().actions as Array<{ label: string; status: string; run: string }>).find(
+    (a) => a.label === 'check:env',
+  )!;
+  assert.equal(action.status, 'ran');
+  const db = new Database(join(STORE(), 'index.sqlite'), { readonly: true });
+  try {
+    const attempt = db.prepare('SELECT pid FROM attempts WHERE run = ?').get(action.run) as { pid: number };
+    assert.equal(attempt.pid, warm, 'the run was claimed by the worker kept warm, not one started for it');
+  } finally {
+    db.close();
+  }
 });
 
 test('a served build and gate answer as a fresh process does, with the client environment', () => {

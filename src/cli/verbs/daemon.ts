@@ -18,7 +18,7 @@ export const start = defineVerb({
   name: 'daemon start',
   summary: 'a resident build process for a root that serves build and gate faster',
   readme:
-    "a resident build process for the root: `vkit build` and `vkit gate` there are then served by it (same answers, without node's start-up and module loading); `VKIT_DAEMON=0` makes a command ignore it. With `--watch` (opt-in) it also watches the tree and answers a repeated no-op from memory while nothing it depended on changed (conditions in `vkit daemon start --help` and D50). It serves only the vkit, node and `NODE_OPTIONS` it started with, and stops after `--idle-s` (default 3 h) without a request, when its own code changes on disk, or after serving a TS config that leaves code in node's module cache (packages, `require`)",
+    "a resident build process for the root: `vkit build` and `vkit gate` there are then served by it (same answers, without node's start-up and module loading; a worker is kept warm for the next edit's run, D52); `VKIT_DAEMON=0` makes a command ignore it. With `--watch` (opt-in) it also watches the tree and answers a repeated no-op from memory while nothing it depended on changed (conditions in `vkit daemon start --help` and D50). It serves only the vkit, node and `NODE_OPTIONS` it started with, and stops after `--idle-s` (default 3 h) without a request, when its own code changes on disk, or after serving a TS config that leaves code in node's module cache (packages, `require`)",
   flags: FLAGS,
   help: `Usage: vkit daemon start [--root DIR] [--idle-s N] [--watch] [--json]
 
@@ -28,7 +28,8 @@ the config, lists and stats the tree and verifies every receipt, as a fresh proc
 answers are the same. It serves only the vkit, node and NODE_OPTIONS it was started with, stops when
 its own code changes on disk, after serving a TS config that leaves code in node's module cache
 (packages, require), after --idle-s seconds without a request (default ${DEFAULT_IDLE_S}), or on
-\`vkit daemon stop\`.
+\`vkit daemon stop\`. It keeps one worker process warm (started ahead, handed the next run's store,
+queue and environment when a served build needs one), so an edit's check starts at once.
 VKIT_DAEMON=0 makes a command ignore it.
 
   --watch        also watch the tree (inotify, opt-in): a no-op \`build\` or \`gate\` asked again, with
@@ -59,7 +60,7 @@ accepted (as by daemon start) and ignored.
 export const status = defineVerb({
   name: 'daemon status',
   summary:
-    'whether a resident build process serves the root, since when, how many commands it served (watching: how many it answered from memory, and why not)',
+    'whether a resident build process serves the root, since when, how many commands it served, its warm worker (watching: how many it answered from memory, and why not)',
   flags: FLAGS,
   help: `Usage: vkit daemon status [--root DIR] [--json]
 
