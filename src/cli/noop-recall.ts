@@ -108,10 +108,36 @@ function readRecord(call: CommandCall): NoopRecord | undefined {
   if (nl !== 64 || createHash('sha256').update(body).digest('hex') !== text.slice(0, nl)) return undefined;
   try {
     const record = JSON.parse(body) as NoopRecord;
-    return record.schema === RECORD_SCHEMA && record.identity === call.identity ? record : undefined;
+    return record.schema === RECORD_SCHEMA && record.identity === call.identity && wellFormed(record)
+      ? record
+      : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** Every field as a record writes it, so that nothing is printed from one that could fail halfway. */
+function wellFormed(r: NoopRecord): boolean {
+  const pairsOfStrings = (list: unknown) =>
+    Array.isArray(list) && list.every((p) => Array.isArray(p) && typeof p[0] === 'string' && typeof p[1] === 'string');
+  const last = r.output?.at(-1);
+  return (
+    Number.isInteger(r.exit) &&
+    r.exit >= 0 &&
+    r.exit <= 5 &&
+    Array.isArray(r.output) &&
+    r.output.every((o) => Array.isArray(o) && (o[0] === 1 || o[0] === 2) && typeof o[1] === 'string') &&
+    (r.ms === undefined ||
+      (last !== undefined &&
+        typeof r.ms.json === 'boolean' &&
+        Number.isInteger(r.ms.at) &&
+        r.ms.at >= 0 &&
+        r.ms.at <= last[1].length)) &&
+    pairsOfStrings(r.paths) &&
+    pairsOfStrings(r.pairs) &&
+    Array.isArray(r.tools) &&
+    Array.isArray(r.toolFiles)
+  );
 }
 
 /** What changed since the record was written (the first thing found), or undefined when nothing did. */
@@ -131,6 +157,15 @@ async function changedSince(record: NoopRecord): Promise<string | undefined> {
  * record may answer it, none intact is kept for it, or what changed since.
  */
 export async function recallNoop(argv: readonly string[], code: string): Promise<number | string> {
+  try {
+    return await recall(argv, code);
+  } catch (error) {
+    // Whatever goes wrong here (an unreadable directory, say), the full command runs and reports it.
+    return `the record could not be checked: ${(error as Error)?.message ?? String(error)}`;
+  }
+}
+
+async function recall(argv: readonly string[], code: string): Promise<number | string> {
   const t0 = performance.now();
   const call = commandCall(argv, code);
   if (!call) return 'not a command a record may answer';

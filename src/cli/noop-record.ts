@@ -26,6 +26,7 @@ import { installNoopMemo, type Answer, type NoopMemo, type ServiceCall } from '.
 import {
   evidenceStates,
   ineligible,
+  lstatState,
   outsideFiles,
   stateOf,
   watchedPaths,
@@ -127,10 +128,17 @@ let recorder: NoopRecorder | undefined;
  * without one nothing is recorded.
  */
 export function recordNoops(argv: readonly string[], code: string | undefined): void {
-  const call = code === undefined ? undefined : commandCall(argv, code);
-  if (!call) return;
+  let call: CommandCall | undefined;
+  let before: Array<[string, string]>;
+  try {
+    call = code === undefined ? undefined : commandCall(argv, code);
+    if (!call) return;
+    before = storeFiles(call.storeDir);
+  } catch {
+    return; // an unreadable root or store: the command reports it, and nothing is recorded
+  }
   const startNs = BigInt(Date.now()) * 1_000_000n;
-  recorder = new NoopRecorder(call, startNs, storeFiles(call.storeDir));
+  recorder = new NoopRecorder(call, startNs, before);
   installNoopMemo(recorder);
   teeOutput();
 }
@@ -207,17 +215,15 @@ function recordWhy(r: NoopRecorder, exit: number): string | undefined {
   return undefined;
 }
 
-/** The store's index and write-ahead log, each stated (`absent` too). */
+/** The store's index and write-ahead log, each stated (`absent`, or an error, too). */
 function storeFiles(storeDir: string): Array<[string, string]> {
-  return ['index.sqlite', 'index.sqlite-wal'].map((f) => {
-    const path = join(storeDir, f);
-    return [path, stateOf(lstatSync(path, { bigint: true, throwIfNoEntry: false }))];
-  });
+  return ['index.sqlite', 'index.sqlite-wal'].map((f) => [join(storeDir, f), lstatState(join(storeDir, f))]);
 }
 
-/** Whether a `stateOf` string's mtime and ctime are older than `startNs` by the racy window. */
+/** Whether a `stateOf` string's mtime and ctime are older than `startNs` by the racy window (an error never is). */
 function settledState(state: string, startNs: bigint): boolean {
   const [, , , mtime, ctime] = state.split(':');
+  if (!/^\d+$/.test(mtime ?? '') || !/^\d+$/.test(ctime ?? '')) return false;
   const limit = startNs - RACY_WINDOW_NS;
   return BigInt(mtime!) < limit && BigInt(ctime!) < limit;
 }

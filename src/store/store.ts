@@ -9,6 +9,7 @@
  * are read by the parts.
  */
 import { mkdirSync } from 'node:fs';
+import { invalid } from '../errors.js';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { Actions } from './actions.js';
@@ -51,7 +52,7 @@ export class Store implements IndexHandle {
   constructor(dir: string, opts: StoreOptions = {}) {
     this.dir = dir;
     this.now = opts.now ?? wallClockNs;
-    mkdirSync(dir, { recursive: true });
+    makeStoreDir(dir);
     // Every SQLite error on this connection is reported as a damaged (or busy) store, exit 3 (sqlite.ts).
     this.index = join(dir, 'index.sqlite');
     this.db = openIndex(this.index);
@@ -105,3 +106,20 @@ export class Store implements IndexHandle {
     return immediate(this, fn);
   }
 }
+
+/** The store's directory, made if missing; a path that is (or runs through) something else is a usage error, not a crash. */
+function makeStoreDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EEXIST' && code !== 'ENOTDIR' && code !== 'EACCES' && code !== 'EROFS') throw error;
+    throw invalid(
+      'ERR_STORE',
+      `Expected the store ${dir} to be a directory vkit can create or write (${code})`,
+      { path: '--store' },
+      'Name a directory with --store, or leave it out (default: <git common dir>/vkit).',
+    );
+  }
+}
+

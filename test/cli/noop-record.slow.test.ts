@@ -8,6 +8,7 @@
  * recalled answer runs no git at all.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import {
   appendFileSync,
   chmodSync,
@@ -249,7 +250,13 @@ test('another environment or date is another question; a write through a hard li
   assert.equal(run(['build']).code, 0);
 });
 
-test('a damaged record, or one made for another command line, is never used', async () => {
+test('a store that is a file is a clear error, never a crash', () => {
+  const r = run(['build', '--store', join(repo.dir, 'check.js')]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.doesNotMatch(r.stderr, /internal error/);
+});
+
+test('a damaged record, a malformed one, or one made for another command line, is never used', async () => {
   await fromRecord(['gate']);
   const dir = join(repo.dir, '.git', 'vkit', 'noop-records');
   const files = () => readdirSync(dir).map((f) => join(dir, f));
@@ -261,6 +268,18 @@ test('a damaged record, or one made for another command line, is never used', as
   const forged = observed(['gate']);
   assert.equal(forged.recalled, false);
   assert.equal(forged.r.code, 0);
+  // Digested again but malformed (a chunk that cannot be written): refused before anything is printed.
+  await fromRecord(['gate']);
+  for (const file of files()) {
+    const body = JSON.parse(readFileSync(file, 'utf8').split('\n').slice(1).join('\n'));
+    body.output = [[1, 'FORGED\n'], [3, 5]];
+    const text = JSON.stringify(body);
+    writeFileSync(file, `${createHash('sha256').update(text).digest('hex')}\n${text}`);
+  }
+  const malformed = observed(['gate']);
+  assert.equal(malformed.recalled, false);
+  assert.equal(malformed.r.code, 0, malformed.r.stderr);
+  assert.doesNotMatch(malformed.r.stdout, /FORGED/);
   // Every record copied over the one for `gate --json`: none was made for it.
   await fromRecord(['gate', '--json']);
   const plainGate = '\\"argv\\":[\\"gate\\"]'; // as the identity is quoted in the record
