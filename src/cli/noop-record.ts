@@ -42,7 +42,6 @@ const KEPT = 16;
 
 interface Offered {
   answer: Answer;
-  storeDir: string;
   paths: Array<[string, string]>;
   pairs: Array<[string, string]>;
   witnessed: Witnessed;
@@ -51,7 +50,7 @@ interface Offered {
 class NoopRecorder implements NoopMemo {
   private collecting: Witnessed | undefined;
   offered: Offered | undefined;
-  /** Why nothing was recorded (for tests and `--explain`-style diagnosis), once known. */
+  /** Why nothing will be recorded, once known (`keepNoopRecord` returns it; VKIT_NOOP_DEBUG=1 prints it). */
   refused: string | undefined;
 
   constructor(
@@ -116,7 +115,7 @@ class NoopRecorder implements NoopMemo {
     for (const path of evidence.keys()) if (!add(path)) return undefined;
     const outside = [...new Set([...ws.config.sources, ...outsideFiles(ws.root, ws.env)])];
     for (const path of outside) if (!add(path, true)) return undefined;
-    return { answer, storeDir: ws.store.dir, paths, pairs, witnessed };
+    return { answer, paths, pairs, witnessed };
   }
 }
 
