@@ -58,6 +58,8 @@ async function runHere() {
   cli.installCodeIdentity(code);
   cli.recordNoops(argv, code);
   process.exitCode = await cli.runCli(argv);
+  // The answer is out first (src/cli/coalesce.ts flushes on the next turn); the record is written after it.
+  await new Promise((resolve) => setImmediate(resolve));
   const why = cli.keepNoopRecord(process.exitCode);
   if (why && process.env.VKIT_NOOP_DEBUG) process.stderr.write(`no-op record: ${why}\n`);
 }
