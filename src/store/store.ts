@@ -122,4 +122,3 @@ function makeStoreDir(dir: string): void {
     );
   }
 }
-

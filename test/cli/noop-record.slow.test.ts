@@ -272,7 +272,10 @@ test('a damaged record, a malformed one, or one made for another command line, i
   await fromRecord(['gate']);
   for (const file of files()) {
     const body = JSON.parse(readFileSync(file, 'utf8').split('\n').slice(1).join('\n'));
-    body.output = [[1, 'FORGED\n'], [3, 5]];
+    body.output = [
+      [1, 'FORGED\n'],
+      [3, 5],
+    ];
     const text = JSON.stringify(body);
     writeFileSync(file, `${createHash('sha256').update(text).digest('hex')}\n${text}`);
   }
