@@ -30,17 +30,13 @@ function currentBundle(sha256Of) {
 }
 
 async function runHere() {
-  // Before anything else: a TS config's thread starts booting (src/cli/early.ts; a no-op build waits
-  // for its answer). tsc's small module, whichever modules run below: it only starts the thread.
-  const booted = (await import('../dist/src/cli/early.js')).earlyConfigThread(argv);
   // node:crypto loads only on this path: a served command never needs it.
   const { createHash } = await import('node:crypto');
   const code = currentBundle((bytes) => createHash('sha256').update(bytes).digest('hex'));
   const bundled = code !== undefined;
   // A no-op answered from its record (src/cli/noop-recall.ts: every path it stands on statted, equal
-  // to when it was recorded) loads none of the CLI, the store or git.
-  // (Never with a TS config, whose thread is booting: its answers are not recorded.)
-  if (bundled && !booted && (argv[0] === 'build' || argv[0] === 'gate')) {
+  // to when it was recorded) loads none of the CLI, the store or git, nor a TS config's thread.
+  if (bundled && (argv[0] === 'build' || argv[0] === 'gate')) {
     const recalled = await (await import('../dist/src/cli/noop-recall.js')).recallNoop(argv, code);
     if (typeof recalled === 'number') {
       process.exitCode = recalled;
@@ -48,6 +44,9 @@ async function runHere() {
     }
     if (process.env.VKIT_NOOP_DEBUG) process.stderr.write(`no-op record not used: ${recalled}\n`);
   }
+  // Before the CLI's modules: a TS config's thread starts booting (src/cli/early.ts; a no-op build
+  // waits for its answer). tsc's small module, whichever modules run below: it only starts the thread.
+  const booted = (await import('../dist/src/cli/early.js')).earlyConfigThread(argv);
   const start = await import(bundled ? '../dist/bundle/start.js' : '../dist/src/cli/start.js');
   start.guardProcess(argv);
   // Before the CLI's modules load: the git listing starts, and the config thread is handed over (src/cli/prestart.ts).
@@ -60,7 +59,7 @@ async function runHere() {
   process.exitCode = await cli.runCli(argv);
   // The answer is out first (src/cli/coalesce.ts flushes on the next turn); the record is written after it.
   await new Promise((resolve) => setImmediate(resolve));
-  const why = cli.keepNoopRecord(process.exitCode);
+  const why = await cli.keepNoopRecord(process.exitCode);
   if (why && process.env.VKIT_NOOP_DEBUG) process.stderr.write(`no-op record: ${why}\n`);
 }
 

@@ -6,11 +6,13 @@
  * certain is identified by the shell alone, and says so. Paths never enter the identity, so two
  * checkouts agree.
  */
-import { execFileSync } from 'node:child_process';
 import { accessSync, constants, openSync, readSync, closeSync, realpathSync, statSync } from 'node:fs';
 import { basename, delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { CheckerIdentity } from '../config/rule.js';
 import { hashPath, type FileStateCache } from '../capture/files.js';
+
+/** node:child_process, loaded when first needed: a no-op's recall rarely forks, and loading it costs a few ms. */
+export const childProcess = () => process.getBuiltinModule('node:child_process') as typeof import('node:child_process');
 
 export class ToolNotFoundError extends Error {
   constructor(readonly tool: string) {
@@ -101,11 +103,13 @@ export function checkerIdentity(
     const probe = TOOLCHAIN_PROBES[basename(file)] ?? TOOLCHAIN_PROBES[basename(tool)];
     if (probe) {
       try {
-        identity.toolchain = execFileSync(probe[0], probe[1], {
-          encoding: 'utf8',
-          env: { ...process.env, PATH: path },
-          timeout: 30_000,
-        }).trim();
+        identity.toolchain = childProcess()
+          .execFileSync(probe[0], probe[1], {
+            encoding: 'utf8',
+            env: { ...process.env, PATH: path },
+            timeout: 30_000,
+          })
+          .trim();
       } catch {
         identity.toolchain = 'unavailable';
       }

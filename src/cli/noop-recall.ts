@@ -13,7 +13,7 @@
  * state. The recording half is noop-record.ts; what may be recorded at all is service/noop-proof.ts's.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, readFileSync } from 'node:fs';
+import { lstatSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Fingerprint } from '../capture/files.js';
 import type { ToolCall } from '../engine/build.js';
@@ -64,8 +64,8 @@ export function commandCall(
   // Never for what re-hashes by definition or reads a target commit, nor for formats that stamp the time.
   if (argv.some((a) => UNRECORDED_FLAGS.has(a.split('=')[0]!))) return undefined;
   const root = rootOf(argv, cwd);
-  // A TS config is code that may read anything: its answers are never recorded (noop-proof.ts).
-  if (root === undefined || existsSync(join(root, 'vkit.config.ts'))) return undefined;
+  // (A TS config's answer is recorded only when sealed: cli/noop-record.ts, config/seal.ts.)
+  if (root === undefined) return undefined;
   const stores = argv.flatMap((a, i) =>
     a === '--store' ? [argv[i + 1]] : a.startsWith('--store=') ? [a.slice('--store='.length)] : [],
   );

@@ -8,9 +8,12 @@
  * later change gives a different state. The store's index and write-ahead log are stated before
  * the command and after its store is closed, and must be equal (nobody committed meanwhile).
  */
+import { createHash } from 'node:crypto';
 import {
+  existsSync,
   lstatSync,
   mkdirSync,
+  readFileSync,
   readdirSync,
   renameSync,
   rmSync,
@@ -20,6 +23,7 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { RACY_WINDOW_NS } from '../capture/files.js';
+import { type Evaluated, sealConfig } from '../config/seal.js';
 import type { BuildWitness } from '../engine/build.js';
 import { gateExitCode } from '../gate/evaluate.js';
 import { installNoopMemo, type Answer, type NoopMemo, type ServiceCall } from '../service/memo.js';
@@ -45,6 +49,28 @@ interface Offered {
   paths: Array<[string, string]>;
   pairs: Array<[string, string]>;
   witnessed: Witnessed;
+  /** A TS config's ordinary evaluation, to be sealed before the record is written (D53). */
+  evaluated?: Evaluated;
+}
+
+/**
+ * States paths into `into` (a link also by what it points to, in `pairs`); `add` answers false,
+ * after calling `refuse`, for a path not settled before `startNs` by the racy window.
+ */
+function stater(startNs: bigint, into: Pick<Offered, 'paths' | 'pairs'>, refuse: (why: string) => void) {
+  const settled = (path: string, st: BigIntStats | undefined): string | undefined => {
+    if (st && (st.mtimeNs >= startNs - RACY_WINDOW_NS || st.ctimeNs >= startNs - RACY_WINDOW_NS))
+      return void refuse(`${path} changed less than the racy window before the command`);
+    return stateOf(st);
+  };
+  return (path: string, follow = false): boolean => {
+    const lst = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+    const l = settled(path, lst);
+    if (l === undefined) return false;
+    if (!follow && !lst?.isSymbolicLink()) return (into.paths.push([path, l]), true);
+    const s = settled(path, statSync(path, { bigint: true, throwIfNoEntry: false }));
+    return s !== undefined && (into.pairs.push([path, `${l}|${s}`]), true);
+  };
 }
 
 class NoopRecorder implements NoopMemo {
@@ -84,25 +110,12 @@ class NoopRecorder implements NoopMemo {
 
   private prove(ws: Workspace, answer: Answer, witnessed: Witnessed): Offered | undefined {
     const refuse = (why: string) => void (this.refused = why);
-    const why = ineligible(ws, answer);
+    const why = ineligible(ws, answer, true);
     if (why) return refuse(why);
     if (ws.store.dir !== this.call.storeDir) return refuse(`the store is ${ws.store.dir}, not ${this.call.storeDir}`);
     const paths: Array<[string, string]> = [];
     const pairs: Array<[string, string]> = [];
-    const settled = (path: string, st: BigIntStats | undefined): string | undefined => {
-      if (st && (st.mtimeNs >= this.startNs - RACY_WINDOW_NS || st.ctimeNs >= this.startNs - RACY_WINDOW_NS))
-        return refuse(`${path} changed less than the racy window before the command`);
-      return stateOf(st);
-    };
-    /** States `path` (a link also by what it points to, in `pairs`); false when it is not settled. */
-    const add = (path: string, follow = false): boolean => {
-      const lst = lstatSync(path, { bigint: true, throwIfNoEntry: false });
-      const l = settled(path, lst);
-      if (l === undefined) return false;
-      if (!follow && !lst?.isSymbolicLink()) return (paths.push([path, l]), true);
-      const s = settled(path, statSync(path, { bigint: true, throwIfNoEntry: false }));
-      return s !== undefined && (pairs.push([path, `${l}|${s}`]), true);
-    };
+    const add = stater(this.startNs, { paths, pairs }, refuse);
     // The tree: every directory a file could appear in, every listed file.
     for (const path of watchedPaths(ws.root, ws.files, ws.ignored, ws.store.dir).keys())
       if (!add(path)) return undefined;
@@ -115,7 +128,7 @@ class NoopRecorder implements NoopMemo {
     for (const path of evidence.keys()) if (!add(path)) return undefined;
     const outside = [...new Set([...ws.config.sources, ...outsideFiles(ws.root, ws.env)])];
     for (const path of outside) if (!add(path, true)) return undefined;
-    return { answer, paths, pairs, witnessed };
+    return { answer, paths, pairs, witnessed, evaluated: ws.config.evaluated };
   }
 }
 
@@ -163,13 +176,13 @@ function teeOutput(): void {
  * the command's exit code is its gate's, and the store's files are as they were before it ran.
  * Never fails the command: a record that cannot be written is simply not there.
  */
-export function keepNoopRecord(exit: number): string | undefined {
+export async function keepNoopRecord(exit: number): Promise<string | undefined> {
   const r = recorder;
   recorder = undefined;
   installNoopMemo(undefined);
   if (!r) return undefined;
   try {
-    const why = recordWhy(r, exit);
+    const why = recordWhy(r, exit) ?? (r.offered!.evaluated && (await sealedBasis(r, r.offered!)));
     if (why) return why;
     const { answer, paths, pairs, witnessed } = r.offered!;
     const out = output!;
@@ -213,6 +226,45 @@ function recordWhy(r: NoopRecorder, exit: number): string | undefined {
       return `${path} changed less than the racy window before the command`;
   return undefined;
 }
+
+/**
+ * A TS config's answer stands on its code alone only when sealed (config/seal.ts); then the record
+ * also states every module of its sealed bundle (vkit's entry and what it takes in included), each
+ * one's directory (a file added beside an importer could be resolved instead), and the package and
+ * TS settings files esbuild reads in each directory and its ancestors, present or absent. A seal
+ * refused once is remembered for the same bundle and vkit (`unsealed-*` beside the records), so
+ * an impure config does not pay for the attempt on every no-op. Undefined when all is stated.
+ */
+async function sealedBasis(r: NoopRecorder, offered: Offered): Promise<string | undefined> {
+  const evaluated = offered.evaluated!;
+  const marker = join(
+    dirname(r.call.file),
+    `unsealed-${createHash('sha256').update(`${evaluated.bundleSha256}\0${r.call.identity}`).digest('hex').slice(0, 32)}`,
+  );
+  if (existsSync(marker)) return `not sealed: ${readFileSync(marker, 'utf8')}`;
+  const sealed = await sealConfig(evaluated);
+  if (typeof sealed === 'string') {
+    mkdirSync(dirname(marker), { recursive: true });
+    writeFileSync(marker, sealed);
+    return `not sealed: ${sealed}`;
+  }
+  let refused: string | undefined;
+  const add = stater(r.startNs, offered, (why) => void (refused = why));
+  const basis = new Set<string>();
+  for (const input of sealed.inputs) {
+    basis.add(input);
+    for (let d = dirname(input); ; d = dirname(d)) {
+      if (d === dirname(input)) basis.add(d);
+      for (const name of BUNDLE_SETTINGS) basis.add(join(d, name));
+      if (dirname(d) === d) break;
+    }
+  }
+  for (const path of basis) if (!add(path)) return refused;
+  return undefined;
+}
+
+/** What esbuild reads beside each module and in every directory above it (config/bundle-cache.ts). */
+const BUNDLE_SETTINGS = ['package.json', 'tsconfig.json', 'jsconfig.json'];
 
 /** The store's index and write-ahead log, each stated (`absent`, or an error, too). */
 function storeFiles(storeDir: string): Array<[string, string]> {

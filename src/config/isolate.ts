@@ -13,7 +13,6 @@
  * (exit 2) naming the config file.
  */
 import { receiveMessageOnPort } from 'node:worker_threads';
-import { pathToFileURL } from 'node:url';
 import { invalid, type VkitError } from '../errors.js';
 import { describeThrown, plainData } from './plain.js';
 import { type Booting, bootConfigThread, envOf, limit } from './thread-boot.js';
@@ -45,7 +44,8 @@ export interface IsolatedConfig {
 
 /** A config thread started ahead of the bundle (its start-up overlaps esbuild's work). */
 export interface ConfigThread {
-  evaluate(moduleFile: string, shown: string): Promise<IsolatedConfig>;
+  /** Evaluates the module at `moduleUrl` (a file: or data: URL). */
+  evaluate(moduleUrl: string, shown: string): Promise<IsolatedConfig>;
   /** Stops a thread that will not be asked to evaluate (the bundle failed). */
   abandon(): Promise<void>;
 }
@@ -87,8 +87,8 @@ export function startConfigThread(): ConfigThread {
   const booting = taken ?? bootConfigThread();
   const { worker, port1 } = booting;
   return {
-    evaluate: (moduleFile, shown) => {
-      worker.postMessage({ module: pathToFileURL(moduleFile).href });
+    evaluate: (moduleUrl, shown) => {
+      worker.postMessage({ module: moduleUrl });
       return evaluate(booting, shown);
     },
     abandon: async () => {

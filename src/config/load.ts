@@ -2,9 +2,11 @@
  * Finding and loading the config: `vkit.config.ts` first, then `vkit.manifest.json`, at the root.
  * The TS file is bundled by esbuild into a temp module beside it (so relative imports and
  * node_modules resolve as the user expects), evaluated in its own thread (isolate.ts: the main
- * thread gets plain data only, and user rules are called there), then deleted. Bare `vkit`
- * imports are pointed at the running vkit, so a config always gets the API it runs under.
+ * thread gets plain data only, and user rules are called there), then deleted; a bundle that
+ * imports nothing but vkit is evaluated from memory instead (D53). Bare `vkit` imports are
+ * pointed at the running vkit, so a config always gets the API it runs under.
  */
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { rmSync } from 'node:fs';
@@ -33,6 +35,7 @@ import {
   type RuleDescriptor,
 } from './isolate.js';
 import { describeThrown, plainData, PlainDataError } from './plain.js';
+import { type Evaluated, selfContained } from './seal.js';
 import { firstInvalidUtf8 } from '../text/utf8.js';
 
 export const CONFIG_FILES = ['vkit.config.ts', 'vkit.manifest.json'] as const;
@@ -49,6 +52,8 @@ export interface LoadedConfig {
   sources: string[];
   /** Stops the config's thread when it hosts user rules (call when the config is replaced or done). */
   close(): Promise<void>;
+  /** A TS config evaluated from memory in its thread, without user rules: what a seal needs (seal.ts). */
+  evaluated?: Evaluated;
 }
 
 export function findConfig(root: string): string | undefined {
@@ -217,6 +222,10 @@ async function bundleAndEvaluate(
     installed: graph?.installed ?? [],
     dynamic: dynamic || (graph?.unresolved ?? 0) > 0,
   });
+  // A bundle that imports nothing but vkit's entry (by absolute URL) runs the same from memory:
+  // then nothing is written into the tree, whose directory states a no-op record stands on (D53).
+  const fromMemory =
+    thread !== undefined && selfContained(bundled.text, bundled.metafile, pathToFileURL(selfEntry).href);
   const temp = join(
     dirname(file),
     `${basename(file)}.timestamp-${Date.now()}-${process.pid}-${Math.random().toString(16).slice(2, 8)}.mjs`,
@@ -227,11 +236,18 @@ async function bundleAndEvaluate(
   let exported: unknown;
   let isolated: IsolatedConfig | undefined;
   try {
-    await writeFile(temp, bundled.text);
-    if (thread) {
-      isolated = await thread.evaluate(temp, shown);
+    if (thread && fromMemory) {
+      isolated = await thread.evaluate(
+        `data:text/javascript;base64,${Buffer.from(bundled.text).toString('base64')}`,
+        shown,
+      );
+      exported = isolated.exported;
+    } else if (thread) {
+      await writeFile(temp, bundled.text);
+      isolated = await thread.evaluate(pathToFileURL(temp).href, shown);
       exported = isolated.exported;
     } else {
+      await writeFile(temp, bundled.text);
       exported = (await import(pathToFileURL(temp).href)).default;
       // `defineConfig(() => ...)`: the function is the config's code too; what it throws is the user's error.
       if (typeof exported === 'function') exported = await (exported as () => unknown)();
@@ -263,7 +279,17 @@ async function bundleAndEvaluate(
     .map((p) => join(root, p))
     .sort();
   try {
-    return await resolveUserConfig(exported, file, shown, sources, isolated);
+    const loaded = await resolveUserConfig(exported, file, shown, sources, isolated);
+    if (fromMemory && !registersRules)
+      loaded.evaluated = {
+        root,
+        file,
+        selfEntry,
+        data: exported,
+        metafile: bundled.metafile,
+        bundleSha256: createHash('sha256').update(bundled.text).digest('hex'),
+      };
+    return loaded;
   } catch (error) {
     await isolated?.close();
     throw error;

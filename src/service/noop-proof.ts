@@ -6,7 +6,6 @@
  * changes could change one (`watchedPaths`), the files outside the tree a listing reads
  * (`outsideFiles`), stat states compared as strings, and tools identified again (`sameTool`).
  */
-import { execFileSync } from 'node:child_process';
 import { lstatSync, readdirSync, statSync, type BigIntStats } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
@@ -18,7 +17,7 @@ import {
   type FileStateCache,
   type Fingerprint,
 } from '../capture/files.js';
-import { checkerIdentity, resolveExecutable } from '../checkers/identity.js';
+import { checkerIdentity, childProcess, resolveExecutable } from '../checkers/identity.js';
 import type { BuildWitness, ToolCall } from '../engine/build.js';
 import type { Answer } from './memo.js';
 import type { Workspace } from './workspace.js';
@@ -62,13 +61,20 @@ export function evidenceStates(ws: Workspace, ids: Iterable<string>): Map<string
   return states;
 }
 
-/** Why this answer cannot be kept at all, or undefined. */
-export function ineligible(ws: Workspace, answer: Answer): string | undefined {
+/**
+ * Why this answer cannot be kept at all, or undefined. A TS config is code evaluated on every
+ * load; only a no-op record may stand on one, when `sealable` and its loader kept what a seal
+ * needs (config/seal.ts; the record proves the seal before it is written).
+ */
+export function ineligible(ws: Workspace, answer: Answer, sealable = false): string | undefined {
   const { report } = answer;
   if (report.actions.some((a) => a.status !== 'cached')) return 'it ran or blocked an action';
   if (report.gate.items.some((i) => (i.status !== 'PASS' && i.status !== 'FAIL') || !i.receipt))
     return 'a gate item stands on no receipt';
-  if (!ws.config.file.endsWith('.json')) return 'a TS config is code: it is evaluated on every request';
+  if (!ws.config.file.endsWith('.json') && !(sealable && ws.config.evaluated))
+    return sealable
+      ? 'the TS config imports more than vkit or registers rules: it is evaluated on every run'
+      : 'a TS config is code: it is evaluated on every request';
   if (ws.remote) return 'a remote cache is in use';
   for (const label of ws.graph.order) {
     const node = ws.graph.graph.getNodeAttributes(label);
@@ -140,12 +146,14 @@ export function outsideFiles(root: string, env: NodeJS.ProcessEnv): string[] {
   ];
   // Every file git reads its configuration from (includes too), and the excludes file it names.
   try {
-    const out = execFileSync('git', ['config', '--list', '--show-origin', '-z'], {
-      cwd: root,
-      env,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    }).split('\0');
+    const out = childProcess()
+      .execFileSync('git', ['config', '--list', '--show-origin', '-z'], {
+        cwd: root,
+        env,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      })
+      .split('\0');
     for (let i = 0; i + 1 < out.length; i += 2) {
       const origin = out[i]!;
       if (origin.startsWith('file:')) files.push(resolve(root, origin.slice(5)));
