@@ -259,8 +259,21 @@ async function sealedBasis(r: NoopRecorder, offered: Offered): Promise<string | 
       if (dirname(d) === d) break;
     }
   }
-  for (const path of basis) if (!add(path)) return refused;
+  for (const path of basis) {
+    // As for a kept bundle (D40): a settings file that extends another could change resolution from anywhere.
+    if (!path.endsWith('package.json') && /"extends"/.test(readIfFile(path)))
+      return `${path} extends another file: the config's bundle cannot be proved unchanged`;
+    if (!add(path)) return refused;
+  }
   return undefined;
+}
+
+function readIfFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
 }
 
 /** What esbuild reads beside each module and in every directory above it (config/bundle-cache.ts). */

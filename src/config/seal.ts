@@ -8,6 +8,7 @@
  * `vkit` and is imported from memory (`selfContained`) are asked; user rules are never sealed (their
  * code runs during the build). The answer is a reason when not sealed.
  */
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Metafile } from 'esbuild';
@@ -46,7 +47,7 @@ export function selfContained(text: string, metafile: Metafile, selfUrl: string)
 }
 
 export interface Sealed {
-  /** Every module the sealed bundle was made from (absolute paths): what the data stands on. */
+  /** Every module the sealed bundle was made from, and esbuild's package.json (absolute paths): what the data stands on. */
   inputs: string[];
 }
 
@@ -95,7 +96,9 @@ export async function sealConfig(e: Evaluated): Promise<Sealed | string> {
     same = false;
   }
   if (!same) return 'the sealed config gave other data than its ordinary evaluation';
-  return { inputs: Object.keys(metafile.inputs).map((p) => resolve(e.root, p)) };
+  // esbuild made both bundles: another version could make another one (the bundle cache keys on it too).
+  const esbuild = createRequire(import.meta.url).resolve('esbuild/package.json');
+  return { inputs: [...Object.keys(metafile.inputs).map((p) => resolve(e.root, p)), esbuild] };
 }
 
 type Answer = { touched: string } | { threw: string } | { json: string };

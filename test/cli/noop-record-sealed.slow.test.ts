@@ -118,6 +118,19 @@ test('a package.json appearing above an imported module is never answered from t
   }
 });
 
+test('a tsconfig.json above an imported module that extends another file: not recorded (the base could change resolution)', async () => {
+  writeFileSync(join(shared, 'tsconfig.json'), '{"extends": "./base.json"}\n');
+  writeFileSync(join(shared, 'base.json'), '{}\n');
+  try {
+    const { r, recalled } = await untilRecalled(['gate'], 3);
+    assert.equal(recalled, false);
+    assert.match(r.stderr, /extends another file/);
+  } finally {
+    rmSync(join(shared, 'tsconfig.json'));
+    rmSync(join(shared, 'base.json'));
+  }
+});
+
 test('a config that reads its environment, a file, the clock or chance is never recorded', async (t) => {
   const cases: Record<string, { config: string; why: RegExp }> = {
     env: {
