@@ -7,10 +7,11 @@
  * outside, as in noop-record.slow.test.ts: git on PATH logs its calls, and a recalled answer runs none.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { gitLogger } from '../_support/git-log.js';
 import { tempRepo, vkit, type TempRepo } from '../_support/repo.js';
 import { sleep } from '../_support/wait.js';
 
@@ -22,18 +23,8 @@ const SETTLE_MS = 2100;
 let repo: TempRepo;
 
 const run = (args: string[], env: NodeJS.ProcessEnv = {}) => vkit(args, { cwd: repo.dir, env: { ...ENV, ...env } });
-const gitCalls = () => {
-  try {
-    return readFileSync(LOG, 'utf8').length;
-  } catch {
-    return 0;
-  }
-};
-function observed(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const before = gitCalls();
-  const r = run(args, env);
-  return { r, recalled: gitCalls() === before };
-}
+let observe: ReturnType<typeof gitLogger>;
+const observed = (args: string[], env: NodeJS.ProcessEnv = {}) => observe(() => run(args, env));
 /** Runs until an answer comes from a record (or `tries` runs, a settle apart); the last run and whether it was recalled. */
 async function untilRecalled(args: string[], tries = 5, env: NodeJS.ProcessEnv = {}) {
   let last = observed(args, env);
@@ -65,9 +56,7 @@ function extra(exitCode: number) {
 }
 
 before(async () => {
-  const git = lstatSync('/usr/bin/git').isFile() ? '/usr/bin/git' : 'git';
-  writeFileSync(join(bin, 'git'), `#!/bin/sh\necho x >> '${LOG}'\nexec ${git} "$@"\n`);
-  chmodSync(join(bin, 'git'), 0o755);
+  observe = gitLogger(bin, LOG);
   mkdirSync(join(shared, 'sub'));
   extra(0);
   repo = tempRepo({ 'src/a.txt': 'a\n', 'check.js': 'process.exit(0)\n' });

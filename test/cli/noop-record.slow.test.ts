@@ -26,6 +26,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
+import { gitLogger } from '../_support/git-log.js';
 import { tempRepo, vkit, type TempRepo } from '../_support/repo.js';
 import { sleep } from '../_support/wait.js';
 
@@ -39,19 +40,8 @@ const SETTLE_MS = 2100;
 let repo: TempRepo;
 
 const run = (args: string[], env: NodeJS.ProcessEnv = {}) => vkit(args, { cwd: repo.dir, env: { ...ENV, ...env } });
-const gitCalls = () => {
-  try {
-    return readFileSync(LOG, 'utf8').length;
-  } catch {
-    return 0;
-  }
-};
-/** Runs `args` and says whether its answer came from a record (it ran no git). */
-function observed(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const before = gitCalls();
-  const r = run(args, env);
-  return { r, recalled: gitCalls() === before };
-}
+let observe: ReturnType<typeof gitLogger>;
+const observed = (args: string[], env: NodeJS.ProcessEnv = {}) => observe(() => run(args, env));
 const withoutMs = (report: { stats: Record<string, unknown> }) => ({ ...report, stats: { ...report.stats, ms: 0 } });
 
 /**
@@ -74,9 +64,7 @@ function tool(exitCode: number) {
 }
 
 before(async () => {
-  const git = lstatSync('/usr/bin/git').isFile() ? '/usr/bin/git' : 'git';
-  writeFileSync(join(bin, 'git'), `#!/bin/sh\necho x >> '${LOG}'\nexec ${git} "$@"\n`);
-  chmodSync(join(bin, 'git'), 0o755);
+  observe = gitLogger(bin, LOG);
   tool(0);
   repo = tempRepo({
     'src/a.txt': 'a\n',
