@@ -42,7 +42,7 @@ export function selfContained(text: string, metafile: Metafile, selfUrl: string)
     imports.every((imp) => !imp.external || imp.path === selfUrl) &&
     !/\bimport\s*\.\s*meta\b/.test(text) &&
     !/\bimport\s*\(/.test(text) &&
-    !/\brequire\b/.test(text)
+    !/\brequire\s*\(/.test(text)
   );
 }
 
