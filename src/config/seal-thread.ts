@@ -51,13 +51,15 @@ const prelude = vm.runInContext(
       },
     });
     const fail = (name) => { throw new ReferenceError(name + ' reaches outside the sealed config'); };
+    const stringify = JSON.stringify;
+    const settled = Promise.resolve();
     const run = (exports) => {
       const out = {};
-      Promise.resolve()
+      settled
         .then(async () => {
           let data = exports == null ? undefined : exports.default;
           if (typeof data === 'function') data = await data();
-          out.json = JSON.stringify(data === undefined ? null : data);
+          out.json = stringify(data === undefined ? null : data);
         })
         .then(undefined, (error) => { out.threw = String(error); });
       return out;

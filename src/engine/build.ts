@@ -171,12 +171,16 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
   // for (a link whose target the capture does not hold, a special file) is a config error before any
   // work starts, like the listing's own checks in openWorkspace.
   const early = new Map<string, SelectorCapture | UndecodablePathError>();
+  /** Nodes with an input whose recorded digest could not be reused: most likely the ones to run. */
+  const edited: string[] = [];
   const issues: Issue[] = [];
   const shown = relative(process.cwd(), ctx.config.file) || ctx.config.file;
   for (const label of ctx.graph.order) {
     const node = graph.getNodeAttributes(label);
+    const hashedBefore = counter.hashed;
     const taken = captureOf(label);
     early.set(label, taken);
+    if (counter.hashed > hashedBefore) edited.push(label);
     if (taken instanceof UndecodablePathError || !node.declared) continue;
     const { inputs } = node;
     const byGlob = new Map<number, Refused[]>();
@@ -194,8 +198,21 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
   // What the captures learnt is recorded in one transaction (a commit per file cost more than its hash).
   fileStates.flush?.();
   if (issues.length) throw new InvalidInputError('ERR_CONFIG_INPUTS', issues, INPUTS_HINT);
-  /** Set when the first job is queued: from then on the tree may hold what vkit's own jobs wrote. */
-  let jobQueued = false;
+  /** Nodes that queued a job in this build: from then on the tree may hold what it wrote. */
+  const queuedJobs = new Set<string>();
+  const afterJobMemo = new Map<string, boolean>();
+  /**
+   * Whether a node depends, directly or not, on one that queued a job: asked only once its
+   * dependencies have settled, so the answer for each of them is final.
+   */
+  const afterJob = (label: string): boolean => {
+    let after = afterJobMemo.get(label);
+    if (after === undefined) {
+      after = graph.inNeighbors(label).some((d) => queuedJobs.has(d) || afterJob(d));
+      afterJobMemo.set(label, after);
+    }
+    return after;
+  };
 
   const nodeResult = (label: string): Promise<NodeResult> => {
     let p = results.get(label);
@@ -267,9 +284,12 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
           `input \`${secret}\` is a secret-looking file: vkit never reads or hashes one, and this ${node.kind} result would depend on it; move it out of the inputs or ignore it in git`,
         );
     }
-    // The capture taken before the walk stands while nothing vkit started can have written to the
-    // tree; once a job was queued, a node captures again (a dependency may have rewritten its inputs).
-    const taken = !jobQueued ? early.get(label) : undefined;
+    // The capture taken before the walk is the tree as the user left it, before any job of this
+    // build; a node downstream of a job captures again, now that the job has ended (it may have
+    // rewritten the node's inputs). A node no job precedes keeps it (D54): capturing it again
+    // while another node's job runs beside it would read a moment no better, and cost a stat per
+    // input and a look at its evidence for every node evaluated after the first job was queued.
+    const taken = afterJob(label) ? undefined : early.get(label);
     const captured = taken ?? captureOf(label);
     if (captured instanceof UndecodablePathError)
       return blockedAction(
@@ -464,7 +484,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
       policy: ctx.config.policyDigest,
       env: [...planned.env].sort(),
     };
-    jobQueued = true;
+    queuedJobs.add(label);
     // The job's worker re-hashes its inputs: what this build learnt about them is recorded first.
     fileStates.flush?.();
     emit(makeEvent({ type: 'action.queued', label, kind: node.kind, key }));
@@ -527,7 +547,12 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     return result.outcome === 'BLOCKED' ? { ...res, dep: undefined } : res;
   };
 
+  // Nodes with a file hashed afresh are evaluated first: a job an edit needs is queued before the
+  // hundreds of unchanged nodes' evidence is checked, which then goes on beside it. Only the order
+  // of evaluation moves: each node still waits for its dependencies, and the report keeps graph order.
+  for (const label of edited) void nodeResult(label);
   const settled = await Promise.all(ctx.graph.order.map(nodeResult));
+
   fileStates.flush?.();
   shared.flush();
   // Uploads ran beside the build; each is bounded by the remote's timeouts.

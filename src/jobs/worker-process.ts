@@ -56,7 +56,14 @@ async function main(
     throw new Error('usage: worker-main (--store DIR --queue Q | --standby) --kinds URL');
   installKinds(values.kinds, values.kinds === builtinKinds?.module ? builtinKinds.load : undefined);
   const registry = await loadKinds();
-  const BUILTIN_RULES = await loadRules(registry, ruleKindsOf(registry));
+  // A worker started for a queued run loads a kind's built-in rules when it claims its first job of
+  // that kind: a worker of plain checks never loads the acceptance, model or formal code (~30 ms of
+  // a worker's start). A standby has time while it waits: it loads them all first (D52).
+  const builtin = values.standby ? await loadRules(registry, ruleKindsOf(registry)) : new Map<string, Rule>();
+  const builtinRules = async (kind: string): Promise<ReadonlyMap<string, Rule>> => {
+    if (!builtin.has(kind)) for (const [k, rule] of await loadRules(registry, [kind])) builtin.set(k, rule);
+    return builtin;
+  };
   if (values.standby) {
     // Warm and waiting (standby.ts): the rest of its arguments, and its environment, come now.
     const a = await assignment();
@@ -85,7 +92,8 @@ async function main(
     }
     process.stdout.write(`${CLAIMED}${claimed.run.id}\n`);
     const { job, root } = frozenJobOf(store, claimed.run);
-    let rules: ReadonlyMap<string, Rule> = BUILTIN_RULES;
+    const builtins = await builtinRules(job.rule.kind);
+    let rules: ReadonlyMap<string, Rule> = builtins;
     if (job.rule.source) {
       // A user rule lives in the config's modules: reload them (the key check catches any change).
       let loading = rulesByRoot.get(root);
@@ -95,11 +103,11 @@ async function main(
           const same = [...c.rules].filter(([kind]) =>
             c.manifest.rules.some((r) => r.kind === kind && r.source_sha256 === job.rule.source),
           );
-          return new Map([...BUILTIN_RULES, ...same]);
+          return new Map([...builtins, ...same]);
         });
         rulesByRoot.set(root, loading);
       }
-      rules = await loading.catch(() => BUILTIN_RULES);
+      rules = await loading.catch(() => builtins);
     }
     await executeAttempt(job, claimed.run.id, claimed.attempt, {
       root,

@@ -127,6 +127,73 @@ test(
 );
 
 test(
+  'a check after one that ran captures its inputs after it: what the job wrote is what its key stands on (D54)',
+  withRepo({ 'src/v.txt': 'v1\n', 'out.txt': 'v1\n' }, async (repo) => {
+    repo.manifest({
+      checks: [
+        {
+          id: 'gen',
+          run: ['node', '-e', "require('fs').copyFileSync('src/v.txt', 'out.txt')"],
+          inputs: ['src/v.txt'],
+          outputs: ['out.txt'],
+        },
+        readCheck('use', ['out.txt'], { after: ['gen'] }),
+      ],
+    });
+    const first = byLabel(await buildIn(repo));
+    assert.equal(first['check:use']!.status, 'ran');
+    repo.write('src/v.txt', 'v2\n');
+    const second = byLabel(await buildIn(repo));
+    assert.equal(second['check:gen']!.status, 'ran');
+    // Captured before gen ran, out.txt would still hold v1 and use's key be the first build's.
+    assert.equal(second['check:use']!.status, 'ran', 'use must see the out.txt gen rewrote');
+    assert.notEqual(second['check:use']!.key, first['check:use']!.key);
+  }),
+);
+
+test(
+  'checks no job precedes are captured once, before anything runs, even when evaluated after a job was queued (D54)',
+  withRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n', 'd.txt': 'd\n' }, async (repo) => {
+    repo.manifest({ checks: ['a', 'b', 'c', 'd'].map((id) => readCheck(id, [`${id}.txt`])) });
+    await buildIn(repo);
+    repo.write('a.txt', 'a edited\n');
+    const report = await buildIn(repo);
+    assert.deepEqual(
+      report.actions.map((a) => a.status),
+      ['ran', 'cached', 'cached', 'cached'],
+    );
+    // a is evaluated first and queues its job; b, c and d keep the capture taken before it.
+    assert.equal(report.stats.hashed + report.stats.reused_hashes, 4, JSON.stringify(report.stats));
+  }),
+);
+
+test(
+  'a check with an edited input is evaluated first: its job is queued before the unchanged checks are looked up',
+  withRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n', 'd.txt': 'd\n' }, async (repo) => {
+    repo.manifest({ checks: ['a', 'b', 'c', 'd'].map((id) => readCheck(id, [`${id}.txt`])) });
+    await buildIn(repo);
+    repo.write('d.txt', 'd edited\n');
+    const seen: string[] = [];
+    const report = await buildIn(repo, {
+      onEvent: (e) => {
+        if (e.type === 'action.queued' || e.type === 'action.cached') seen.push(`${e.type} ${e.label}`);
+      },
+    });
+    assert.deepEqual(seen, [
+      'action.queued check:d',
+      'action.cached check:a',
+      'action.cached check:b',
+      'action.cached check:c',
+    ]);
+    // The report keeps the graph's order.
+    assert.deepEqual(
+      report.actions.map((a) => `${a.label} ${a.status}`),
+      ['check:a cached', 'check:b cached', 'check:c cached', 'check:d ran'],
+    );
+  }),
+);
+
+test(
   'a one-file edit reruns only the checks that read it and their after dependents',
   withRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n', 'shared.txt': 's\n' }, async (repo) => {
     repo.manifest({
