@@ -36,13 +36,15 @@ async function runHere() {
   const bundled = code !== undefined;
   // A no-op answered from its record (src/cli/noop-recall.ts: every path it stands on statted, equal
   // to when it was recorded) loads none of the CLI, the store or git, nor a TS config's thread.
+  let treeChanged = false;
   if (bundled && (argv[0] === 'build' || argv[0] === 'gate')) {
     const recalled = await (await import('../dist/src/cli/noop-recall.js')).recallNoop(argv, code);
     if (typeof recalled === 'number') {
       process.exitCode = recalled;
       return;
     }
-    if (process.env.VKIT_NOOP_DEBUG) process.stderr.write(`no-op record not used: ${recalled}\n`);
+    treeChanged = recalled.treeChanged;
+    if (process.env.VKIT_NOOP_DEBUG) process.stderr.write(`no-op record not used: ${recalled.why}\n`);
   }
   // Before the CLI's modules: a TS config's thread starts booting (src/cli/early.ts; a no-op build
   // waits for its answer). tsc's small module, whichever modules run below: it only starts the thread.
@@ -55,8 +57,13 @@ async function runHere() {
   // The bundle loads its own copy of the kinds; processes vkit starts load them by this URL.
   cli.installKinds(new URL('../dist/rules/index.js', import.meta.url).href, cli.loadRegistry);
   cli.installCodeIdentity(code);
+  // A build whose record missed because the tree changed most likely runs something: its worker
+  // starts now, beside the config, listing and captures, not once the run is queued (D55).
+  const ahead = treeChanged && argv[0] === 'build' && !argv.includes('--help') && process.env.VKIT_STANDBY !== '0';
+  if (ahead) cli.speculativeStandbyWorker(process.env);
   cli.recordNoops(argv, code);
   process.exitCode = await cli.runCli(argv);
+  if (ahead) cli.dropStandbyWorker();
   // The answer is out first (src/cli/coalesce.ts flushes on the next turn); the record is written after it.
   await new Promise((resolve) => setImmediate(resolve));
   const why = await cli.keepNoopRecord(process.exitCode);

@@ -8,3 +8,4 @@ export { runCli } from './main.js';
 export { installKinds } from '../config/kind.js';
 export { installCodeIdentity } from '../config/manifest-cache.js';
 export { keepNoopRecord, recordNoops } from './noop-record.js';
+export { dropStandbyWorker, speculativeStandbyWorker } from '../jobs/standby.js';

@@ -25,6 +25,8 @@ export const RECORD_SCHEMA = 'vkit.noop-record/1';
 /** A fresh command line's identity and where its record would be, or undefined when it is not one a record may answer. */
 export interface CommandCall {
   verb: 'build' | 'gate';
+  /** The work tree's top directory. */
+  root: string;
   identity: string;
   storeDir: string;
   file: string;
@@ -86,7 +88,7 @@ export function commandCall(
   });
   const name = createHash('sha256').update(identity).digest('hex').slice(0, 32);
   const verb = argv[0] as CommandCall['verb'];
-  return { verb, identity, storeDir, file: join(storeDir, 'noop-records', `${name}.json`), today };
+  return { verb, root, identity, storeDir, file: join(storeDir, 'noop-records', `${name}.json`), today };
 }
 
 /** The record's file text: its body's digest on the first line, then the body. */
@@ -140,15 +142,34 @@ function wellFormed(r: NoopRecord): boolean {
   );
 }
 
+/** Why a record did not answer a command line. */
+export interface RecallMiss {
+  why: string;
+  /**
+   * The first change found is a file or directory of the work tree (outside `.git` and the store):
+   * the command most likely has something to run (an edit since the last no-op).
+   */
+  treeChanged: boolean;
+}
+
+const miss = (why: string, treeChanged = false): RecallMiss => ({ why, treeChanged });
+
 /** What changed since the record was written (the first thing found), or undefined when nothing did. */
-async function changedSince(record: NoopRecord): Promise<string | undefined> {
+async function changedSince(record: NoopRecord, call: CommandCall): Promise<RecallMiss | undefined> {
   // Loaded only when there is a record to check: a command without one pays nothing for it.
   const { lstatState, sameTool, statePair } = await import('../service/noop-proof.js');
-  for (const [path, state] of record.paths) if (lstatState(path) !== state) return `${path} changed`;
-  for (const [path, state] of record.pairs) if (statePair(path) !== state) return `${path} changed`;
+  const inTree = (path: string) =>
+    (path === call.root || path.startsWith(`${call.root}/`)) &&
+    !path.startsWith(`${call.root}/.git/`) &&
+    path !== `${call.root}/.git` &&
+    path !== call.storeDir &&
+    !path.startsWith(`${call.storeDir}/`);
+  for (const [path, state] of record.paths)
+    if (lstatState(path) !== state) return miss(`${path} changed`, inTree(path));
+  for (const [path, state] of record.pairs) if (statePair(path) !== state) return miss(`${path} changed`);
   const toolFiles = new Map(record.toolFiles);
   const tool = record.tools.find((t) => !sameTool(t, toolFiles));
-  return tool ? `tool ${tool.call.tool} is not the one identified` : undefined;
+  return tool ? miss(`tool ${tool.call.tool} is not the one identified`) : undefined;
 }
 
 /**
@@ -156,22 +177,22 @@ async function changedSince(record: NoopRecord): Promise<string | undefined> {
  * in place of the recorded one) and returns its exit code; else (nothing printed) why not: no
  * record may answer it, none intact is kept for it, or what changed since.
  */
-export async function recallNoop(argv: readonly string[], code: string): Promise<number | string> {
+export async function recallNoop(argv: readonly string[], code: string): Promise<number | RecallMiss> {
   try {
     return await recall(argv, code);
   } catch (error) {
     // Whatever goes wrong here (an unreadable directory, say), the full command runs and reports it.
-    return `the record could not be checked: ${(error as Error)?.message ?? String(error)}`;
+    return miss(`the record could not be checked: ${(error as Error)?.message ?? String(error)}`);
   }
 }
 
-async function recall(argv: readonly string[], code: string): Promise<number | string> {
+async function recall(argv: readonly string[], code: string): Promise<number | RecallMiss> {
   const t0 = performance.now();
   const call = commandCall(argv, code);
-  if (!call) return 'not a command a record may answer';
+  if (!call) return miss('not a command a record may answer');
   const record = readRecord(call);
-  if (!record) return 'no intact record for this command line';
-  const changed = await changedSince(record);
+  if (!record) return miss('no intact record for this command line');
+  const changed = await changedSince(record, call);
   if (changed !== undefined) return changed;
   const ms = Math.round(performance.now() - t0);
   const output = record.output.map(([fd, text], i) => {

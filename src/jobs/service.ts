@@ -346,6 +346,15 @@ export class JobService {
     }
   }
 
+  /** `dispatch` from an event handler: nobody else would see the store fail there. */
+  private redispatch(): void {
+    try {
+      if (!this.closed) this.dispatch();
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
   /** A detached worker for `queue`, given only the environment its jobs declare (`workerEnv`). */
   private startWorker(queue: string, declared = this.queues.get(queue) ?? []): void {
     const env = workerEnv(this.opts.env ?? process.env, declared);
@@ -365,8 +374,12 @@ export class JobService {
       for (const line of lines) {
         const failure = failureOf(line);
         if (failure) this.fail(failure);
-        else if (line.startsWith(CLAIMED)) worker.busy = true;
-        else {
+        else if (line.startsWith(CLAIMED)) {
+          worker.busy = true;
+          // It may have claimed a run submitted after it started, which counted it as free then: a
+          // run still queued gets a worker of its own now, not when this one's run ends.
+          this.redispatch();
+        } else {
           worker.busy = false;
           this.finished.get(line)?.();
         }
@@ -374,11 +387,7 @@ export class JobService {
     });
     child.on('exit', () => {
       this.workers.delete(child);
-      try {
-        if (!this.closed) this.dispatch();
-      } catch (error) {
-        this.fail(error); // an event handler: nobody else would see the store fail here
-      }
+      this.redispatch();
     });
     child.unref();
     (child.stdout as unknown as { unref?: () => void }).unref?.();

@@ -8,7 +8,8 @@
  * process, and another standby starts a moment later. The standby is given only the variables a
  * worker always gets until then (`workerEnv` with nothing declared), and its environment is
  * replaced by the queue's own before it does anything: it holds what a worker started for that
- * queue would hold. It exits when its stdin closes (the resident process gone).
+ * queue would hold. It exits when its stdin closes (the resident process gone). A fresh `build`
+ * that finds the tree changed since its no-op record starts one too, never refilled (D55).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { kindsModule } from '../config/kind.js';
@@ -35,14 +36,18 @@ class StandbyPool {
   private ready: { child: ChildProcess; kinds: string } | undefined;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly env: NodeJS.ProcessEnv) {
+  constructor(
+    private readonly env: NodeJS.ProcessEnv,
+    /** A resident process starts the next one after each is taken; a one-off command keeps one only. */
+    private readonly refills: boolean,
+  ) {
     this.refill(0);
   }
 
   take(): { child: ChildProcess; kinds: string } | undefined {
     const ready = this.ready;
     this.ready = undefined;
-    this.refill(REFILL_MS);
+    if (this.refills) this.refill(REFILL_MS);
     return ready && ready.child.exitCode === null && ready.child.signalCode === null ? ready : undefined;
   }
 
@@ -53,9 +58,12 @@ class StandbyPool {
       this.timer = undefined;
       if (this.ready || pool !== this) return;
       const kinds = kindsModule();
+      // Its stderr is no pipe or terminal of this process: a reader of a one-off command's output
+      // would otherwise wait for the worker's exit, 1.5 s after its queue empties. Once assigned,
+      // the worker writes to its queue's log, as any worker does (worker-process.ts).
       const child = spawn(process.execPath, [WORKER_MAIN, '--standby', '--kinds', kinds], {
         detached: true,
-        stdio: ['pipe', 'pipe', 'inherit'],
+        stdio: ['pipe', 'pipe', 'ignore'],
         env: workerEnv(this.env, []),
       });
       child.on('error', () => undefined); // cannot start: the service starts a worker itself
@@ -83,7 +91,19 @@ class StandbyPool {
 /** A resident process keeps a standby worker from now on, started with (a worker's share of) `env`. */
 export function keepStandbyWorker(env: NodeJS.ProcessEnv): void {
   pool?.close();
-  pool = new StandbyPool({ ...env });
+  pool = new StandbyPool({ ...env }, true);
+}
+
+/**
+ * A one-off `build` whose no-op record missed because a file or directory of the work tree changed
+ * since (bin/vkit.js: it most likely runs something) starts one standby at once, while it loads its
+ * config, lists the tree and checks its hits (~0.4 s at 1,000 checks): when a run is queued, its
+ * worker is already up (D55). Not taken by the end of the command, it is stopped
+ * (`dropStandbyWorker`); its stdin closing with the command would end it anyway.
+ */
+export function speculativeStandbyWorker(env: NodeJS.ProcessEnv): void {
+  pool?.close();
+  pool = new StandbyPool({ ...env }, false);
 }
 
 /** Starts the next standby now, if none is ready (a resident process, after each request). */
@@ -113,5 +133,7 @@ export function takeStandby(a: Assignment): ChildProcess | undefined {
     return undefined;
   }
   ready.child.stdin!.end(`${JSON.stringify(a)}\n`);
+  // Nor may its stdin keep a one-off command alive until the worker exits.
+  (ready.child.stdin as unknown as { unref?: () => void }).unref?.();
   return ready.child;
 }

@@ -6,6 +6,8 @@
  * reloading the config that registered them), heartbeating, until the queue stays empty. SIGUSR2
  * makes it check its attempt's cancel flag at once; SIGTERM cancels what it runs and exits.
  */
+import { mkdirSync, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load.js';
 import { installKinds, type KindRegistry, loadKinds, loadRules, ruleKindsOf } from '../config/kind.js';
@@ -17,6 +19,9 @@ import { Store } from '../store/store.js';
 import { CLAIMED, checkCancellations, executeAttempt, failureLine, frozenJobOf } from './worker.js';
 
 const IDLE_EXIT_MS = 1500;
+
+/** Where the worker's own failure is written: its stderr (a standby's: its queue's log, once assigned). */
+let say = (text: string): void => void process.stderr.write(text);
 
 /**
  * The worker's whole life, from its arguments to its exit. `builtinKinds` is how a bundled worker
@@ -30,7 +35,7 @@ export function runWorkerProcess(
   main(args, builtinKinds).then(
     () => process.exit(0),
     (error: unknown) => {
-      process.stderr.write(`vkit worker: ${(error as Error)?.stack ?? String(error)}\n`);
+      say(`vkit worker: ${(error as Error)?.stack ?? String(error)}\n`);
       if (error instanceof VkitError) process.stdout.write(failureLine(error));
       process.exit(error instanceof VkitError ? error.exitCode : EXIT.internal);
     },
@@ -73,6 +78,10 @@ async function main(
     values.confine = a.confine;
     for (const name of Object.keys(process.env)) delete process.env[name];
     Object.assign(process.env, a.env);
+    // Started without a stderr (standby.ts): from now on it writes where a worker of this queue would.
+    mkdirSync(join(a.store, 'workers'), { recursive: true });
+    const log = openSync(join(a.store, 'workers', `${a.queue}.log`), 'a');
+    say = (text) => void writeSync(log, text);
   }
   const store = new Store(values.store!);
   const owner = currentOwner();

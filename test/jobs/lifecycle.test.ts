@@ -75,6 +75,40 @@ test('one queued run starts one worker, however often its waiter polls before th
   }
 });
 
+test('a run submitted after a starting worker claimed another gets a worker of its own', async () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'vkit-claimed-'));
+  const repo = repoWith([
+    {
+      id: 'long',
+      code: "require('fs').writeFileSync(process.env.VKIT_TEST_DIR + '/long', ''); setTimeout(() => {}, 30000)",
+    },
+    { id: 'other', code: "require('fs').writeFileSync(process.env.VKIT_TEST_DIR + '/other', '')" },
+  ]);
+  try {
+    const ws = await openWorkspace({ ...openOpts(repo), env: { ...process.env, VKIT_TEST_DIR: scratch } });
+    try {
+      ws.jobs.maxWorkers = 2;
+      const long = ws.jobs.submit(jobFor(ws, 'check:long')).run;
+      // Blocks this event loop until the worker has claimed the run: its `+run` line is not read yet,
+      // so the worker still counts as free when the next run is submitted (what a busy machine does).
+      const until = Date.now() + 20_000;
+      while (ws.store.lifecycle.getRun(long)!.state !== 'running' && Date.now() < until)
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+      assert.equal(ws.store.lifecycle.getRun(long)!.state, 'running');
+      const other = ws.jobs.submit(jobFor(ws, 'check:other')).run;
+      await waitFor(() => existsSync(join(scratch, 'other')), 10_000, 'the second run to start beside the first');
+      assert.equal(ws.jobs.workersStarted, 2);
+      await ws.jobs.cancel(long);
+      assert.equal((await ws.jobs.wait(other, 10_000)).run.outcome, 'PASS');
+    } finally {
+      ws.close();
+    }
+  } finally {
+    repo.cleanup();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});
+
 test('cancel: a queued run ends at once; a running one ends interrupted/cancelled with its process group killed, others untouched', async () => {
   const scratch = mkdtempSync(join(tmpdir(), 'vkit-cancel-'));
   const repo = repoWith([
