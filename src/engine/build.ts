@@ -552,7 +552,6 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
   // of evaluation moves: each node still waits for its dependencies, and the report keeps graph order.
   for (const label of edited) void nodeResult(label);
   const settled = await Promise.all(ctx.graph.order.map(nodeResult));
-
   fileStates.flush?.();
   shared.flush();
   // Uploads ran beside the build; each is bounded by the remote's timeouts.

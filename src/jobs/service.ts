@@ -7,9 +7,8 @@
  */
 import { reapAttemptContainers } from './containers.js';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, openSync, closeSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
 import { kindsModule } from '../config/kind.js';
 import type { Rule } from '../config/rule.js';
 import { EXIT, VkitError } from '../errors.js';
@@ -19,7 +18,7 @@ import { newId, type RunRow, type Store } from '../store/store.js';
 import { sha256Id } from '../hash/index.js';
 import { workerEnv, type Job } from './job.js';
 import { takeStandby } from './standby.js';
-import { WORKER_MAIN } from './worker-entry.js';
+import { openWorkerLog, WORKER_MAIN } from './worker-entry.js';
 import {
   checkCancellations,
   CLAIMED,
@@ -394,9 +393,7 @@ export class JobService {
   }
 
   private spawnWorker(queue: string, env: NodeJS.ProcessEnv): ChildProcess {
-    const logs = join(this.opts.store.dir, 'workers');
-    mkdirSync(logs, { recursive: true });
-    const log = openSync(join(logs, `${queue}.log`), 'a');
+    const log = openWorkerLog(this.opts.store.dir, queue);
     try {
       return spawn(
         process.execPath,

@@ -133,7 +133,5 @@ export function takeStandby(a: Assignment): ChildProcess | undefined {
     return undefined;
   }
   ready.child.stdin!.end(`${JSON.stringify(a)}\n`);
-  // Nor may its stdin keep a one-off command alive until the worker exits.
-  (ready.child.stdin as unknown as { unref?: () => void }).unref?.();
   return ready.child;
 }

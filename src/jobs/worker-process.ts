@@ -6,13 +6,13 @@
  * reloading the config that registered them), heartbeating, until the queue stays empty. SIGUSR2
  * makes it check its attempt's cancel flag at once; SIGTERM cancels what it runs and exits.
  */
-import { mkdirSync, openSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { writeSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load.js';
 import { installKinds, type KindRegistry, loadKinds, loadRules, ruleKindsOf } from '../config/kind.js';
 import type { Rule } from '../config/rule.js';
 import type { Assignment } from './standby.js';
+import { openWorkerLog } from './worker-entry.js';
 import { EXIT, VkitError } from '../errors.js';
 import { currentOwner } from '../store/liveness.js';
 import { Store } from '../store/store.js';
@@ -79,8 +79,7 @@ async function main(
     for (const name of Object.keys(process.env)) delete process.env[name];
     Object.assign(process.env, a.env);
     // Started without a stderr (standby.ts): from now on it writes where a worker of this queue would.
-    mkdirSync(join(a.store, 'workers'), { recursive: true });
-    const log = openSync(join(a.store, 'workers', `${a.queue}.log`), 'a');
+    const log = openWorkerLog(a.store, a.queue);
     say = (text) => void writeSync(log, text);
   }
   const store = new Store(values.store!);
