@@ -46,14 +46,23 @@ async function runHere() {
     treeChanged = recalled.treeChanged;
     if (process.env.VKIT_NOOP_DEBUG) process.stderr.write(`no-op record not used: ${recalled.why}\n`);
   }
-  // Before the CLI's modules: a TS config's thread starts booting (src/cli/early.ts; a no-op build
-  // waits for its answer). tsc's small module, whichever modules run below: it only starts the thread.
-  const booted = (await import('../dist/src/cli/early.js')).earlyConfigThread(argv);
-  const start = await import(bundled ? '../dist/bundle/start.js' : '../dist/src/cli/start.js');
+  // Before the CLI's modules: a TS config's thread starts booting and the root's git listing starts
+  // (src/cli/early.ts; a no-op build waits for both). tsc's small modules, whichever modules run
+  // below: they only start the thread and the git processes.
+  const early = await import('../dist/src/cli/early.js');
+  const booted = early.earlyConfigThread(argv);
+  const listed = early.earlyListing(argv);
+  // `build` and `gate` run the bundled CLI as one script compiled with V8's code cache (D56,
+  // src/config/code-cache.ts); other verbs (the terminal UI's packages need ES modules) load the bundle's modules.
+  const script =
+    bundled && (argv[0] === 'build' || argv[0] === 'gate')
+      ? (await import('../dist/src/config/code-cache.js')).runCachedScript(`${PACKAGE}dist/bundle/cli.cjs`).exports
+      : undefined;
+  const start = script ?? (await import(bundled ? '../dist/bundle/start.js' : '../dist/src/cli/start.js'));
   start.guardProcess(argv);
-  // Before the CLI's modules load: the git listing starts, and the config thread is handed over (src/cli/prestart.ts).
-  start.prestart(argv, booted);
-  const cli = await import(bundled ? '../dist/bundle/cli.js' : '../dist/src/cli/entry.js');
+  // The git listing and the config thread are handed over (src/cli/prestart.ts).
+  start.prestart(argv, booted, listed);
+  const cli = script ?? (await import(bundled ? '../dist/bundle/cli.js' : '../dist/src/cli/entry.js'));
   // The bundle loads its own copy of the kinds; processes vkit starts load them by this URL.
   cli.installKinds(new URL('../dist/rules/index.js', import.meta.url).href, cli.loadRegistry);
   cli.installCodeIdentity(code);

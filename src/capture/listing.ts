@@ -18,11 +18,26 @@ export interface WorkTreeListing {
   ignored: Promise<string[]>;
 }
 
-let ahead: { root: string; listing: WorkTreeListing } | undefined;
+/** A root's listing, started. */
+export interface StartedListing {
+  root: string;
+  listing: WorkTreeListing;
+}
 
-/** Starts listing `root` (an absolute path) for the next `listWorkTree(root)` of this process. */
-export function listAhead(root: string): void {
-  ahead = { root, listing: start(root) };
+let ahead: StartedListing | undefined;
+
+/** Starts listing `root` (an absolute path) now, for `listAhead` to take (bin/vkit.js's early step, src/cli/early.ts). */
+export function startListing(root: string): StartedListing {
+  return { root, listing: start(root) };
+}
+
+/**
+ * The next `listWorkTree(root)` of this process takes this listing: `started` when it is one of
+ * `root` (started before the CLI's code loaded, maybe by tsc's copy of this module: it is only
+ * promises), else one started now.
+ */
+export function listAhead(root: string, started?: StartedListing): void {
+  ahead = started?.root === root ? started : startListing(root);
 }
 
 /** The listing of `root` (absolute): the one started ahead for it, else a new one. */

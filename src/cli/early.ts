@@ -3,11 +3,13 @@
  * for a verb about to load the root's TS config that no resident build process may serve, the
  * config's thread starts booting at once. A worker thread takes ~55 ms to start here (node's own
  * modules are compiled anew in each isolate) and a no-op build waits for its answer, so every
- * millisecond it starts earlier is one the no-op saves. Only node's modules and two small ones of
- * vkit's load here; `prestart` hands the thread to the config loader (isolate.ts).
+ * millisecond it starts earlier is one the no-op saves; the root's git listing starts here too.
+ * Only node's modules and a few small ones of vkit's load here; `prestart` hands the thread to the
+ * config loader (isolate.ts) and the listing to the workspace (capture/listing.ts).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { startListing, type StartedListing } from '../capture/listing.js';
 import { bootConfigThread, type Booting } from '../config/thread-boot.js';
 import { rootOf } from '../daemon/paths.js';
 
@@ -22,4 +24,15 @@ export function earlyConfigThread(argv: readonly string[]): Booting | undefined 
   const booted = bootConfigThread(process.env);
   booted.worker.unref();
   return booted;
+}
+
+/**
+ * The git listing of the root a verb is about to open, started now: git runs while the CLI's code
+ * loads, and prestart.ts hands it over. Undefined when the verb opens no workspace of its root
+ * (the protected gate opens materialised trees).
+ */
+export function earlyListing(argv: readonly string[]): StartedListing | undefined {
+  if (!LOADS_CONFIG.has(argv[0] ?? '') || argv.includes('--protected')) return undefined;
+  const root = rootOf(argv);
+  return root === undefined ? undefined : startListing(root);
 }

@@ -9,17 +9,17 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { listAhead } from '../capture/listing.js';
+import { listAhead, type StartedListing } from '../capture/listing.js';
 import { prestartConfigThread } from '../config/isolate.js';
 import type { Booting } from '../config/thread-boot.js';
 import { rootOf } from '../daemon/paths.js';
 import { LOADS_CONFIG } from './early.js';
 
-export function prestart(argv: readonly string[], booted?: Booting): void {
+export function prestart(argv: readonly string[], booted?: Booting, listed?: StartedListing): void {
   if (!LOADS_CONFIG.has(argv[0] ?? '')) return;
   const root = rootOf(argv);
   if (root === undefined) return;
   // The protected gate opens workspaces of materialised trees, never the root's own.
-  if (!argv.includes('--protected')) listAhead(root);
+  if (!argv.includes('--protected')) listAhead(root, listed);
   if (booted || existsSync(join(root, 'vkit.config.ts'))) prestartConfigThread(process.env, booted);
 }

@@ -9,6 +9,7 @@
 import type { GenericSchema } from 'valibot';
 import { VkitError, EXIT, type Issue } from '../errors.js';
 import type { Rule } from './rule.js';
+import { importModule } from './import-module.js';
 
 /** One node of the action graph as a kind declares it. */
 export interface KindNode {
@@ -191,7 +192,7 @@ export function kindsModule(): string {
 /** Loads the installed registry (once); every path that reads a config awaits it first. */
 export async function loadKinds(): Promise<KindRegistry> {
   const module = kindsModule();
-  loaded ??= loader ? await loader() : ((await import(module)) as { registry: KindRegistry }).registry;
+  loaded ??= loader ? await loader() : (await importModule<{ registry: KindRegistry }>(module)).registry;
   return loaded;
 }
 

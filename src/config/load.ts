@@ -37,6 +37,7 @@ import {
 import { describeThrown, plainData, PlainDataError } from './plain.js';
 import { type Evaluated, selfContained } from './seal.js';
 import { firstInvalidUtf8 } from '../text/utf8.js';
+import { importModule } from './import-module.js';
 
 export const CONFIG_FILES = ['vkit.config.ts', 'vkit.manifest.json'] as const;
 
@@ -214,7 +215,13 @@ async function bundleAndEvaluate(
   const dynamic = loadsDynamically(bundled.text, bundled.metafile);
   let graph: LocalGraph | undefined;
   if (importsPackages(bundled.metafile))
-    graph = await localModuleGraph((await import('esbuild')).build, root, file, shown, selfEntry);
+    graph = await localModuleGraph(
+      (await importModule<typeof import('esbuild')>('esbuild')).build,
+      root,
+      file,
+      shown,
+      selfEntry,
+    );
   await checkCachedModules(root, shown, {
     linked: (graph?.inputs ?? [])
       .filter((p) => !runtimeInputs.has(p) && !p.startsWith('file:'))
@@ -248,7 +255,7 @@ async function bundleAndEvaluate(
       exported = isolated.exported;
     } else {
       await writeFile(temp, bundled.text);
-      exported = (await import(pathToFileURL(temp).href)).default;
+      exported = (await importModule(pathToFileURL(temp).href)).default;
       // `defineConfig(() => ...)`: the function is the config's code too; what it throws is the user's error.
       if (typeof exported === 'function') exported = await (exported as () => unknown)();
     }
@@ -312,7 +319,7 @@ async function compile(
   let compiled = cacheDir ? readCompiled(cacheDir, root, file, self) : undefined;
   if (!compiled) {
     const since = Date.now();
-    const { build } = await import('esbuild');
+    const { build } = await importModule<typeof import('esbuild')>('esbuild');
     let bundled;
     try {
       bundled = await build({

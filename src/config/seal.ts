@@ -10,6 +10,7 @@
  */
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
+import { importModule } from './import-module.js';
 import { Worker } from 'node:worker_threads';
 import type { Metafile } from 'esbuild';
 import { canonicalJson } from '../hash/index.js';
@@ -53,7 +54,7 @@ export interface Sealed {
 
 /** Sealed (with what it stands on), or why not. */
 export async function sealConfig(e: Evaluated): Promise<Sealed | string> {
-  const { build } = await import('esbuild');
+  const { build } = await importModule<typeof import('esbuild')>('esbuild');
   let text: string;
   let metafile: Metafile;
   try {

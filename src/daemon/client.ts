@@ -86,8 +86,9 @@ export async function viaDaemon(argv: string[]): Promise<number | undefined> {
 }
 
 async function ask(socketPath: string, request: Request): Promise<number | undefined> {
-  // node:net loads only when a server's socket exists: a local build does not pay for it.
-  const { connect } = await import('node:net');
+  // node:net loads only when a server's socket exists: a local build does not pay for it (a
+  // built-in taken without `import()`, which the one-script CLI never calls: config/import-module.ts).
+  const { connect } = process.getBuiltinModule('node:net') as typeof import('node:net');
   return new Promise((done) => {
     const socket = connect(socketPath);
     const reader = new FrameReader();
@@ -141,7 +142,7 @@ export async function control(
   timeoutMs = 2000,
 ): Promise<Record<string, unknown> | undefined> {
   if (unsafeDir(dirname(socketPath))) return undefined;
-  const { connect } = await import('node:net');
+  const { connect } = process.getBuiltinModule('node:net') as typeof import('node:net');
   return new Promise((done) => {
     const s = connect(socketPath);
     const reader = new FrameReader();

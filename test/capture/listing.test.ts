@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gitInfo, gitListing, listGitFiles, listIgnored } from '../../src/capture/git.js';
-import { listAhead, listWorkTree } from '../../src/capture/listing.js';
+import { listAhead, listWorkTree, startListing } from '../../src/capture/listing.js';
 import { tempRepo } from '../_support/repo.js';
 
 test('a listing started ahead is taken once, by the same root only', async () => {
@@ -29,6 +29,25 @@ test('a listing started ahead is taken once, by the same root only', async () =>
     assert.deepEqual(await listWorkTree(other.dir).files, ['b.txt']);
     repo.write('third.txt', '3\n');
     assert.ok((await listWorkTree(repo.dir).files).includes('third.txt'), 'the other root dropped the listing ahead');
+  } finally {
+    repo.cleanup();
+    other.cleanup();
+  }
+});
+
+test("a listing started before the CLI's code (bin's early step) is the one handed ahead, for its own root only", async () => {
+  const repo = tempRepo({ 'a.txt': 'a\n' });
+  const other = tempRepo({ 'b.txt': 'b\n' });
+  try {
+    const early = startListing(repo.dir);
+    assert.deepEqual(await early.listing.files, ['a.txt']);
+    repo.write('later.txt', 'later\n');
+    // Handed over: the workspace takes the listing git made before the new file, not a new one.
+    listAhead(repo.dir, early);
+    assert.equal(listWorkTree(repo.dir), early.listing);
+    // Started for another root: a listing of this root starts instead, and sees the new file.
+    listAhead(repo.dir, startListing(other.dir));
+    assert.deepEqual(await listWorkTree(repo.dir).files, ['a.txt', 'later.txt']);
   } finally {
     repo.cleanup();
     other.cleanup();

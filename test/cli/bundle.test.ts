@@ -67,6 +67,9 @@ function run(args: string[]) {
   };
 }
 
+/** `build` and `gate` run the bundle as one script (D56): what loads it is the only ES module of it node sees. */
+const SCRIPT_RUNNER = 'dist/src/config/code-cache.js';
+
 test('a current bundle is what runs, and it finds what lies beside its modules', () => {
   assert.ok(
     statSync(join(pkg, 'dist', 'bundle', 'inputs.json')).isFile(),
@@ -81,7 +84,7 @@ test('a current bundle is what runs, and it finds what lies beside its modules',
   // READY from a TS config: the config thread's entry (found beside isolate.js's original module)
   // started, and the config's `vkit` import resolved to the package's public entry.
   assert.equal(JSON.parse(build.stdout).gate.status, 'READY');
-  assert.ok(build.own('dist/bundle/cli.js'), 'the bundle ran');
+  assert.ok(build.own(SCRIPT_RUNNER) && !build.own('dist/bundle/cli.js'), 'the bundle ran, as one script');
   assert.ok(!build.own('dist/src/cli/main.js') && !build.own('dist/src/store/store.js'), "tsc's modules did not");
 });
 
@@ -137,7 +140,7 @@ test('a module only touched after bundling (npm resets mtimes on install) is com
   utimesSync(file, later, later);
   const r = run(['build', '--store', join(work, '.store'), '--json']);
   assert.equal(r.code, 0, r.stdout);
-  assert.ok(r.own('dist/bundle/cli.js'), 'same bytes: the bundle still runs');
+  assert.ok(r.own(SCRIPT_RUNNER), 'same bytes: the bundle still runs');
 });
 
 test("a bundle file edited by hand: tsc's modules run instead, until its bytes are back", () => {
@@ -153,6 +156,20 @@ test("a bundle file edited by hand: tsc's modules run instead, until its bytes a
   assert.ok(run(['--version']).own('dist/bundle/cli.js'), 'the same bytes again: the bundle runs');
 });
 
+test("the one-script CLI edited by hand (same size): `build` runs tsc's modules, not the script or its cache", () => {
+  const store = join(work, '.store');
+  assert.equal(run(['build', '--store', store, '--json']).code, 0);
+  const file = join(pkg, 'dist', 'bundle', 'cli.cjs');
+  const text = readFileSync(file, 'utf8');
+  writeFileSync(file, text.replace('var ', 'let '));
+  assert.equal(statSync(file).size, Buffer.byteLength(text));
+  const r = run(['build', '--store', store, '--json']);
+  assert.equal(r.code, 0, r.stdout);
+  assert.ok(!r.own(SCRIPT_RUNNER) && r.own('dist/src/cli/entry.js'), 'the edited script did not run');
+  writeFileSync(file, text);
+  assert.ok(run(['build', '--store', store, '--json']).own(SCRIPT_RUNNER), 'the same bytes again: the script runs');
+});
+
 test("a module changed after bundling: tsc's modules run instead of the stale bundle", () => {
   // Same size, new bytes: only the content comparison can tell.
   const file = join(pkg, 'dist', 'src', 'store', 'store.js');
@@ -161,7 +178,7 @@ test("a module changed after bundling: tsc's modules run instead of the stale bu
   assert.equal(statSync(file).size, Buffer.byteLength(text));
   const r = run(['build', '--store', join(work, '.store'), '--json']);
   assert.equal(r.code, 0, r.stdout);
-  assert.ok(!r.own('dist/bundle/cli.js'), 'the stale bundle did not run');
+  assert.ok(!r.own('dist/bundle/cli.js') && !r.own(SCRIPT_RUNNER), 'the stale bundle did not run');
   assert.ok(r.own('dist/src/cli/entry.js') && r.own('dist/src/store/store.js'));
   assert.equal(JSON.parse(r.stdout).stats.ran, 0, 'same store, same evidence: a no-op either way');
 });
