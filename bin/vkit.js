@@ -36,14 +36,14 @@ async function runHere() {
   const bundled = code !== undefined;
   // A no-op answered from its record (src/cli/noop-recall.ts: every path it stands on statted, equal
   // to when it was recorded) loads none of the CLI, the store or git, nor a TS config's thread.
-  let treeChanged = false;
+  let likelyToRun = false;
   if (bundled && (argv[0] === 'build' || argv[0] === 'gate')) {
     const recalled = await (await import('../dist/src/cli/noop-recall.js')).recallNoop(argv, code);
     if (typeof recalled === 'number') {
       process.exitCode = recalled;
       return;
     }
-    treeChanged = recalled.treeChanged;
+    likelyToRun = recalled.likelyToRun;
     if (process.env.VKIT_NOOP_DEBUG) process.stderr.write(`no-op record not used: ${recalled.why}\n`);
   }
   // Before the CLI's modules: a TS config's thread starts booting and the root's git listing starts
@@ -66,9 +66,9 @@ async function runHere() {
   // The bundle loads its own copy of the kinds; processes vkit starts load them by this URL.
   cli.installKinds(new URL('../dist/rules/index.js', import.meta.url).href, cli.loadRegistry);
   cli.installCodeIdentity(code);
-  // A build whose record missed because the tree changed most likely runs something: its worker
-  // starts now, beside the config, listing and captures, not once the run is queued (D55).
-  const ahead = treeChanged && argv[0] === 'build' && !argv.includes('--help') && process.env.VKIT_STANDBY !== '0';
+  // A build whose record missed because the tree or the store changed since most likely runs
+  // something: its job worker starts ahead, once its job service is made (D55, D57).
+  const ahead = likelyToRun && argv[0] === 'build' && !argv.includes('--help') && process.env.VKIT_STANDBY !== '0';
   if (ahead) cli.speculativeStandbyWorker(process.env);
   cli.recordNoops(argv, code);
   process.exitCode = await cli.runCli(argv);

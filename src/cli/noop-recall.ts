@@ -13,14 +13,14 @@
  * state. The recording half is noop-record.ts; what may be recorded at all is service/noop-proof.ts's.
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Fingerprint } from '../capture/files.js';
 import type { ToolCall } from '../engine/build.js';
 import { rootOf } from '../daemon/paths.js';
 import { formatMs } from './render.js';
 
-export const RECORD_SCHEMA = 'vkit.noop-record/1';
+export const RECORD_SCHEMA = 'vkit.noop-record/2';
 
 /** A fresh command line's identity and where its record would be, or undefined when it is not one a record may answer. */
 export interface CommandCall {
@@ -91,10 +91,53 @@ export function commandCall(
   return { verb, root, identity, storeDir, file: join(storeDir, 'noop-records', `${name}.json`), today };
 }
 
-/** The record's file text: its body's digest on the first line, then the body. */
-export function recordText(record: NoopRecord): string {
+/** The store's index and its write-ahead log: a commit to the store changes one of them. */
+export function storeIndex(storeDir: string): string[] {
+  return ['index.sqlite', 'index.sqlite-wal'].map((f) => join(storeDir, f));
+}
+
+/**
+ * The record's file text: a head line, its body's digest and the states of the store's index
+ * (`store`, as in the body's `paths`), then the body. The head alone is read first: a commit since
+ * the record was written (any build that ran something) is a miss without reading and parsing the
+ * rest (megabytes at 1,000 checks). It can only ever cause a miss: an answer stands on the whole
+ * body, digest checked.
+ */
+export function recordText(record: NoopRecord, store: ReadonlyArray<readonly [string, string]>): string {
   const body = JSON.stringify(record);
-  return `${createHash('sha256').update(body).digest('hex')}\n${body}`;
+  return `${createHash('sha256').update(body).digest('hex')} ${JSON.stringify(store)}\n${body}`;
+}
+
+/** Longest head line read on its own (two store paths and their states). */
+const HEAD_BYTES = 16384;
+
+/** What a record's head says changed in the store since, or undefined when nothing did (or no head could be read). */
+function storeChanged(file: string, lstatState: (path: string) => string): string | undefined {
+  const head = Buffer.alloc(HEAD_BYTES);
+  let n: number;
+  try {
+    const fd = openSync(file, 'r');
+    try {
+      n = readSync(fd, head, 0, HEAD_BYTES, 0);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+  const text = head.subarray(0, n).toString('utf8');
+  const nl = text.indexOf('\n');
+  if (nl < 66 || text[64] !== ' ') return undefined;
+  try {
+    const store = JSON.parse(text.slice(65, nl)) as unknown;
+    if (!Array.isArray(store)) return undefined;
+    for (const entry of store)
+      if (Array.isArray(entry) && typeof entry[0] === 'string' && lstatState(entry[0]) !== entry[1])
+        return `${entry[0]} changed`;
+  } catch {
+    return undefined;
+  }
+  return undefined;
 }
 
 /** The record kept for `call`, when intact and made for it; else undefined. */
@@ -107,7 +150,7 @@ function readRecord(call: CommandCall): NoopRecord | undefined {
   }
   const nl = text.indexOf('\n');
   const body = text.slice(nl + 1);
-  if (nl !== 64 || createHash('sha256').update(body).digest('hex') !== text.slice(0, nl)) return undefined;
+  if (nl < 64 || createHash('sha256').update(body).digest('hex') !== text.slice(0, 64)) return undefined;
   try {
     const record = JSON.parse(body) as NoopRecord;
     return record.schema === RECORD_SCHEMA && record.identity === call.identity && wellFormed(record)
@@ -146,26 +189,30 @@ function wellFormed(r: NoopRecord): boolean {
 export interface RecallMiss {
   why: string;
   /**
-   * The first change found is a file or directory of the work tree (outside `.git` and the store):
-   * the command most likely has something to run (an edit since the last no-op).
+   * The first change found is a file or directory of the work tree (outside `.git` and the store:
+   * an edit since the last no-op) or the store's index (a build that ran something since, as in a
+   * loop of edits and builds): the command most likely has something to run (D55, D57).
    */
-  treeChanged: boolean;
+  likelyToRun: boolean;
 }
 
-const miss = (why: string, treeChanged = false): RecallMiss => ({ why, treeChanged });
+const miss = (why: string, likelyToRun = false): RecallMiss => ({ why, likelyToRun });
 
 /** What changed since the record was written (the first thing found), or undefined when nothing did. */
-async function changedSince(record: NoopRecord, call: CommandCall): Promise<RecallMiss | undefined> {
-  // Loaded only when there is a record to check: a command without one pays nothing for it.
-  const { lstatState, sameTool, statePair } = await import('../service/noop-proof.js');
+function changedSince(
+  record: NoopRecord,
+  call: CommandCall,
+  { lstatState, sameTool, statePair }: typeof import('../service/noop-proof.js'),
+): RecallMiss | undefined {
   const inTree = (path: string) =>
     (path === call.root || path.startsWith(`${call.root}/`)) &&
     !path.startsWith(`${call.root}/.git/`) &&
     path !== `${call.root}/.git` &&
     path !== call.storeDir &&
     !path.startsWith(`${call.storeDir}/`);
+  const index = new Set(storeIndex(call.storeDir));
   for (const [path, state] of record.paths)
-    if (lstatState(path) !== state) return miss(`${path} changed`, inTree(path));
+    if (lstatState(path) !== state) return miss(`${path} changed`, inTree(path) || index.has(path));
   for (const [path, state] of record.pairs) if (statePair(path) !== state) return miss(`${path} changed`);
   const toolFiles = new Map(record.toolFiles);
   const tool = record.tools.find((t) => !sameTool(t, toolFiles));
@@ -190,9 +237,14 @@ async function recall(argv: readonly string[], code: string): Promise<number | R
   const t0 = performance.now();
   const call = commandCall(argv, code);
   if (!call) return miss('not a command a record may answer');
+  if (!existsSync(call.file)) return miss('no intact record for this command line');
+  // Loaded only when there is a record to check: a command without one pays nothing for it.
+  const proof = await import('../service/noop-proof.js');
+  const committed = storeChanged(call.file, proof.lstatState);
+  if (committed) return miss(committed, true);
   const record = readRecord(call);
   if (!record) return miss('no intact record for this command line');
-  const changed = await changedSince(record, call);
+  const changed = changedSince(record, call, proof);
   if (changed !== undefined) return changed;
   const ms = Math.round(performance.now() - t0);
   const output = record.output.map(([fd, text], i) => {

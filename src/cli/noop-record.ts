@@ -39,7 +39,14 @@ import {
 } from '../service/noop-proof.js';
 import type { Workspace } from '../service/workspace.js';
 import { formatMs } from './render.js';
-import { commandCall, RECORD_SCHEMA, recordText, type CommandCall, type NoopRecord } from './noop-recall.js';
+import {
+  commandCall,
+  RECORD_SCHEMA,
+  recordText,
+  storeIndex,
+  type CommandCall,
+  type NoopRecord,
+} from './noop-recall.js';
 
 /** At most this many records per store (one per command line; a shell alternates a few). */
 const KEPT = 16;
@@ -204,7 +211,7 @@ export async function keepNoopRecord(exit: number): Promise<string | undefined> 
     const dir = dirname(r.call.file);
     mkdirSync(dir, { recursive: true });
     const tmp = `${r.call.file}.${process.pid}.tmp`;
-    writeFileSync(tmp, recordText(record));
+    writeFileSync(tmp, recordText(record, r.storeBefore));
     renameSync(tmp, r.call.file);
     prune(dir);
   } catch (error) {
@@ -281,7 +288,7 @@ const BUNDLE_SETTINGS = ['package.json', 'tsconfig.json', 'jsconfig.json'];
 
 /** The store's index and write-ahead log, each stated (`absent`, or an error, too). */
 function storeFiles(storeDir: string): Array<[string, string]> {
-  return ['index.sqlite', 'index.sqlite-wal'].map((f) => [join(storeDir, f), lstatState(join(storeDir, f))]);
+  return storeIndex(storeDir).map((path) => [path, lstatState(path)]);
 }
 
 /** Whether a `stateOf` string's mtime and ctime are older than `startNs` by the racy window (an error never is). */

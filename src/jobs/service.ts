@@ -17,7 +17,7 @@ import { currentOwner, ownerAlive } from '../store/liveness.js';
 import { newId, type RunRow, type Store } from '../store/store.js';
 import { sha256Id } from '../hash/index.js';
 import { workerEnv, type Job } from './job.js';
-import { takeStandby } from './standby.js';
+import { startSpeculativeStandby, takeStandby } from './standby.js';
 import { openWorkerLog, WORKER_MAIN } from './worker-entry.js';
 import {
   checkCancellations,
@@ -88,6 +88,8 @@ export class JobService {
     this.mode = opts.hooks ? 'inline' : (opts.workers ?? 'detached');
     // Attempts the store recovered when it opened may have left containers behind.
     void reapAttemptContainers(opts.store.recovered).catch(() => undefined);
+    // A build that most likely runs something asked for a worker ahead (D55, D57): it starts now.
+    startSpeculativeStandby();
   }
 
   /** Freezes the job and queues a new run for it: the job's content-derived identity and the new run's id. */

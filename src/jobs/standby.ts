@@ -40,9 +40,7 @@ class StandbyPool {
     private readonly env: NodeJS.ProcessEnv,
     /** A resident process starts the next one after each is taken; a one-off command keeps one only. */
     private readonly refills: boolean,
-  ) {
-    this.refill(0);
-  }
+  ) {}
 
   take(): { child: ChildProcess; kinds: string } | undefined {
     const ready = this.ready;
@@ -51,29 +49,42 @@ class StandbyPool {
     return ready && ready.child.exitCode === null && ready.child.signalCode === null ? ready : undefined;
   }
 
+  /**
+   * Starts a standby `ms` from now, or at once for 0: a one-off build's job service is made and its
+   * first run queued within one synchronous stretch (the capture), in which no timer fires.
+   */
   refill(ms: number): void {
     if (this.timer && ms > 0) return;
     if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (ms === 0) {
+      this.start();
+      return;
+    }
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      if (this.ready || pool !== this) return;
-      const kinds = kindsModule();
-      // Its stderr is no pipe or terminal of this process: a reader of a one-off command's output
-      // would otherwise wait for the worker's exit, 1.5 s after its queue empties. Once assigned,
-      // the worker writes to its queue's log, as any worker does (worker-process.ts).
-      const child = spawn(process.execPath, [WORKER_MAIN, '--standby', '--kinds', kinds], {
-        detached: true,
-        stdio: ['pipe', 'pipe', 'ignore'],
-        env: workerEnv(this.env, []),
-      });
-      child.on('error', () => undefined); // cannot start: the service starts a worker itself
-      child.on('exit', () => {
-        if (this.ready?.child === child) this.ready = undefined;
-      });
-      child.unref();
-      this.ready = { child, kinds };
+      this.start();
     }, ms);
     this.timer.unref();
+  }
+
+  private start(): void {
+    if (this.ready || pool !== this) return;
+    const kinds = kindsModule();
+    // Its stderr is no pipe or terminal of this process: a reader of a one-off command's output
+    // would otherwise wait for the worker's exit, 1.5 s after its queue empties. Once assigned,
+    // the worker writes to its queue's log, as any worker does (worker-process.ts).
+    const child = spawn(process.execPath, [WORKER_MAIN, '--standby', '--kinds', kinds], {
+      detached: true,
+      stdio: ['pipe', 'pipe', 'ignore'],
+      env: workerEnv(this.env, []),
+    });
+    child.on('error', () => undefined); // cannot start: the service starts a worker itself
+    child.on('exit', () => {
+      if (this.ready?.child === child) this.ready = undefined;
+    });
+    child.unref();
+    this.ready = { child, kinds };
   }
 
   readyPid(): number | undefined {
@@ -92,18 +103,32 @@ class StandbyPool {
 export function keepStandbyWorker(env: NodeJS.ProcessEnv): void {
   pool?.close();
   pool = new StandbyPool({ ...env }, true);
+  pool.refill(0);
 }
 
+/** The environment of the standby a one-off build asked for, until its job service is made. */
+let asked: NodeJS.ProcessEnv | undefined;
+
 /**
- * A one-off `build` whose no-op record missed because a file or directory of the work tree changed
- * since (bin/vkit.js: it most likely runs something) starts one standby at once, while it loads its
- * config, lists the tree and checks its hits (~0.4 s at 1,000 checks): when a run is queued, its
- * worker is already up (D55). Not taken by the end of the command, it is stopped
+ * A one-off `build` whose no-op record missed because the work tree or the store's index changed
+ * since (bin/vkit.js: it most likely runs something) keeps one standby worker, so that when a run
+ * is queued its worker is already up (D55). It starts when the build's job service is made
+ * (`startSpeculativeStandby`), once the config, listing and graph are done, ~150 ms before the
+ * capture queues an edit's run at 1,000 checks: started as the CLI loaded, it competed with those
+ * for this machine's two cores (D57). Not taken by the end of the command, it is stopped
  * (`dropStandbyWorker`); its stdin closing with the command would end it anyway.
  */
 export function speculativeStandbyWorker(env: NodeJS.ProcessEnv): void {
+  asked = { ...env };
+}
+
+/** Starts the standby `speculativeStandbyWorker` asked for, if any (a job service, when it is made). */
+export function startSpeculativeStandby(): void {
+  if (!asked) return;
   pool?.close();
-  pool = new StandbyPool({ ...env }, false);
+  pool = new StandbyPool(asked, false);
+  asked = undefined;
+  pool.refill(0);
 }
 
 /** Starts the next standby now, if none is ready (a resident process, after each request). */
@@ -117,6 +142,7 @@ export function standbyPid(): number | undefined {
 }
 
 export function dropStandbyWorker(): void {
+  asked = undefined;
   pool?.close();
   pool = undefined;
 }

@@ -192,6 +192,25 @@ test('a commit to the store by another process is never answered from a record',
   assert.equal(a.run, (forced.json().actions as Array<{ label: string; run: string }>)[0]!.run);
 });
 
+test("a commit to the store since the record is found from the record's head, its body never read", async () => {
+  const debug = { VKIT_NOOP_DEBUG: '1' };
+  for (let i = 0; !observed(['gate'], debug).recalled; i++) {
+    if (i > 5) assert.fail('never answered from a record');
+    if (i > 0) await sleep(SETTLE_MS);
+  }
+  assert.equal(run(['build', '--force', '--only', 'a']).code, 0);
+  // Every body made unreadable: only the head can say why the record does not answer.
+  const dir = join(repo.dir, '.git', 'vkit', 'noop-records');
+  for (const name of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
+    const text = readFileSync(join(dir, name), 'utf8');
+    writeFileSync(join(dir, name), `${text.slice(0, text.indexOf('\n') + 1)}not a body`);
+  }
+  const r = run(['gate'], debug);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /no-op record not used: \S+\/index\.sqlite(-wal)? changed/);
+  for (const name of readdirSync(dir)) rmSync(join(dir, name));
+});
+
 test("a commit to the store's index that touches no file of the evidence is never answered from a record", async () => {
   const recorded = await fromRecord(['gate', '--json']);
   assert.equal(recorded.json().status, 'READY');
@@ -265,7 +284,9 @@ test('a damaged record, a malformed one, or one made for another command line, i
       [3, 5],
     ];
     const text = JSON.stringify(body);
-    writeFileSync(file, `${createHash('sha256').update(text).digest('hex')}\n${text}`);
+    // The head's store states kept: only the body is forged (and digested again).
+    const head = readFileSync(file, 'utf8').split('\n')[0]!;
+    writeFileSync(file, `${createHash('sha256').update(text).digest('hex')}${head.slice(64)}\n${text}`);
   }
   const malformed = observed(['gate']);
   assert.equal(malformed.recalled, false);
