@@ -145,7 +145,7 @@ export function generateWorkspace(dir: string, n: number, npmVersion: string, ch
     )}\n`,
   );
   writeFileSync(join(dir, 'vkit.manifest.json'), `${JSON.stringify({ checks }, null, 1)}\n`);
-  writeFileSync(join(dir, '.gitignore'), '.turbo/\nnode_modules/\n.vkit-store/\n');
+  writeFileSync(join(dir, '.gitignore'), '.turbo/\nnode_modules/\n.vkit-store*/\n');
   git(dir, ['init', '-q', '-b', 'main']);
   git(dir, ['add', '-A']);
   git(dir, ['commit', '-q', '-m', 'generated workspace']);

@@ -66,8 +66,9 @@ async function runHere() {
   // The bundle loads its own copy of the kinds; processes vkit starts load them by this URL.
   cli.installKinds(new URL('../dist/rules/index.js', import.meta.url).href, cli.loadRegistry);
   cli.installCodeIdentity(code);
-  // A build whose record missed because the tree or the store changed since most likely runs
-  // something: its job worker starts ahead, once its job service is made (D55, D57).
+  // A build whose record missed because the tree or the store changed since, or that has no record
+  // at all, most likely runs something: its job worker starts ahead, once its job service is made
+  // (D55, D57, D58).
   const ahead = likelyToRun && argv[0] === 'build' && !argv.includes('--help') && process.env.VKIT_STANDBY !== '0';
   if (ahead) cli.speculativeStandbyWorker(process.env);
   cli.recordNoops(argv, code);

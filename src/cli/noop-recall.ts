@@ -191,7 +191,9 @@ export interface RecallMiss {
   /**
    * The first change found is a file or directory of the work tree (outside `.git` and the store:
    * an edit since the last no-op) or the store's index (a build that ran something since, as in a
-   * loop of edits and builds): the command most likely has something to run (D55, D57).
+   * loop of edits and builds), or there is no record for the command line at all (a no-op build
+   * leaves one whenever it may, so none means the last build with this line ran something, or this
+   * is its first): the command most likely has something to run (D55, D57, D58).
    */
   likelyToRun: boolean;
 }
@@ -237,7 +239,7 @@ async function recall(argv: readonly string[], code: string): Promise<number | R
   const t0 = performance.now();
   const call = commandCall(argv, code);
   if (!call) return miss('not a command a record may answer');
-  if (!existsSync(call.file)) return miss('no intact record for this command line');
+  if (!existsSync(call.file)) return miss('no record for this command line', true);
   // Loaded only when there is a record to check: a command without one pays nothing for it.
   const proof = await import('../service/noop-proof.js');
   const committed = storeChanged(call.file, proof.lstatState);

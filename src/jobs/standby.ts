@@ -111,7 +111,7 @@ let asked: NodeJS.ProcessEnv | undefined;
 
 /**
  * A one-off `build` whose no-op record missed because the work tree or the store's index changed
- * since (bin/vkit.js: it most likely runs something) keeps one standby worker, so that when a run
+ * since, or that has no record at all (bin/vkit.js: it most likely runs something), keeps one standby worker, so that when a run
  * is queued its worker is already up (D55). It starts when the build's job service is made
  * (`startSpeculativeStandby`), once the config, listing and graph are done, ~150 ms before the
  * capture queues an edit's run at 1,000 checks: started as the CLI loaded, it competed with those

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gitInfo, gitListing, listGitFiles, listIgnored } from '../../src/capture/git.js';
 import { listAhead, listWorkTree, startListing } from '../../src/capture/listing.js';
@@ -66,33 +67,85 @@ test('without git, the listing is the walk and nothing is ignored', async () => 
   }
 });
 
-// The workspace's listing comes from one shell running the three git commands; its answers must be
-// those commands' own, also below the work tree's top and for names a shell or a pipe could mangle.
-test('the one-process listing answers as the three git commands do', async () => {
+// The workspace's listing comes from one shell: the index's paths and one `status` walk for both the
+// untracked and the ignored paths (D58). Its answers must be `ls-files --cached --others` and
+// `listIgnored`'s own, below the work tree's top too, for names a shell or a pipe could mangle, and
+// wherever the two kinds of walk could disagree: negated and nested ignore rules, untracked
+// directories holding ignored files (or only those), tracked files in ignored directories, a nested
+// repository, links, deleted, modified and staged files, empty directories.
+test('the one-process listing answers as the separate git commands do', async () => {
   const repo = tempRepo({
-    '.gitignore': 'out/\n*.log\n',
+    '.gitignore': 'out/\n*.log\n!keep.log\n*.tmp\n',
     'sub/a b.txt': 'a\n',
     'sub/-n': 'dash\n',
     'sub/new\nline.txt': 'newline\n',
     'sub/x.log': 'ignored\n',
+    'sub/keep.log': 'negated: not ignored\n',
     'sub/out/deep.txt': 'ignored dir\n',
     'sub/tracked.txt': 't\n',
+    'sub/gone.txt': 'deleted after the commit\n',
+    'sub/deeper/.gitignore': 'local-*\n',
+    'sub/deeper/local-x.txt': 'ignored by a nested rule\n',
+    'sub/deeper/kept.txt': 'k\n',
     'top.txt': 'top\n',
   });
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: repo.dir, stdio: 'ignore' });
   try {
     repo.commitAll();
+    // Tracked although ignored, deleted, modified, staged but never committed.
+    repo.write('sub/out/forced.txt', 'tracked in an ignored directory\n');
+    git('add', '-f', 'sub/out/forced.txt');
+    rmSync(join(repo.dir, 'sub/gone.txt'));
+    repo.write('sub/tracked.txt', 'modified\n');
+    repo.write('sub/staged.txt', 'staged\n');
+    git('add', 'sub/staged.txt');
+    // Untracked: a file, a directory of mixed files, one of ignored files only, an empty one, links, a repository.
     repo.write('sub/untracked.txt', 'u\n');
-    for (const dir of [repo.dir, join(repo.dir, 'sub')]) {
+    repo.write('sub/mixed/y.txt', 'y\n');
+    repo.write('sub/mixed/z.log', 'z\n');
+    repo.write('sub/mixed/inner/w.tmp', 'w\n');
+    repo.write('sub/only-ignored/a.log', 'a\n');
+    repo.write('sub/only-ignored/b.tmp', 'b\n');
+    mkdirSync(join(repo.dir, 'sub/empty'));
+    symlinkSync('tracked.txt', join(repo.dir, 'sub/link'));
+    symlinkSync('../top.txt', join(repo.dir, 'sub/mixed/up'));
+    repo.write('sub/nested/inside.txt', 'i\n');
+    execFileSync('git', ['init', '-q'], { cwd: join(repo.dir, 'sub/nested') });
+    for (const dir of [repo.dir, join(repo.dir, 'sub'), join(repo.dir, 'sub/mixed')]) {
       const one = gitListing(dir);
       const info = await gitInfo(dir);
       assert.deepEqual(await one.info, info);
-      assert.deepEqual((await one.files).sort(), (await listGitFiles(dir)).sort());
-      assert.deepEqual(await one.ignored, await listIgnored(dir, info!.prefix));
+      assert.deepEqual((await one.files).sort(), (await listGitFiles(dir)).sort(), dir);
+      assert.deepEqual(await one.ignored, await listIgnored(dir, info!.prefix), dir);
     }
     const sub = gitListing(join(repo.dir, 'sub'));
     assert.equal((await sub.info)?.prefix, 'sub/');
-    assert.deepEqual((await sub.files).sort(), ['-n', 'a b.txt', 'new\nline.txt', 'tracked.txt', 'untracked.txt']);
-    assert.deepEqual(await sub.ignored, ['out/', 'x.log']);
+    assert.deepEqual((await sub.files).sort(), [
+      '-n',
+      'a b.txt',
+      'deeper/.gitignore',
+      'deeper/kept.txt',
+      'gone.txt',
+      'keep.log',
+      'link',
+      'mixed/up',
+      'mixed/y.txt',
+      'nested/',
+      'new\nline.txt',
+      'out/forced.txt',
+      'staged.txt',
+      'tracked.txt',
+      'untracked.txt',
+    ]);
+    assert.deepEqual(await sub.ignored, [
+      'deeper/local-x.txt',
+      'mixed/inner/w.tmp',
+      'mixed/z.log',
+      'only-ignored/a.log',
+      'only-ignored/b.tmp',
+      'out/deep.txt',
+      'x.log',
+    ]);
   } finally {
     repo.cleanup();
   }

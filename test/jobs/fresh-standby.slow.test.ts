@@ -2,8 +2,8 @@
  * A fresh `vkit build` whose no-op record missed because the work tree changed (an edit since the
  * last no-op) starts its worker ahead (a speculative standby, jobs/standby.ts, D55): the run it
  * queues is claimed by a worker started with `--standby`, seen from the check itself (its
- * ancestors' command lines). A miss for any other reason, and `VKIT_STANDBY=0`, start the worker
- * only when the run is queued. The command's output ends with the command, not with its worker.
+ * ancestors' command lines); so does one with no record for its command line at all (D58). A miss
+ * for any other reason (records off), and `VKIT_STANDBY=0`, start the worker only when the run is queued. The command's output ends with the command, not with its worker.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -97,8 +97,13 @@ test("an edit since the last no-op: the build's run is claimed by the worker it 
   assert.ok(running(Number(standby[1])), "the command's output ended before its worker");
 });
 
-test('a record missed for another reason (no record for this command line): the worker starts when the run is queued', async () => {
-  const ancestry = await edited({ VKIT_TEST_OTHER_LINE: '1' });
+test('no record for this command line at all (its last build ran something, or it is the first): the worker starts ahead too', async () => {
+  const standby = /^(\d+) .*\/worker(-main)?\.js --standby/m.exec(await edited({ VKIT_TEST_OTHER_LINE: '1' }));
+  assert.ok(standby, 'the run was claimed by a standby worker');
+});
+
+test('a record missed for another reason (records off: no record can answer): the worker starts when the run is queued', async () => {
+  const ancestry = await edited({ VKIT_NOOP_RECORDS: '0' });
   assert.match(ancestry, /\/worker(-main)?\.js --store/);
   assert.doesNotMatch(ancestry, /--standby/);
 });
