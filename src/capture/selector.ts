@@ -9,14 +9,7 @@
 import { lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { isAbsolute, posix, relative, sep } from 'node:path';
 import type { Issue } from '../errors.js';
-import {
-  hashPath,
-  SpecialFileError,
-  type FileStateCache,
-  type Fingerprint,
-  type HashCounter,
-  type HashMode,
-} from './files.js';
+import { capturePath, SpecialFileError, type FileStateCache, type HashCounter, type HashMode } from './files.js';
 import { compileGlob, coversBelow, escapeGlob, type Glob, matchGlobs, pathsUnder, reachesBelow } from '../text/glob.js';
 import { isSecretPath } from './secrets.js';
 import { treeDigest } from './tree.js';
@@ -25,7 +18,8 @@ interface SelectorFile {
   path: string;
   mode: string;
   sha256: string;
-  fingerprint: Fingerprint;
+  /** Text mode only, when CRLF normalisation changed the bytes: the raw bytes' digest. */
+  raw?: string;
 }
 
 /** A selected path the capture will not stand for: a special file, or a link whose target it does not hold. */
@@ -280,7 +274,7 @@ export function captureSelector({
   for (const path of selectPaths(globs, sortedFiles)) {
     let hashed;
     try {
-      hashed = hashPath(prefix + path, hashMode, { cache, now, counter });
+      hashed = capturePath(prefix + path, hashMode, { cache, now, counter });
     } catch (error) {
       if (!(error instanceof SpecialFileError)) throw error;
       refused.push({

@@ -6,11 +6,16 @@
  * handed the code V8 compiled in an earlier run, lazily compiled functions included.
  *
  * Which cache is used: V8 itself checks only the source's length and its own version and flags, so
- * the cache names the source it was made for: its first line is the source's SHA-256, and a cache
- * made for other bytes is never handed to V8. One V8 rejects (another node) is compiled around.
- * Either way the run that could not use a cache writes one at its exit (what it compiled by then),
- * through a temp file and a rename; a cache that cannot be written (a read-only install) is simply
- * not kept.
+ * the cache names the source it was made for in its first line, and a cache made for other bytes
+ * is never handed to V8. A script that had not changed for the racy window (2 s, as
+ * capture/files.ts) when it was statted is named by its stat (`stat dev:ino:size:mtime:ctime`):
+ * any later write to it moves its ctime past the name's, so the name stands for these bytes and
+ * the run that finds it hashes nothing (~4 ms for the 1.5 MB CLI, D59). A younger script (just
+ * built) is named by its SHA-256 (`sha256 <hex>`), checked by hashing it; once it has settled, the
+ * run that used that cache names it by its stat instead. One V8 rejects (another node) is compiled
+ * around. Either way the run that could not use a cache writes one at its exit (what it compiled
+ * by then), through a temp file and a rename; a cache that cannot be written (a read-only install)
+ * is simply not kept.
  *
  * The script never calls `import()` itself: node 20 loses a script's dynamic-import callback when
  * its code comes from the cache. Its one way to import (config/import-module.ts, replaced in the
@@ -18,7 +23,7 @@
  * from this module.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import vm from 'node:vm';
@@ -36,37 +41,61 @@ const WRAPPER_PARAMS = 'exports, require, module, __filename, __dirname, __vkitI
 
 const hostImport = (specifier: string): Promise<unknown> => import(specifier);
 
+/** A file changed less than this before it was statted may change again within the same timestamps. */
+const RACY_WINDOW_NS = 2_000_000_000n;
+
 /** Runs `file` (CommonJS) and returns its exports; throws what the script throws. */
 export function runCachedScript(file: string): CachedScript {
-  const source = readFileSync(file, 'utf8');
+  const now = BigInt(Date.now()) * 1_000_000n;
+  // Statted before it is read: a write after this moment gives it a ctime this name does not hold.
+  const st = statSync(file, { bigint: true });
+  const bytes = readFileSync(file);
+  const settled = now - st.mtimeNs > RACY_WINDOW_NS && now - st.ctimeNs > RACY_WINDOW_NS;
+  const statName = `stat ${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}\n`;
+  const shaName = () => `sha256 ${createHash('sha256').update(bytes).digest('hex')}\n`;
   const cacheFile = `${file}.cache`;
-  const header = `${createHash('sha256').update(source).digest('hex')}\n`;
-  const cachedData = cacheFor(cacheFile, header);
-  const script = new vm.Script(`(function (${WRAPPER_PARAMS}) {${source}\n})`, { filename: file, cachedData });
-  const load: ScriptLoad = cachedData === undefined ? 'compiled' : script.cachedDataRejected ? 'rejected' : 'cached';
-  if (load !== 'cached') process.once('exit', () => keepCache(script, cacheFile, header));
+  const found = cacheFor(cacheFile, settled ? statName : undefined, shaName);
+  const script = new vm.Script(`(function (${WRAPPER_PARAMS}) {${bytes.toString('utf8')}\n})`, {
+    filename: file,
+    cachedData: found?.data,
+  });
+  const load: ScriptLoad = found === undefined ? 'compiled' : script.cachedDataRejected ? 'rejected' : 'cached';
+  // Kept anew when none was used, and renamed by its stat once the script has settled.
+  const name = settled ? statName : (found?.name ?? shaName());
+  if (load !== 'cached' || found?.name !== name) process.once('exit', () => keepCache(script, cacheFile, name));
   const module = { exports: {} as Record<string, unknown> };
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
   wrapper.call(module.exports, module.exports, createRequire(file), module, file, dirname(file), hostImport);
   return { exports: module.exports, load };
 }
 
-/** The cache's data when its first line names these bytes, else undefined. */
-function cacheFor(cacheFile: string, header: string): Buffer | undefined {
+/**
+ * The cache's data when its first line names these bytes: `statName` (given only for a settled
+ * script) as it is, or a SHA-256 name checked by hashing the script; else undefined.
+ */
+function cacheFor(
+  cacheFile: string,
+  statName: string | undefined,
+  shaName: () => string,
+): { data: Buffer; name: string } | undefined {
   let bytes: Buffer;
   try {
     bytes = readFileSync(cacheFile);
   } catch {
     return undefined;
   }
-  return bytes.subarray(0, header.length).toString('latin1') === header ? bytes.subarray(header.length) : undefined;
+  const end = bytes.indexOf(0x0a);
+  if (end < 0) return undefined;
+  const name = bytes.subarray(0, end + 1).toString('latin1');
+  const names = name === statName || (name.startsWith('sha256 ') && name === shaName());
+  return names ? { data: bytes.subarray(end + 1), name } : undefined;
 }
 
 /** Writes what V8 compiled so far, named for these bytes; a failure loses nothing but the next run's time. */
-function keepCache(script: vm.Script, cacheFile: string, header: string): void {
+function keepCache(script: vm.Script, cacheFile: string, name: string): void {
   const temp = `${cacheFile}.${process.pid}.tmp`;
   try {
-    writeFileSync(temp, Buffer.concat([Buffer.from(header, 'latin1'), script.createCachedData()]));
+    writeFileSync(temp, Buffer.concat([Buffer.from(name, 'latin1'), script.createCachedData()]));
     renameSync(temp, cacheFile);
   } catch {
     rmSync(temp, { force: true });

@@ -143,6 +143,33 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     : ctx.store.fileStates.under(ctx.root);
   const toolStates = witnessed(opts.deep ? fileStates : ctx.store.fileStates, opts.witness);
   const toolMemo = new Map<string, CheckerIdentity>();
+  /**
+   * A tool call's identity (or why it has none) once per build: a thousand checks of one tool ask
+   * the same question under the build's one PATH, and each asking cost ~10 us (D59).
+   */
+  const checkers = new Map<string, CheckerIdentity | string>();
+  const checkerOf = (argv0: string, shell: boolean, cwd: string): CheckerIdentity | string => {
+    const memoKey = `${argv0}\0${shell}\0${cwd}`;
+    let found = checkers.get(memoKey);
+    if (found === undefined) {
+      const call = { tool: argv0, shell, cwd: join(ctx.root, cwd) };
+      try {
+        found = checkerIdentity(call.tool, call.shell, {
+          cwd: call.cwd,
+          path: ctx.env.PATH,
+          cache: toolStates,
+          now: ctx.store.now,
+          memo: toolMemo,
+        });
+        opts.witness?.tool({ ...call, path: ctx.env.PATH }, found);
+      } catch (error) {
+        if (!(error instanceof ToolNotFoundError)) throw error;
+        found = error.message;
+      }
+      checkers.set(memoKey, found);
+    }
+    return found;
+  };
   const latest = ctx.store.actions.latestAll();
   /** Blobs verified intact and the latest runs' chains, shared by this build's lookups (see verifyReceipt). */
   const shared = buildChecks(ctx.store);
@@ -301,20 +328,9 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     let checker: CheckerIdentity | undefined;
     const tool = rule.tool?.(node.attrs);
     if (tool) {
-      try {
-        const call = { tool: tool.argv0, shell: tool.shell, cwd: join(ctx.root, String(node.attrs.cwd ?? '.')) };
-        checker = checkerIdentity(call.tool, call.shell, {
-          cwd: call.cwd,
-          path: ctx.env.PATH,
-          cache: toolStates,
-          now: ctx.store.now,
-          memo: toolMemo,
-        });
-        opts.witness?.tool({ ...call, path: ctx.env.PATH }, checker);
-      } catch (error) {
-        if (error instanceof ToolNotFoundError) return blockedAction(error.message);
-        throw error;
-      }
+      const found = checkerOf(tool.argv0, tool.shell, String(node.attrs.cwd ?? '.'));
+      if (typeof found === 'string') return blockedAction(found);
+      checker = found;
     }
     const depResults = deps.map((r) => r.dep!);
     // A user rule's identity includes the digest of the config's module graph: vkit cannot tell

@@ -3,14 +3,15 @@
  * canonical JSON (RFC 8785 JCS), the small validators for fields that hold them, and the acceptance
  * documents' M11 scheme (`<domain>:sha-512:<hex>`), so both schemes live side by side.
  */
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 
 export type Sha256Id = `sha256:${string}`;
 
 const SHA256_ID = /^sha256:[0-9a-f]{64}$/;
 
+// Node's one-shot digest: no Hash object per call (a build digests thousands of small texts).
 function sha256Hex(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
+  return hash('sha256', data, 'hex');
 }
 
 export function sha256Id(data: string | Uint8Array): Sha256Id {

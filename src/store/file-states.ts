@@ -127,14 +127,17 @@ export class FileStates implements FileStateCache {
     for (const r of this.stmts.fsUnder.raw(true).all(lo, hi, String(RACY_WINDOW_NS)) as unknown[][])
       loaded[r[1] as CacheMode]?.set(r[0] as string, r);
     const recorded = this.group();
+    const byKey = (absPath: string, mode: CacheMode, key: string): string | undefined => {
+      const r = loaded[mode].get(absPath);
+      if (!r || r[2] !== key) return undefined;
+      if (!isSha256Id(r[3])) refuse(this.handle, `the file state of ${absPath}`, `digest \`${String(r[3])}\``);
+      return r[3] as string;
+    };
     return {
-      reuse: (absPath, mode, fp) => {
-        if (!absPath.startsWith(lo)) return this.reuse(absPath, mode, fp);
-        const r = loaded[mode].get(absPath);
-        if (!r || r[2] !== fingerprintKey(fp)) return undefined;
-        if (!isSha256Id(r[3])) refuse(this.handle, `the file state of ${absPath}`, `digest \`${String(r[3])}\``);
-        return r[3] as string;
-      },
+      reuse: (absPath, mode, fp) =>
+        absPath.startsWith(lo) ? byKey(absPath, mode, fingerprintKey(fp)) : this.reuse(absPath, mode, fp),
+      // Outside the root the entry is not loaded: no answer here, `reuse` asks the index.
+      reuseKey: (absPath, mode, key) => (absPath.startsWith(lo) ? byKey(absPath, mode, key) : undefined),
       put: (absPath, mode, entry) => {
         recorded.put(absPath, mode, entry);
         if (!absPath.startsWith(lo)) return;

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { REPO_ROOT } from '../_support/repo.js';
+import { sleep } from '../_support/wait.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'vkit-code-cache-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -38,12 +39,12 @@ process.stdout.write(JSON.stringify({ load, word: exports.word(), sep: await exp
   return { ...JSON.parse(r.stdout), stderr: r.stderr };
 }
 
-test("the run without a cache writes one at its exit, named by the script's SHA-256; the next run uses it, import() included", () => {
+test("the run without a cache writes one at its exit, named by a young script's SHA-256; the next run uses it, import() included", () => {
   const file = join(dir, 'first.cjs');
   writeFileSync(file, scriptText('one'));
   assert.deepEqual(runScript(file), { load: 'compiled', word: 'one', sep: '/', stderr: '' });
   const cache = readFileSync(`${file}.cache`);
-  const header = `${createHash('sha256').update(scriptText('one')).digest('hex')}\n`;
+  const header = `sha256 ${createHash('sha256').update(scriptText('one')).digest('hex')}\n`;
   assert.equal(cache.subarray(0, header.length).toString('latin1'), header);
   // From the cache, an import() in the script would have no callback (node 20): the host's import works.
   assert.deepEqual(runScript(file), { load: 'cached', word: 'one', sep: '/', stderr: '' });
@@ -64,7 +65,7 @@ test('a cache made for other bytes of the same length is never handed to V8 (whi
 test('a damaged cache under the right name is refused by V8: compiled around, written anew', () => {
   const file = join(dir, 'damaged.cjs');
   writeFileSync(file, scriptText('two'));
-  const header = `${createHash('sha256').update(scriptText('two')).digest('hex')}\n`;
+  const header = `sha256 ${createHash('sha256').update(scriptText('two')).digest('hex')}\n`;
   writeFileSync(`${file}.cache`, Buffer.concat([Buffer.from(header), Buffer.alloc(4096, 7)]));
   assert.deepEqual(runScript(file), { load: 'rejected', word: 'two', sep: '/', stderr: '' });
   assert.equal(runScript(file).load, 'cached');
@@ -81,4 +82,48 @@ test('a cache that cannot be written (its name taken by a directory): the script
     [],
     'no temp file left',
   );
+});
+
+/** The name a settled script's cache carries: its stat, as runCachedScript writes it. */
+const statName = (file: string) => {
+  const st = statSync(file, { bigint: true });
+  return `stat ${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}\n`;
+};
+const nameOf = (file: string) => {
+  const cache = readFileSync(`${file}.cache`);
+  return cache.subarray(0, cache.indexOf(0x0a) + 1).toString('latin1');
+};
+
+test('a settled script is named by its stat (no hashing); a write to it after that is never run from that cache, even at the same length and mtime', async () => {
+  const file = join(dir, 'settled.cjs');
+  writeFileSync(file, scriptText('CCCC'));
+  runScript(file);
+  assert.match(nameOf(file), /^sha256 /, 'young: named by its digest');
+  await sleep(2100);
+  // Used under its digest, then named by its stat once the script has settled.
+  assert.equal(runScript(file).load, 'cached');
+  assert.equal(nameOf(file), statName(file));
+  assert.equal(runScript(file).load, 'cached');
+  // The same length and the old mtime put back: only the ctime tells, and it does.
+  const { mtimeNs } = statSync(file, { bigint: true });
+  writeFileSync(file, scriptText('DDDD'));
+  const mtime = `@${mtimeNs / 1_000_000_000n}.${String(mtimeNs % 1_000_000_000n).padStart(9, '0')}`;
+  assert.equal(spawnSync('touch', ['-m', '-d', mtime, file]).status, 0);
+  assert.equal(statSync(file, { bigint: true }).mtimeNs, mtimeNs, 'the mtime is put back to the nanosecond');
+  await sleep(2100); // settled again: only its stat name could stand in the way
+  assert.deepEqual(runScript(file), { load: 'compiled', word: 'DDDD', sep: '/', stderr: '' });
+});
+
+test('a stat name is trusted only for a settled script: a young one with a cache under its (forged) stat name is compiled', () => {
+  const file = join(dir, 'young.cjs');
+  writeFileSync(file, scriptText('EEEE'));
+  runScript(file);
+  const data = readFileSync(`${file}.cache`);
+  writeFileSync(file, scriptText('FFFF'));
+  // The old code's cache renamed for the new bytes' stat: a young script never takes such a name.
+  writeFileSync(
+    `${file}.cache`,
+    Buffer.concat([Buffer.from(statName(file), 'latin1'), data.subarray(data.indexOf(0x0a) + 1)]),
+  );
+  assert.deepEqual(runScript(file), { load: 'compiled', word: 'FFFF', sep: '/', stderr: '' });
 });

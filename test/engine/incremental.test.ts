@@ -4,6 +4,9 @@
  * `after` dependents; `--explain` names what changed.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { build, type BuildRequest } from '../../src/service/index.js';
 import type { BuildReport } from '../../src/engine/schema.js';
@@ -103,6 +106,24 @@ test(
     const third = await buildIn(repo);
     assert.equal(third.stats.hashed, 0);
     assert.equal(third.stats.reused_hashes, 2);
+  }),
+);
+
+test(
+  'an edit that keeps the size and puts the mtime back is seen by its ctime: re-hashed and run, never reused (D59)',
+  withRepo({ 'a.txt': 'aaaa\n' }, async (repo) => {
+    repo.manifest({ checks: [readCheck('a', ['a.txt'])] });
+    const first = await buildIn(repo);
+    const file = join(repo.dir, 'a.txt');
+    const { mtimeNs } = statSync(file, { bigint: true });
+    writeFileSync(file, 'bbbb\n');
+    const mtime = `@${mtimeNs / 1_000_000_000n}.${String(mtimeNs % 1_000_000_000n).padStart(9, '0')}`;
+    assert.equal(spawnSync('touch', ['-m', '-d', mtime, file]).status, 0);
+    assert.equal(statSync(file, { bigint: true }).mtimeNs, mtimeNs, 'the mtime is put back to the nanosecond');
+    const second = await buildIn(repo);
+    assert.equal(second.stats.hashed, 1, 'the capture re-hashed the edited file');
+    assert.equal(second.actions[0]!.status, 'ran');
+    assert.notEqual(second.actions[0]!.key, first.actions[0]!.key);
   }),
 );
 
