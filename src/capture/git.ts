@@ -64,6 +64,31 @@ export async function listGitFiles(dir: string, under?: readonly string[]): Prom
   return [...new Set(out.split('\0').filter(Boolean))];
 }
 
+/** The exit code `listGitFilesIfWorkTree`'s shell gives outside a work tree (no git command exits with it). */
+const OUTSIDE = 96;
+
+/**
+ * `listGitFiles(dir, under)` when `dir` is in a git work tree (as `isGitWorkTree` asks), else
+ * undefined: one shell asks both, so a job's worker, which lists its inputs' directories again
+ * after every run, starts one process for it instead of two (D59).
+ */
+export async function listGitFilesIfWorkTree(dir: string, under?: readonly string[]): Promise<string[] | undefined> {
+  const limit = under && !under.includes('') ? ['--', ...new Set(under)] : [];
+  const script = `[ "$(git rev-parse --is-inside-work-tree 2>/dev/null)" = true ] || exit ${OUTSIDE}
+exec git --literal-pathspecs ls-files -z --cached --others --exclude-standard "$@"`;
+  try {
+    const { stdout } = await run('/bin/sh', ['-c', script, 'sh', ...limit], {
+      cwd: dir,
+      maxBuffer: BIG,
+      encoding: 'utf8',
+    });
+    return [...new Set(stdout.split('\0').filter(Boolean))];
+  } catch (error) {
+    if ((error as { code?: unknown }).code === OUTSIDE) return undefined;
+    throw error;
+  }
+}
+
 /**
  * Untracked paths git ignores under `dir`, relative to it: ignored files, and ignored directories
  * once each with a trailing `/`, never listed inside (git does not walk an ignored `node_modules/`,

@@ -431,7 +431,8 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
         const note = selectorHash === 'raw' ? undefined : lineEndingsNote(found.receipt.capture, capture.files);
         const all = [...(note ? [note] : []), ...(remoteNote ? [remoteNote] : [])];
         const notes = all.length ? all : undefined;
-        if (runnable)
+        // Made only for a listener: a thousand hits' events cost more than nothing (--json has none).
+        if (runnable && opts.onEvent)
           emit(
             makeEvent({
               type: 'action.cached',

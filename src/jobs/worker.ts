@@ -7,7 +7,7 @@
 import { lstatSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fingerprintOf, hashPath, sameFingerprint, type Fingerprint } from '../capture/files.js';
-import { isGitWorkTree, listGitFiles } from '../capture/git.js';
+import { listGitFilesIfWorkTree } from '../capture/git.js';
 import { compileGlob } from '../text/glob.js';
 import { listOutputs } from '../capture/outputs.js';
 import { selectPaths } from '../capture/selector.js';
@@ -554,7 +554,7 @@ async function inputsAdded(
     .map((g) => g.prefix); // a directory prefix, or a literal's own path
   let files: string[];
   try {
-    files = (await isGitWorkTree(root)) ? await listGitFiles(root, prefixes) : walkTree(root);
+    files = (await listGitFilesIfWorkTree(root, prefixes)) ?? walkTree(root);
   } catch (error) {
     return `the working tree could not be listed again (${(error as Error).message})`;
   }

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gitInfo, gitListing, listGitFiles, listIgnored } from '../../src/capture/git.js';
+import { gitInfo, gitListing, listGitFiles, listGitFilesIfWorkTree, listIgnored } from '../../src/capture/git.js';
 import { listAhead, listWorkTree, startListing } from '../../src/capture/listing.js';
 import { tempRepo } from '../_support/repo.js';
 
@@ -117,6 +117,14 @@ test('the one-process listing answers as the separate git commands do', async ()
       assert.deepEqual(await one.info, info);
       assert.deepEqual((await one.files).sort(), (await listGitFiles(dir)).sort(), dir);
       assert.deepEqual(await one.ignored, await listIgnored(dir, info!.prefix), dir);
+      // The worker's one-process re-listing (D59) answers as listGitFiles does, limited or not.
+      assert.deepEqual((await listGitFilesIfWorkTree(dir))!.sort(), (await listGitFiles(dir)).sort(), dir);
+      for (const under of [['mixed/', 'nested/'], ['a b.txt', '-n'], ['']])
+        assert.deepEqual(
+          (await listGitFilesIfWorkTree(dir, under))!.sort(),
+          (await listGitFiles(dir, under)).sort(),
+          `${dir} ${under}`,
+        );
     }
     const sub = gitListing(join(repo.dir, 'sub'));
     assert.equal((await sub.info)?.prefix, 'sub/');
@@ -167,6 +175,9 @@ test('a listing git cannot make is an error, never an empty or partial tree', as
     const outside = gitListing(plain.dir);
     assert.equal(await outside.info, undefined);
     await assert.rejects(outside.files, /not in a git work tree/);
+    // The worker's re-listing: a broken index is an error, outside a work tree there is no listing.
+    await assert.rejects(listGitFilesIfWorkTree(repo.dir));
+    assert.equal(await listGitFilesIfWorkTree(plain.dir), undefined);
   } finally {
     repo.cleanup();
     plain.cleanup();

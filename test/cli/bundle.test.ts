@@ -123,7 +123,9 @@ export default defineConfig({
   let done = false;
   void ended.then(() => (done = true));
   while (!done) {
-    for (const cmd of processesNaming(join(pkg, 'dist'))) if (cmd.includes('--queue')) workers.add(cmd);
+    // A worker started for the queue, or the one started ahead (a build without a no-op record, D58).
+    for (const cmd of processesNaming(join(pkg, 'dist')))
+      if (cmd.includes('--queue') || cmd.includes('--standby')) workers.add(cmd);
     await new Promise((r) => setTimeout(r, 100));
   }
   assert.equal(await ended, 0);

@@ -118,3 +118,26 @@ test('a FAIL whose input changed during the run is BLOCKED too, not cached FAIL 
     repo.cleanup();
   }
 });
+
+test('a file its inputs select, created while the check runs: BLOCKED naming it as added, listed again by git (D59)', async () => {
+  const repo = tempRepo({ 'src/a.txt': 'a\n', 'src/ignored.log': 'x\n', '.gitignore': '*.log\n' });
+  try {
+    repo.manifest({ checks: [{ id: 'dir', run: nodeCheck('0'), inputs: ['src/**', '!src/*.log'] }] });
+    repo.commitAll();
+    const created = (job: Job) => {
+      if (job.label === 'check:dir') repo.write('src/new.txt', 'appeared during the run\n');
+    };
+    const first = await build(openOpts(repo, { hooks: { afterExecute: created } }));
+    assert.equal(first.actions[0]!.outcome, 'BLOCKED');
+    assert.match(first.actions[0]!.reason ?? '', /inputs changed during the run: src\/new\.txt \(added\)/);
+    // A file git ignores, created the same way, is no input: the run stands.
+    rmSync(join(repo.dir, 'src/new.txt'));
+    const ignoredOnly = (job: Job) => {
+      if (job.label === 'check:dir') repo.write('src/late.log', 'ignored\n');
+    };
+    const second = await build(openOpts(repo, { hooks: { afterExecute: ignoredOnly } }));
+    assert.equal(second.actions[0]!.outcome, 'PASS', second.actions[0]!.reason ?? '');
+  } finally {
+    repo.cleanup();
+  }
+});

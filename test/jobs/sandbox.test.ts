@@ -129,7 +129,7 @@ test('workers hold only the variables their jobs declare: /proc/$PPID/environ sh
   const repo = tempRepo({ 'a.txt': 'a\n' });
   try {
     // Unsandboxed, so the check can read its parent (the worker) at all; sandboxed it sees none.
-    const read = 'tr "\\0" "\\n" < /proc/$PPID/environ > parent-env.txt';
+    const read = 'tr "\\0" "\\n" < /proc/$PPID/environ > parent-env.txt; env > own-env.txt';
     repo.manifest({
       checks: [
         {
@@ -141,12 +141,26 @@ test('workers hold only the variables their jobs declare: /proc/$PPID/environ sh
         },
       ],
     });
-    const r = cli(repo, ['build'], { T_UNDECLARED_SECRET: 'hunter2-do-not-leak', T_DECLARED: 'declared-value' });
+    const env = { T_UNDECLARED_SECRET: 'hunter2-do-not-leak', T_DECLARED: 'declared-value' };
+    // A worker started for the queue (no standby): started with the queue's variables.
+    const r = cli(repo, ['build'], { ...env, VKIT_STANDBY: '0' });
     assert.equal(r.code, 0, r.stderr);
     const parent = readFileSync(join(repo.dir, 'parent-env.txt'), 'utf8');
     assert.ok(!parent.includes('hunter2-do-not-leak'), 'the undeclared secret never reached the worker');
     assert.match(parent, /^T_DECLARED=declared-value$/m, 'a declared variable does (the check gets it anyway)');
     assert.match(parent, /^PATH=/m);
+    // A standby worker (started ahead, D55, D58: its process started with what every worker gets,
+    // its variables replaced when assigned): neither in its process's environment; the check has the declared one.
+    repo.write('a.txt', 'edited\n');
+    const standby = cli(repo, ['build'], env);
+    assert.equal(standby.code, 0, standby.stderr);
+    const started = readFileSync(join(repo.dir, 'parent-env.txt'), 'utf8');
+    assert.match(started, /^PATH=/m);
+    assert.doesNotMatch(started, /^T_DECLARED=/m, "the standby's process started before its queue's variables");
+    assert.ok(!started.includes('hunter2-do-not-leak'), 'the undeclared secret never reached the standby');
+    const own = readFileSync(join(repo.dir, 'own-env.txt'), 'utf8');
+    assert.match(own, /^T_DECLARED=declared-value$/m, 'the check has its declared variable');
+    assert.ok(!own.includes('hunter2-do-not-leak'), 'and not the undeclared secret');
   } finally {
     repo.cleanup();
   }
