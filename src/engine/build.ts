@@ -144,10 +144,11 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
   const toolStates = witnessed(opts.deep ? fileStates : ctx.store.fileStates, opts.witness);
   const toolMemo = new Map<string, CheckerIdentity>();
   /**
-   * A tool call's identity (or why it has none) once per build: a thousand checks of one tool ask
-   * the same question under the build's one PATH, and each asking cost ~10 us (D59).
+   * A tool call's identity once per build: a thousand checks of one tool ask the same question
+   * under the build's one PATH, and each asking cost ~10 us (D59). A tool not found is asked again
+   * by the next node (as `toolMemo` does): a job of this build may be what makes it.
    */
-  const checkers = new Map<string, CheckerIdentity | string>();
+  const checkers = new Map<string, CheckerIdentity>();
   const checkerOf = (argv0: string, shell: boolean, cwd: string): CheckerIdentity | string => {
     const memoKey = `${argv0}\0${shell}\0${cwd}`;
     let found = checkers.get(memoKey);
@@ -161,11 +162,11 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
           now: ctx.store.now,
           memo: toolMemo,
         });
-        opts.witness?.tool({ ...call, path: ctx.env.PATH }, found);
       } catch (error) {
-        if (!(error instanceof ToolNotFoundError)) throw error;
-        found = error.message;
+        if (error instanceof ToolNotFoundError) return error.message;
+        throw error;
       }
+      opts.witness?.tool({ ...call, path: ctx.env.PATH }, found);
       checkers.set(memoKey, found);
     }
     return found;

@@ -92,3 +92,26 @@ test('a shell string that exits 127 (command not found inside the shell) is BLOC
     repo.cleanup();
   }
 });
+
+test('a tool a check of this build makes is found by a check after it, though another asked for it before it existed (D59)', async () => {
+  const repo = tempRepo({ 'a.txt': 'a\n', 'tool.src': '#!/bin/sh\nexit 0\n' });
+  try {
+    const make =
+      "const fs = require('fs'); fs.mkdirSync('bin', { recursive: true }); fs.copyFileSync('tool.src', 'bin/tool'); fs.chmodSync('bin/tool', 0o755);";
+    repo.manifest({
+      checks: [
+        // Asked first (listed first, nothing before it): the tool is not there yet.
+        { id: 'early', run: ['./bin/tool'], inputs: ['a.txt'] },
+        { id: 'make', run: ['node', '-e', make], inputs: ['tool.src'], outputs: ['bin/tool'] },
+        { id: 'late', run: ['./bin/tool'], inputs: ['a.txt'], after: ['make'] },
+      ],
+    });
+    const report = await build(openOpts(repo));
+    const status = Object.fromEntries(report.actions.map((a) => [a.label, `${a.status} ${a.reason ?? ''}`.trim()]));
+    assert.match(status['check:early']!, /^blocked tool not found/);
+    assert.equal(status['check:make'], 'ran');
+    assert.equal(status['check:late'], 'ran', 'the tool not found for an earlier check is looked for again');
+  } finally {
+    repo.cleanup();
+  }
+});
