@@ -49,8 +49,11 @@ if (!(await which('curl', { nothrow: true }))) fail('curl missing (used to probe
 if (isSocket(sock)) rmSync(sock, { force: true });
 mkdirSync(dirname(sock), { recursive: true });
 // Detached: its own session (setsid), ignoring hangups (nohup execs podman, so the pid is podman's).
+// Started in `/`: it outlives this checkout, and a service whose directory was deleted starts no
+// container (conmon: "Failed to get working directory"; the engine answers HTTP 500).
 const log = openSync(`${sock}.log`, 'w');
 const service = spawn('nohup', ['podman', 'system', 'service', '--time=0', `unix://${sock}`], {
+  cwd: '/',
   detached: true,
   stdio: ['ignore', log, log],
 });
