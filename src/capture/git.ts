@@ -51,7 +51,6 @@ export async function isGitWorkTree(dir: string): Promise<boolean> {
  * stay names). An empty prefix means the whole directory.
  */
 export async function listGitFiles(dir: string, under?: readonly string[]): Promise<string[]> {
-  const limit = under && !under.includes('') ? ['--', ...new Set(under)] : [];
   const out = await git(dir, [
     '--literal-pathspecs',
     'ls-files',
@@ -59,8 +58,18 @@ export async function listGitFiles(dir: string, under?: readonly string[]): Prom
     '--cached',
     '--others',
     '--exclude-standard',
-    ...limit,
+    ...pathspecsUnder(under),
   ]);
+  return listedPaths(out);
+}
+
+/** Literal pathspecs for directory prefixes: none for the whole directory (no prefixes, or an empty one). */
+function pathspecsUnder(under: readonly string[] | undefined): string[] {
+  return under && !under.includes('') ? ['--', ...new Set(under)] : [];
+}
+
+/** The distinct paths of `ls-files -z` output. */
+function listedPaths(out: string): string[] {
   return [...new Set(out.split('\0').filter(Boolean))];
 }
 
@@ -73,16 +82,15 @@ const OUTSIDE = 96;
  * after every run, starts one process for it instead of two (D59).
  */
 export async function listGitFilesIfWorkTree(dir: string, under?: readonly string[]): Promise<string[] | undefined> {
-  const limit = under && !under.includes('') ? ['--', ...new Set(under)] : [];
   const script = `[ "$(git rev-parse --is-inside-work-tree 2>/dev/null)" = true ] || exit ${OUTSIDE}
 exec git --literal-pathspecs ls-files -z --cached --others --exclude-standard "$@"`;
   try {
-    const { stdout } = await run('/bin/sh', ['-c', script, 'sh', ...limit], {
+    const { stdout } = await run('/bin/sh', ['-c', script, 'sh', ...pathspecsUnder(under)], {
       cwd: dir,
       maxBuffer: BIG,
       encoding: 'utf8',
     });
-    return [...new Set(stdout.split('\0').filter(Boolean))];
+    return listedPaths(stdout);
   } catch (error) {
     if ((error as { code?: unknown }).code === OUTSIDE) return undefined;
     throw error;

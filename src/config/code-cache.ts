@@ -52,7 +52,8 @@ export function runCachedScript(file: string): CachedScript {
   const bytes = readFileSync(file);
   const settled = now - st.mtimeNs > RACY_WINDOW_NS && now - st.ctimeNs > RACY_WINDOW_NS;
   const statName = `stat ${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}\n`;
-  const shaName = () => `sha256 ${createHash('sha256').update(bytes).digest('hex')}\n`;
+  let sha: string | undefined; // hashed at most once, and only when a name needs it
+  const shaName = () => (sha ??= `sha256 ${createHash('sha256').update(bytes).digest('hex')}\n`);
   const cacheFile = `${file}.cache`;
   const found = cacheFor(cacheFile, settled ? statName : undefined, shaName);
   const script = new vm.Script(`(function (${WRAPPER_PARAMS}) {${bytes.toString('utf8')}\n})`, {
