@@ -1,9 +1,10 @@
 /**
  * `npm run bench:sandbox`: what the check sandbox costs per check. One temp git repository with N
  * trivial checks (`/bin/true`, distinct ids) is built afresh (`--force`, one job at a time) with
- * `sandbox: { none }`, `isolated` and `hermetic`, alternating, R times each; the report is the median
- * build time per mode and the median extra per check over the unsandboxed build. A report: exits 0
- * whatever it measures. Flags: `--checks N` (default 20), `--runs R` (default 7).
+ * `sandbox: { none }`, then `isolated` and `hermetic` under each sandbox backend this machine has
+ * (bubblewrap, the built-in one), alternating, R times each; the report is the median build time
+ * per mode and the median extra per check over the unsandboxed build. A report: exits 0 whatever
+ * it measures. Flags: `--checks N` (default 20), `--runs R` (default 7).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { findBwrap } from '../src/checkers/sandbox.js';
+import { findBuiltinTools } from '../src/checkers/sandbox-builtin.js';
 
 const VKIT = fileURLToPath(new URL('../../bin/vkit.js', import.meta.url));
 const { values } = parseArgs({
@@ -18,15 +21,21 @@ const { values } = parseArgs({
 });
 const N = Number(values.checks);
 const R = Number(values.runs);
-const MODES = { none: { none: 'the baseline' }, isolated: 'isolated', hermetic: 'hermetic' } as const;
+const BACKENDS = [...(findBwrap() ? ['bwrap'] : []), ...('missing' in findBuiltinTools() ? [] : ['builtin'])];
+const MODES: Record<string, { sandbox: unknown; env: Record<string, string> }> = {
+  none: { sandbox: { none: 'the baseline' }, env: {} },
+};
+for (const backend of BACKENDS)
+  for (const mode of ['isolated', 'hermetic'])
+    MODES[`${mode} (${backend})`] = { sandbox: mode, env: { VKIT_SANDBOX: backend } };
 
 const dir = mkdtempSync(join(tmpdir(), 'vkit-bench-sandbox-'));
 try {
   execFileSync('git', ['init', '-q'], { cwd: dir });
   writeFileSync(join(dir, 'a.txt'), 'a\n');
-  const times: Record<string, number[]> = { none: [], isolated: [], hermetic: [] };
+  const times: Record<string, number[]> = Object.fromEntries(Object.keys(MODES).map((m) => [m, []]));
   for (let r = 0; r < R; r++) {
-    for (const [name, sandbox] of Object.entries(MODES)) {
+    for (const [name, { sandbox, env }] of Object.entries(MODES)) {
       const checks = Array.from({ length: N }, (_, i) => ({
         id: `c${i}`,
         run: ['/bin/true'],
@@ -38,6 +47,7 @@ try {
       const res = spawnSync(process.execPath, [VKIT, 'build', '--force', '--jobs', '1'], {
         cwd: dir,
         encoding: 'utf8',
+        env: { ...process.env, ...env },
       });
       const ms = performance.now() - t0;
       if (res.status !== 0)
@@ -51,7 +61,7 @@ try {
   for (const name of Object.keys(MODES)) {
     const m = median(times[name]!);
     console.log(
-      `${name.padEnd(9)} build ${m.toFixed(0).padStart(6)} ms   per check ${(m / N).toFixed(1).padStart(6)} ms   over none ${((m - base) / N).toFixed(1).padStart(6)} ms/check`,
+      `${name.padEnd(20)} build ${m.toFixed(0).padStart(6)} ms   per check ${(m / N).toFixed(1).padStart(6)} ms   over none ${((m - base) / N).toFixed(1).padStart(6)} ms/check`,
     );
   }
 } finally {

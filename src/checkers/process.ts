@@ -3,20 +3,19 @@
  * process group so a timeout or cancellation kills everything it started. Never throws for a
  * failing process: the result says what happened and the rule decides the outcome.
  *
- * With `wrap`, the process runs inside bubblewrap (`sandbox.ts`): bwrap reports the check's own
- * exit code on a status pipe (fd 3), so a sandbox that could not start the check (a bind that
- * failed, an exec error) is a spawn error, never an exit code a rule could read as its answer.
+ * With `wrap`, the process runs inside a sandbox (`sandbox-backend.ts`): bubblewrap, or the built-in
+ * sandbox's init, reports the check's own exit code on a status pipe (fd 3), so a sandbox that could
+ * not start the check (a bind that failed, an exec error) is a spawn error, never an exit code a rule
+ * could read as its answer.
  */
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readSync } from 'node:fs';
 import { constants } from 'node:os';
 import type { ProcessRequest, ProcessResult } from '../config/rule.js';
 
-/** bwrap and its arguments (up to, not including, `--`); its status goes to fd 3. `inside` runs the command in the sandbox. */
+/** The sandbox's command line before the command's own argv; its status goes to fd 3. */
 export interface SandboxWrap {
-  bwrap: string;
-  args: string[];
-  inside?: string[];
+  argv: string[];
 }
 
 export const STATUS_FD = 3;
@@ -37,7 +36,7 @@ export async function runProcess(
       let cancelled = false;
       let child;
       try {
-        const argv = wrap ? [wrap.bwrap, ...wrap.args, '--', ...(wrap.inside ?? []), ...req.argv] : req.argv;
+        const argv = wrap ? [...wrap.argv, ...req.argv] : req.argv;
         child = spawn(argv[0]!, argv.slice(1), {
           cwd: req.cwd,
           env: req.env,
@@ -142,7 +141,7 @@ function signalName(n: number): string | undefined {
   return Object.entries(constants.signals).find(([, v]) => v === n)?.[0];
 }
 
-/** bwrap's own complaint (its lines start `bwrap:`) from the end of the check's stderr file. */
+/** The sandbox's own complaint (bwrap's lines start `bwrap:`, the built-in one's `vkit-sandbox:` or its programs' names) from the check's stderr file. */
 function sandboxError(stderrPath: string): string {
   const fd = openSync(stderrPath, 'r');
   try {
@@ -152,8 +151,8 @@ function sandboxError(stderrPath: string): string {
       .subarray(0, n)
       .toString('utf8')
       .split('\n')
-      .filter((l) => l.startsWith('bwrap:'));
-    return lines.at(-1)?.trim() ?? 'bwrap exited without running the command';
+      .filter((l) => /^(bwrap|vkit-sandbox|unshare|mount|setpriv|pivot_root|umount):/.test(l));
+    return lines.at(-1)?.trim() ?? 'the sandbox exited without running the command';
   } finally {
     closeSync(fd);
   }

@@ -13,7 +13,9 @@
  *   system directories. An undeclared read then fails the check loudly.
  * - `{ none: reason }`: no sandbox, with the reason on record in the definition and receipt.
  *
- * This module only builds argument lists (pure) and finds `bwrap`; running is `process.ts`'s job.
+ * Without bubblewrap, `sandbox-builtin.ts` makes the same sandbox from util-linux's programs;
+ * `sandbox-backend.ts` chooses. This module only builds argument lists (pure) and finds `bwrap`;
+ * running is `process.ts`'s job.
  */
 import { accessSync, closeSync, constants, existsSync, openSync, readFileSync, readSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
@@ -34,7 +36,7 @@ export interface SandboxLayout {
 }
 
 /** The system directories a hermetic check sees (read-only); `-try` skips those a system lacks. */
-const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt'];
+export const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt'];
 
 /**
  * What runs the check inside the sandbox: bubblewrap always exports `PWD`, which the check's
@@ -46,6 +48,11 @@ export const ENV_PREFIX = ['/usr/bin/env', '-u', 'PWD', '--'];
 /** bwrap's arguments before `--` for one check. `statusFd` receives bwrap's JSON status lines. */
 export function bwrapArgs(layout: SandboxLayout, statusFd: number): string[] {
   const args = [
+    // A user namespace whoever runs vkit, and no capability in it: bubblewrap started by root would
+    // otherwise keep them, and a check could unmount the read-only binds over the store and `.git`.
+    '--unshare-user',
+    '--cap-drop',
+    'ALL',
     '--die-with-parent',
     '--new-session',
     '--unshare-pid',
@@ -59,6 +66,8 @@ export function bwrapArgs(layout: SandboxLayout, statusFd: number): string[] {
     args.push('--bind', layout.root, layout.root);
     for (const p of layout.protect) args.push('--ro-bind-try', p, p);
   } else {
+    // No network: what a hermetic check reads must be in its key, and the network is not.
+    args.push('--unshare-net');
     for (const d of SYSTEM_DIRS) args.push('--ro-bind-try', d, d);
     args.push('--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
     for (const p of layout.keep) if (!SYSTEM_DIRS.some((d) => under(p, d))) args.push('--ro-bind-try', p, p);

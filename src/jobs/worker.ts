@@ -14,8 +14,9 @@ import { selectPaths } from '../capture/selector.js';
 import { recordedCapture } from '../capture/tree.js';
 import { walkTree } from '../capture/walk.js';
 import { checkerIdentity, resolveExecutable } from '../checkers/identity.js';
-import { runProcess, STATUS_FD, type SandboxWrap } from '../checkers/process.js';
-import { bwrapArgs, ENV_PREFIX, findBwrap, gitDirsOf, outputDirs, toolPaths } from '../checkers/sandbox.js';
+import { runProcess, STATUS_FD } from '../checkers/process.js';
+import { gitDirsOf, outputDirs, toolPaths } from '../checkers/sandbox.js';
+import { type Confinement, confine, sandboxFailureHint } from '../checkers/sandbox-backend.js';
 import type { ActionResult, CheckerIdentity, ExecuteIO, ProcessRequest, Rule } from '../config/rule.js';
 import { EXIT, VkitError } from '../errors.js';
 import { jsonId } from '../hash/index.js';
@@ -100,6 +101,8 @@ export async function executeAttempt(
   ctx = { ...ctx, signal: signals };
   const started = new Date();
   const t0 = performance.now();
+  // What confined each process the action ran (the receipt names it).
+  const backends: Array<Promise<string>> = [];
   try {
     const rule = ctx.rules.get(job.rule.kind);
     let result: ActionResult;
@@ -158,7 +161,7 @@ export async function executeAttempt(
         const temps: string[] = [];
         result = await execute(
           planned.execute,
-          io(ctx, planned.env, temps, attempt, logCap, toolFile(rule, job, ctx), job),
+          io(ctx, planned.env, temps, attempt, logCap, toolFile(rule, job, ctx), job, backends),
         )
           .catch((error: Error) => blocked(`action failed to run: ${error.message}`))
           .finally(() => temps.forEach((t) => rmSync(t, { force: true })));
@@ -205,6 +208,7 @@ export async function executeAttempt(
       obligations: [{ id: job.label, outcome: result.outcome, claim: result.claim }],
       artifacts: result.artifacts,
       exit_code: result.exitCode ?? null,
+      ...(backends.length > 0 ? { confined_by: [...new Set(await Promise.all(backends))].sort() } : {}),
       timings: {
         started_at: started.toISOString(),
         ended_at: ended.toISOString(),
@@ -363,6 +367,7 @@ function io(
   logCap: number,
   tool: string | undefined,
   job: Job,
+  backends: Array<Promise<string>>,
 ): ExecuteIO {
   const env: Record<string, string> = {};
   for (const name of ['PATH', 'HOME', ...envNames]) if (ctx.env[name] !== undefined) env[name] = ctx.env[name]!;
@@ -392,7 +397,19 @@ function io(
           ms: 0,
         };
       }
-      return runProcess({ ...req, onSpawn: (pgid) => ctx.store.lifecycle.setChildPgid(attempt, pgid) }, out, err, wrap);
+      if (wrap) backends.push(wrap.backend);
+      try {
+        const result = await runProcess(
+          { ...req, onSpawn: (pgid) => ctx.store.lifecycle.setChildPgid(attempt, pgid) },
+          out,
+          err,
+          wrap,
+        );
+        if (result.spawnError && wrap) result.spawnError += sandboxFailureHint(result.spawnError);
+        return result;
+      } finally {
+        wrap?.cleanup();
+      }
     },
     putFile: (path) => (temps.includes(path) ? putLog(ctx.store.cas, path, logCap) : ctx.store.cas.putFile(path)),
     putBytes: async (bytes) => ctx.store.cas.putBytes(bytes),
@@ -401,21 +418,18 @@ function io(
 }
 
 /**
- * The bubblewrap command line confining one process (`isolated` unless the request says otherwise),
- * undefined for `{ none }`, or why it cannot be confined: then the process does not run at all.
+ * The sandbox confining one process (`isolated` unless the request says otherwise), undefined for
+ * `{ none }`, or why it cannot be confined: then the process does not run at all.
  */
 function sandboxWrap(
   req: ProcessRequest,
   ctx: WorkerContext,
   job: Job,
   tool: string | undefined,
-): SandboxWrap | string | undefined {
+): Confinement | string | undefined {
   const asked = req.sandbox ?? 'isolated';
   const mode = typeof asked === 'object' && ctx.confine ? 'isolated' : asked;
   if (typeof mode === 'object') return undefined;
-  const bwrap = findBwrap(ctx.env.PATH);
-  if (!bwrap)
-    return `no sandbox: bubblewrap (\`bwrap\`) is not installed (Debian/Ubuntu: apt-get install bubblewrap; \`npm run setup:system\` installs it), or opt the check out with sandbox: { none: "<why>" }`;
   const path = (ctx.env.PATH ?? '').split(':').filter((p) => p.startsWith('/'));
   const keep = [...path, ...(mode === 'isolated' && ctx.env.HOME ? [ctx.env.HOME] : []), ...toolPaths(tool)];
   const protect = [ctx.store.dir, ...gitDirsOf(ctx.root)];
@@ -431,7 +445,7 @@ function sandboxWrap(
   // A hermetic check's output directories are bound from the work tree: they must exist there.
   if (mode === 'hermetic')
     for (const dir of outputDirs(layout.outputs)) mkdirSync(join(ctx.root, dir), { recursive: true });
-  return { bwrap, args: bwrapArgs(layout, STATUS_FD), inside: ENV_PREFIX };
+  return confine(layout, STATUS_FD, ctx.env);
 }
 
 /** The executable file the job's rule runs (for a hermetic sandbox to show it), when it can be found. */

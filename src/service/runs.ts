@@ -103,6 +103,8 @@ export function showRun(store: Store, runId: string, sections: Section[], page =
     receipt: run.receipt,
     claim: receipt?.claim ?? null,
     assurance: receipt?.assurance ?? null,
+    // What confined its processes (none: unsandboxed, or nothing ran); not part of the key.
+    sandbox: receipt?.confined_by ?? null,
     obligations: ownSections(receipt)?.obligations ? ownCounts(ownSections(receipt)!) : obligationCounts(receipt),
     attempts,
     next: nextAction(run),

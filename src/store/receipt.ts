@@ -67,6 +67,8 @@ export const ReceiptSchema = v.object({
   obligations: v.array(v.object({ id: v.string(), outcome: Outcome, claim: Claim })),
   artifacts: v.array(ArtifactSchema),
   exit_code: v.nullable(v.number()),
+  /** The sandboxes that confined the attempt's processes, with their versions (not in the key: their guarantees are the same). */
+  confined_by: v.optional(v.array(v.string())),
   timings: v.object({ started_at: v.string(), ended_at: v.string(), ms: v.number() }),
 });
 

@@ -1,0 +1,88 @@
+/**
+ * Which sandbox confines a check: bubblewrap when it is on PATH, else the built-in one made of
+ * util-linux's programs; `VKIT_SANDBOX=bwrap|builtin` insists on one (tests run every isolation
+ * test against each). Both give the same guarantees, so the backend is recorded in the receipt but
+ * is not part of the action key. Where neither can run, the check does not run at all.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseMountinfo } from './mounts.js';
+import { bwrapArgs, ENV_PREFIX, findBwrap, type SandboxLayout } from './sandbox.js';
+import { builtinArgv, builtinPlan, findBuiltinTools, hostPathKind, writeStage } from './sandbox-builtin.js';
+
+/** A confined command line: `argv` comes before the command's own; `cleanup` runs after it ended. */
+export interface Confinement {
+  argv: string[];
+  /** What confined it (`bwrap 0.8.0`, `built-in`), for the receipt: bwrap's version is asked beside the run, off its path. */
+  backend: Promise<string>;
+  cleanup(): void;
+}
+
+export const SANDBOX_REMEDIES =
+  'install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), or opt the check out with sandbox: { none: "<why>" }; `vkit doctor` says what this machine can do';
+
+/** The sandbox for one process, or why none can be made here (then nothing runs). */
+export function confine(
+  layout: SandboxLayout,
+  statusFd: number,
+  env: Record<string, string | undefined>,
+): Confinement | string {
+  if (process.platform !== 'linux')
+    return `no sandbox: checks are confined with Linux namespaces, and this is ${process.platform}; opt the check out with sandbox: { none: "<why>" }`;
+  const asked = env.VKIT_SANDBOX ?? '';
+  if (asked !== '' && asked !== 'bwrap' && asked !== 'builtin')
+    return `VKIT_SANDBOX is "${asked}": expected bwrap or builtin (or unset, to use bwrap when it is installed)`;
+  const bwrap = asked === 'builtin' ? undefined : findBwrap(env.PATH);
+  if (bwrap)
+    return {
+      argv: [bwrap, ...bwrapArgs(layout, statusFd), '--', ...ENV_PREFIX],
+      backend: bwrapName(bwrap),
+      cleanup() {},
+    };
+  if (asked === 'bwrap')
+    return `no sandbox: VKIT_SANDBOX=bwrap but bubblewrap (bwrap) is not on PATH; ${SANDBOX_REMEDIES}`;
+  const tools = findBuiltinTools(env.PATH);
+  if ('missing' in tools)
+    return `no sandbox: bubblewrap (bwrap) is not installed, and the built-in sandbox needs util-linux's ${tools.missing.join(', ')}; ${SANDBOX_REMEDIES}`;
+  const stage = mkdtempSync(join(tmpdir(), 'vkit-sandbox-'));
+  try {
+    const plan = builtinPlan(layout, stage, parseMountinfo(readFileSync('/proc/self/mountinfo', 'utf8')), hostPathKind);
+    writeStage(stage, plan);
+  } catch (error) {
+    rmSync(stage, { recursive: true, force: true });
+    return `no sandbox: the built-in sandbox could not be prepared: ${(error as Error).message}`;
+  }
+  return {
+    argv: builtinArgv(tools, stage, layout.cwd, layout.mode === 'hermetic'),
+    backend: Promise.resolve('built-in'),
+    cleanup: () => rmSync(stage, { recursive: true, force: true }),
+  };
+}
+
+const names = new Map<string, Promise<string>>();
+
+/** `bwrap <version>`, asked once per process and without waiting for it. */
+function bwrapName(bwrap: string): Promise<string> {
+  let name = names.get(bwrap);
+  if (!name) {
+    name = new Promise((resolve) =>
+      execFile(bwrap, ['--version'], { encoding: 'utf8', timeout: 5000 }, (error, out) =>
+        resolve(`bwrap ${(!error && /(\d+(?:\.\d+)+)/.exec(out)?.[1]) || 'version unknown'}`),
+      ),
+    );
+    names.set(bwrap, name);
+  }
+  return name;
+}
+
+/** What to try when a sandbox could not start: most often, user namespaces are off. */
+export function sandboxFailureHint(message: string): string {
+  return /unshare failed|new namespace failed|uid_map|Operation not permitted|Permission denied|ENOSPC|No space left/.test(
+    message,
+  )
+    ? '; user namespaces are disabled here (sysctl user.max_user_namespaces or kernel.unprivileged_userns_clone, or an AppArmor restriction as on Ubuntu 24.04): enable them, ' +
+        SANDBOX_REMEDIES
+    : '';
+}
