@@ -122,3 +122,30 @@ test('a declared output deleted or edited by hand after a READY build: the gate 
     repo.cleanup();
   }
 });
+
+test('a sibling with no order between them, running beside the check, writing its output later: the build is not READY', () => {
+  const repo = tempRepo({ '.gitignore': 'out/\n', 'a.txt': 'a\n', 'c.txt': 'c\n' });
+  repo.manifest({
+    checks: [
+      { id: 'a', run: writeA, inputs: ['a.txt'], outputs: ['out/a.txt'] },
+      {
+        id: 'c',
+        // Waits for a's output, then writes over it: whichever job starts first, c's write is last.
+        run: nodeCheck(
+          "const fs=require('fs');const t=Date.now();while(!fs.existsSync('out/a.txt')&&Date.now()-t<20000);fs.writeFileSync('out/a.txt','from c\\n')",
+        ),
+        inputs: ['c.txt'],
+      },
+    ],
+  });
+  try {
+    const built = cli(repo, ['build', '--jobs', '2', '--json']);
+    assert.equal(readFileSync(join(repo.dir, 'out/a.txt'), 'utf8'), 'from c\n');
+    const report = built.json();
+    assert.equal(report.gate.status, 'BLOCKED', JSON.stringify(report.gate));
+    assert.match(itemOf(report.gate.items, 'check:a').reason, /out\/a\.txt changed while check:c ran/);
+    assert.equal(itemOf(report.gate.items, 'check:c').status, 'PASS', 'c does not depend on a');
+  } finally {
+    repo.cleanup();
+  }
+});
