@@ -16,14 +16,7 @@ import {
   type Refused,
   type SelectorCapture,
 } from '../capture/selector.js';
-import {
-  hashPath,
-  type CacheMode,
-  type FileStateCache,
-  type FileStates,
-  type Fingerprint,
-  type HashCounter,
-} from '../capture/files.js';
+import type { CacheMode, FileStateCache, Fingerprint, HashCounter } from '../capture/files.js';
 import { checkerIdentity, ToolNotFoundError } from '../checkers/identity.js';
 import type { CheckerIdentity, DepResult, Rule } from '../config/rule.js';
 import type { LoadedConfig } from '../config/load.js';
@@ -41,6 +34,15 @@ import type { RemoteContext } from '../remote/context.js';
 import { buildChecks, lookupEvidence, short } from './evidence.js';
 import { makeEvent, type EventSink } from './events.js';
 import { explainChange, lineEndingsNote } from './explain.js';
+import {
+  hasOutputs,
+  JobTimeline,
+  movedOutputs,
+  OUTPUTS_MOVED,
+  rewrittenOutputs,
+  type JobMark,
+  type Vouched,
+} from './outputs.js';
 
 export interface EngineContext {
   root: string;
@@ -123,6 +125,8 @@ interface NodeResult {
   action?: ActionReport;
   /** What dependents' keys see; only for nodes with an outcome. */
   dep?: DepResult;
+  /** A result naming declared outputs, from when the build relied on them. */
+  vouched?: Vouched;
 }
 
 export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise<BuildReport> {
@@ -228,6 +232,8 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
   if (issues.length) throw new InvalidInputError('ERR_CONFIG_INPUTS', issues, INPUTS_HINT);
   /** Nodes that queued a job in this build: from then on the tree may hold what it wrote. */
   const queuedJobs = new Set<string>();
+  /** When each job of this build ran: what may have written over outputs a result vouches for. */
+  const timeline = new JobTimeline();
   const afterJobMemo = new Map<string, boolean>();
   /**
    * Whether a node depends, directly or not, on one that queued a job: asked only once its
@@ -419,13 +425,14 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
         }
       }
       // verify --reuse accepts passing evidence only: a cached FAIL is checked again.
-      // A build reruns a hit whose declared outputs on disk are no longer the ones its receipt names
-      // (a checkout, a clean): that puts them back, and dependents never run against other outputs.
+      // A hit whose declared outputs on disk are no longer the ones its receipt names (a checkout, a
+      // clean, an edit, another check writing them) does not stand: a build reruns it, which puts
+      // them back, so dependents never run against other outputs; for the gate it is STALE.
       const outputsMoved =
-        found.state === 'hit' && runnable
+        found.state === 'hit'
           ? movedOutputs(ctx.root, found.receipt.artifacts, { cache: fileStates, now: ctx.store.now })
           : undefined;
-      if (outputsMoved) staleReason = `its outputs on disk are not the ones its evidence names: ${outputsMoved}`;
+      if (outputsMoved) staleReason = `${OUTPUTS_MOVED}: ${outputsMoved}`;
       else if (found.state === 'hit' && !(fresh && found.receipt.outcome !== 'PASS')) {
         const ms = 0;
         // Same key over a normalising capture, yet the check may have read other bytes: say so.
@@ -454,6 +461,10 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
           undefined,
           notes,
         );
+        // Marked now, the moment its outputs were found as its receipt names them (nothing of this
+        // process ran since; a job in a worker then running is in the mark).
+        if (hasOutputs(found.receipt.artifacts))
+          res.vouched = { label, artifacts: found.receipt.artifacts, mark: timeline.mark() };
         return runnable ? res : { ...res, action: undefined };
       }
       if (found.state === 'tampered') {
@@ -506,9 +517,20 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     // The job's worker re-hashes its inputs: what this build learnt about them is recorded first.
     fileStates.flush?.();
     emit(makeEvent({ type: 'action.queued', label, kind: node.kind, key }));
+    let startedAt: JobMark | undefined;
     const result = await queue.add(async () => {
       emit(makeEvent({ type: 'action.started', label, kind: node.kind, key }));
-      return ctx.jobs.run(job, opts.signal, opts.fresh?.includes(label) ? opts.waitMs : undefined);
+      startedAt = timeline.start(label);
+      let ran;
+      try {
+        ran = await ctx.jobs.run(job, opts.signal, opts.fresh?.includes(label) ? opts.waitMs : undefined);
+      } catch (error) {
+        timeline.end(label);
+        throw error;
+      }
+      // A run still going after a bounded wait may write on: it stays running for the timeline.
+      if (!ran.pending) timeline.end(label);
+      return ran;
     });
     const status: ActionStatus = result.outcome === 'PASS' ? 'ran' : result.outcome === 'FAIL' ? 'failed' : 'blocked';
     // A run still going when a bounded wait ended has not finished: no finished event for it.
@@ -544,6 +566,8 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
       remoteNote ? [remoteNote] : undefined,
     );
     if (result.pending) res.action!.pending = true;
+    else if (startedAt && result.outcome !== 'BLOCKED' && hasOutputs(result.artifacts))
+      res.vouched = { label, artifacts: result.artifacts, mark: startedAt };
     // Shared only once committed here; a failed upload loses nothing and fails no build.
     const remote = ctx.remote;
     const shareable = result.receipt && (result.outcome === 'PASS' || result.outcome === 'FAIL');
@@ -570,6 +594,15 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
   // of evaluation moves: each node still waits for its dependencies, and the report keeps graph order.
   for (const label of edited) void nodeResult(label);
   const settled = await Promise.all(ctx.graph.order.map(nodeResult));
+  // A job may have written over outputs another result vouches for (one check writing a file
+  // another declares): such a result no longer stands, and the build says so rather than end READY.
+  const rewritten = rewrittenOutputs(
+    ctx.root,
+    { cache: fileStates, now: ctx.store.now },
+    timeline,
+    settled.flatMap((r) => (r.vouched ? [r.vouched] : [])),
+  );
+  if (rewritten.size) unvouch(ctx.graph, settled, rewritten);
   fileStates.flush?.();
   shared.flush();
   // Uploads ran beside the build; each is bounded by the remote's timeouts.
@@ -621,24 +654,30 @@ function refusedReason(node: GraphNode, refused: readonly Refused[]): string | u
   return undefined;
 }
 
-/** The first declared output (artifact `outputs/<path>`) whose bytes on disk differ from the receipt's, or undefined. */
-function movedOutputs(
-  root: string,
-  artifacts: readonly { name: string; sha256: string }[],
-  states: FileStates,
-): string | undefined {
-  for (const a of artifacts) {
-    if (!a.name.startsWith('outputs/')) continue;
-    const path = a.name.slice('outputs/'.length);
-    let onDisk;
-    try {
-      onDisk = hashPath(join(root, path), 'raw', states);
-    } catch {
-      onDisk = undefined;
+/**
+ * Turns the items of results whose outputs were written over into STALE ones, and their dependents
+ * (in graph order, direct or not) BLOCKED, as the next `vkit gate` will see them. A dependent
+ * already held back by another dependency keeps the item it has.
+ */
+function unvouch(ag: ActionGraph, settled: NodeResult[], reasons: ReadonlyMap<string, string>): void {
+  const byLabel = new Map(ag.order.map((label, i) => [label, settled[i]!]));
+  const changed = new Set<string>();
+  const held = (r: NodeResult, status: ItemStatus, reason: string): void => {
+    r.item = { id: r.item.id, required: r.item.required, status, reason, run: null, receipt: null };
+  };
+  for (const label of ag.order) {
+    const r = byLabel.get(label)!;
+    const stale = reasons.get(label);
+    if (stale) {
+      held(r, 'STALE', stale);
+      changed.add(label);
+      continue;
     }
-    if (onDisk?.sha256 !== a.sha256) return onDisk ? `${path} changed` : `${path} is missing`;
+    const first = ag.graph.inNeighbors(label).find((d) => byLabel.get(d)!.item.status !== 'PASS');
+    if (first === undefined || !changed.has(first)) continue;
+    held(r, 'BLOCKED', `dependency ${first} is ${byLabel.get(first)!.item.status}`);
+    changed.add(label);
   }
-  return undefined;
 }
 
 /** The first secret-looking path the globs select (selectors leave those out of captures), or undefined. */

@@ -83,9 +83,18 @@ test('a build reruns a cached action whose declared outputs on disk were removed
       );
       assert.equal(readFileSync(join(repo.dir, 'dist', 'v.txt'), 'utf8'), 'good\n', 'the output is back');
     }
-    // `vkit gate` runs nothing: the evidence stays intact, and the gate says so.
+    // `vkit gate` runs nothing: A's evidence stays intact, but no longer stands for the tree, whose
+    // dist/v.txt is gone; B, which read it, is held back with it.
     rmSync(join(repo.dir, 'dist', 'v.txt'));
-    assert.equal(cli(repo, ['gate']).code, 0);
+    const gate = cli(repo, ['gate', '--json']);
+    assert.equal(gate.code, 3, gate.stdout);
+    assert.deepEqual(
+      gate.json().items.map((i: { status: string; reason: string }) => `${i.status}: ${i.reason}`),
+      [
+        'STALE: its outputs on disk are not the ones its evidence names: dist/v.txt is missing; run vkit build',
+        'BLOCKED: dependency check:A is STALE',
+      ],
+    );
   } finally {
     repo.cleanup();
   }
