@@ -8,6 +8,7 @@ import * as acceptance from './verbs/acceptance.js';
 import * as buildVerbs from './verbs/build.js';
 import * as cache from './verbs/cache.js';
 import * as daemon from './verbs/daemon.js';
+import * as doctorVerbs from './verbs/doctor.js';
 import * as evidence from './verbs/evidence.js';
 import * as feedback from './verbs/feedback.js';
 import * as formal from './verbs/formal.js';
@@ -68,6 +69,7 @@ export const TABLE: readonly Verb[] = [
   bind(daemon.start, async () => (await import('./daemon.js')).start),
   bind(daemon.stop, async () => (await import('./daemon.js')).stop),
   bind(daemon.status, async () => (await import('./daemon.js')).status),
+  bind(doctorVerbs.doctor, async () => (await import('./doctor.js')).doctor),
 ];
 
 /** Groups whose verbs `vkit --help` lists under one heading, indented. */
