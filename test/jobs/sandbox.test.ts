@@ -28,9 +28,9 @@ import { runProcess, STATUS_FD } from '../../src/checkers/process.js';
 import { confine } from '../../src/checkers/sandbox-backend.js';
 import { toolPaths } from '../../src/checkers/sandbox.js';
 import { sandboxBackends } from '../_support/sandboxes.js';
-import { blobPath, cli, receiptJson, storeDir } from '../_support/evidence.js';
-import { sleep } from '../_support/wait.js';
-import { tempRepo, VKIT_BIN, vkit } from '../_support/repo.js';
+import { blobPath, cli, openStoreOf, receiptJson, storeDir } from '../_support/evidence.js';
+import { sleep, waitFor } from '../_support/wait.js';
+import { tempRepo, VKIT_BIN, vkit, vkitAsync } from '../_support/repo.js';
 
 const backends = await sandboxBackends('test/jobs/sandbox.test.ts');
 
@@ -246,6 +246,70 @@ for (const b of backends) {
       assert.equal(ran.spawnError, undefined);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test(`[${b.name}] exit status and signals: a check's own exit code is its answer, a death by signal is BLOCKED`, {
+    skip: b.skip,
+  }, () => {
+    const repo = tempRepo({ 'a.txt': 'a\n' });
+    try {
+      repo.manifest({
+        checks: [
+          { id: 'seven', run: 'exit 7', inputs: ['a.txt'] },
+          { id: 'term', run: 'kill -TERM $$; sleep 5', inputs: ['a.txt'] },
+          { id: 'expects', run: 'exit 3', inputs: ['a.txt'], expect: { exit_code: 3 } },
+        ],
+      });
+      const r = cli(repo, ['build', '--json'], b.env);
+      const by = Object.fromEntries(
+        r
+          .json()
+          .actions.map((a: { label: string; outcome: string; reason: string | null }) => [
+            a.label,
+            `${a.outcome} ${a.reason ?? ''}`.trim(),
+          ]),
+      );
+      assert.deepEqual(by, {
+        'check:seven': 'FAIL exit code 7, expected 0',
+        'check:term': 'BLOCKED killed by SIGTERM',
+        'check:expects': 'PASS',
+      });
+    } finally {
+      repo.cleanup();
+    }
+  });
+
+  test(`[${b.name}] a sandboxed check dies with its worker: SIGKILL of the worker leaves nothing running`, {
+    skip: b.skip,
+  }, async () => {
+    const repo = tempRepo({ 'a.txt': 'a\n' });
+    try {
+      // Beats into the work tree five times a second until it is killed.
+      repo.manifest({
+        checks: [{ id: 'beats', run: 'while :; do date +%s%N > beat.txt; sleep 0.2; done', inputs: ['a.txt'] }],
+      });
+      const child = vkitAsync(['build', '--root', repo.dir, '--store', storeDir(repo)], { cwd: repo.dir, env: b.env });
+      const exited = new Promise((resolve) => child.on('exit', resolve));
+      const beat = join(repo.dir, 'beat.txt');
+      await waitFor(() => existsSync(beat), 20_000, 'the check to start beating');
+      const store = openStoreOf(repo);
+      let worker: number;
+      try {
+        const [run] = store.lifecycle.listRuns({ limit: 1 });
+        worker = store.lifecycle.attemptsOf(run!.id).at(-1)!.pid;
+      } finally {
+        store.close();
+      }
+      process.kill(worker, 'SIGKILL');
+      child.kill('SIGKILL');
+      await exited;
+      await sleep(1500);
+      const last = readFileSync(beat, 'utf8');
+      await sleep(1500);
+      assert.equal(readFileSync(beat, 'utf8'), last, 'no beat after the worker died: the sandboxed check died with it');
+    } finally {
+      repo.cleanup();
     }
   });
 
