@@ -144,16 +144,22 @@ export function treePaths(
 }
 
 /**
- * Every file in the tree git may read ignore rules from, present or not: `.git/info/exclude` and a
- * `.gitignore` in each of `dirs` (the tree's directories, as `treePaths` gives them). A listed
- * file's own state does not cover them: a `.gitignore` that ignores itself is no listed file, and
- * appending to it changes no directory. (The global excludes file and `core.excludesFile` are
- * among `outsideFiles`.)
+ * Every file in the tree git may read ignore rules from: `.git/info/exclude`, present or not, and
+ * the `.gitignore` present in each of `dirs` (the tree's directories, as `treePaths` gives them). A
+ * listed file's own state does not cover them: a `.gitignore` that ignores itself is no listed
+ * file, and appending to it changes no directory. One not present yet is covered by its
+ * directory's state (creating it moves the directory's mtime and ctime), so the recall pays no
+ * stat per directory for it. (The global excludes file and `core.excludesFile`, present or not,
+ * are among `outsideFiles`.)
  */
 export function ignoreRuleFiles(root: string, dirs: Iterable<string>): string[] {
   const git = join(root, '.git');
   const files = [join(git, 'info', 'exclude')];
-  for (const dir of dirs) if (dir !== git && !dir.startsWith(`${git}/`)) files.push(join(dir, '.gitignore'));
+  for (const dir of dirs) {
+    if (dir === git || dir.startsWith(`${git}/`)) continue;
+    const file = join(dir, '.gitignore');
+    if (lstatSync(file, { throwIfNoEntry: false })) files.push(file);
+  }
   return files;
 }
 
