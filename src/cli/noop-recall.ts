@@ -5,7 +5,9 @@
  * depended on has changed, prints that answer again and exits with its code. The proof is a stat
  * of every path the answer stands on, compared with its state when the record was written: every
  * directory of the tree git does not ignore whole (a file created, removed or renamed in one
- * changes its mtime), every listed file, git's index and `.git/info`, the store's index and its
+ * changes its mtime), every listed file, git's index and `.git/info`, every file of the tree git
+ * may read ignore rules from (each `.gitignore`, even a self-ignored one, which is no listed file;
+ * `.git/info/exclude`, present or not), the store's index and its
  * write-ahead log (a commit by anyone changes one of them), every receipt and blob relied on, the
  * config's files, git's configuration, the git binary and PATH's directories; then every tool is
  * identified again. Every state was recorded settled (its mtime and ctime at least the racy window

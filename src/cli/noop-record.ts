@@ -29,11 +29,12 @@ import { gateExitCode } from '../gate/evaluate.js';
 import { installNoopMemo, type Answer, type NoopMemo, type ServiceCall } from '../service/memo.js';
 import {
   evidenceStates,
+  ignoreRuleFiles,
   ineligible,
   lstatState,
   outsideFiles,
   stateOf,
-  watchedPaths,
+  treePaths,
   witnessInto,
   type Witnessed,
 } from '../service/noop-proof.js';
@@ -124,12 +125,13 @@ class NoopRecorder implements NoopMemo {
     const pairs: Array<[string, string]> = [];
     const add = stater(this.startNs, { paths, pairs }, refuse);
     // The tree: every directory a file could appear in, every listed file.
-    for (const path of watchedPaths(ws.root, ws.files, ws.ignored, ws.store.dir).keys())
-      if (!add(path)) return undefined;
-    // What git's listing reads inside `.git`: the index and `info/` (exclude, sparse-checkout).
+    const { dirs, listed } = treePaths(ws.root, ws.files, ws.ignored, ws.store.dir);
+    // What git's listing reads inside `.git` (the index and `info/`: exclude, sparse-checkout), and
+    // every file of the tree it may read ignore rules from, present or not: an ignored one is no listed file.
     const git = join(ws.root, '.git');
     const inGit = [join(git, 'index'), ...filesIn(join(git, 'info'))];
-    for (const path of inGit) if (!add(path)) return undefined;
+    const tree = new Set([...dirs.keys(), ...listed.keys(), ...inGit, ...ignoreRuleFiles(ws.root, dirs.keys())]);
+    for (const path of tree) if (!add(path)) return undefined;
     const evidence = evidenceStates(ws, witnessed.evidence);
     if (typeof evidence === 'string') return refuse(evidence);
     for (const path of evidence.keys()) if (!add(path)) return undefined;

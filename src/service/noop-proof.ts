@@ -99,13 +99,24 @@ export function watchedPaths(
   ignored: readonly string[],
   store: string,
 ): Map<string, bigint> {
+  const { dirs, listed } = treePaths(root, files, ignored, store);
+  return new Map([...dirs, ...listed]);
+}
+
+/** `watchedPaths` in two parts: the directories (`.git` and `.git/info` among them) and the listed files present. */
+export function treePaths(
+  root: string,
+  files: readonly string[],
+  ignored: readonly string[],
+  store: string,
+): { dirs: Map<string, bigint>; listed: Map<string, bigint> } {
   const holding = new Set<string>();
   for (const f of files) for (let d = dirname(f); d !== '.' && !holding.has(d); d = dirname(d)) holding.add(d);
   const skipped = new Set(
     ignored.filter((p) => p.endsWith('/') && !holding.has(p.slice(0, -1))).map((p) => p.slice(0, -1)),
   );
   const top = lstatSync(root, { bigint: true });
-  const paths = new Map([[root, top.ino]]);
+  const dirs = new Map([[root, top.ino]]);
   const walk = (abs: string, rel: string) => {
     for (const entry of readdirSync(abs, { withFileTypes: true })) {
       if (!entry.isDirectory()) continue;
@@ -114,21 +125,42 @@ export function watchedPaths(
       if (a === store || skipped.has(r)) continue;
       const st = lstatSync(a, { bigint: true });
       if (st.dev !== top.dev) throw new Error(`${a} is another file system mounted inside the root`);
-      paths.set(a, st.ino);
+      dirs.set(a, st.ino);
       if (entry.name === '.git') {
         const info = lstatSync(join(a, 'info'), { bigint: true, throwIfNoEntry: false });
-        if (info?.isDirectory()) paths.set(join(a, 'info'), info.ino);
+        if (info?.isDirectory()) dirs.set(join(a, 'info'), info.ino);
         continue;
       }
       walk(a, r);
     }
   };
   walk(root, '');
+  const listed = new Map<string, bigint>();
   for (const f of files) {
     const st = lstatSync(join(root, f), { bigint: true, throwIfNoEntry: false });
-    if (st) paths.set(join(root, f), st.ino);
+    if (st) listed.set(join(root, f), st.ino);
   }
-  return paths;
+  return { dirs, listed };
+}
+
+/**
+ * Every file in the tree git may read ignore rules from: `.git/info/exclude`, present or not, and
+ * the `.gitignore` present in each of `dirs` (the tree's directories, as `treePaths` gives them). A
+ * listed file's own state does not cover them: a `.gitignore` that ignores itself is no listed
+ * file, and appending to it changes no directory. One not present yet is covered by its
+ * directory's state (creating it moves the directory's mtime and ctime), so the recall pays no
+ * stat per directory for it. (The global excludes file and `core.excludesFile`, present or not,
+ * are among `outsideFiles`.)
+ */
+export function ignoreRuleFiles(root: string, dirs: Iterable<string>): string[] {
+  const git = join(root, '.git');
+  const files = [join(git, 'info', 'exclude')];
+  for (const dir of dirs) {
+    if (dir === git || dir.startsWith(`${git}/`)) continue;
+    const file = join(dir, '.gitignore');
+    if (lstatSync(file, { throwIfNoEntry: false })) files.push(file);
+  }
+  return files;
 }
 
 /** Files outside the tree a fresh listing reads: git's configuration (and where one could appear), git itself, PATH's directories. */

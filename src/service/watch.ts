@@ -6,7 +6,9 @@
  *
  * chokidar 5 has no globs, so the loop watches the directories that can hold declared inputs (each
  * glob's static prefix), the config files and the request files, and decides itself whether a
- * changed path matters by matching it against the globs.
+ * changed path matters by matching it against the globs. Whether an event is a change at all is
+ * vkit's fingerprint's call (watch-judge.ts), never chokidar's: its filter drops an edit that puts
+ * the mtime back, so its raw events are judged too.
  */
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -18,6 +20,7 @@ import { compileGraph, type ActionGraph } from '../graph/compile.js';
 import { makeEvent, type EventSink } from '../engine/events.js';
 import { InvalidInputError, invalid } from '../errors.js';
 import type { Gate } from '../gate/schema.js';
+import { ChangeJudge, rawEventPath } from './watch-judge.js';
 import { defaultStoreDir, openWorkspace, type OpenOptions } from './workspace.js';
 
 export interface WatchOptions {
@@ -269,11 +272,19 @@ export async function watch(open: OpenOptions, opts: WatchOptions): Promise<void
   }
 
   let wake: (() => void) | undefined;
-  watcher.on('all', (event, path) => {
-    if (event !== 'add' && event !== 'change' && event !== 'unlink') return;
-    if (!matters(path)) return;
+  // Every event, chokidar's own and the raw ones it filters by mtime, is judged by vkit's fingerprint.
+  const judge = new ChangeJudge();
+  const onChange = (path: string) => {
+    if (!matters(path) || !judge.changed(path)) return;
     pending.add(toRel(root, path));
     schedule();
+  };
+  watcher.on('all', (event, path) => {
+    if (event === 'add' || event === 'change' || event === 'unlink') onChange(path);
+  });
+  watcher.on('raw', (_event, name, details) => {
+    const watched = (details as { watchedPath?: unknown } | undefined)?.watchedPath;
+    if (typeof watched === 'string') onChange(rawEventPath(watched, name));
   });
   watcher.on('error', (error) => {
     failure ??= error;

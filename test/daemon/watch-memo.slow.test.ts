@@ -9,6 +9,7 @@ import {
   appendFileSync,
   chmodSync,
   linkSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   rmSync,
@@ -112,6 +113,48 @@ test('an edited input is never answered from memory: the check reruns and the ga
   assert.equal(recalled(), before);
   repo.write('src/a.txt', 'a\n');
   repo.age('src/a.txt');
+  assert.equal(run(['build']).code, 0);
+});
+
+test('an input rewritten with its size and times put back (touch -r) is never answered from memory: the gate rejects', () => {
+  fromMemory(['build', '--json']);
+  const before = recalled();
+  const file = join(repo.dir, 'src/a.txt');
+  const st = lstatSync(file);
+  writeFileSync(file, 'X\n'); // same size
+  utimesSync(file, st.atime, st.mtime); // same times: only the ctime (and the watch) tells
+  const r = run(['build', '--json']);
+  assert.equal(recalled(), before);
+  assert.equal(r.code, 1, r.stdout);
+  assert.equal(r.json().gate.status, 'REJECTED');
+  repo.write('src/a.txt', 'a\n');
+  repo.age('src/a.txt');
+  assert.equal(run(['build']).code, 0);
+});
+
+test('a .gitignore that ignores itself, appended to, is never answered from memory: a config error as a fresh run says', () => {
+  // The root's .gitignore untracked and ignoring itself: no listed file, only its directory's watch hears it.
+  repo.git('rm', '-q', '--cached', '.gitignore');
+  repo.write('.gitignore', 'ignored/\n.gitignore\n');
+  repo.write('src/deep/untracked.txt', 'u\n');
+  for (const f of ['.gitignore', 'src/deep/untracked.txt']) repo.age(f);
+  try {
+    assert.equal(run(['build']).code, 0);
+    fromMemory(['build', '--json']);
+    const before = recalled();
+    appendFileSync(join(repo.dir, '.gitignore'), 'src/deep/untracked.txt\n');
+    const r = run(['build', '--json']);
+    assert.equal(recalled(), before);
+    const fresh = run(['build', '--json'], { VKIT_DAEMON: '0' });
+    assert.equal(fresh.code, 2, fresh.stdout);
+    assert.equal(r.code, 2, r.stdout);
+    assert.equal(r.stdout, fresh.stdout);
+  } finally {
+    repo.write('.gitignore', 'ignored/\n');
+    repo.age('.gitignore');
+    repo.git('add', '.gitignore');
+    rmSync(join(repo.dir, 'src/deep/untracked.txt'));
+  }
   assert.equal(run(['build']).code, 0);
 });
 
