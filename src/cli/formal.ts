@@ -2,7 +2,6 @@
  * `vkit formal package digest [ID]`, `vkit formal qualify` and `vkit policy accept`'s handlers (declared in
  * `verbs/formal.ts`, bound in `table.ts`): call the service, render.
  */
-import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { EXIT, invalid } from '../errors.js';
 import { renderQualification } from '../formal/qualify/render.js';
@@ -56,6 +55,8 @@ export const qualify: Handler<typeof verbs.qualify> = async ({ values: v }) => {
   if (!Number.isInteger(jobs) || jobs < 1)
     throw invalid('ERR_USAGE', `Expected --jobs to be a positive integer, got \`${v.jobs}\``, { path: '--jobs' });
   const { qualifyPackage } = await import('../service/qualify.js');
+  // Checked before the qualification runs: a report that could not be written would be work for nothing.
+  const out = v.out ? await reportTarget(v.out, v.root, v.store) : undefined;
   const report = await qualifyPackage({
     package: v.package,
     profile: v.profile,
@@ -66,8 +67,19 @@ export const qualify: Handler<typeof verbs.qualify> = async ({ values: v }) => {
     store: v.store,
     jobs,
   });
-  if (v.out) writeFileSync(resolve(v.out), `${JSON.stringify(report, null, 2)}\n`);
+  if (out)
+    (await import('../service/write-target.js')).writeTargetFile(out, `${JSON.stringify(report, null, 2)}\n`, true);
   if (v.json) printJson(report);
   else process.stdout.write(renderQualification(report));
   return report.status === 'PASS' ? EXIT.ok : report.status === 'FAIL' ? EXIT.fail : EXIT.blocked;
 };
+
+/** `--out FILE`: the user's to name, and replaced if it exists, but never in a git directory or the store. */
+async function reportTarget(out: string, root: string | undefined, store: string | undefined) {
+  const { writeTarget } = await import('../service/write-target.js');
+  return writeTarget(
+    resolve(out),
+    { root: resolve(root ?? process.cwd()), store },
+    { arg: '--out', overwrite: true, overwriteHint: '' },
+  );
+}

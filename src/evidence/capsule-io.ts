@@ -124,7 +124,7 @@ export async function packToolTree(
     }
   };
   walk(root);
-  await writeTar(out, files);
+  await writeTar(out, files, true);
   const hash = sha256Stream();
   let size = 0;
   for await (const c of createReadStream(out)) {

@@ -8,7 +8,8 @@
  * parser builds an entry from it (the `tar` package skips some types unseen and folds others into
  * the next entry).
  */
-import { closeSync, createReadStream, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, fsyncSync, openSync, rmSync, writeSync } from 'node:fs';
+import { publishTemp, tempBeside } from './publish.js';
 import { Transform, type TransformCallback } from 'node:stream';
 import { Header } from 'tar';
 
@@ -27,10 +28,13 @@ function header(name: string, size: number): Buffer {
   return h.block;
 }
 
-/** Writes the tar to a temp file beside `out`, fsyncs it and renames it into place. */
-export async function writeTar(out: string, entries: readonly TarSource[]): Promise<void> {
-  const temp = `${out}.partial-${process.pid}`;
-  const fd = openSync(temp, 'w');
+/**
+ * Writes the tar to a fresh temp file beside `out`, fsyncs it and puts it in place: over an existing
+ * file only with `replace` (`publishTemp`).
+ */
+export async function writeTar(out: string, entries: readonly TarSource[], replace: boolean): Promise<void> {
+  const temp = tempBeside(out);
+  const fd = openSync(temp, 'wx', 0o644);
   try {
     for (const e of entries) {
       writeSync(fd, header(e.name, e.size));
@@ -52,7 +56,6 @@ export async function writeTar(out: string, entries: readonly TarSource[]): Prom
     writeSync(fd, Buffer.alloc(2 * BLOCK));
     fsyncSync(fd);
     closeSync(fd);
-    renameSync(temp, out);
   } catch (error) {
     try {
       closeSync(fd);
@@ -62,6 +65,7 @@ export async function writeTar(out: string, entries: readonly TarSource[]): Prom
     rmSync(temp, { force: true });
     throw error;
   }
+  publishTemp(temp, out, replace);
 }
 
 /** A header block as written, before any parser interprets it. */

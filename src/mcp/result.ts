@@ -25,7 +25,7 @@ function toolResult(value: object): CallToolResult {
   };
 }
 
-export function toolError(error: unknown, tool: string): CallToolResult {
+function toolError(error: unknown, tool: string): CallToolResult {
   const body = errorBody(error, tool);
   return {
     content: [{ type: 'text', text: JSON.stringify(body) }],
@@ -34,7 +34,7 @@ export function toolError(error: unknown, tool: string): CallToolResult {
   };
 }
 
-function errorBody(error: unknown, tool: string): ToolErrorBody {
+export function errorBody(error: unknown, tool: string): ToolErrorBody {
   if (error instanceof VkitError) {
     const issues = (error as { issues?: Issue[] }).issues ?? [];
     return {

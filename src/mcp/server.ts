@@ -1,5 +1,5 @@
 /**
- * `vkit mcp [--root DIR] [--store DIR]`: the MCP face, over stdio. Thin like the CLI: the tools in
+ * `vkit mcp [--root DIR] [--store DIR] [--allow-write DIR]...`: the MCP face, over stdio. Thin like the CLI: the tools in
  * `tools.ts` call the service and return its JSON. Every call opens what it needs and closes it again
  * (the service does), so several servers and CLIs can share one store; nothing stays open between calls.
  *
@@ -7,14 +7,16 @@
  * other write to `process.stdout` (a `console.log` in a user's vkit.config.ts, which is loaded in this
  * process, or in a library) is sent to stderr instead, where logging goes too.
  */
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { EXIT } from '../errors.js';
+import { EXIT, invalid } from '../errors.js';
 import { BackgroundBuilds } from '../service/background.js';
 import type { OpenOptions } from '../service/index.js';
-import { registerTools } from './tools.js';
+import { registerTools } from './call.js';
+import { StdioLineTransport } from './stdio.js';
+import { TOOLS } from './tools.js';
 
 /** A stream onto the real stdout for the transport; `process.stdout.write` goes to stderr from here on. */
 function claimStdout(): Writable {
@@ -31,27 +33,45 @@ function claimStdout(): Writable {
   return protocol;
 }
 
+/** An `--allow-write` directory, absolute; one that is not an existing directory is a usage error. */
+function allowedDir(dir: string): string {
+  const abs = resolve(dir);
+  if (!statSync(abs, { throwIfNoEntry: false })?.isDirectory())
+    throw invalid('ERR_USAGE', `Expected --allow-write to name an existing directory, got \`${dir}\``, {
+      path: '--allow-write',
+    });
+  return abs;
+}
+
 /**
  * Serves until the client closes stdin; background builds already started finish before the process
  * exits. The flags come parsed by the CLI's command table (src/cli/table.ts); `vkit mcp` declares no
  * --json, so not even a usage error is printed on stdout.
  */
-export async function serveMcp(flags: { root?: string; store?: string }, version: () => string): Promise<number> {
+export async function serveMcp(
+  flags: { root?: string; store?: string; 'allow-write'?: string[] },
+  version: () => string,
+): Promise<number> {
   const open: OpenOptions & { root: string } = {
     root: resolve(flags.root ?? process.cwd()),
     store: flags.store ? resolve(flags.store) : undefined,
   };
+  // A path an agent names is written only inside the root or a directory the host allowed here.
+  const writable = [open.root, ...(flags['allow-write'] ?? []).map(allowedDir)];
   const protocol = claimStdout();
   const server = new McpServer({ name: 'vkit', version: version() }, { instructions: INSTRUCTIONS });
-  registerTools(server, { open, root: open.root, builds: new BackgroundBuilds() });
+  registerTools(server, TOOLS, { open, root: open.root, writable, builds: new BackgroundBuilds() });
   const closed = new Promise<void>((done) => {
     server.server.onclose = done;
   });
   server.server.onerror = (error) => process.stderr.write(`vkit mcp: ${error.message}\n`);
   // The stdio transport does not watch for the end of stdin; a client closing it means goodbye.
   process.stdin.once('end', () => void server.close());
-  await server.connect(new StdioServerTransport(process.stdin, protocol));
-  process.stderr.write(`vkit mcp: serving on stdio (root ${open.root}${open.store ? `, store ${open.store}` : ''})\n`);
+  await server.connect(new StdioLineTransport(process.stdin, protocol));
+  const allowed = writable.length > 1 ? `, writes also in ${writable.slice(1).join(', ')}` : '';
+  process.stderr.write(
+    `vkit mcp: serving on stdio (root ${open.root}${open.store ? `, store ${open.store}` : ''}${allowed})\n`,
+  );
   await closed;
   return EXIT.ok;
 }
@@ -59,5 +79,8 @@ export async function serveMcp(flags: { root?: string; store?: string }, version
 const INSTRUCTIONS = `vkit is a build system whose outputs are evidence. build and verify start runs and return ids at once
 unless wait_s (<= 50) is given; poll with run_wait. gate reports READY, REJECTED or BLOCKED from retained
 evidence. vkit's errors are tool errors whose text is {"error": {"code", "exit_code", "message", "where", "hint",
-"issues"}}, with the CLI's codes; arguments that do not match a tool's input schema are refused before the
-tool runs as ERR_TOOL_INPUT (exit_code 2), one issue per problem with its argument path.`;
+"issues"}}, with the CLI's codes. A call that cannot start (an unknown tool, arguments that are not an object
+or do not match the tool's input schema) is a JSON-RPC error -32602 naming each argument and its problem,
+its data the same error object (ERR_TOOL_INPUT, exit_code 2, one issue per problem with its argument path).
+evidence_export writes only inside the project root (or a directory the host allowed), never in .git or the
+store, and replaces an existing file only with overwrite: true.`;

@@ -6,21 +6,19 @@
  */
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { BackgroundBuilds } from '../service/background.js';
 import * as service from '../service/index.js';
 import { checkDecision } from '../service/acceptance/decision.js';
 import { renderFiles } from '../service/acceptance/render.js';
-import { InvalidInputError, invalid, type Issue } from '../errors.js';
 import { checkLabel } from '../graph/compile.js';
-import { answer, toolError } from './result.js';
 
 export interface ToolContext {
   open: service.OpenOptions;
   /** Absolute project root: feedback lives beside its git directory. */
   root: string;
+  /** Where a path an agent names may be written: the root and the directories `--allow-write` adds. */
+  writable: readonly string[];
   builds: BackgroundBuilds;
 }
 
@@ -102,7 +100,7 @@ async function withStore<T>(
   }
 }
 
-interface ToolSpec<S extends z.ZodObject> {
+export interface ToolSpec<S extends z.ZodObject> {
   description: string;
   input: S;
   readOnly?: boolean;
@@ -113,7 +111,7 @@ function spec<S extends z.ZodObject>(s: ToolSpec<S>): ToolSpec<S> {
   return s;
 }
 
-const TOOLS = {
+export const TOOLS = {
   build: spec({
     description:
       'Run what changed, reuse the rest, fold the gate (like `vkit build`). Returns `{build, state: "running"}` at once, or with wait_s the `vkit.build/1` report when the build ends within it. Poll with run_wait using the build id.',
@@ -350,7 +348,16 @@ const TOOLS = {
       "Write one finished run's evidence as a deterministic tar bundle (like `vkit evidence export`): a manifest of digests binding job, source, outcome, obligations, checker and artifacts; validated by reading it back. Returns the `vkit.evidence-export/1` summary. Hashes give integrity relative to trusted state, not authentication.",
     input: z.strictObject({
       run: runId,
-      out: z.string().min(1).describe('The bundle file to write, relative to the project root.'),
+      out: z
+        .string()
+        .min(1)
+        .describe(
+          'The bundle file to write, relative to the project root. Its real path (symlinks resolved) must be inside the root or a directory the host allowed (`vkit mcp --allow-write DIR`), and never in a `.git` directory or the evidence store.',
+        ),
+      overwrite: z
+        .boolean()
+        .optional()
+        .describe('Replace the file at `out` if one exists (default: an existing file is refused).'),
       include_assets: z
         .boolean()
         .optional()
@@ -363,6 +370,12 @@ const TOOLS = {
         run: a.run,
         out: resolve(ctx.root, a.out),
         includeAssets: a.include_assets,
+        target: {
+          arg: 'out',
+          overwrite: a.overwrite === true,
+          within: ctx.writable,
+          overwriteHint: 'Pass `overwrite: true` to replace it, or name another file.',
+        },
       }),
   }),
 
@@ -419,58 +432,3 @@ const TOOLS = {
     handler: async (a, ctx) => service.listFeedback(ctx.root, { limit: a.limit }),
   }),
 };
-
-/**
- * Registers every tool on the server (tools/list advertises their strict input schemas), then answers
- * tools/call itself: arguments outside a schema, and unknown tools, come back as vkit tool errors
- * (`ERR_TOOL_INPUT` / `ERR_USAGE`, exit code 2, one issue per problem with its argument path) rather
- * than the SDK's plain text, so an agent reads one error shape. Each call answers through `answer`, so
- * nothing a handler throws crashes the server.
- */
-export function registerTools(server: McpServer, ctx: ToolContext): void {
-  const tools = Object.entries(TOOLS) as [string, ToolSpec<z.ZodObject>][];
-  for (const [name, tool] of tools) {
-    server.registerTool(
-      name,
-      { description: tool.description, inputSchema: tool.input, annotations: { readOnlyHint: tool.readOnly ?? false } },
-      (args: Record<string, unknown>) => answer(name, () => tool.handler(args, ctx)),
-    );
-  }
-  const byName = new Map(tools);
-  server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const { name } = request.params;
-    const tool = byName.get(name);
-    if (!tool)
-      return toolError(
-        invalid(
-          'ERR_USAGE',
-          `Tool \`${name}\` not found`,
-          { path: 'name' },
-          `The tools are: ${[...byName.keys()].join(', ')}.`,
-        ),
-        name,
-      );
-    const parsed = tool.input.safeParse(request.params.arguments ?? {});
-    if (!parsed.success)
-      return toolError(
-        new InvalidInputError(
-          'ERR_TOOL_INPUT',
-          inputIssues(parsed.error),
-          `See the input schema of \`${name}\` (tools/list).`,
-        ),
-        name,
-      );
-    return answer(name, () => tool.handler(parsed.data as Record<string, unknown>, ctx));
-  });
-}
-
-/** zod's problems as vkit issues: the argument path (`sections[2]`), then zod's message. */
-function inputIssues(error: z.ZodError): Issue[] {
-  return error.issues.map((i) => ({
-    path: i.path.reduce<string>(
-      (acc, k) => (typeof k === 'number' ? `${acc}[${k}]` : acc ? `${acc}.${String(k)}` : String(k)),
-      '',
-    ),
-    message: i.message,
-  }));
-}

@@ -22,6 +22,7 @@ import { INTEGRITY_NOTE, manifestBytes } from '../evidence/manifest.js';
 import { judgeReplay, type Fresh, type IdentityCheck, type ReplayStatus } from '../evidence/replay.js';
 import { writeTar } from '../evidence/tar.js';
 import { openStore, openWorkspace, type OpenOptions } from './workspace.js';
+import { type TargetRules, writeTarget } from './write-target.js';
 
 export interface ExportResult {
   schema: 'vkit.evidence-export/1';
@@ -48,21 +49,28 @@ async function withScratch<T>(fn: (dir: string) => Promise<T>): Promise<T> {
   }
 }
 
+/** A user's `--out` may be anywhere (never a git directory or the store) and replaces the file it names. */
+const USER_OUT: TargetRules = { arg: '--out', overwrite: true, overwriteHint: '' };
+
 export async function exportEvidence(
   open: OpenOptions,
-  req: { run: string; out: string; includeAssets?: boolean },
+  req: { run: string; out: string; includeAssets?: boolean; target?: TargetRules },
 ): Promise<ExportResult> {
-  const out = resolve(req.out);
+  const rules = req.target ?? USER_OUT;
+  const named = resolve(req.out);
   let parent;
   try {
-    parent = statSync(dirname(out));
+    parent = statSync(dirname(named));
   } catch {
     parent = undefined;
   }
   if (!parent?.isDirectory())
-    throw invalid('ERR_USAGE', `Expected --out to be a file in an existing directory, got \`${req.out}\``, {
-      path: '--out',
+    throw invalid('ERR_USAGE', `Expected ${rules.arg} to be a file in an existing directory, got \`${req.out}\``, {
+      path: rules.arg,
     });
+  const root = resolve(open.root ?? process.cwd());
+  const target = await writeTarget(named, { root, store: open.store }, rules);
+  const out = target.path;
   const store = await openStore(open);
   try {
     let plan = planExport(store, req.run, Boolean(req.includeAssets));
@@ -70,7 +78,7 @@ export async function exportEvidence(
       // A formal run's capsule is streamed out of the engine into scratch files, then into the bundle.
       if (req.includeAssets && hasFormalAssets(plan.receipt))
         plan = planExport(store, req.run, true, await collectFormalAssets(plan.receipt, assetDir));
-      await writeTar(out, plan.sources);
+      await writeTar(out, plan.sources, rules.overwrite);
     });
     const carried = capsuleEntryNames(plan.manifest);
     // Export validates what it wrote: the file is read back as hostile input and must give exactly

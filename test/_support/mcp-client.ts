@@ -24,10 +24,11 @@ export function childEnv(): Record<string, string> {
   );
 }
 
-export async function connect(repo: TempRepo, store = storeDir(repo)): Promise<McpSession> {
+/** A `vkit mcp` on the repo and `store`; `extra` adds flags (`--allow-write DIR`). */
+export async function connect(repo: TempRepo, store = storeDir(repo), extra: string[] = []): Promise<McpSession> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [VKIT_BIN, 'mcp', '--root', repo.dir, '--store', store],
+    args: [VKIT_BIN, 'mcp', '--root', repo.dir, '--store', store, ...extra],
     cwd: repo.dir,
     env: childEnv(),
     stderr: 'pipe',

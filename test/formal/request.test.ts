@@ -203,8 +203,11 @@ test('MCP verify takes the request object: a refusal is a tool error with exit c
     assert.match(refused.json.error.issues[0].message, /smaller obligation sets/);
     const unaccepted = await mcp.call('verify', { request: valid() });
     assert.equal(unaccepted.json.error.issues[0].path, 'claim.component');
-    const both = await mcp.call('verify', { request: valid(), check: 'ok' });
-    assert.equal(both.isError, true);
+    // Both `check` and `request` break the tool's schema: the call never starts (JSON-RPC -32602).
+    await assert.rejects(mcp.client.callTool({ name: 'verify', arguments: { request: valid(), check: 'ok' } }), {
+      code: -32602,
+      message: /exactly one of `check` and `request`/,
+    });
   } finally {
     await mcp.close();
     repo.cleanup();

@@ -68,8 +68,11 @@ test('acceptance_render: Markdown with the requirement row and the decision line
   assert.equal(r.json.exit_code, 0);
   assert.match(r.json.markdown, /^\| S-1 \| yes \|/m);
   assert.match(r.json.markdown, /^decision: accepted by /m);
-  const bad = await mcp.call('acceptance_render', { ...docs, bogus: 1 });
-  assert.equal(bad.isError, true);
+  // An unknown key breaks the tool's schema: the call never starts (JSON-RPC -32602 naming it).
+  await assert.rejects(mcp.client.callTool({ name: 'acceptance_render', arguments: { ...docs, bogus: 1 } }), {
+    code: -32602,
+    message: /`bogus`: Unknown argument/,
+  });
   const missing = await mcp.call('acceptance_check_decision', { ...docs, decision: 'nope.toml' });
   assert.equal(missing.isError, true);
   assert.equal(missing.json.error.exit_code, 2);

@@ -272,8 +272,12 @@ test('model_compare: an object and the same JSON as a string agree; a duplicate 
   assert.equal(notJson.json.error.code, 'ERR_REQUEST_INVALID');
   assert.equal(notJson.json.error.issues[0].line, 1);
 
-  const array = await mcp.call('model_compare', { request: [request] });
-  assert.equal(array.isError, true, 'an array is neither the object nor its text');
+  const array = await rejected(
+    mcp.client.callTool({ name: 'model_compare', arguments: { request: [request] } }),
+    'array',
+  );
+  assert.equal(array.code, -32602, 'an array is neither the object nor its text');
+  assert.equal(array.data.error.issues[0].path, 'request');
 });
 
 test('feedback_add writes once, a duplicate keeps the file; feedback_list puts formal first', async () => {
@@ -312,9 +316,9 @@ test('feedback_add writes once, a duplicate keeps the file; feedback_list puts f
   assert.equal(empty.json.error.issues[0].path, 'task');
 });
 
-test('arguments outside a schema are refused as vkit tool errors naming the argument; the server keeps serving', async () => {
+test("arguments outside a schema are JSON-RPC errors -32602 naming the argument, with vkit's error as data; the server keeps serving", async () => {
   for (const [name, args, path] of [
-    ['build', { wait_s: 10, bogus: true }, ''],
+    ['build', { wait_s: 10, bogus: true }, 'bogus'],
     ['build', { wait_s: 51 }, 'wait_s'],
     ['verify', {}, ''],
     ['run_show', { run: 'run_x', sections: ['everything'] }, 'sections[0]'],
@@ -323,18 +327,33 @@ test('arguments outside a schema are refused as vkit tool errors naming the argu
     ['feedback_add', { task: 't', missing: 'm', benefit: 'b', kind: 'informal' }, 'kind'],
     ['gate', { deep: 'yes' }, 'deep'],
   ] as const) {
-    const r = await mcp.call(name, args);
     const shown = `${name} ${JSON.stringify(args)}`;
-    assert.equal(r.isError, true, shown);
-    assert.equal(r.json.error.code, 'ERR_TOOL_INPUT', shown);
-    assert.equal(r.json.error.exit_code, 2, shown);
-    assert.ok(r.json.error.issues.length >= 1, shown);
-    assert.equal(r.json.error.issues[0].path, path, shown);
-    assert.match(r.json.error.hint, new RegExp(`input schema of \`${name}\``), shown);
+    const error = await rejected(mcp.client.callTool({ name, arguments: args }), shown);
+    assert.equal(error.code, -32602, shown);
+    assert.match(
+      error.message,
+      new RegExp(`Invalid params for tool \`${name}\`: \`${(path || 'arguments').replace(/[[\]]/g, '\\$&')}\``),
+      shown,
+    );
+    assert.equal(error.data.error.code, 'ERR_TOOL_INPUT', shown);
+    assert.equal(error.data.error.exit_code, 2, shown);
+    assert.ok(error.data.error.issues.length >= 1, shown);
+    assert.equal(error.data.error.issues[0].path, path, shown);
+    assert.match(error.data.error.hint, new RegExp(`input schema of \`${name}\``), shown);
   }
-  const unknownTool = await mcp.call('no_such_tool', {});
-  assert.equal(unknownTool.isError, true);
-  assert.equal(unknownTool.json.error.code, 'ERR_USAGE');
-  assert.match(unknownTool.json.error.message, /not found/);
+  const unknownTool = await rejected(mcp.client.callTool({ name: 'no_such_tool', arguments: {} }), 'no_such_tool');
+  assert.equal(unknownTool.code, -32602);
+  assert.equal(unknownTool.data.error.code, 'ERR_USAGE');
+  assert.match(unknownTool.message, /not found/);
   assert.equal((await mcp.call('gate', {})).json.status, 'READY', 'still serving');
 });
+
+/** The JSON-RPC error a call was answered with (the client throws it as an McpError). */
+async function rejected(call: Promise<unknown>, shown: string): Promise<{ code: number; message: string; data: any }> {
+  try {
+    await call;
+  } catch (error) {
+    return error as { code: number; message: string; data: any };
+  }
+  assert.fail(`${shown} was answered, not refused`);
+}

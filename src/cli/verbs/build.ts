@@ -277,18 +277,24 @@ export const mcp = defineVerb({
   name: 'mcp',
   summary: 'serve the same verbs as MCP tools over stdio (for agents)',
   readme: 'MCP server over stdio for agents (see below)',
-  flags: { root: { type: 'string' }, store: { type: 'string' } },
-  help: `Usage: vkit mcp [--root DIR] [--store DIR]
+  flags: { root: { type: 'string' }, store: { type: 'string' }, 'allow-write': { type: 'string', multiple: true } },
+  help: `Usage: vkit mcp [--root DIR] [--store DIR] [--allow-write DIR ...]
 
 Serves MCP (Model Context Protocol) over stdio: stdout carries the protocol only, logs go to stderr.
 Tools: build, verify, run_wait, run_show, run_cancel, run_retry, runs_list, gate, model_compare,
 acceptance_check_decision, acceptance_render, evidence_export, evidence_replay, feedback_add, feedback_list. build and verify return a run or build id at once unless wait_s (0 to 50)
-is given; poll with run_wait. Errors are tool errors carrying the CLI's codes and exit codes. Each call
-opens the store and closes it again, so several servers and CLIs may share one store. Exits when the
-client closes stdin.
+is given; poll with run_wait. Errors are tool errors carrying the CLI's codes and exit codes; a call
+that cannot start (unknown tool, arguments outside its schema) is JSON-RPC error -32602 naming the
+argument, and a line that is not JSON-RPC gets -32700 or -32600. Each call opens the store and closes
+it again, so several servers and CLIs may share one store. Exits when the client closes stdin.
 
-  --root DIR     project root holding vkit.config.ts or vkit.manifest.json (default: cwd)
-  --store DIR    evidence store (default: <git common dir>/vkit, or <root>/.vkit without git)
+A path an agent names for writing (evidence_export's out) must resolve, symlinks followed, inside the
+root or an --allow-write directory, never inside a .git directory or the store; an existing file is
+replaced only when the call passes overwrite: true.
+
+  --root DIR         project root holding vkit.config.ts or vkit.manifest.json (default: cwd)
+  --store DIR        evidence store (default: <git common dir>/vkit, or <root>/.vkit without git)
+  --allow-write DIR  a directory besides the root where agents' paths may be written (repeatable)
 `,
 });
 

@@ -2,8 +2,8 @@
  * `vkit acceptance check-decision` and `vkit acceptance decide`: the I/O around the decision core.
  * Paths are relative to `root`; stores and trees arrive already absolute.
  */
-import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { invalid } from '../../errors.js';
 import { m11Digest } from '../../hash/index.js';
@@ -15,6 +15,7 @@ import { findingLine, type Finding, type Outcome } from '../../acceptance/report
 import { parties } from '../../acceptance/specification.js';
 import { readDoc, str, table } from '../../acceptance/toml.js';
 import { refuseVersion03 } from '../../acceptance/versions.js';
+import { writeTarget, writeTargetFile } from '../write-target.js';
 
 export interface CheckDecisionRequest {
   root: string;
@@ -149,11 +150,18 @@ export interface DecideJson {
  */
 export async function decide(req: DecideRequest): Promise<Outcome<DecideJson>> {
   const outAbs = resolve(req.root, req.out);
-  if (existsSync(outAbs) && !req.force)
+  // lstat, not exists: a dangling symlink at --out is a file there too, and is never written through.
+  if (lstatSync(outAbs, { throwIfNoEntry: false }) && !req.force)
     throw invalid('ERR_USAGE', `Refusing to overwrite \`${req.out}\`: it exists (pass --force to replace it)`, {
       file: req.out,
       path: '--out',
     });
+  // Never into a git directory or the store, whatever --force says.
+  const target = await writeTarget(
+    outAbs,
+    { root: req.root },
+    { arg: '--out', overwrite: true, overwriteHint: 'Pass --force to replace it.' },
+  );
   const specDoc = await readDoc(resolve(req.root, req.spec), req.spec);
   const pkgDoc = await readDoc(resolve(req.root, req.package), req.package);
   refuseVersion03(specDoc);
@@ -212,8 +220,8 @@ export async function decide(req: DecideRequest): Promise<Outcome<DecideJson>> {
     id: req.id ?? `AD-${issuedAt.slice(0, 10)}-${pkgHex}`,
     issuedAt,
   });
-  await mkdir(dirname(outAbs), { recursive: true });
-  await writeFile(outAbs, draft.text);
+  await mkdir(dirname(target.path), { recursive: true });
+  writeTargetFile(target, draft.text, req.force === true);
   return {
     exitCode: 0,
     lines: [
