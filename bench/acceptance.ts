@@ -4,10 +4,13 @@
  * checking the app's decision end to end (goal: median <= 1 s), and again after one library file
  * changed (the check must then fail, naming that library). Then a package of 3,000 claims that
  * each draw one finding, timed through the real CLI (`vkit acceptance check`; goal: median <= 1 s):
- * every finding looks up its line, so this is where a per-finding cost shows. Prints the figures.
- * BENCH_LIBS, BENCH_CLAIMS and BENCH_RUNS change the sizes.
+ * every finding looks up its line, so this is where a per-finding cost shows. Then 2,000 claims in
+ * each of two shapes citing a few record files (acceptance-shapes.ts), timed through `check` and
+ * (rust-delivery) `check-package` (goal: median <= 1 s each): where a per-claim read of the same
+ * record shows. Prints medians of repeated runs. BENCH_LIBS, BENCH_CLAIMS, BENCH_SHAPE_CLAIMS and
+ * BENCH_RUNS change the sizes (0 skips a part).
  */
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,10 +19,12 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { checkDecisionFiles } from '../src/acceptance/recursive-checks.js';
 import type { DecisionContext, DecisionPaths } from '../src/acceptance/model.js';
+import { writeRustDeliveryClaims, writeSmallClaims } from './acceptance-shapes.js';
 
 const N = Number(process.env.BENCH_LIBS ?? 500);
 const CLAIMS = Number(process.env.BENCH_CLAIMS ?? 3000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const SHAPE_CLAIMS = Number(process.env.BENCH_SHAPE_CLAIMS ?? 2000);
 const m11 = (domain: string, bytes: string | Buffer) =>
   `${domain}:sha-512:${createHash('sha512').update(`${domain}:`).update(bytes).digest('hex')}`;
 const sha512 = (b: string) => createHash('sha512').update(b).digest('hex');
@@ -326,38 +331,86 @@ version = "WT-SPEC-0001@v1"
 ${Array.from({ length: count }, (_, i) => claim(i)).join('')}`;
 }
 
+const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+interface CliTiming {
+  median: number;
+  min: number;
+  max: number;
+  /** The last run's exit status and stdout. */
+  status: number | null;
+  stdout: string;
+}
+
+/** `vkit acceptance ARGS... --root work --json` run RUNS times, node startup included. */
+function timeCli(work: string, args: string[]): CliTiming {
+  const ms: number[] = [];
+  let out: SpawnSyncReturns<string> | undefined;
+  for (let r = 0; r < RUNS; r++) {
+    const t0 = performance.now();
+    out = spawnSync(process.execPath, [join(REPO, 'bin', 'vkit.js'), 'acceptance', ...args, '--root', work, '--json'], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 28,
+    });
+    ms.push(performance.now() - t0);
+    if (out.status !== 0 && out.status !== 1)
+      throw new Error(`vkit acceptance ${args.join(' ')} exited ${out.status}: ${out.stderr}`);
+  }
+  ms.sort((a, b) => a - b);
+  return {
+    median: ms[Math.floor(ms.length / 2)]!,
+    min: ms[0]!,
+    max: ms.at(-1)!,
+    status: out!.status,
+    stdout: out!.stdout,
+  };
+}
+
+const figures = (t: CliTiming) =>
+  `median ${t.median.toFixed(0)} ms (min ${t.min.toFixed(0)}, max ${t.max.toFixed(0)}, ${RUNS} runs); goal <= 1000 ms: ${t.median <= 1000 ? 'met' : 'NOT met'}`;
+
 /** Median wall time of `vkit acceptance check` on that package, node startup included. */
 function benchManyFindings(): void {
   const work = mkdtempSync(join(tmpdir(), 'vkit-bench-findings-'));
   try {
-    const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
     mkdirSync(join(work, 'subject'));
     writeFileSync(
       join(work, 'acceptance-specification.toml'),
-      readFileSync(join(repo, 'examples', 'weighted-toy', 'acceptance-specification.toml')),
+      readFileSync(join(REPO, 'examples', 'weighted-toy', 'acceptance-specification.toml')),
     );
     writeFileSync(join(work, 'acceptance.toml'), manyFindingsPackage(CLAIMS));
-    const ms: number[] = [];
-    let findings = 0;
-    for (let r = 0; r < RUNS; r++) {
-      const t0 = performance.now();
-      const out = spawnSync(
-        process.execPath,
-        [join(repo, 'bin', 'vkit.js'), 'acceptance', 'check', 'acceptance.toml', '--root', work, '--json'],
-        { encoding: 'utf8', maxBuffer: 1 << 28 },
-      );
-      ms.push(performance.now() - t0);
-      if (out.status !== 0 && out.status !== 1)
-        throw new Error(`vkit acceptance check exited ${out.status}: ${out.stderr}`);
-      const file = JSON.parse(out.stdout).files[0] as { findings: { line?: number }[] };
-      findings = file.findings.filter((f) => f.line !== undefined).length;
-    }
-    ms.sort((a, b) => a - b);
-    const median = ms[Math.floor(ms.length / 2)]!;
-    console.log(
-      `check, ${CLAIMS} claims with ${findings} located findings: median ${median.toFixed(0)} ms (min ${ms[0]!.toFixed(0)}, max ${ms.at(-1)!.toFixed(0)}, ${RUNS} runs); goal <= 1000 ms: ${median <= 1000 ? 'met' : 'NOT met'}`,
-    );
+    const t = timeCli(work, ['check', 'acceptance.toml']);
+    const file = JSON.parse(t.stdout).files[0] as { findings: { line?: number }[] };
+    const findings = file.findings.filter((f) => f.line !== undefined).length;
+    console.log(`check, ${CLAIMS} claims with ${findings} located findings: ${figures(t)}`);
     if (findings < CLAIMS) process.exitCode = 1;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The two claim-heavy shapes (acceptance-shapes.ts) at SHAPE_CLAIMS claims, every record citing
+ * one of a few files: `check` on both, `check-package` on the rust-delivery one. Each must come
+ * out clean (PASS, valid), so the time is that of a full check, not of an early refusal.
+ */
+function benchClaimShapes(): void {
+  const work = mkdtempSync(join(tmpdir(), 'vkit-bench-shapes-'));
+  try {
+    mkdirSync(join(work, 'small'));
+    const small = writeSmallClaims(join(work, 'small'), REPO, SHAPE_CLAIMS);
+    const s = timeCli(join(work, 'small'), ['check', small]);
+    const sVerdict = (JSON.parse(s.stdout) as { verdict: string }).verdict;
+    console.log(`check, ${SHAPE_CLAIMS} small claims (verdict ${sVerdict}): ${figures(s)}`);
+    mkdirSync(join(work, 'rust'));
+    const rust = writeRustDeliveryClaims(join(work, 'rust'), REPO, SHAPE_CLAIMS);
+    const r = timeCli(join(work, 'rust'), ['check', rust.pkg]);
+    const rVerdict = (JSON.parse(r.stdout) as { verdict: string }).verdict;
+    console.log(`check, ${SHAPE_CLAIMS} rust-delivery-shaped claims (verdict ${rVerdict}): ${figures(r)}`);
+    const p = timeCli(join(work, 'rust'), ['check-package', rust.pkg, '--spec', rust.spec]);
+    const pStatus = (JSON.parse(p.stdout) as { status: string }).status;
+    console.log(`check-package, ${SHAPE_CLAIMS} rust-delivery-shaped claims (status ${pStatus}): ${figures(p)}`);
+    if (sVerdict !== 'PASS' || rVerdict !== 'PASS' || pStatus !== 'valid') process.exitCode = 1;
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -369,3 +422,4 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 if (CLAIMS > 0) benchManyFindings();
+if (SHAPE_CLAIMS > 0) benchClaimShapes();

@@ -9,13 +9,12 @@
  * relative to --root, default the package file's directory). Every one must stay inside --root,
  * symbolic links included; absolute or escaping paths are errors.
  */
-import { readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { InvalidInputError } from '../errors.js';
+import { evidenceFiles, FileReads } from './file-reads.js';
 import { m11Digest, parseM11, type M11Domain } from '../hash/index.js';
 import type { ClaimView, EvidenceView, FormatOptions, FormatResult, SelfVerify, Tier } from './model.js';
 import { insideRoot } from './paths.js';
-import { noteRead } from './reads.js';
 import { resolveProfile, type ResolvedProfile } from './profiles.js';
 import { Findings, type Finding, type Verdict } from './report.js';
 import { claimTier, FAMILY_CEILING, isTier, recordTier, REFERENCE_FAMILY, tierRank, weaker } from './tiers.js';
@@ -135,18 +134,26 @@ interface Ctx {
   profile?: ResolvedProfile;
   /** Manifest digests of the packages being validated (citation cycles). */
   stack: readonly string[];
-  /** --root with its symbolic links resolved, asked once per document rather than once per path. */
-  realRoot?: Promise<string>;
+  /** The command's reads: each file resolved, read and hashed once, whatever cites it. */
+  files: FileReads;
+  /** `base` NUL `rel` -> the path inside --root it names (null: absolute or outside), worked out once. */
+  placed: Map<string, string | null>;
 }
 
+/** `opts.files` shares the reads of the command this validation is part of; else it reads afresh. */
 export async function validateFormat(doc: Doc, opts: FormatOptions): Promise<FormatResult> {
-  return validateAt(doc, opts, [m11Digest('manifest', doc.bytes)]);
+  return validateAt(doc, opts, opts.files ?? new FileReads(), [m11Digest('manifest', doc.bytes)]);
 }
 
-async function validateAt(doc: Doc, opts: FormatOptions, stack: readonly string[]): Promise<FormatResult> {
+async function validateAt(
+  doc: Doc,
+  opts: FormatOptions,
+  files: FileReads,
+  stack: readonly string[],
+): Promise<FormatResult> {
   refuseVersion03(doc);
   const f = new Findings(doc.file, doc);
-  const ctx: Ctx = { doc, opts, f, pkgDir: dirname(doc.abs), stack };
+  const ctx: Ctx = { doc, opts, f, pkgDir: dirname(doc.abs), stack, files, placed: new Map() };
   const d = doc.data;
   unknownKeys(ctx, d, [], KEYS.top, 'the document');
   tables(d, 'inventory').forEach((inv, i) => {
@@ -163,6 +170,7 @@ async function validateAt(doc: Doc, opts: FormatOptions, stack: readonly string[
   });
   checkFormat(ctx);
   const prospectiveMode = checkSubject(ctx);
+  files.prefetch(evidenceFiles(d, ctx.pkgDir, ctx.subjectRoot, opts.root));
   await checkSpec(ctx);
 
   const rawClaims = d.claim;
@@ -249,8 +257,13 @@ async function pathInRoot(
     return undefined;
   }
   const root = ctx.opts.root;
-  const abs = isAbsolute(rel) ? undefined : resolve(base, rel);
-  const inside = abs === undefined ? undefined : insideRoot(root, relative(root, abs) || '.');
+  const key = `${base}\u0000${rel}`;
+  let inside = ctx.placed.get(key);
+  if (inside === undefined) {
+    const abs = isAbsolute(rel) ? undefined : resolve(base, rel);
+    inside = (abs === undefined ? undefined : insideRoot(root, relative(root, abs) || '.')) ?? null;
+    ctx.placed.set(key, inside);
+  }
   if (!inside) {
     ctx.f.error(
       `${label} '${rel}' is ${isAbsolute(rel) ? 'absolute' : 'outside --root'}: paths in a document stay inside the root`,
@@ -258,29 +271,16 @@ async function pathInRoot(
     );
     return undefined;
   }
-  try {
-    const [real, realRoot] = await Promise.all([realpath(inside), (ctx.realRoot ??= realpath(root))]);
+  // Missing (either undefined): the caller decides what a missing file means.
+  const [real, realRoot] = await Promise.all([ctx.files.realpath(inside), ctx.files.realpath(root)]);
+  if (real !== undefined && realRoot !== undefined) {
     const back = relative(realRoot, real);
     if (back === '..' || back.startsWith(`..${sep}`) || isAbsolute(back)) {
       ctx.f.error(`${label} '${rel}' leads outside --root through a symbolic link`, path);
       return undefined;
     }
-  } catch {
-    // Missing: the caller decides what a missing file means.
   }
   return inside;
-}
-
-/** The bytes of a regular file, or undefined when it does not exist or cannot be read. */
-async function bytesOf(abs: string): Promise<Buffer | undefined> {
-  try {
-    if (!(await stat(abs)).isFile()) return undefined;
-    const bytes = await readFile(abs);
-    noteRead(abs);
-    return bytes;
-  } catch {
-    return undefined;
-  }
 }
 
 /** A missing record or input: a warning, an error under --strict (never INDETERMINATE). */
@@ -459,7 +459,7 @@ async function checkSpec(ctx: Ctx): Promise<void> {
   if (spec.axis !== undefined && !nonempty(spec.axis))
     ctx.f.error('[spec].axis must be a nonempty string when present', ['spec', 'axis']);
   const abs = await pathInRoot(ctx, ctx.pkgDir, spec.path, '[spec].path', ['spec', 'path']);
-  if (abs && !(await bytesOf(abs)))
+  if (abs && !(await ctx.files.bytes(abs)))
     ctx.f.indeterminate(
       `[spec].path '${spec.path as string}' cannot be read: the specification the claims answer is unresolvable`,
       ['spec', 'path'],
@@ -772,12 +772,13 @@ async function checkRecord(
       : digestField(ctx, e.record_hash, 'record', `${label}: record_hash`, at('record_hash'));
   const abs = await pathInRoot(ctx, ctx.pkgDir, e.record, `${label}: record`, at('record'));
   if (!abs) return;
-  const bytes = await bytesOf(abs);
-  if (!bytes) {
+  // One read and one hash per file and command, however many claims cite it.
+  const digest = await ctx.files.digest(abs, 'record');
+  if (digest === undefined) {
     missing(ctx, `${label}: record '${e.record as string}' does not exist or cannot be read`, at('record'));
     return;
   }
-  if (declared && m11Digest('record', bytes) !== declared)
+  if (declared && digest !== declared)
     ctx.f.error(
       `${label}: record '${e.record as string}' does not match its record_hash (the record changed after it was cited)`,
       at('record_hash'),
@@ -811,8 +812,8 @@ async function checkInputs(
     if (!ctx.subjectRoot) continue;
     const abs = await pathInRoot(ctx, ctx.subjectRoot, item.path, `${where}.path`, at(key, k, 'path'));
     if (!abs) continue;
-    const bytes = await bytesOf(abs);
-    if (!bytes) {
+    const digest = await ctx.files.digest(abs, domain);
+    if (digest === undefined) {
       missing(
         ctx,
         `${where}: '${item.path as string}' does not exist under the subject root or cannot be read`,
@@ -820,7 +821,7 @@ async function checkInputs(
       );
       continue;
     }
-    if (declared && m11Digest(domain, bytes) !== declared)
+    if (declared && digest !== declared)
       ctx.f.error(
         `${where}: '${item.path as string}' does not match its digest (the file changed after the evidence was captured)`,
         at(key, k, 'digest'),
@@ -911,12 +912,12 @@ async function checkReference(
   const declared = digestField(ctx, e.manifest_hash, 'manifest', `${label}: manifest_hash`, at('manifest_hash'));
   const abs = await pathInRoot(ctx, ctx.pkgDir, e.manifest, `${label}: manifest`, at('manifest'));
   if (!abs || !declared || !nonempty(e.claim)) return undefined;
-  const bytes = await bytesOf(abs);
-  if (!bytes) {
+  const bytes = await ctx.files.bytes(abs);
+  const digest = await ctx.files.digest(abs, 'manifest');
+  if (!bytes || digest === undefined) {
     ctx.f.indeterminate(`${label}: cited package '${e.manifest as string}' cannot be read`, at('manifest'));
     return undefined;
   }
-  const digest = m11Digest('manifest', bytes);
   if (digest !== declared) {
     ctx.f.error(
       `${label}: cited package '${e.manifest as string}' does not match its manifest_hash`,
@@ -934,7 +935,7 @@ async function checkReference(
   }
   let cited: FormatResult;
   try {
-    cited = await validateAt(parseDoc(bytes, e.manifest as string, abs), ctx.opts, [...ctx.stack, digest]);
+    cited = await validateAt(parseDoc(bytes, e.manifest as string, abs), ctx.opts, ctx.files, [...ctx.stack, digest]);
   } catch (error) {
     if (error instanceof InvalidInputError) {
       ctx.f.error(

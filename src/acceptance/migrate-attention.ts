@@ -29,13 +29,17 @@ export interface PlacedAttention extends Attention {
 
 export const TODO = 'TODO(vkit migrate)';
 
-/** 0.3 keys that mean nothing in 0.4, wherever they appear. */
+/** 0.3 keys that mean nothing in 0.4, wherever they appear (a claim's `band` migrate removes itself). */
 const RETIRED_KEYS: Readonly<Record<string, string>> = {
   band: "0.4 has no bands (A0-A4): a claim's strength is its tier and weight; remove `band`",
   semantics:
     '0.4 has no `semantics`: the profile ([format] profile, [acceptance] profiles_required) says what is meant; remove it',
   illustrative: '0.4 has no `illustrative` marker: a document either binds or is not presented; remove it',
 };
+
+/** `claim[i].band`: the one place a band is removed rather than listed. */
+const isClaimBand = (path: FieldPath): boolean =>
+  path.length === 3 && path[0] === 'claim' && typeof path[1] === 'number' && path[2] === 'band';
 
 /** `[contract]` keys that 0.4's `[specification]` binding keeps. */
 const BINDING_KEYS = ['id', 'hash', 'requirements_total'];
@@ -56,8 +60,10 @@ export function retiredFields(doc: Doc, kind: 'specification' | 'package'): Atte
   }
   for (const { path, key } of keysNamed(doc.data, Object.keys(RETIRED_KEYS))) {
     if (path[0] === 'contract' && kind === 'package') continue; // listed above
+    if (isClaimBand(path)) continue; // removed by migrate (migrate.ts)
     add(path, RETIRED_KEYS[key]!);
   }
+  add0_3Tables(doc, kind, add);
   if (kind === 'package') {
     if (doc.data.filler !== undefined)
       add(
@@ -81,6 +87,53 @@ export function retiredFields(doc: Doc, kind: 'specification' | 'package'): Atte
     });
   }
   return out;
+}
+
+/**
+ * 0.3 fields of fixed places that 0.4 does not define: the document's `minor` version, a
+ * specification's `[subject]`, `[acceptance] phase`, a party's `contact`, and a package's
+ * `[coverage] clauses_total`. Each is listed, never dropped: a human decides where what it said
+ * belongs now.
+ */
+function add0_3Tables(
+  doc: Doc,
+  kind: 'specification' | 'package',
+  add: (path: FieldPath, wants: string) => void,
+): void {
+  const data = doc.data;
+  const document = data.document;
+  if (isTable(document) && document.minor !== undefined)
+    add(
+      ['document', 'minor'],
+      '0.4 has no minor version: the protocol id (acceptance-protocol/0.4) says which rules apply; remove `minor`',
+    );
+  if (kind === 'specification') {
+    if (data.subject !== undefined)
+      add(
+        ['subject'],
+        "0.4 specifications carry no [subject]: the package names the subject it delivers ([subject] in acceptance.toml); move what it says into a requirement's statement if it matters, then remove the table",
+      );
+    const acceptance = data.acceptance;
+    if (isTable(acceptance) && acceptance.phase !== undefined)
+      add(
+        ['acceptance', 'phase'],
+        '0.4 has no iteration phases (a provisional decision under a non-final contract): every 0.4 decision is final; remove `phase`',
+      );
+    const parties = data.parties;
+    if (isTable(parties))
+      for (const [role, p] of Object.entries(parties))
+        if (isTable(p) && p.contact !== undefined)
+          add(
+            ['parties', role, 'contact'],
+            `0.4 parties are { name, role }: \`contact\` has no 0.4 meaning; keep it in a comment or elsewhere, and remove it`,
+          );
+  }
+  const coverage = data.coverage;
+  if (kind === 'package' && isTable(coverage) && coverage.clauses_total !== undefined)
+    add(
+      ['coverage', 'clauses_total'],
+      '0.4 [coverage] counts claims only (claims_total); the requirement count is [specification] requirements_total: remove `clauses_total`',
+    );
 }
 
 /** Every key named one of `names`, with its path; iterative, so any nesting is safe. */

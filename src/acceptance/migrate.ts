@@ -26,7 +26,17 @@ import { VkitError } from '../errors.js';
 import { m11Digest } from '../hash/index.js';
 import { Findings } from './report.js';
 import { retiredFields, type Attention } from './migrate-attention.js';
-import { findKey, findTable, renameKey, renameTable, scanToml, setValue, SpliceError, tomlString } from './splice.js';
+import {
+  findKey,
+  findTable,
+  removeKey,
+  renameKey,
+  renameTable,
+  scanToml,
+  setValue,
+  SpliceError,
+  tomlString,
+} from './splice.js';
 import { isTable, parseDoc, str, table, tables, type Doc, type FieldPath, type Table } from './toml.js';
 import { FORMAT_ID, PROTOCOL_ID } from './versions.js';
 
@@ -297,6 +307,11 @@ export interface PackageContext {
   specs: SpecCandidate[];
   /** Raw bytes of an evidence record named by the package: one entry per place it was found (none when unreadable). */
   record(path: string): Buffer[];
+  /**
+   * Where the evidence inputs of a package without `[subject] root` were found (relative to
+   * --root), or why none could be told; undefined when there is nothing to infer.
+   */
+  subjectRoot?: { root: string; because: string } | { unresolved: string };
 }
 
 const sha512 = (...parts: (string | Buffer)[]) => {
@@ -347,7 +362,7 @@ export function migratePackage(doc: Doc, ctx: PackageContext): Migrated {
     edits.push(
       setString(['document'], 'protocol', PROTOCOL_ID, `[document] protocol "${OLD_PROTOCOL}" -> "${PROTOCOL_ID}"`),
     );
-  edits.push(...deviationEdits(doc, attention));
+  edits.push(...deviationEdits(doc, attention), ...bandEdits(doc, attention), ...subjectRootEdits(doc, ctx, attention));
 
   // Legacy record hashes, each verified against the record's bytes before it is re-expressed.
   tables(doc.data, 'claim').forEach((claim, ci) => {
@@ -424,6 +439,59 @@ export function migratePackage(doc: Doc, ctx: PackageContext): Migrated {
   if (findings.errors > 0) return { text: doc.text, changes: [], findings, attention };
   const { text, changes } = applyEdits(doc, edits);
   return { text, changes, findings, attention, ...(boundTo ? { boundTo } : {}) };
+}
+
+/**
+ * A claim's 0.3 band (A0-A4) has no 0.4 meaning and nothing in 0.4 reads it: a claim's strength
+ * is its tier and weight. It is removed with the comment lines that explain it (listed as a
+ * change, never silently), or left to a human when it is not written on a line of its own.
+ */
+function bandEdits(doc: Doc, attention: Attention[]): Edit[] {
+  const edits: Edit[] = [];
+  tables(doc.data, 'claim').forEach((c, i) => {
+    if (c.band === undefined) return;
+    const path = ['claim', i, 'band'];
+    const edit: Edit = {
+      apply: (text) => removeKey(text, path),
+      expect: (data) => {
+        delete (at(data, ['claim', i]) as Table).band;
+      },
+      describe: `claim '${String(c.id)}' band ${JSON.stringify(c.band)} removed, with its comment lines (0.4 has no bands: a claim's strength is its tier and weight)`,
+    };
+    const accepted = tryEdit(doc, edit, path, '0.4 has no bands (A0-A4): remove `band`', attention);
+    if (accepted) edits.push(accepted);
+  });
+  return edits;
+}
+
+/**
+ * 0.3 packages named no subject root, and their evidence `inputs` are relative to the crate's
+ * directory; 0.4 reads them relative to `[subject] root` (default: the package's directory). The
+ * caller found the one directory under which every input exists with its recorded digest
+ * (`ctx.subjectRoot`); it is written as the root. None, or more than one, is left to a human.
+ */
+function subjectRootEdits(doc: Doc, ctx: PackageContext, attention: Attention[]): Edit[] {
+  const subject = table(doc.data, 'subject');
+  const found = ctx.subjectRoot;
+  if (!subject || subject.root !== undefined || found === undefined) return [];
+  if ('unresolved' in found) {
+    attention.push({ file: doc.file, path: ['subject'], wants: found.unresolved });
+    return [];
+  }
+  const edit = setString(
+    ['subject'],
+    'root',
+    found.root,
+    `[subject] root = "${found.root}" (every evidence input was found there, with its recorded digest: ${found.because})`,
+  );
+  const accepted = tryEdit(
+    doc,
+    edit,
+    ['subject'],
+    `0.4 wants [subject] root = "${found.root}": the directory the evidence inputs are relative to`,
+    attention,
+  );
+  return accepted ? [accepted] : [];
 }
 
 /** 0.3 described a deviation with `statement`; 0.4 calls that text its `reason`. */

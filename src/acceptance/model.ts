@@ -2,6 +2,7 @@
  * The shapes the acceptance modules hand each other. The documents themselves stay TOML tables
  * (`Doc.data`); these are the derived views that coverage, decisions, stacks and render need.
  */
+import type { FileReads } from './file-reads.js';
 import type { Findings, Verdict } from './report.js';
 import type { Doc } from './toml.js';
 
@@ -61,6 +62,8 @@ export interface FormatOptions {
   root: string;
   strict?: boolean;
   strictWeight?: boolean;
+  /** The command's reads, shared with the rest of the command (check-package); else the validation reads afresh. */
+  files?: FileReads;
 }
 
 export interface FormatResult {
@@ -92,6 +95,8 @@ export interface DecisionContext {
   effect?: EffectOptions;
   /** Stack recursion state: crate names being checked (cycle detection) and the current depth. */
   visiting?: readonly string[];
+  /** The reads of the one command this context belongs to (file-reads.ts); never kept past it. */
+  files?: FileReads;
 }
 
 export interface DecisionPaths {

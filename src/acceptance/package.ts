@@ -40,7 +40,7 @@ export async function checkPackageWith(
 ): Promise<PackageCheck> {
   refuseVersion03(pkg);
   const specCheck = checkSpecification(spec);
-  const format = await validateFormat(pkg, { root: ctx.root });
+  const format = await validateFormat(pkg, { root: ctx.root, files: ctx.files });
   const f = new Findings(pkg.file, pkg);
 
   if (format.verdict === 'FAIL')

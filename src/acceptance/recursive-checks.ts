@@ -7,6 +7,7 @@
  * decision.ts each import only downward. Neither function prints.
  */
 import { judgeDecision } from './decision.js';
+import { FileReads } from './file-reads.js';
 import type { DecisionCheck, DecisionContext, DecisionPaths, PackageCheck } from './model.js';
 import { checkPackageWith } from './package.js';
 import { readDoc, type Doc } from './toml.js';
@@ -14,8 +15,11 @@ import { refuseVersion03 } from './versions.js';
 
 /** `check-package P --spec S`: is the package a valid answer to the specification (package.ts)? */
 export function checkPackage(pkg: Doc, spec: Doc, ctx: DecisionContext): Promise<PackageCheck> {
-  return checkPackageWith(pkg, spec, ctx, checkDecisionFiles);
+  return checkPackageWith(pkg, spec, withReads(ctx), checkDecisionFiles);
 }
+
+/** The context with the reads of this one command: each file read and hashed once, however often cited. */
+const withReads = (ctx: DecisionContext): DecisionContext => (ctx.files ? ctx : { ...ctx, files: new FileReads() });
 
 /** `check-decision`: a decision is valid only if everything it decided about is valid and current. */
 export async function checkDecisionFiles(paths: DecisionPaths, ctx: DecisionContext): Promise<DecisionCheck> {
@@ -23,6 +27,7 @@ export async function checkDecisionFiles(paths: DecisionPaths, ctx: DecisionCont
   const pkgDoc = await readDoc(paths.package.abs, paths.package.file);
   const decisionDoc = await readDoc(paths.decision.abs, paths.decision.file);
   for (const doc of [specDoc, pkgDoc, decisionDoc]) refuseVersion03(doc);
-  const pkg = await checkPackage(pkgDoc, specDoc, ctx);
-  return judgeDecision(decisionDoc, specDoc, pkgDoc, pkg, ctx);
+  const reads = withReads(ctx);
+  const pkg = await checkPackage(pkgDoc, specDoc, reads);
+  return judgeDecision(decisionDoc, specDoc, pkgDoc, pkg, reads);
 }

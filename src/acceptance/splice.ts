@@ -383,6 +383,30 @@ export function renameKey(text: string, path: FieldPath, to: string): string {
 }
 
 /**
+ * Removes the key at `path`, a bare key whose value ends on its own line, with that line's comment
+ * and the comment lines right below it (up to the next blank, key or header line): they explain
+ * the key, and left behind they would explain nothing, or the next key wrongly. A key sharing its
+ * line with anything else is left to a human.
+ */
+export function removeKey(text: string, path: FieldPath): string {
+  const scan = scanToml(text);
+  const key = findKey(scan, path);
+  const name = String(path.at(-1));
+  if (!key) throw new SpliceError(`no \`${name}\` key to remove`);
+  const line = scan.lines[key.line]!;
+  if (!new RegExp(`^[ \\t]*${name.replace(/[^A-Za-z0-9_-]/g, '\\$&')}[ \\t]*=`).test(line))
+    throw new SpliceError(`\`${name}\` on line ${key.line + 1} is not a bare key on its own line`);
+  let last = scan.lines.findIndex((_, i) => i >= key.line && scan.offsets[i]! + scan.lines[i]!.length >= key.valueEnd);
+  if (last < 0) last = key.line;
+  if (!/^\s*(#.*)?\r?$/.test(text.slice(key.valueEnd, scan.offsets[last]! + scan.lines[last]!.length)))
+    throw new SpliceError(`\`${name}\` on line ${key.line + 1} shares its line with another value`);
+  while (last + 1 < scan.lines.length && /^\s*#/.test(scan.lines[last + 1]!)) last++;
+  const start = scan.offsets[key.line]!;
+  const end = last + 1 < scan.lines.length ? scan.offsets[last + 1]! : text.length;
+  return text.slice(0, start) + text.slice(end);
+}
+
+/**
  * Inserts comment lines above 0-based lines of the text, each indented like the line it
  * annotates (`-1`: at the top). Comments change no data, so callers may add them last.
  */

@@ -38,8 +38,15 @@ const WATCHED_FAIL_KEYS = ['of_command', 'perturbed', 'observed', 'date'] as con
 /** Whitespace collapsed, nothing else: quoting stays literal because it can change a command. */
 const collapse = (s: string) => s.trim().split(/\s+/).join(' ');
 
-/** More than one word: a single token says nothing about what was perturbed or seen. */
-const moreThanOneWord = (s: string) => s.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length > 1;
+/**
+ * More than one word: a single token says nothing about what was perturbed or seen. Stops at the
+ * second word: an `observed` may hold a whole transcript, and every claim asks this more than once.
+ */
+function moreThanOneWord(s: string): boolean {
+  let words = 0;
+  for (const m of s.matchAll(/\S+/g)) if (/[\p{L}\p{N}]/u.test(m[0]) && ++words > 1) return true;
+  return false;
+}
 
 /** `bounded` / `unbounded` as a whole token, then at least one word saying what the limit was. */
 export function validBounds(v: unknown): boolean {

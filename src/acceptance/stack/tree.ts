@@ -163,10 +163,18 @@ export async function pinnedByRecordedDigests(
     }
     for (const f of digest.files) judge(posix.join(crate.dir, f.path), digest.digest === crate.digest);
   }
+  // A file many records cite is read and hashed once: every citation is judged against the same bytes.
+  const read = new Map<string, Promise<Buffer | undefined>>();
+  const digests = new Map<string, string>();
   for (const file of recorded.files) {
     if (!within(file.path, subjectDir)) continue;
-    const bytes = await fileBytes(tree, file.path);
-    if (bytes) judge(file.path, m11Digest(file.domain, bytes) === file.digest);
+    if (!read.has(file.path)) read.set(file.path, fileBytes(tree, file.path));
+    const bytes = await read.get(file.path)!;
+    if (!bytes) continue;
+    const memo = `${file.domain}\u0000${file.path}`;
+    const digest = digests.get(memo) ?? m11Digest(file.domain, bytes);
+    digests.set(memo, digest);
+    judge(file.path, digest === file.digest);
   }
   const unpinned = files
     .filter((path) => verdicts.get(path) !== true)

@@ -244,10 +244,14 @@ package's [spec] path (it is then migrated too). Text is spliced: comments and l
 
 An authority written "Name / role" becomes the party's name (the role fills that party's missing
 role), a deviation's statement becomes its reason, an absent control_required is written as 0.3's
-default (false). A retired bare sha-512: binding is refused, as 0.3.2 refuses it.
+default (false), a claim's band (A0-A4, nothing in 0.4 reads it) is removed with the comment lines
+below it. A package without [subject] root whose evidence inputs all sit, with their recorded
+digests, in one directory below it gets that directory as its root (none or several: listed).
+A retired bare sha-512: binding is refused, as 0.3.2 refuses it.
 
-Fields without a 0.4 meaning (band, semantics, [[filler]], extra [contract] keys, a gap claim without
-gap_reason, a party without role, ...) are never dropped or guessed: each is listed as
+Fields without a 0.4 meaning ([document] minor, a specification's [subject], [acceptance] phase, a
+party's contact, [coverage] clauses_total, semantics, [[filler]], extra [contract] keys, a gap claim
+without gap_reason, a party without role, ...) are never dropped or guessed: each is listed as
 NEEDS-ATTENTION <file>:<line> <field>: <what 0.4 wants>, and marked in the output with a
 "# TODO(vkit migrate)" comment above its line. Migrate then runs the 0.4 validators on the text it
 writes (check-spec; check-package against the specification the package binds) and prints each

@@ -32,6 +32,7 @@ import {
   type Attention,
   type PlacedAttention,
 } from '../../acceptance/migrate-attention.js';
+import { inferSubjectRoot } from '../../acceptance/migrate-root.js';
 import { checkPackage } from '../../acceptance/recursive-checks.js';
 import { checkSpecification } from '../../acceptance/specification.js';
 import { insideRoot } from '../../acceptance/paths.js';
@@ -119,7 +120,9 @@ export async function acceptanceMigrate(req: MigrateRequest): Promise<Outcome<Mi
       if (e.kind !== 'package' || !isVersion03(e.doc)) continue;
       const specs = await specCandidates(req.root, e.doc, entries);
       const records = await readRecords(req.root, e.doc);
-      await finishPackage(req.root, e, migratePackage(e.doc, { specs, record: (p) => records.get(p) ?? [] }), entries);
+      const subjectRoot = await inferSubjectRoot(req.root, e.doc);
+      const ctx = { specs, record: (p: string) => records.get(p) ?? [], ...(subjectRoot ? { subjectRoot } : {}) };
+      await finishPackage(req.root, e, migratePackage(e.doc, ctx), entries);
     }
   } catch (error) {
     if (error instanceof SpliceError)
