@@ -4,7 +4,9 @@
  * stays up as their host: `attrs`, `plan`, `tool` and `judge` calls arrive on a port and are
  * answered synchronously (the caller blocks on a shared flag). Whatever the config does here
  * (exit, throw odd values, pollute prototypes, replace globals, leave timers) stays in this isolate;
- * the main thread validates every answer again.
+ * the main thread validates every answer again. The answer is sent only once the config's one-shot
+ * timers have run, and its processes are killed then (thread-leftovers.ts): neither its timing nor
+ * a process it started outlives the answer.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import * as v from 'valibot';

@@ -24,6 +24,9 @@ import { syncBuiltinESMExports } from 'node:module';
 /** The variable every process the config starts inherits (the thread's own environment holds it). */
 const MARKER = 'VKIT_CONFIG_PROCESS';
 
+/** Taken before the config runs: a config may replace its globals (`globalThis.Promise = undefined`). */
+const OwnPromise = globalThis.Promise;
+
 type Timer = { unref?: () => unknown };
 type AnyFn = (...args: unknown[]) => unknown;
 
@@ -94,11 +97,11 @@ function watchTimers(limitMs: number): () => Promise<void> {
   for (const name of ['setTimeout', 'setImmediate', 'setInterval', 'clearTimeout', 'clearImmediate'] as const)
     (globalThis as Record<string, unknown>)[name] = timers[name];
   syncBuiltinESMExports();
-  const turn = () => new Promise<void>((resolve) => original.setImmediate!(resolve));
+  const turn = () => new OwnPromise<void>((resolve) => original.setImmediate!(resolve));
   return async () => {
     await turn();
     while (awaited.size > 0) {
-      await new Promise<void>((resolve) => {
+      await new OwnPromise<void>((resolve) => {
         wake = resolve;
       });
       wake = undefined;
