@@ -7,7 +7,7 @@
  * Only node's modules and a few small ones of vkit's load here; `prestart` hands the thread to the
  * config loader (isolate.ts) and the listing to the workspace (capture/listing.ts).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startListing, type StartedListing } from '../capture/listing.js';
 import { bootConfigThread, type Booting } from '../config/thread-boot.js';
@@ -33,6 +33,22 @@ export function earlyConfigThread(argv: readonly string[]): Booting | undefined 
  */
 export function earlyListing(argv: readonly string[]): StartedListing | undefined {
   if (!LOADS_CONFIG.has(argv[0] ?? '') || argv.includes('--protected')) return undefined;
-  const root = rootOf(argv);
+  const root = listedRoot(argv);
   return root === undefined ? undefined : startListing(root);
+}
+
+/**
+ * The root a listing ahead is for: the real directory the command line names, as the workspace
+ * opens it (service/root.ts: a link is its target). None for what is no directory, which the
+ * command itself reports (git cannot even start in it).
+ */
+export function listedRoot(argv: readonly string[]): string | undefined {
+  const root = rootOf(argv);
+  if (root === undefined) return undefined;
+  try {
+    const real = realpathSync(root);
+    return statSync(real).isDirectory() ? real : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { EXIT, UnavailableError, VkitError } from '../errors.js';
 import { parseInput, type Spec } from './verb.js';
 import { coalesceOutput } from './coalesce.js';
+import { guardOutput, settleOutputAtExit } from './output-failure.js';
 
 function version(): string {
   return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string })
@@ -101,19 +102,15 @@ function reportError(error: unknown, json: boolean): number {
 /**
  * Guards a command-line process (bin/vkit.js calls it first). A reader that goes away early
  * (`vkit build | head -1`) ends what vkit prints, never its answer: the exit code stays the
- * command's, and no stack is printed. An error escaping outside `runCli` (a timer, an event handler)
+ * command's, and no stack is printed; output that could not be written otherwise (a full disk) turns
+ * a 0 into 3 (output-failure.ts). An error escaping outside `runCli` (a timer, an event handler)
  * is reported as one inside it would be, with its own exit code (or 4), never node's default exit 1,
  * which would read as REJECTED.
  */
 export function guardProcess(argv: string[]): void {
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
-      // Nobody reads any more: later writes go nowhere, instead of failing one by one.
-      stream.write = (() => true) as typeof stream.write;
-    });
-  }
+  guardOutput();
   process.on('uncaughtException', (error) => process.exit(reportError(error, argv.includes('--json'))));
-  // A line per action: written in batches (see coalesce.ts).
+  // A line per action: written in batches (see coalesce.ts), flushed at exit before the code is settled.
   if (argv[0] === 'build' || argv[0] === 'gate') coalesceOutput();
+  settleOutputAtExit();
 }

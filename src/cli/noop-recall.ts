@@ -15,11 +15,12 @@
  * state. The recording half is noop-record.ts; what may be recorded at all is service/noop-proof.ts's.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, lstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, openSync, readFileSync, readSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Fingerprint } from '../capture/files.js';
 import type { ToolCall } from '../engine/build.js';
 import { rootOf } from '../daemon/paths.js';
+import { guardOutput, settleOutputAtExit } from './output-failure.js';
 import { formatMs } from './render.js';
 
 export const RECORD_SCHEMA = 'vkit.noop-record/2';
@@ -67,8 +68,12 @@ export function commandCall(
   if (!RECORDED_VERBS.has(argv[0] ?? '') || env.VKIT_NOOP_RECORDS === '0') return undefined;
   // Never for what re-hashes by definition or reads a target commit, nor for formats that stamp the time.
   if (argv.some((a) => UNRECORDED_FLAGS.has(a.split('=')[0]!))) return undefined;
-  const root = rootOf(argv, cwd);
+  const given = rootOf(argv, cwd);
   // (A TS config's answer is recorded only when sealed: cli/noop-record.ts, config/seal.ts.)
+  if (given === undefined) return undefined;
+  // The root is the directory a link names (service/root.ts): a link pointed elsewhere later is
+  // another root, so another record, never this one's answer.
+  const root = realPathOf(given);
   if (root === undefined) return undefined;
   const stores = argv.flatMap((a, i) =>
     a === '--store' ? [argv[i + 1]] : a.startsWith('--store=') ? [a.slice('--store='.length)] : [],
@@ -83,6 +88,7 @@ export function commandCall(
   const identity = JSON.stringify({
     argv,
     cwd,
+    root,
     env: Object.entries(env).sort(([a], [b]) => (a < b ? -1 : 1)),
     tty: [Boolean(process.stdout.isTTY), Boolean(process.stderr.isTTY)],
     today,
@@ -187,6 +193,14 @@ function wellFormed(r: NoopRecord): boolean {
   );
 }
 
+function realPathOf(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Why a record did not answer a command line. */
 export interface RecallMiss {
   why: string;
@@ -256,7 +270,9 @@ async function recall(argv: readonly string[], code: string): Promise<number | R
     const shown = record.ms.json ? String(ms) : formatMs(ms);
     return [fd, text.slice(0, record.ms.at) + shown + text.slice(record.ms.at)] as const;
   });
-  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {}); // a reader gone early ends what is printed, never the answer (as guardProcess)
+  // A reader gone early ends what is printed, never the answer; output lost otherwise is exit 3 (as guardProcess).
+  guardOutput();
+  settleOutputAtExit();
   for (const [fd, text] of output) (fd === 1 ? process.stdout : process.stderr).write(text);
   return record.exit;
 }

@@ -13,13 +13,14 @@ import { listAhead, type StartedListing } from '../capture/listing.js';
 import { prestartConfigThread } from '../config/isolate.js';
 import type { Booting } from '../config/thread-boot.js';
 import { rootOf } from '../daemon/paths.js';
-import { LOADS_CONFIG } from './early.js';
+import { LOADS_CONFIG, listedRoot } from './early.js';
 
 export function prestart(argv: readonly string[], booted?: Booting, listed?: StartedListing): void {
   if (!LOADS_CONFIG.has(argv[0] ?? '')) return;
   const root = rootOf(argv);
   if (root === undefined) return;
   // The protected gate opens workspaces of materialised trees, never the root's own.
-  if (!argv.includes('--protected')) listAhead(root, listed);
+  const listedAt = listedRoot(argv);
+  if (!argv.includes('--protected') && listedAt !== undefined) listAhead(listedAt, listed);
   if (booted || existsSync(join(root, 'vkit.config.ts'))) prestartConfigThread(process.env, booted);
 }

@@ -4,12 +4,16 @@
  * stays up as their host: `attrs`, `plan`, `tool` and `judge` calls arrive on a port and are
  * answered synchronously (the caller blocks on a shared flag). Whatever the config does here
  * (exit, throw odd values, pollute prototypes, replace globals, leave timers) stays in this isolate;
- * the main thread validates every answer again.
+ * the main thread validates every answer again. The answer is sent only once the config's one-shot
+ * timers have run, and its processes are killed then (thread-leftovers.ts): neither its timing nor
+ * a process it started outlives the answer.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import * as v from 'valibot';
 import { fieldPath, isRuleShaped } from './schema.js';
 import { describeThrown, plainData, PlainDataError } from './plain.js';
+import { limit } from './thread-boot.js';
+import { watchLeftovers } from './thread-leftovers.js';
 
 interface ThreadData {
   port: MessagePort;
@@ -127,11 +131,41 @@ for (const stream of [process.stdout, process.stderr]) {
   }) as typeof stream.write;
 }
 
+/**
+ * What is wrong with a default export that is not the object `defineConfig` returns, or undefined.
+ * A promise, a function's function, a Map or a class instance has no own keys a config would have:
+ * copied as data it would read as an empty config (no requirements, BLOCKED) instead of a mistake.
+ * Primitives and arrays exported as such are left to the main thread, which names their type.
+ */
+function wrongExport(imported: unknown, exported: unknown): string | undefined {
+  const from = typeof imported === 'function' ? 'a function that returned ' : '';
+  if (from === '' && (typeof exported !== 'object' || exported === null || Array.isArray(exported))) return undefined;
+  if (typeof exported === 'object' && exported !== null && !Array.isArray(exported)) {
+    if (typeof (exported as { then?: unknown }).then === 'function') return `${from}a promise`;
+    const proto: unknown = Object.getPrototypeOf(exported);
+    if (proto === Object.prototype || proto === null) return undefined;
+    const name = (proto as { constructor?: { name?: unknown } }).constructor?.name;
+    return `${from}${typeof name === 'string' && name ? `a ${name}` : 'an object that is not plain data'}`;
+  }
+  if (typeof exported === 'function') return `${from}a function`;
+  if (Array.isArray(exported)) return `${from}an array`;
+  return `${from}${exported === null ? 'null' : typeof exported === 'undefined' ? 'undefined' : `a ${typeof exported}`}`;
+}
+
 async function load(module: string): Promise<void> {
+  // The answer waits for the config's timers, and its processes end with it (thread-leftovers.ts).
+  const leftovers = watchLeftovers(limit('VKIT_CONFIG_TIMEOUT_S', 30) * 1000);
+  // Also when a timer's error ends the thread before the answer.
+  process.once('exit', () => leftovers.reap());
   try {
-    let exported: unknown = (await import(module)).default;
+    const imported: unknown = (await import(module)).default;
     // `defineConfig(() => ...)`: the function is the config's code too; what it throws is the user's error.
-    if (typeof exported === 'function') exported = await (exported as () => unknown)();
+    const exported = typeof imported === 'function' ? await (imported as () => unknown)() : imported;
+    const wrong = wrongExport(imported, exported);
+    if (wrong !== undefined) {
+      parentPort!.postMessage({ type: 'export', message: wrong });
+      return;
+    }
     let data: unknown = exported;
     if (typeof exported === 'object' && exported !== null && !Array.isArray(exported)) {
       const copy: Record<string, unknown> = {};
@@ -142,9 +176,13 @@ async function load(module: string): Promise<void> {
             : (exported as Record<string, unknown>)[key];
       data = copy;
     }
-    parentPort!.postMessage({ type: 'loaded', data: plainData(data, '') });
+    const answer = plainData(data, '');
+    await leftovers.settle();
+    leftovers.reap();
+    parentPort!.postMessage({ type: 'loaded', data: answer });
     if (rules.size > 0) port.ref();
   } catch (error) {
+    leftovers.reap();
     parentPort!.postMessage({ type: 'threw', message: describeThrown(error) });
   }
 }

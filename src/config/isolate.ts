@@ -140,6 +140,15 @@ async function evaluate(booting: Booting, shown: string): Promise<IsolatedConfig
           process.stderr.write(m!.chunk);
         else if (type === 'exit' && (typeof m!.code === 'number' || typeof m!.code === 'string'))
           exitCalled = String(m!.code);
+        else if (type === 'export' && typeof m!.message === 'string')
+          settle({
+            error: invalid(
+              'ERR_CONFIG_INVALID',
+              `Expected the config's default export to be the object defineConfig returns; the default export is ${m!.message}`,
+              { file: shown },
+              'Export the object: `export default defineConfig({ checks: [...] })` (a config that must wait first may export `defineConfig(async () => ({ ... }))`).',
+            ),
+          });
         else if (type === 'threw' && typeof m!.message === 'string')
           settle({ error: fail(`threw: ${m!.message}`, 'Fix the error your config module raises.') });
         else if (type === 'loaded') {

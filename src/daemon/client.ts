@@ -8,6 +8,7 @@
 import { lstatSync, realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { guardOutput, settleOutputAtExit } from '../cli/output-failure.js';
 import { FRAME, FrameReader, PROTOCOL, frame, type Request } from './frames.js';
 import { daemonPaths, rootOf, SERVED_VERBS, unsafeDir } from './paths.js';
 
@@ -15,17 +16,12 @@ export const PACKAGE_DIR = fileURLToPath(new URL('../../../', import.meta.url));
 
 /**
  * `viaDaemon` as bin/vkit.js runs it, before any other module of vkit's loads: a reader that went
- * away (EPIPE) only silences later output, and an error escaping is an internal error (exit 4),
- * never an exit code that reads as a verdict. When the command is not served the guards are
- * removed again: the CLI installs its own (cli/main.ts guardProcess).
+ * away (EPIPE) only silences later output, output lost otherwise (a full disk) turns a 0 into 3
+ * (cli/output-failure.ts, which the CLI keeps using when the command is not served), and an error
+ * escaping is an internal error (exit 4), never an exit code that reads as a verdict.
  */
 export async function serveHere(argv: string[]): Promise<number | undefined> {
-  const closed = (stream: NodeJS.WriteStream) => (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
-    stream.write = (() => true) as typeof stream.write;
-  };
-  const onOut = closed(process.stdout);
-  const onErr = closed(process.stderr);
+  guardOutput();
   const crash = (error: unknown) => {
     try {
       process.stderr.write(
@@ -35,8 +31,6 @@ export async function serveHere(argv: string[]): Promise<number | undefined> {
       process.exit(4);
     }
   };
-  process.stdout.on('error', onOut);
-  process.stderr.on('error', onErr);
   process.on('uncaughtException', crash);
   let served: number | undefined;
   try {
@@ -44,11 +38,8 @@ export async function serveHere(argv: string[]): Promise<number | undefined> {
   } catch (error) {
     crash(error); // a rejection would otherwise end the process with node's exit code 1: REJECTED
   }
-  if (served === undefined) {
-    process.stdout.off('error', onOut);
-    process.stderr.off('error', onErr);
-    process.off('uncaughtException', crash);
-  }
+  if (served === undefined) process.off('uncaughtException', crash);
+  else settleOutputAtExit();
   return served;
 }
 

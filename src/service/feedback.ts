@@ -7,11 +7,11 @@
  * Pure core (validation, rendering, parsing, ordering) first; the thin I/O at the end.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, lstatSync } from 'node:fs';
 import { link, mkdir, open, readdir, stat, unlink } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { gitInfo } from '../capture/git.js';
 import { InvalidInputError, invalid, type Issue } from '../errors.js';
+import { realRoot } from './root.js';
 import { hexOf, jsonId, type Sha256Id } from '../hash/index.js';
 
 export const FEEDBACK_KINDS = ['formal', 'reliable'] as const;
@@ -254,10 +254,7 @@ function orderFeedback<E extends FeedbackEntry>(entries: readonly E[]): E[] {
 // ---- I/O ----
 
 function checkRoot(root: string): string {
-  const dir = resolve(root);
-  if (!existsSync(dir) || !lstatSync(dir).isDirectory())
-    throw invalid('ERR_ROOT', `Expected --root to be a directory, got \`${dir}\``, { path: 'root' });
-  return dir;
+  return realRoot(root, { path: 'root' });
 }
 
 /** `<git common dir>/vkit/feedback/` inside a git work tree, else `<root>/.vkit/feedback/`. Never the `--store` directory. */

@@ -10,7 +10,7 @@
  * vkit's fingerprint's call (watch-judge.ts), never chokidar's: its filter drops an edit that puts
  * the mtime back, so its raw events are judged too.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import { compileGlob, matchGlobs, type Glob } from '../text/glob.js';
@@ -18,7 +18,8 @@ import { CONFIG_FILES, readConfig, type LoadedConfig } from '../config/load.js';
 import { runEngine } from '../engine/build.js';
 import { compileGraph, type ActionGraph } from '../graph/compile.js';
 import { makeEvent, type EventSink } from '../engine/events.js';
-import { InvalidInputError, invalid } from '../errors.js';
+import { InvalidInputError } from '../errors.js';
+import { realRoot } from './root.js';
 import type { Gate } from '../gate/schema.js';
 import { ChangeJudge, rawEventPath } from './watch-judge.js';
 import { defaultStoreDir, openWorkspace, type OpenOptions } from './workspace.js';
@@ -118,9 +119,7 @@ function blockedGate(message: string): Gate {
 
 /** Runs the watch loop until `signal` aborts; resolves once the last cycle has settled and the watcher is closed. */
 export async function watch(open: OpenOptions, opts: WatchOptions): Promise<void> {
-  const root = resolve(open.root ?? process.cwd());
-  if (!existsSync(root) || !statSync(root).isDirectory())
-    throw invalid('ERR_ROOT', `Expected --root to be a directory, got \`${root}\``);
+  const root = realRoot(open.root);
   const storeDir = open.store ? resolve(open.store) : await defaultStoreDir(root);
   const emit = opts.onEvent;
   const debounceMs = opts.debounceMs ?? 50;

@@ -3,7 +3,6 @@
  * runs recovery), list the working tree, check every node's inputs against it, and compile the graph.
  * Everything a verb needs, assembled once.
  */
-import { existsSync, lstatSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { INPUTS_HINT } from '../capture/selector.js';
 import { gitInfo } from '../capture/git.js';
@@ -14,7 +13,8 @@ import type { Rule } from '../config/rule.js';
 import type { EngineContext } from '../engine/build.js';
 import { remoteChoice, type RemoteConfig, type RemoteRequest } from '../remote/choice.js';
 import type { RemoteContext } from '../remote/context.js';
-import { InvalidInputError, invalid, type Issue } from '../errors.js';
+import { InvalidInputError, type Issue } from '../errors.js';
+import { realRoot } from './root.js';
 import { compileGraph, type ActionGraph } from '../graph/compile.js';
 import { JobService } from '../jobs/service.js';
 import type { WorkerHooks } from '../jobs/worker.js';
@@ -57,14 +57,12 @@ export async function defaultStoreDir(root: string): Promise<string> {
 
 /** Opens only the store, for verbs that read evidence without a config (runs, run show, gc). */
 export async function openStore(opts: OpenOptions = {}): Promise<Store> {
-  const root = resolve(opts.root ?? process.cwd());
+  const root = realRoot(opts.root);
   return new Store(opts.store ? resolve(opts.store) : await defaultStoreDir(root), opts.storeOptions);
 }
 
 export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> {
-  const root = resolve(opts.root ?? process.cwd());
-  if (!existsSync(root) || !lstatSync(root).isDirectory())
-    throw invalid('ERR_ROOT', `Expected --root to be a directory, got \`${root}\``);
+  const root = realRoot(opts.root);
   // Listing the tree and what git ignores (git processes; maybe started ahead by the CLI) overlaps
   // with loading the config and opening the store. A glob selecting what git ignores is a config
   // error; without git nothing is ignored: the walk lists every file.

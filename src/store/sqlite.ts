@@ -3,11 +3,13 @@
  * and its transactions goes through a guard that turns a SQLite error into a `VkitError`: a damaged
  * or unusable index (a truncated file, a dropped table, a bad page, a full disk) is damaged
  * evidence, exit 3 with the way out, never an internal error, on whatever path it is met (a face,
- * a worker, a timer of the job service). A lock held past the busy timeout is its own error, since
- * moving the index aside would be the wrong advice.
+ * a worker, a timer of the job service). A lock held past the busy timeout, and an index this user
+ * may not write (another user's store, access.ts), are their own errors, since moving the index
+ * aside would be the wrong advice.
  */
 import Database from 'better-sqlite3';
 import { EXIT, VkitError } from '../errors.js';
+import { unwritableIndex } from './access.js';
 
 const BUSY = /^SQLITE_(BUSY|LOCKED)/;
 
@@ -27,7 +29,8 @@ function indexError(path: string, error: unknown): unknown {
       },
     );
   }
-  return damagedIndex(path, why, error);
+  // An index out of this user's reach is not damaged: moving it aside would throw evidence away.
+  return unwritableIndex(path, why, error) ?? damagedIndex(path, why, error);
 }
 
 /** The error for a damaged index: what SQLite said, or what vkit read in it that it never writes. */
