@@ -109,8 +109,8 @@ function modulesLoaded(argv: string[]): { code: number | null; modules: string[]
 }
 
 test("--version, --help and a verb's --help load the command table only: no handler, no service", () => {
-  // main.ts's guard and its output batching (coalesce.ts, used by build and gate) are part of the CLI's shell.
-  const light = /^dist\/src\/(errors\.js|cli\/(main|table|verb|coalesce)\.js|cli\/verbs\/[a-z]+\.js)$/;
+  // main.ts's guard, its output batching (coalesce.ts, used by build and gate) and its write-error watch (output-failure.ts) are part of the CLI's shell.
+  const light = /^dist\/src\/(errors\.js|cli\/(main|table|verb|coalesce|output-failure)\.js|cli\/verbs\/[a-z]+\.js)$/;
   for (const argv of [['--version'], ['--help'], ['acceptance', 'check', '--help'], ['run', 'show', '--help']]) {
     const { code, modules } = modulesLoaded(argv);
     assert.equal(code, 0, argv.join(' '));
