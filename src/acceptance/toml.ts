@@ -28,6 +28,8 @@ export interface Doc {
   readonly bytes: Buffer;
   readonly text: string;
   readonly data: Table;
+  /** Where the text holds a TOML date or time (read as its text in `data`): only date fields may. */
+  readonly datePaths: readonly FieldPath[];
   /** The 1-based line of a field (or of its nearest enclosing table header), when it can be found. */
   line(path: FieldPath): number | undefined;
 }
@@ -52,7 +54,9 @@ export function parseDoc(bytes: Buffer, file: string, abs = file): Doc {
   const deep = tooDeepPath(raw);
   if (deep) throw tooDeep(file, lineOfDeepPath(text, deep));
   let index: LineIndex | undefined;
-  return { file, abs, bytes, text, data: normalise(raw) as Table, line: (path) => (index ??= lineIndex(text))(path) };
+  const datePaths: FieldPath[] = [];
+  const data = normalise(raw, [], datePaths) as Table;
+  return { file, abs, bytes, text, data, datePaths, line: (path) => (index ??= lineIndex(text))(path) };
 }
 
 export async function readDoc(abs: string, file: string): Promise<Doc> {
@@ -167,12 +171,18 @@ function pathOf(visit: Visit): (string | number)[] {
   return path.reverse();
 }
 
-/** Recursive, which is safe: parseDoc has refused anything nested deeper than MAX_DEPTH. */
-function normalise(value: unknown): unknown {
-  if (value instanceof TomlDate) return value.toISOString();
-  if (Array.isArray(value)) return value.map(normalise);
+/**
+ * Dates and times become their text; their paths are noted in `dates`. Recursive, which is safe:
+ * parseDoc has refused anything nested deeper than MAX_DEPTH.
+ */
+function normalise(value: unknown, path: FieldPath, dates: FieldPath[]): unknown {
+  if (value instanceof TomlDate) {
+    dates.push(path);
+    return value.toISOString();
+  }
+  if (Array.isArray(value)) return value.map((v, i) => normalise(v, [...path, i], dates));
   if (value && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, normalise(v)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, normalise(v, [...path, k], dates)]));
   return value;
 }
 
