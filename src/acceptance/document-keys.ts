@@ -17,7 +17,8 @@ import { isTable, pathText, type FieldPath, type Table } from './toml.js';
  */
 type Shape = { readonly [key: string]: true | 'open' | 'floor' | Shape };
 
-const PARTY: Shape = { name: true, role: true };
+/** `contact` is 0.3.2's descriptive party field: it carries no promise, so a migrated document keeps it. */
+const PARTY: Shape = { name: true, role: true, contact: true };
 
 const SPECIFICATION: Shape = {
   document: { protocol: true, kind: true, id: true, version: true, issued_at: true, issued_by: true, status: true },

@@ -92,7 +92,7 @@ test('specification: an unknown top-level table and an unknown key in every tabl
     F,
     'parties.consumer.email',
     lineOf(spec, 'consumer = { name = "Example Consumer", role = "platform-lead", email = "x" }'),
-    /^parties\.consumer: unknown key 'email' \(allowed: name, role\)/,
+    /^parties\.consumer: unknown key 'email' \(allowed: name, role, contact\)/,
   );
   assertError(findings, F, 'acceptance.quorum', lineOf(spec, 'quorum = 1'), /^\[acceptance\]: unknown key 'quorum'/);
   assertError(
