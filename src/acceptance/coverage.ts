@@ -28,6 +28,7 @@ import {
   type SpecificationCheck,
   type StackReport,
 } from './model.js';
+import { clip } from './report.js';
 import { INDEPENDENCE } from './specification.js';
 import { isTable, tables, type Doc, type Table } from './toml.js';
 
@@ -136,10 +137,12 @@ function withUnevaluatedFloor(req: RequirementView, judged: Judged): Judged {
 
 /**
  * The first floor condition `claim` fails, or undefined when it meets the floor. Order: status,
- * weight, tier, methods, control, recipe, freshness, independence.
+ * unreadable records, weight, tier, methods, control, recipe, freshness, independence.
  */
 function floorFailure(claim: ClaimView, floor: Floor, opts: CoverageOptions): string | undefined {
   if (claim.status !== 'evidenced') return `status is '${claim.status}', not 'evidenced'`;
+  const unread = unreadableFailure(claim, floor.weighted_required || floor.control_required);
+  if (unread) return unread;
   if (floor.weighted_required && !claim.weightGranted) {
     if (!claim.weightRequested) return 'weight required but the claim is unweighted';
     return `weight required but refused: ${refusal(claim)}`;
@@ -178,6 +181,19 @@ function floorFailure(claim: ClaimView, floor: Floor, opts: CoverageOptions): st
     }
   }
   return undefined;
+}
+
+/**
+ * A record that cannot be read cannot back anything (acceptance-details.md §2): the first passing
+ * record (or, when a witness is asked for, witness control) whose record or inputs cannot be read
+ * fails the claim, whatever its other records show. The format check only warns about it.
+ */
+function unreadableFailure(claim: ClaimView, witnessAsked: boolean): string | undefined {
+  const relied = claim.evidence.find(
+    (e) => e.unreadable && (e.result === 'pass' || (witnessAsked && e.witnessControl)),
+  );
+  if (!relied) return undefined;
+  return `evidence[${relied.index}] ${relied.unreadable} cannot be read: a record that cannot be read backs nothing`;
 }
 
 /** The validator's first reason for not granting a requested weight (there is always one). */
@@ -230,6 +246,8 @@ function crossCutting(
 
 function demandFailure(claim: ClaimView, raw: Table, demands: RequirementView['demands']): string | undefined {
   if (!demands) return 'the requirement has no valid [requirement.demands]';
+  const unread = unreadableFailure(claim, demands.weighted_required || demands.control_required);
+  if (unread) return unread;
   if (demands.min_tier && !(claim.tier && tierAtLeast(claim.tier, demands.min_tier)))
     return `tier ${claim.tier ?? 'none'} does not reach demanded min_tier ${demands.min_tier}`;
   if (demands.weighted_required && !claim.weightGranted)
@@ -272,9 +290,11 @@ export function renderCoverage(result: CoverageResult): string[] {
   const lines: string[] = [];
   for (const r of result.requirements) {
     lines.push(
-      `${r.requirement}: ${r.status} [${r.mandatory ? 'mandatory' : 'optional'}] basis=[${r.basis.map((b) => `'${b}'`).join(', ')}]`,
+      clip(
+        `${r.requirement}: ${r.status} [${r.mandatory ? 'mandatory' : 'optional'}] basis=[${r.basis.map((b) => `'${b}'`).join(', ')}]`,
+      ),
     );
-    for (const f of r.failures) lines.push(`  ${f.claim}: ${f.reason}`);
+    for (const f of r.failures) lines.push(clip(`  ${f.claim}: ${f.reason}`));
   }
   return [...lines, ...summaryLines('summary', result)];
 }

@@ -11,7 +11,9 @@
 import { m11Digest, parseM11, type M11Domain } from '../hash/index.js';
 import { isRfc3339, parseIsoDate } from './dates.js';
 import { digestsDiffer } from './digests.js';
+import { DECISION_DATE_FIELDS, decisionKeys } from './document-keys.js';
 import { judgeEffect } from './effect.js';
+import { datesOutside } from './keys.js';
 import type { DecisionCheck, DecisionContext, PackageCheck, RequirementCoverage, RequirementView } from './model.js';
 import { Findings, type Finding } from './report.js';
 import { parties } from './specification.js';
@@ -47,6 +49,8 @@ export function judgeDecision(
   const f = new Findings(decisionDoc.file, decisionDoc);
   mergeUnique(f, pkg.spec.findings, pkg.findings);
   const d = decisionDoc.data;
+  decisionKeys(d, f);
+  datesOutside(decisionDoc, f, DECISION_DATE_FIELDS);
   const spec = pkg.spec;
   let stale = false;
 
@@ -491,7 +495,7 @@ function judgeDisposition(f: Findings, x: DispositionInput): void {
     if (status === 'satisfied') {
       if (!covered && !undecided)
         f.error(
-          `disposition ${q(req.id)}: 'satisfied' but ${covText}: a disposition cannot claim more than the computed coverage`,
+          `disposition ${q(req.id)}: 'satisfied' but ${covText}: a disposition cannot claim more than the computed coverage${firstFailure(cov)}`,
           [...at, 'status'],
         );
       if (req.kind !== 'chain' && basis.length === 0 && covered)
@@ -505,10 +509,10 @@ function judgeDisposition(f: Findings, x: DispositionInput): void {
       if (!covered) {
         const waiver = table(t, 'waiver');
         if (!req.waivable)
-          f.error(`disposition ${q(req.id)}: 'satisfied-with-conditions' but ${covText}, and ${r} is not waivable`, [
-            ...at,
-            'status',
-          ]);
+          f.error(
+            `disposition ${q(req.id)}: 'satisfied-with-conditions' but ${covText}, and ${r} is not waivable${firstFailure(cov)}`,
+            [...at, 'status'],
+          );
         else if (str(waiver, 'code') !== 'deferred')
           f.error(
             `disposition ${q(req.id)}: 'satisfied-with-conditions' below coverage (${covText}) is a deferred waiver: it needs [disposition.waiver] with code = "deferred"`,
@@ -553,6 +557,12 @@ function judgeDisposition(f: Findings, x: DispositionInput): void {
         [...at, 'status'],
       );
   }
+}
+
+/** ` (WT-1: <its first failed floor reason>)`: why coverage falls short, on the line that says it does. */
+function firstFailure(cov: RequirementCoverage | undefined): string {
+  const first = cov?.failures[0];
+  return first ? ` (${first.claim}: ${first.reason})` : '';
 }
 
 /**

@@ -14,6 +14,7 @@ import { InvalidInputError } from '../errors.js';
 import { evidenceFiles, FileReads } from './file-reads.js';
 import { m11Digest, parseM11, type M11Domain } from '../hash/index.js';
 import type { ClaimView, EvidenceView, FormatOptions, FormatResult, SelfVerify, Tier } from './model.js';
+import { datesOutside, unknownKeys as reportUnknownKeys } from './keys.js';
 import { insideRoot } from './paths.js';
 import { resolveProfile, type ResolvedProfile } from './profiles.js';
 import { Findings, type Finding, type Verdict } from './report.js';
@@ -42,6 +43,9 @@ const KEYS = {
   ],
   component: ['name', 'root', 'commit', 'dirty', 'digest'],
   spec: ['path', 'version', 'axis'],
+  /** The binding to the specification document (its values are checked by check-package). */
+  specification: ['id', 'hash', 'requirements_total'],
+  coverage: ['claims_total'],
   claim: [
     'id',
     'clause',
@@ -94,6 +98,9 @@ const KEYS = {
   /** `boundary = "<reason>"`: the element is declared outside the checked boundary (listed, never accepted). */
   inventory_element: ['name', 'version', 'source', 'digest', 'binding', 'boundary'],
 } as const;
+
+/** Fields (paths without array indices) that take a TOML date or time as well as its text. */
+const DATE_FIELDS = ['format.generated_at', 'claim.self_verify.watched_fail.date'];
 
 const STATUSES = ['evidenced', 'partial', 'gap', 'parked', 'blocked', 'not-applicable'] as const;
 /** Statuses that say no check succeeded: no evidence, and the field that says why. */
@@ -156,6 +163,9 @@ async function validateAt(
   const ctx: Ctx = { doc, opts, f, pkgDir: dirname(doc.abs), stack, files, placed: new Map() };
   const d = doc.data;
   unknownKeys(ctx, d, [], KEYS.top, 'the document');
+  datesOutside(doc, f, DATE_FIELDS);
+  if (isTable(d.specification))
+    unknownKeys(ctx, d.specification, ['specification'], KEYS.specification, '[specification]');
   tables(d, 'inventory').forEach((inv, i) => {
     unknownKeys(ctx, inv, ['inventory', i], KEYS.inventory, `[[inventory]] ${i}`);
     tables(inv, 'element').forEach((el, j) =>
@@ -213,10 +223,7 @@ async function validateAt(
 // ---------------------------------------------------------------------------------------------
 
 function unknownKeys(ctx: Ctx, t: Table, path: FieldPath, allowed: readonly string[], where: string): void {
-  for (const k of Object.keys(t)) {
-    if (!allowed.includes(k))
-      ctx.f.error(`${where}: unknown key '${k}' (allowed: ${allowed.join(', ')})`, [...path, k]);
-  }
+  reportUnknownKeys(ctx.f, t, path, allowed, where);
 }
 
 const nonempty = (v: unknown): v is string => typeof v === 'string' && v.trim().length > 0;
@@ -473,6 +480,7 @@ function checkCoverage(ctx: Ctx, count: number): void {
     ctx.f.error('[coverage] must be a table', ['coverage']);
     return;
   }
+  unknownKeys(ctx, cov, ['coverage'], KEYS.coverage, '[coverage]');
   const total = cov.claims_total;
   if (total === undefined) return;
   if (typeof total !== 'number' || !Number.isInteger(total) || total < 0)
@@ -734,9 +742,11 @@ async function checkEvidence(
   if (e.bounds !== undefined && !validBounds(e.bounds))
     f.error(`${label}: bounds must start with 'bounded' or 'unbounded' and then say what the limit was`, at('bounds'));
 
-  await checkRecord(ctx, e, label, at);
-  await checkInputs(ctx, e, 'inputs', 'subject', label, at);
-  await checkInputs(ctx, e, 'build_inputs', 'artifact', label, at);
+  // What could not be read is kept on the view: coverage lets no claim rest on it (fail closed).
+  const unreadableRecord = await checkRecord(ctx, e, label, at);
+  const unreadableInput = await checkInputs(ctx, e, 'inputs', 'subject', label, at);
+  const unreadableBuildInput = await checkInputs(ctx, e, 'build_inputs', 'artifact', label, at);
+  const unreadable = unreadableRecord ?? unreadableInput ?? unreadableBuildInput;
   checkToolchain(ctx, e, label, at);
   const control = checkControl(ctx, e, claimId, label, at);
 
@@ -755,16 +765,20 @@ async function checkEvidence(
     captured_at_commit: str(e, 'captured_at_commit'),
     witnessControl: control.witness,
     control: control.present,
+    ...(unreadable ? { unreadable } : {}),
   };
 }
 
-/** `record` (relative to the package's directory) and its optional `record_hash`, recomputed. */
+/**
+ * `record` (relative to the package's directory) and its optional `record_hash`, recomputed.
+ * Returns `record '<path>'` when the record does not exist or cannot be read.
+ */
 async function checkRecord(
   ctx: Ctx,
   e: Table,
   label: string,
   at: (...k: (string | number)[]) => FieldPath,
-): Promise<void> {
+): Promise<string | undefined> {
   if (e.record === undefined) return; // required-field message already given where it applies
   const declared =
     e.record_hash === undefined
@@ -776,7 +790,7 @@ async function checkRecord(
   const digest = await ctx.files.digest(abs, 'record');
   if (digest === undefined) {
     missing(ctx, `${label}: record '${e.record as string}' does not exist or cannot be read`, at('record'));
-    return;
+    return `record '${e.record as string}'`;
   }
   if (declared && digest !== declared)
     ctx.f.error(
@@ -788,7 +802,8 @@ async function checkRecord(
 /**
  * `inputs` (the source files the record relied on, domain `subject`, as the reference's examples
  * write them) and `build_inputs` (domain `artifact`): paths relative to the subject root, digests
- * recomputed over the presented bytes.
+ * recomputed over the presented bytes. Returns `<key> '<path>'` of the first one that does not
+ * exist or cannot be read.
  */
 async function checkInputs(
   ctx: Ctx,
@@ -797,8 +812,9 @@ async function checkInputs(
   domain: M11Domain,
   label: string,
   at: (...k: (string | number)[]) => FieldPath,
-): Promise<void> {
+): Promise<string | undefined> {
   const list = e[key];
+  let unreadable: string | undefined;
   if (list === undefined) return;
   if (!Array.isArray(list) || !list.every(isTable)) {
     ctx.f.error(`${label}: ${key} must be an array of {path, digest} tables`, at(key));
@@ -819,6 +835,7 @@ async function checkInputs(
         `${where}: '${item.path as string}' does not exist under the subject root or cannot be read`,
         at(key, k, 'path'),
       );
+      unreadable ??= `${key} '${item.path as string}'`;
       continue;
     }
     if (declared && digest !== declared)
@@ -827,6 +844,7 @@ async function checkInputs(
         at(key, k, 'digest'),
       );
   }
+  return unreadable;
 }
 
 function checkToolchain(ctx: Ctx, e: Table, label: string, at: (...k: (string | number)[]) => FieldPath): void {

@@ -25,6 +25,11 @@ export interface EvidenceView {
   witnessControl: boolean;
   /** Any control present. */
   control: boolean;
+  /**
+   * The first file this record names that does not exist or cannot be read (`record 'ev/run.txt'`,
+   * `inputs 'src/a.js'`): such a record backs nothing, whatever it says (acceptance-details.md §2).
+   */
+  unreadable?: string;
 }
 
 export interface SelfVerify {

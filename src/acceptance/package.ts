@@ -10,6 +10,7 @@
 import { m11Digest, parseM11 } from '../hash/index.js';
 import { computeCoverage, overPackage } from './coverage.js';
 import { digestsDiffer } from './digests.js';
+import { unknownKeys } from './keys.js';
 import { validateFormat } from './format.js';
 import type { DecisionContext, PackageCheck, SpecificationCheck, StackReport } from './model.js';
 import { Findings } from './report.js';
@@ -196,9 +197,7 @@ function checkDeviations(pkg: Doc, specCheck: SpecificationCheck, f: Findings): 
       return;
     }
     const label = `deviation[${i}]${nonEmpty(d.requirement) ? ` (requirement '${d.requirement}')` : ''}`;
-    for (const k of Object.keys(d))
-      if (!DEVIATION_KEYS.includes(k))
-        f.error(`${label}: unknown key '${k}' (allowed: ${DEVIATION_KEYS.join(', ')})`, at(k));
+    unknownKeys(f, d, at(), DEVIATION_KEYS, label);
     if (!(typeof d.requirement === 'string' && ids.has(d.requirement)))
       f.error(`${label}: requirement ${q(d.requirement)} is not a requirement of the specification`, at('requirement'));
     if (!(DEVIATION_KINDS as readonly unknown[]).includes(d.kind))

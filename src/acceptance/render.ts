@@ -15,7 +15,7 @@ import type {
   SpecificationCheck,
   StackReport,
 } from './model.js';
-import { findingLine, type Finding } from './report.js';
+import { clip, findingLine, type Finding } from './report.js';
 import { str, table, tables, type Table } from './toml.js';
 
 export interface RenderInput {
@@ -29,7 +29,8 @@ export interface RenderInput {
 /** How many deciding findings the verdict block shows before `(and N more)`. */
 const SHOWN_FINDINGS = 10;
 
-const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+/** A table cell: one line, pipes escaped, long values cut (`clip`) so a huge id cannot flood the view. */
+const cell = (s: string) => clip(s).replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 /**
  * The findings that make a check's status what it is, as printed lines: its errors, or for an
@@ -76,6 +77,7 @@ function floorText(r: RequirementView): string {
       e.min_tier ?? 'any tier',
       e.weighted_required ? 'weighted' : 'unweighted ok',
       e.control_required ? 'control' : '',
+      e.recipe_required ? 'recipe' : '',
       e.freshness === 'delivered-revision' ? 'fresh' : '',
       e.independence !== 'none' ? e.independence : '',
       e.methods.length ? `methods ${e.methods.join('/')}` : '',
@@ -110,7 +112,9 @@ export function renderRecord(input: RenderInput): string[] {
   const doc = table(spec.data, 'document');
   const subject = table(pkg.data, 'subject');
   lines.push(
-    `# Acceptance: ${str(doc, 'id') ?? '(no id)'} v${String(doc?.version ?? '?')} -> ${str(subject, 'name') ?? '(unnamed subject)'}`,
+    clip(
+      `# Acceptance: ${str(doc, 'id') ?? '(no id)'} v${String(doc?.version ?? '?')} -> ${str(subject, 'name') ?? '(unnamed subject)'}`,
+    ),
   );
   lines.push('', ...verdictBlock(input.verdict ?? []));
   // NOTEs about how the subject was checked (a tree checkout lacking the commit) come before the stack table.

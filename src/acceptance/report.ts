@@ -36,7 +36,7 @@ export class Findings {
     this.list.push({
       level,
       file: this.file,
-      message,
+      message: clip(message),
       ...(path ? { path: pathText(path), line: this.doc?.line(path) } : {}),
     });
   }
@@ -69,6 +69,42 @@ export class Findings {
     for (const finding of other.list) this.list.push(finding);
     for (const reason of other.indeterminateReasons) this.indeterminateReasons.push(reason);
   }
+}
+
+/** The most characters of one unbroken run (a value, an id, a key) a message or a view shows. */
+const RUN_LIMIT = 200;
+const LONG_RUN = new RegExp(`\\S{${RUN_LIMIT + 1},}`, 'g');
+/** The most characters of a whole message (a huge value may have blanks in it). */
+const MESSAGE_LIMIT = 2_000;
+
+/**
+ * A value echoed from a document can be any size; what vkit prints about it cannot: every run of
+ * more than 200 characters without white space is cut to 200 with its length said
+ * (`aaaa… (5242880 characters)`), so a 5 MB id echoed in seven messages is not 35 MB of output.
+ */
+export function clipRuns(text: string): string {
+  return text.length <= RUN_LIMIT ? text : text.replace(LONG_RUN, clipRun);
+}
+
+/** Quotes and brackets around a value stay outside the cut, so the length said is the value's own. */
+function clipRun(run: string): string {
+  const [, lead, value, trail] = /^([`'"([{<]*)([\s\S]*?)([`'")\]}>.,:;?!]*)$/.exec(run)!;
+  return `${lead}${cutTo(value!, RUN_LIMIT)}${trail}`;
+}
+
+/** `clipRuns`, then the whole message cut at 2,000 characters the same way. */
+export function clip(text: string): string {
+  return cutTo(clipRuns(text), MESSAGE_LIMIT);
+}
+
+/** The cut text fits `limit` with its tail, so cutting it again changes nothing. */
+function cutTo(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const tail = `… (${text.length} characters)`;
+  let end = limit - tail.length;
+  // Never split a surrogate pair: half a character is not a character.
+  if (/[\uD800-\uDBFF]/.test(text[end - 1]!)) end--;
+  return `${text.slice(0, end)}${tail}`;
 }
 
 /** `ERROR acceptance.toml: claim 'WT-1': ... (line 12)`. */

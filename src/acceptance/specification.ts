@@ -12,6 +12,8 @@ import { Findings } from './report.js';
 import { isTable, str, type Doc, type FieldPath, type Table } from './toml.js';
 import { PROTOCOL_ID, refuseVersion03 } from './versions.js';
 import { isDuration } from './durations.js';
+import { SPECIFICATION_DATE_FIELDS, specificationKeys } from './document-keys.js';
+import { datesOutside, nearestKey, unknownKeyMessage } from './keys.js';
 
 const SPEC_STATUSES = ['draft', 'issued', 'ratified', 'superseded', 'withdrawn'] as const;
 const ISSUERS = ['consumer', 'producer'] as const;
@@ -59,6 +61,8 @@ export function checkSpecification(doc: Doc): SpecificationCheck {
   refuseVersion03(doc);
   const f = new Findings(doc.file, doc);
   const d = doc.data;
+  specificationKeys(d, f);
+  datesOutside(doc, f, SPECIFICATION_DATE_FIELDS);
 
   const document = sectionTable(d, 'document', f);
   if (document) {
@@ -496,7 +500,8 @@ function checkCrossCutting(
 /**
  * The keys of a floor (`evidence`) or demands table vkit cannot evaluate (coverage_min,
  * build_inputs_required, profile floors, ...): never skipped, each makes the specification
- * indeterminate and is returned (`evidence.coverage_min`) for the requirement to carry.
+ * indeterminate and is returned (`evidence.coverage_min`) for the requirement to carry. A key that
+ * looks like a typo of a known one (`min_teir`) is an error naming the key it likely meant.
  */
 function unevaluatedKeys(
   t: Table,
@@ -507,7 +512,10 @@ function unevaluatedKeys(
   at: FieldPath,
   f: Findings,
 ): string[] {
-  const keys = Object.keys(t).filter((k) => !known.includes(k));
+  const unknown = Object.keys(t).filter((k) => !known.includes(k));
+  const typos = unknown.filter((k) => nearestKey(k, known) !== undefined);
+  for (const k of typos) f.error(unknownKeyMessage(`${ctx}: ${section}`, k, known), [...at, k]);
+  const keys = unknown.filter((k) => !typos.includes(k));
   for (const k of keys) f.indeterminate(`${ctx}: ${section}.${k} is ${what} this vkit cannot evaluate`, [...at, k]);
   return keys.map((k) => `${section}.${k}`);
 }

@@ -28,6 +28,8 @@ export interface Doc {
   readonly bytes: Buffer;
   readonly text: string;
   readonly data: Table;
+  /** Where the text holds a TOML date or time (read as its text in `data`): only date fields may. */
+  readonly datePaths: readonly FieldPath[];
   /** The 1-based line of a field (or of its nearest enclosing table header), when it can be found. */
   line(path: FieldPath): number | undefined;
 }
@@ -52,7 +54,9 @@ export function parseDoc(bytes: Buffer, file: string, abs = file): Doc {
   const deep = tooDeepPath(raw);
   if (deep) throw tooDeep(file, lineOfDeepPath(text, deep));
   let index: LineIndex | undefined;
-  return { file, abs, bytes, text, data: normalise(raw) as Table, line: (path) => (index ??= lineIndex(text))(path) };
+  const datePaths: FieldPath[] = [];
+  const data = normalise(raw, [], datePaths) as Table;
+  return { file, abs, bytes, text, data, datePaths, line: (path) => (index ??= lineIndex(text))(path) };
 }
 
 export async function readDoc(abs: string, file: string): Promise<Doc> {
@@ -168,21 +172,31 @@ function pathOf(visit: Visit): (string | number)[] {
 }
 
 /**
- * Plain objects and arrays with dates as text. Recursive, which is safe: parseDoc has refused
- * anything nested deeper than MAX_DEPTH. Written as loops: a package of thousands of claims has
- * hundreds of thousands of values, and the entries-and-map form cost a third of its reading.
+ * Plain objects and arrays with dates as text; their paths are noted in `dates`. Recursive, which
+ * is safe: parseDoc has refused anything nested deeper than MAX_DEPTH. Written as loops over one
+ * path stack: a package of thousands of claims has hundreds of thousands of values, and building
+ * entries, maps and a path per value cost a third of its reading.
  */
-function normalise(value: unknown): unknown {
+function normalise(value: unknown, path: Array<string | number>, dates: FieldPath[]): unknown {
   if (typeof value !== 'object' || value === null) return value;
-  if (value instanceof TomlDate) return value.toISOString();
+  if (value instanceof TomlDate) {
+    dates.push([...path]);
+    return value.toISOString();
+  }
   if (Array.isArray(value)) {
     const out = new Array<unknown>(value.length);
-    for (let i = 0; i < value.length; i++) out[i] = normalise(value[i]);
+    for (let i = 0; i < value.length; i++) {
+      path.push(i);
+      out[i] = normalise(value[i], path, dates);
+      path.pop();
+    }
     return out;
   }
   const out: Table = {};
   for (const k of Object.keys(value)) {
-    const v = normalise((value as Table)[k]);
+    path.push(k);
+    const v = normalise((value as Table)[k], path, dates);
+    path.pop();
     // A key named __proto__ is data: assigning it would set the object's prototype instead.
     if (k === '__proto__')
       Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });

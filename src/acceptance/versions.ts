@@ -27,20 +27,15 @@ export function isVersion03(doc: Doc): boolean {
   );
 }
 
+/**
+ * One message, the file as its location (never `F: F is ...`) and the command that helps:
+ * `vkit acceptance migrate` for a specification or package, `vkit acceptance decide` for a decision.
+ */
 export function refuseVersion03(doc: Doc): void {
   if (!isVersion03(doc)) return;
-  if (str(table(doc.data, 'document'), 'kind') === 'decision') {
-    throw invalid(
-      'ERR_ACCEPTANCE_VERSION',
-      `${doc.file} is an acceptance 0.3 decision; this vkit checks 0.4.0 only`,
-      { file: doc.file },
-      'A 0.3 decision cannot be migrated (`vkit acceptance migrate` refuses decisions): migrate its specification and package with `vkit acceptance migrate`, then issue a new 0.4 decision with `vkit acceptance decide` against the migrated specification and package.',
-    );
-  }
-  throw invalid(
-    'ERR_ACCEPTANCE_VERSION',
-    `${doc.file} is an acceptance 0.3 document; this vkit checks 0.4.0 only`,
-    { file: doc.file },
-    `Convert it with \`vkit acceptance migrate ${doc.file}\` (add --write to apply); decisions are never migrated: issue a new one.`,
-  );
+  const message =
+    str(table(doc.data, 'document'), 'kind') === 'decision'
+      ? 'an acceptance 0.3 decision, and this vkit checks 0.4.0 only. A 0.3 decision cannot be migrated (`vkit acceptance migrate` refuses decisions): migrate its specification and package with `vkit acceptance migrate`, then issue a new 0.4 decision with `vkit acceptance decide` against them.'
+      : `an acceptance 0.3 document, and this vkit checks 0.4.0 only. Convert it with \`vkit acceptance migrate ${doc.file}\` (it shows the change; add --write to apply it); a 0.3 decision is never migrated: issue a new one.`;
+  throw invalid('ERR_ACCEPTANCE_VERSION', message, { file: doc.file });
 }

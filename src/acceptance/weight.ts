@@ -5,6 +5,7 @@
  * A refused claim stays in the file and counts as unweighted.
  */
 import { isIsoDate } from './dates.js';
+import { didYouMean } from './keys.js';
 import type { EvidenceView } from './model.js';
 import { SYMBOLIC_FAMILIES } from './tiers.js';
 import { isTable, str, table, type Table } from './toml.js';
@@ -69,7 +70,10 @@ export function watchedFailProblems(selfVerify: Table): { key?: string; message:
   const out: { key?: string; message: string }[] = [];
   for (const k of Object.keys(wf))
     if (!(WATCHED_FAIL_KEYS as readonly string[]).includes(k))
-      out.push({ key: k, message: `watched_fail has unknown key '${k}' (allowed: ${WATCHED_FAIL_KEYS.join(', ')})` });
+      out.push({
+        key: k,
+        message: `watched_fail has unknown key '${k}'${didYouMean(k, WATCHED_FAIL_KEYS)} (allowed: ${WATCHED_FAIL_KEYS.join(', ')})`,
+      });
   for (const k of WATCHED_FAIL_KEYS) {
     if (wf[k] === undefined) out.push({ message: `watched_fail requires '${k}'` });
     else if (typeof wf[k] !== 'string') out.push({ key: k, message: `watched_fail.${k} must be a string` });

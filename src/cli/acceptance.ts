@@ -6,7 +6,7 @@
  */
 import { resolve } from 'node:path';
 import { invalid } from '../errors.js';
-import type { Outcome } from '../acceptance/report.js';
+import { clipRuns, type Outcome } from '../acceptance/report.js';
 import { checkFiles } from '../service/acceptance/check.js';
 import { acceptanceDigest } from '../service/acceptance/digest.js';
 import { checkDecision as checkDecisionFiles, decide as decideDraft } from '../service/acceptance/decision.js';
@@ -33,10 +33,11 @@ function pairs(flag: string, values: string[] | undefined): Record<string, strin
   return out;
 }
 
+/** Every printed line with its long runs cut: a value echoed from a document never floods the terminal. */
 function printOutcome(outcome: Outcome, json: boolean | undefined): number {
-  if (outcome.stderr?.length) process.stderr.write(`${outcome.stderr.join('\n')}\n`);
+  if (outcome.stderr?.length) process.stderr.write(`${outcome.stderr.map(clipRuns).join('\n')}\n`);
   if (json) printJson(outcome.json);
-  else if (outcome.lines.length) process.stdout.write(`${outcome.lines.join('\n')}\n`);
+  else if (outcome.lines.length) process.stdout.write(`${outcome.lines.map(clipRuns).join('\n')}\n`);
   return outcome.exitCode;
 }
 

@@ -41,18 +41,18 @@ test('check-decision on a 0.3 decision says it cannot be migrated and names deci
   try {
     const r = checkDecision(repo.dir);
     assert.equal(r.code, 2, r.stdout + r.stderr);
-    assert.match(r.stderr, /acceptance-decision\.toml is an acceptance 0\.3 decision/);
+    assert.match(r.stderr, /^vkit: acceptance-decision\.toml: an acceptance 0\.3 decision/);
     assert.match(r.stderr, /A 0\.3 decision cannot be migrated/);
     assert.match(r.stderr, /issue a new 0\.4 decision with `vkit acceptance decide`/);
-    assert.doesNotMatch(r.stderr, /Convert it with `vkit acceptance migrate acceptance-decision\.toml`/);
+    assert.doesNotMatch(r.stderr, /Convert it with/);
     // The hint is true: migrate does refuse the decision.
     const migrate = vkit(['acceptance', 'migrate', TRIO_PATHS.decision, '--root', repo.dir]);
     assert.equal(migrate.code, 2, migrate.stderr);
     assert.match(migrate.stderr, /migrate never rewrites a decision/);
-    // The same refusal, as JSON, carries the same hint; render refuses the same way.
+    // The same refusal, as JSON, carries the same message; render refuses the same way.
     const json = checkDecision(repo.dir, '--json').json();
     assert.equal(json.error.code, 'ERR_ACCEPTANCE_VERSION');
-    assert.match(json.error.hint, /vkit acceptance decide/);
+    assert.match(json.error.message, /vkit acceptance decide/);
     const render = vkit([
       'acceptance',
       'render',
@@ -79,7 +79,7 @@ test('a 0.3 specification or package still points at migrate', () => {
     });
     const r = checkDecision(repo.dir);
     assert.equal(r.code, 2, r.stdout + r.stderr);
-    assert.match(r.stderr, /acceptance-specification\.toml is an acceptance 0\.3 document/);
+    assert.match(r.stderr, /^vkit: acceptance-specification\.toml: an acceptance 0\.3 document/);
     assert.match(r.stderr, /Convert it with `vkit acceptance migrate acceptance-specification\.toml`/);
     assert.doesNotMatch(r.stderr, /vkit acceptance decide/);
   } finally {
@@ -94,5 +94,29 @@ test('the help of check-decision and render says what happens to each kind of 0.
     const text = r.stdout.replace(/\s+/g, ' ');
     assert.match(text, /a 0\.3 specification or package: convert it with vkit acceptance migrate/, verb);
     assert.match(text, /a 0\.3 decision cannot be migrated: issue a new one with vkit acceptance decide/, verb);
+  }
+});
+
+test('the 0.3 refusal is one message: the file as its location, `vkit acceptance migrate FILE` in it, no hint line', () => {
+  const trio = validTrio();
+  const repo = tempRepo({}, { git: false });
+  try {
+    writeTrio(repo.dir, { ...trio, pkg: trio.pkg.replace('id = "acceptance/0.4"', 'id = "acceptance/0.3"') });
+    for (const args of [
+      ['acceptance', 'check', TRIO_PATHS.pkg],
+      ['acceptance', 'check-package', TRIO_PATHS.pkg, '--spec', TRIO_PATHS.spec],
+    ]) {
+      const r = vkit([...args, '--root', repo.dir]);
+      assert.equal(r.code, 2, r.stdout + r.stderr);
+      const lines = r.stderr.trimEnd().split('\n');
+      assert.equal(lines.length, 1, `one line: ${r.stderr}`);
+      assert.match(
+        lines[0]!,
+        /^vkit: acceptance\.toml: an acceptance 0\.3 document, and this vkit checks 0\.4\.0 only\. Convert it with `vkit acceptance migrate acceptance\.toml` /,
+      );
+      assert.doesNotMatch(lines[0]!, /acceptance\.toml: acceptance\.toml/, 'the file is not named twice in a row');
+    }
+  } finally {
+    repo.cleanup();
   }
 });

@@ -24,6 +24,10 @@ export const digest = defineVerb({
 Prints the M11 digest of FILE: SHA-512 over the ASCII bytes \`D:\` followed by the file's raw bytes,
 written \`D:sha-512:<128 hex>\`. Domains: specification, manifest, decision, record, subject, artifact,
 inventory, normative-reference. FILE is relative to --root (default: cwd).
+
+With --domain subject, FILE may be a directory: its subject digest as \`[subject] digest\` records it
+(one line \`<path> NUL <sha-512 hex>\` per file, sorted bytewise, hashed in domain subject; \`target/\`
+and \`.git/\` left out; inside git, the tracked files and the untracked ones git does not ignore).
 `,
 });
 
