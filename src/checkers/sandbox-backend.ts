@@ -20,7 +20,7 @@ export interface Confinement {
   cleanup(): void;
 }
 
-export const SANDBOX_REMEDIES =
+const SANDBOX_REMEDIES =
   'install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), or opt the check out with sandbox: { none: "<why>" }; `vkit doctor` says what this machine can do';
 
 /** The sandbox for one process, or why none can be made here (then nothing runs). */

@@ -182,7 +182,7 @@ function proc(dst: string, line: (s: string, d: string, t: string, o: string[]) 
  * Arguments: stage, the new root as mountinfo spells it, cwd, 1 for a network namespace, mount,
  * umount, pivot_root, setpriv, ip (or empty), `--`, the command.
  */
-export const BUILTIN_INIT = `set -u
+const BUILTIN_INIT = `set -u
 S=$1 NE=$2 cwd=$3 net=$4 MOUNT=$5 UMOUNT=$6 PIVOT=$7 SETPRIV=$8 IP=$9
 shift 10
 fail() { echo "vkit-sandbox: $*" >&2; exit 1; }

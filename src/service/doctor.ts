@@ -13,7 +13,7 @@ import { findBuiltinTools } from '../checkers/sandbox-builtin.js';
 import { loadModelProfile } from '../formal/models/profiles.js';
 import { loadProfile, resolveChecker } from '../formal/profiles/index.js';
 
-export interface DoctorPart {
+interface DoctorPart {
   /** What was looked at: `sandbox: bwrap`, `container engine`, `formal: coq-linux-x86_64-v1`, ... */
   part: string;
   /** `ok`, `missing` (vkit works without it: what needs it is BLOCKED, named), or `info`. */
