@@ -5,7 +5,7 @@
  * is not part of the action key. Where neither can run, the check does not run at all.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseMountinfo } from './mounts.js';
@@ -48,7 +48,9 @@ export function confine(
     return `no sandbox: bubblewrap (bwrap) is not installed, and the built-in sandbox needs util-linux's ${tools.missing.join(', ')}; ${SANDBOX_REMEDIES}`;
   const stage = mkdtempSync(join(tmpdir(), 'vkit-sandbox-'));
   try {
-    const plan = builtinPlan(layout, stage, parseMountinfo(readFileSync('/proc/self/mountinfo', 'utf8')), hostPathKind);
+    // A mount point this user cannot reach is out of the check's reach too, and could not be remounted.
+    const mounts = parseMountinfo(readFileSync('/proc/self/mountinfo', 'utf8')).filter((m) => reachable(m.path));
+    const plan = builtinPlan(layout, stage, mounts, hostPathKind);
     writeStage(stage, plan);
   } catch (error) {
     rmSync(stage, { recursive: true, force: true });
@@ -59,6 +61,15 @@ export function confine(
     backend: Promise.resolve('built-in'),
     cleanup: () => rmSync(stage, { recursive: true, force: true }),
   };
+}
+
+function reachable(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'EACCES';
+  }
 }
 
 const names = new Map<string, Promise<string>>();

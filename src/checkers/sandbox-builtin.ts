@@ -12,7 +12,9 @@
  * - Read-only binds are recursive binds whose every mount is then remounted read-only with the
  *   flags the kernel locked on it; after mounting, the init refuses to start the check while any
  *   mount in the new root outside the writable places (the work tree or declared outputs, `/tmp`,
- *   `/dev`, `/proc`) is writable, so a host mount made meanwhile cannot slip through.
+ *   `/dev`, `/proc`) is writable, so a host mount made meanwhile cannot slip through. A mount
+ *   below a directory this user cannot enter (root's home, another user's) is left as it is: the
+ *   check cannot reach it either, and its remount would fail (bubblewrap skips those too).
  * - The check runs through `setpriv` with no capabilities (bounding, inheritable and ambient sets
  *   emptied) and `no_new_privs`, after the mounts are made: root inside its namespace, it cannot
  *   unmount or remount anything, and no set-uid or file-capability program gives any back.
@@ -191,6 +193,9 @@ fail() { echo "vkit-sandbox: $*" >&2; exit 1; }
 while read -r _ _ _ _ mp opts _; do
   case $mp in "$NE"|"$NE"/*) ;; *) continue ;; esac
   case $opts in ro|ro,*) continue ;; esac
+  p=$mp
+  case $p in *\\\\*) p=$(printf '%b' "$p") ;; esac
+  [ -e "$p" ] || continue
   ok=
   while read -r w; do case $mp in "$w"|"$w"/*) ok=1; break ;; esac; done < "$S/rw"
   [ -n "$ok" ] || fail "$mp would be writable"

@@ -99,3 +99,55 @@ function chownTree(path: string, uid: number): void {
     chownTree(p, uid);
   }
 }
+
+test('[builtin] a mount below a directory the user cannot enter does not stop the built-in sandbox, and the check cannot reach it', {
+  skip:
+    process.getuid?.() === 0
+      ? backends.find((b) => b.name === 'builtin')!.skip
+      : 'needs root to mount and to become nobody',
+}, () => {
+  const repo = tempRepo({ 'a.txt': 'a\n' });
+  const hidden = mkdtempSync(join('/var/tmp', 'vkit-hidden-'));
+  try {
+    repo.manifest({
+      checks: [
+        { id: 'c', run: `touch ${hidden}/inner/x 2>/dev/null && echo reached > reached.txt; true`, inputs: ['a.txt'] },
+      ],
+    });
+    chownTree(repo.dir, 65534);
+    // A private mount namespace: root's tmpfs inside a directory only root may enter, then vkit as nobody.
+    const script = `mkdir -p "$1/inner" && chmod 700 "$1" && mount -t tmpfs vkit-hidden "$1/inner" && shift && exec "$@"`;
+    const argv = [
+      'unshare',
+      '--mount',
+      '--propagation',
+      'private',
+      'sh',
+      '-c',
+      script,
+      'sh',
+      hidden,
+      'setpriv',
+      '--reuid=65534',
+      '--regid=65534',
+      '--clear-groups',
+      process.execPath,
+      VKIT_BIN,
+      'build',
+      '--root',
+      repo.dir,
+      '--store',
+      storeDir(repo),
+    ];
+    const r = spawnSync(argv[0]!, argv.slice(1), {
+      cwd: repo.dir,
+      encoding: 'utf8',
+      env: { ...process.env, VKIT_SANDBOX: 'builtin', HOME: repo.dir, NO_COLOR: '1' },
+    });
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.ok(!existsSync(join(repo.dir, 'reached.txt')));
+  } finally {
+    repo.cleanup();
+    rmSync(hidden, { recursive: true, force: true });
+  }
+});
