@@ -18,7 +18,8 @@ test('a damaged index.sqlite: build, gate and runs exit 3 naming the index, neve
   try {
     repo.age('a.txt');
     repo.manifest({ checks: [{ id: 't', run: ['true'], inputs: ['a.txt'] }] });
-    assert.equal(cli(repo, ['build']).code, 0);
+    // No standby worker: one started ahead gets its store on stdin, so storeWorkers cannot see it wait.
+    assert.equal(cli(repo, ['build'], { VKIT_STANDBY: '0' }).code, 0);
     // The build's workers linger a moment with the index open (also one started for the run that
     // another claimed first, which recorded no attempt); a closing checkpoint would write the database
     // back over the damage (real evidence, but not the damaged store this test is about).
