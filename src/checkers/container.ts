@@ -148,7 +148,7 @@ export async function openSandbox(
   const problem = await ping(docker);
   if (problem !== undefined) {
     return {
-      unavailable: `no container engine answering on ${where} (${problem}): start one with \`npm run setup:podman\``,
+      unavailable: `no container engine answering on ${where} (${problem}): start one (podman system service --time=0 ${where} &; in vkit's repository \`npm run setup:podman\`), and \`vkit doctor\` says what this machine lacks`,
     };
   }
   return new DockerSandbox(where, docker, options.cacheDir ?? toolTreeCacheDir());
