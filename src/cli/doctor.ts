@@ -1,4 +1,12 @@
-/** `vkit doctor`'s handler (declared in `verbs/doctor.ts`): prints the machine report of `service/doctor.ts`. */
+/**
+ * `vkit doctor`'s handler (declared in `verbs/doctor.ts`): prints the machine report of
+ * `service/doctor.ts`, plus whether a resident build process serves this directory (a face's
+ * business: the service does not know the daemon).
+ */
+import { resolve } from 'node:path';
+import { control } from '../daemon/client.js';
+import { FRAME } from '../daemon/frames.js';
+import { daemonPaths } from '../daemon/paths.js';
 import { EXIT } from '../errors.js';
 import { type Handler, printJson } from './verb.js';
 import type { doctor as doctorVerb } from './verbs/doctor.js';
@@ -6,6 +14,7 @@ import type { doctor as doctorVerb } from './verbs/doctor.js';
 export const doctor: Handler<typeof doctorVerb> = async ({ values: v }) => {
   const { doctor: examine } = await import('../service/doctor.js');
   const report = await examine(process.env);
+  report.parts.push(await daemonPart());
   if (v.json) printJson(report);
   else {
     const lines = [`sandbox for checks: ${report.sandbox ?? 'NONE: sandboxed checks are BLOCKED here'}`, ''];
@@ -17,3 +26,20 @@ export const doctor: Handler<typeof doctorVerb> = async ({ values: v }) => {
   }
   return report.sandbox ? EXIT.ok : EXIT.blocked;
 };
+
+/** Whether a resident build process serves the current directory (optional: answers are the same without). */
+async function daemonPart() {
+  const root = resolve('.');
+  try {
+    const status = (await control(daemonPaths(root).socket, FRAME.ping)) as { pid?: number } | undefined;
+    return {
+      part: 'resident daemon',
+      status: 'info' as const,
+      detail: status
+        ? `running for ${root} (pid ${status.pid})`
+        : `none for ${root} (optional: \`vkit daemon start\` serves build and gate faster)`,
+    };
+  } catch (error) {
+    return { part: 'resident daemon', status: 'info' as const, detail: `not asked: ${(error as Error).message}` };
+  }
+}

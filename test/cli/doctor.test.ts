@@ -38,6 +38,7 @@ test('doctor names the sandbox checks get here, each backend tried for real, and
     'formal: coq-linux-x86_64-v1',
     'model checking: spin-linux-x86_64-v1',
     'remote cache',
+    'resident daemon',
   ])
     assert.ok(d.part(p), `${p} in ${d.said}`);
   for (const p of d.report!.parts) if (p.status === 'missing') assert.ok(p.fix, `${p.part} names its fix`);
