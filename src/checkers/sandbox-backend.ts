@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseMountinfo } from './mounts.js';
+import { runProcess } from './process.js';
 import { bwrapArgs, ENV_PREFIX, findBwrap, type SandboxLayout } from './sandbox.js';
 import { builtinArgv, builtinPlan, findBuiltinTools, hostPathKind, writeStage } from './sandbox-builtin.js';
 
@@ -96,4 +97,42 @@ export function sandboxFailureHint(message: string): string {
     ? '; user namespaces are disabled here (sysctl user.max_user_namespaces or kernel.unprivileged_userns_clone, or an AppArmor restriction as on Ubuntu 24.04): enable them, ' +
         SANDBOX_REMEDIES
     : '';
+}
+
+/**
+ * Confines `/bin/true` with one backend in a scratch directory: undefined when it ran and exited 0,
+ * else what went wrong. What `vkit doctor` and the tests ask before relying on a backend.
+ */
+export async function probeSandbox(
+  backend: 'bwrap' | 'builtin',
+  env: Record<string, string | undefined>,
+  statusFd: number,
+): Promise<string | undefined> {
+  const dir = mkdtempSync(join(tmpdir(), 'vkit-sandbox-probe-'));
+  try {
+    const wrap = confine({ mode: 'isolated', root: dir, cwd: dir, protect: [], keep: [] }, statusFd, {
+      ...env,
+      VKIT_SANDBOX: backend,
+    });
+    if (typeof wrap === 'string') return wrap;
+    try {
+      const r = await runProcess(
+        {
+          argv: ['/bin/true'],
+          cwd: dir,
+          env: { PATH: '/usr/bin:/bin' },
+          timeoutMs: 20_000,
+          signal: new AbortController().signal,
+        },
+        join(dir, 'out'),
+        join(dir, 'err'),
+        wrap,
+      );
+      return r.exitCode === 0 ? undefined : (r.spawnError ?? `a confined /bin/true exited ${r.exitCode}`);
+    } finally {
+      wrap.cleanup();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

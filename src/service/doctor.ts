@@ -3,12 +3,10 @@
  * each sandbox backend, the container engine pinged, each verifier's assets looked up), and for
  * each missing part the command that adds it. A report: it changes nothing.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { runProcess, STATUS_FD } from '../checkers/process.js';
+import { existsSync } from 'node:fs';
+import { STATUS_FD } from '../checkers/process.js';
 import { findBwrap } from '../checkers/sandbox.js';
-import { confine } from '../checkers/sandbox-backend.js';
+import { probeSandbox } from '../checkers/sandbox-backend.js';
 import { findBuiltinTools } from '../checkers/sandbox-builtin.js';
 import { loadModelProfile } from '../formal/models/profiles.js';
 import { loadProfile, resolveChecker } from '../formal/profiles/index.js';
@@ -48,10 +46,12 @@ async function sandboxParts(env: Record<string, string | undefined>, parts: Doct
   const asked = env.VKIT_SANDBOX;
   const bwrap = findBwrap(env.PATH);
   const tried: Array<['bwrap' | 'builtin', string | undefined]> = [
-    ['bwrap', bwrap ? await tryBackend('bwrap', env) : 'bubblewrap (bwrap) is not on PATH'],
+    ['bwrap', bwrap ? await probeSandbox('bwrap', env, STATUS_FD) : 'bubblewrap (bwrap) is not on PATH'],
     [
       'builtin',
-      'missing' in findBuiltinTools(env.PATH) ? 'util-linux programs are missing' : await tryBackend('builtin', env),
+      'missing' in findBuiltinTools(env.PATH)
+        ? 'util-linux programs are missing'
+        : await probeSandbox('builtin', env, STATUS_FD),
     ],
   ];
   for (const [name, problem] of tried) {
@@ -75,39 +75,6 @@ async function sandboxParts(env: Record<string, string | undefined>, parts: Doct
     });
   }
   return inUse;
-}
-
-async function tryBackend(
-  name: 'bwrap' | 'builtin',
-  env: Record<string, string | undefined>,
-): Promise<string | undefined> {
-  const dir = mkdtempSync(join(tmpdir(), 'vkit-doctor-'));
-  try {
-    const wrap = confine({ mode: 'isolated', root: dir, cwd: dir, protect: [], keep: [] }, STATUS_FD, {
-      ...env,
-      VKIT_SANDBOX: name,
-    });
-    if (typeof wrap === 'string') return wrap;
-    try {
-      const r = await runProcess(
-        {
-          argv: ['/bin/true'],
-          cwd: dir,
-          env: { PATH: '/usr/bin:/bin' },
-          timeoutMs: 20_000,
-          signal: new AbortController().signal,
-        },
-        join(dir, 'out'),
-        join(dir, 'err'),
-        wrap,
-      );
-      return r.exitCode === 0 ? undefined : (r.spawnError ?? `a confined /bin/true exited ${r.exitCode}`);
-    } finally {
-      wrap.cleanup();
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 /** The container engine, then each formal and model-checking profile's assets (images, toolchains). */

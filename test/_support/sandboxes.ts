@@ -4,12 +4,9 @@
  * VKIT_REQUIRE_SYSTEM=1) and the built-in one, which needs only util-linux and user namespaces
  * (probed once by confining `/bin/true`; a machine without them skips it loudly).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { runProcess, STATUS_FD } from '../../src/checkers/process.js';
+import { STATUS_FD } from '../../src/checkers/process.js';
 import { findBwrap } from '../../src/checkers/sandbox.js';
-import { confine } from '../../src/checkers/sandbox-backend.js';
+import { probeSandbox } from '../../src/checkers/sandbox-backend.js';
 
 export interface SandboxBackend {
   name: 'bwrap' | 'builtin';
@@ -19,41 +16,24 @@ export interface SandboxBackend {
   skip: string | false;
 }
 
-/** Runs `/bin/true` in the built-in sandbox: undefined when it works, else what went wrong. */
-async function builtinProblem(): Promise<string | undefined> {
-  const dir = mkdtempSync(join(tmpdir(), 'vkit-sandbox-probe-'));
-  try {
-    const wrap = confine({ mode: 'isolated', root: dir, cwd: dir, protect: [], keep: [] }, STATUS_FD, {
-      ...process.env,
-      VKIT_SANDBOX: 'builtin',
-    });
-    if (typeof wrap === 'string') return wrap;
-    try {
-      const r = await runProcess(
-        {
-          argv: ['/bin/true'],
-          cwd: dir,
-          env: { PATH: '/usr/bin:/bin' },
-          timeoutMs: 20_000,
-          signal: new AbortController().signal,
-        },
-        join(dir, 'out'),
-        join(dir, 'err'),
-        wrap,
-      );
-      return r.exitCode === 0 ? undefined : (r.spawnError ?? `exit ${r.exitCode}`);
-    } finally {
-      wrap.cleanup();
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+/**
+ * A command prefix that runs what follows in a user namespace whose own limit allows no further
+ * one: what a machine with user namespaces disabled looks like to vkit.
+ */
+export const NO_USER_NAMESPACES = [
+  'unshare',
+  '--user',
+  '--map-root-user',
+  'sh',
+  '-c',
+  'echo 0 > /proc/sys/user/max_user_namespaces && exec "$@"',
+  'sh',
+];
 
 /** Every backend, each with its skip reason (`test(name, { skip: b.skip }, ...)`). */
 export async function sandboxBackends(file: string): Promise<SandboxBackend[]> {
   const bwrap = findBwrap();
-  const builtin = await builtinProblem();
+  const builtin = await probeSandbox('builtin', process.env, STATUS_FD);
   if (!bwrap && process.env.VKIT_REQUIRE_SYSTEM === '1')
     throw new Error(`${file}: VKIT_REQUIRE_SYSTEM=1 but bubblewrap (bwrap) is not installed`);
   if (builtin && process.env.VKIT_REQUIRE_SYSTEM === '1')

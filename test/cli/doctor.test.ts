@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { findBwrap } from '../../src/checkers/sandbox.js';
 import { VKIT_BIN } from '../_support/repo.js';
+import { NO_USER_NAMESPACES } from '../_support/sandboxes.js';
 
 interface Part {
   part: string;
@@ -68,16 +69,7 @@ test('without bubblewrap the built-in sandbox is in use, and bubblewrap is named
 });
 
 test('where user namespaces are disabled no sandbox can run: exit 3, and the remedies named', () => {
-  const noUserns = [
-    'unshare',
-    '--user',
-    '--map-root-user',
-    'sh',
-    '-c',
-    'echo 0 > /proc/sys/user/max_user_namespaces && exec "$@"',
-    'sh',
-  ];
-  const d = doctor(noUserns);
+  const d = doctor(NO_USER_NAMESPACES);
   assert.equal(d.code, 3, d.said);
   assert.equal(d.report?.sandbox, null);
   const builtin = d.part('sandbox: built-in (util-linux)');

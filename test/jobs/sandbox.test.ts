@@ -27,7 +27,7 @@ import Database from 'better-sqlite3';
 import { runProcess, STATUS_FD } from '../../src/checkers/process.js';
 import { confine } from '../../src/checkers/sandbox-backend.js';
 import { toolPaths } from '../../src/checkers/sandbox.js';
-import { sandboxBackends } from '../_support/sandboxes.js';
+import { NO_USER_NAMESPACES, sandboxBackends } from '../_support/sandboxes.js';
 import { blobPath, cli, openStoreOf, receiptJson, storeDir } from '../_support/evidence.js';
 import { sleep, waitFor } from '../_support/wait.js';
 import { tempRepo, VKIT_BIN, vkit, vkitAsync } from '../_support/repo.js';
@@ -324,24 +324,10 @@ for (const b of backends) {
           { id: 'out', run: 'true', inputs: ['a.txt'], sandbox: { none: 'needs no confinement' } },
         ],
       });
-      // A user namespace whose own limit allows no further one: what a machine with them disabled looks like.
+      const [cmd, ...prefix] = NO_USER_NAMESPACES;
       const r = spawnSync(
-        'unshare',
-        [
-          '--user',
-          '--map-root-user',
-          'sh',
-          '-c',
-          'echo 0 > /proc/sys/user/max_user_namespaces && exec "$@"',
-          'sh',
-          process.execPath,
-          VKIT_BIN,
-          'build',
-          '--root',
-          repo.dir,
-          '--store',
-          storeDir(repo),
-        ],
+        cmd!,
+        [...prefix, process.execPath, VKIT_BIN, 'build', '--root', repo.dir, '--store', storeDir(repo)],
         { cwd: repo.dir, encoding: 'utf8', env: { ...process.env, ...b.env, NO_COLOR: '1' } },
       );
       const said = r.stdout + r.stderr;
