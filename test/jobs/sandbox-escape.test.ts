@@ -39,6 +39,8 @@ function escapeScript(store: string, git: string): string {
     hit('store write', `touch "${store}/forged"`),
     hit('git hook', `touch "${git}/hooks/pre-commit"`),
     hit('host write', 'touch /etc/vkit-escaped'),
+    // A mount below the read-only root (cgroupfs): writable, a root check could make a cgroup.
+    hit('cgroup', 'mkdir /sys/fs/cgroup/vkit-escaped'),
     hit('secret', "cat /proc/*/environ | tr '\\0' '\\n' | grep -q hunter2"),
     "grep -E '^(CapPrm|CapEff|CapAmb|NoNewPrivs)' /proc/self/status > caps.txt",
     'true',
@@ -85,6 +87,7 @@ for (const b of backends)
         assert.match(caps, /^NoNewPrivs:\s+1$/m);
       } finally {
         rmSync('/etc/vkit-escaped', { force: true });
+        rmSync('/sys/fs/cgroup/vkit-escaped', { recursive: true, force: true });
         repo.cleanup();
         rmSync(home, { recursive: true, force: true });
       }
