@@ -54,7 +54,8 @@ test("the ledger's catalogue: three kinds of edit detected, each by what the che
   skip: sys.skip,
 }, () => {
   requireSandbox(sys);
-  const out = join(store, 'report.json');
+  // The report goes beside the store, never into it: vkit refuses to write inside its evidence store.
+  const out = join(temp('vkit-qualify-report-'), 'report.json');
   const picked = ['reserve-capacity-off-by-one', 'release-owner-before-existence', 'run-commands-empty-trace-beyond-m'];
   const previous = join(WEAK, 'packages', 'resource-ledger-weak');
   const r = qualify('vkit.resource-ledger', [
