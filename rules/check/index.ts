@@ -8,6 +8,7 @@ import { defineKind } from '../../src/config/kind.js';
 import type { SandboxMode } from '../../src/config/sandbox.js';
 import type { Issue } from '../../src/errors.js';
 import { CheckSchema } from './schema.js';
+import { npmToolGlobs } from '../../src/checkers/npm-deps.js';
 
 export const checkKind = defineKind({
   name: 'check',
@@ -60,6 +61,7 @@ export const checkKind = defineKind({
       inputs: c.inputs,
       ...(c.line_endings === 'raw' ? { hash: 'raw' as const } : {}),
       declared: true,
+      ...(c.deps ? { toolFiles: c.deps.npm.flatMap(npmToolGlobs) } : {}),
       required: true,
       after: c.after.map((dep) => `check:${dep}`),
     },

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { defineRule, type ActionResult } from '../../src/config/rule.js';
 import { CheckSchema } from './schema.js';
 import { toolOf } from '../../src/checkers/identity.js';
+import { npmVisiblePaths } from '../../src/checkers/npm-deps.js';
 
 /** Retained-evidence limits after execution (the reference's figures). */
 export const OUTPUT_LIMITS = { entries: 10_000, bytes: 512 * 1024 * 1024 };
@@ -16,7 +17,7 @@ export const checkRule = defineRule({
   kind: 'check',
   version: 1,
   attrs: CheckSchema,
-  tool: (attrs) => toolOf(attrs.run),
+  tool: (attrs) => ({ ...toolOf(attrs.run), ...(attrs.deps ? { npm: attrs.deps.npm } : {}) }),
   plan(node) {
     const a = node.attrs;
     return {
@@ -34,6 +35,8 @@ export const checkRule = defineRule({
         env: a.env,
         sandbox: a.sandbox ?? 'isolated',
         ...(a.line_endings === 'raw' ? { line_endings: 'raw' } : {}),
+        // The installed bytes are in the checker identity; the definition names the directories.
+        ...(a.deps ? { deps: a.deps } : {}),
       },
       env: a.env,
       async execute(io): Promise<ActionResult> {
@@ -46,6 +49,7 @@ export const checkRule = defineRule({
           signal: io.signal,
           sandbox: a.sandbox ?? 'isolated',
           outputs: a.outputs,
+          visible: a.deps ? npmVisiblePaths(io.root, a.deps.npm) : undefined,
         });
         const stdout = await io.putFile(proc.stdoutPath);
         const stderr = await io.putFile(proc.stderrPath);

@@ -33,6 +33,20 @@ export const CheckSchema = v.strictObject({
    * `raw`: the key sees their raw bytes, for a check whose verdict depends on line endings.
    */
   line_endings: v.optional(v.picklist(['normalise', 'raw'], 'Expected `normalise` or `raw`')),
+  /**
+   * Installed dependencies the check runs (`npx tsc`): `npm` names the directories (root-relative)
+   * holding package.json and node_modules. Their lock file and every installed file enter the
+   * check's tool identity, and a hermetic check sees them read-only.
+   */
+  deps: v.optional(
+    v.strictObject({
+      npm: v.pipe(
+        v.union([relativeDir, v.array(relativeDir)], 'Expected a directory or a list of directories'),
+        v.transform((d) => (typeof d === 'string' ? [d] : d)),
+        v.minLength(1, 'Expected at least one directory'),
+      ),
+    }),
+  ),
 });
 
 /** A check as a config writes it. */

@@ -10,6 +10,7 @@ import { accessSync, constants, openSync, readSync, closeSync, realpathSync, sta
 import { basename, delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { CheckerIdentity } from '../config/rule.js';
 import { hashPath, type FileStateCache } from '../capture/files.js';
+import { npmDeps } from './npm-deps.js';
 
 /** node:child_process, loaded when first needed: a no-op's recall rarely forks, and loading it costs a few ms. */
 export const childProcess = () => process.getBuiltinModule('node:child_process') as typeof import('node:child_process');
@@ -70,6 +71,8 @@ export interface IdentityOptions {
   path?: string;
   cache?: FileStateCache;
   now?: () => bigint;
+  /** The root and the root-relative directories whose installed npm dependencies belong to the tool. */
+  npm?: { root: string; dirs: readonly string[] };
 }
 
 /**
@@ -83,7 +86,7 @@ export function checkerIdentity(
   opts: IdentityOptions & { memo?: Map<string, CheckerIdentity> },
 ): CheckerIdentity {
   const path = opts.path ?? process.env.PATH ?? '';
-  const memoKey = JSON.stringify([tool, shell, tool.includes('/') ? opts.cwd : '', path]);
+  const memoKey = JSON.stringify([tool, shell, tool.includes('/') ? opts.cwd : '', path, opts.npm ?? null]);
   const known = opts.memo?.get(memoKey);
   if (known) return known;
   const now = opts.now ?? (() => BigInt(Date.now()) * 1_000_000n);
@@ -115,6 +118,9 @@ export function checkerIdentity(
       }
     }
   }
+  // Throws NpmDepsError when a directory's dependencies are not installed or cannot be hashed.
+  if (opts.npm?.dirs.length)
+    identity.npm = opts.npm.dirs.map((dir) => npmDeps(opts.npm!.root, dir, { cache: opts.cache, now }));
   opts.memo?.set(memoKey, identity);
   return identity;
 }

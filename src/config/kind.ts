@@ -29,6 +29,11 @@ export interface KindNode {
    * what the key covers, so a link whose target is not captured is a config error, not a silent gap.
    */
   declared?: boolean;
+  /**
+   * Root-relative globs beyond the inputs that the node's tool identity reads (a check's installed
+   * npm dependencies, git-ignored): re-hashed by every build, listened to by watch.
+   */
+  toolFiles?: string[];
   /** Gate requirement? */
   required: boolean;
   /** Labels this node depends on (their results enter its key). */

@@ -37,6 +37,8 @@ export interface CheckerIdentity {
   interpreter?: string;
   shell?: string;
   toolchain?: string;
+  /** The check's installed npm dependencies (`deps.npm`), one entry per directory. */
+  npm?: Array<{ dir: string; lock: string; installed: string; files: number }>;
 }
 
 /** A dependency's result as it enters a dependent's key: never run ids or timings. */
@@ -83,6 +85,8 @@ export interface ProcessRequest {
   sandbox?: SandboxMode;
   /** Output globs (root-relative) a hermetic process may write. */
   outputs?: readonly string[];
+  /** Root-relative paths a hermetic process also sees read-only (a check's installed npm dependencies). */
+  visible?: readonly string[];
 }
 
 export interface ProcessResult {
@@ -120,6 +124,13 @@ export interface PlannedAction {
   execute(io: ExecuteIO): Promise<ActionResult>;
 }
 
+/** The tool a rule runs: argv[0] (or a shell string's first command), and the root-relative directories whose installed npm dependencies belong to it. */
+export interface ToolOf {
+  argv0: string;
+  shell: boolean;
+  npm?: string[];
+}
+
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds rules of every attrs type; each rule checks its own with `attrs`.
 export interface Rule<A = any> {
   kind: string;
@@ -127,7 +138,7 @@ export interface Rule<A = any> {
   /** valibot schema for the node's `attrs`, with defaults. */
   attrs: GenericSchema<unknown, A>;
   /** Whether the node runs a tool whose identity must be resolved before planning. */
-  tool?(attrs: A): { argv0: string; shell: boolean } | undefined;
+  tool?(attrs: A): ToolOf | undefined;
   plan(node: PlanNode<A>, deps: DepResult[]): PlannedAction;
   /**
    * Re-judges a retained result every time the gate is evaluated, for facts that change with the

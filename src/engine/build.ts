@@ -18,6 +18,7 @@ import {
 } from '../capture/selector.js';
 import type { CacheMode, FileStateCache, Fingerprint, HashCounter } from '../capture/files.js';
 import { checkerIdentity, ToolNotFoundError } from '../checkers/identity.js';
+import { NpmDepsError } from '../checkers/npm-deps.js';
 import type { CheckerIdentity, DepResult, Rule } from '../config/rule.js';
 import type { LoadedConfig } from '../config/load.js';
 import { InvalidInputError, type Issue } from '../errors.js';
@@ -99,6 +100,8 @@ export interface ToolCall {
   shell: boolean;
   cwd: string;
   path: string | undefined;
+  /** The root and the directories whose installed npm dependencies belong to the tool. */
+  npm?: { root: string; dirs: string[] };
 }
 
 /** `cache`, telling `witness` every digest it hands out or is given. */
@@ -153,11 +156,12 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
    * by the next node (as `toolMemo` does): a job of this build may be what makes it.
    */
   const checkers = new Map<string, CheckerIdentity>();
-  const checkerOf = (argv0: string, shell: boolean, cwd: string): CheckerIdentity | string => {
-    const memoKey = `${argv0}\0${shell}\0${cwd}`;
+  const checkerOf = (argv0: string, shell: boolean, cwd: string, npmDirs: string[] = []): CheckerIdentity | string => {
+    const memoKey = `${argv0}\0${shell}\0${cwd}\0${npmDirs.join('\0')}`;
     let found = checkers.get(memoKey);
     if (found === undefined) {
-      const call = { tool: argv0, shell, cwd: join(ctx.root, cwd) };
+      const npm = npmDirs.length ? { root: ctx.root, dirs: npmDirs } : undefined;
+      const call = { tool: argv0, shell, cwd: join(ctx.root, cwd), ...(npm ? { npm } : {}) };
       try {
         found = checkerIdentity(call.tool, call.shell, {
           cwd: call.cwd,
@@ -165,9 +169,10 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
           cache: toolStates,
           now: ctx.store.now,
           memo: toolMemo,
+          npm,
         });
       } catch (error) {
-        if (error instanceof ToolNotFoundError) return error.message;
+        if (error instanceof ToolNotFoundError || error instanceof NpmDepsError) return error.message;
         throw error;
       }
       opts.witness?.tool({ ...call, path: ctx.env.PATH }, found);
@@ -335,7 +340,7 @@ export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise
     let checker: CheckerIdentity | undefined;
     const tool = rule.tool?.(node.attrs);
     if (tool) {
-      const found = checkerOf(tool.argv0, tool.shell, String(node.attrs.cwd ?? '.'));
+      const found = checkerOf(tool.argv0, tool.shell, String(node.attrs.cwd ?? '.'), tool.npm);
       if (typeof found === 'string') return blockedAction(found);
       checker = found;
     }

@@ -21,6 +21,11 @@ export interface GraphNode {
   hash?: 'raw';
   /** The config entry names the inputs itself (see KindNode.declared). */
   declared: boolean;
+  /**
+   * Root-relative globs beyond the inputs that the node's tool identity reads (a check's installed
+   * npm dependencies, git-ignored): re-hashed by every build, listened to by watch.
+   */
+  toolFiles?: string[];
   /** Gate requirement? */
   required: boolean;
   /** Where the node was declared, for messages: `checks[3]`. */

@@ -172,6 +172,10 @@ export async function executeAttempt(
       typeof before === 'string' ? undefined : inputsChanged(ctx.root, before, store, job.capture.hash ?? 'text');
     if (changed && result.outcome !== 'BLOCKED')
       result = { ...result, outcome: 'BLOCKED', claim: 'unknown', reason: `inputs changed during the run: ${changed}` };
+    // Installed dependencies are part of the checker: a run that changed them (an `npm install` in an
+    // isolated check) ran on bytes the key does not name.
+    const depsChanged = job.checker?.npm && result.outcome !== 'BLOCKED' ? npmDepsChanged(rule, job, ctx) : undefined;
+    if (depsChanged) result = { ...result, outcome: 'BLOCKED', claim: 'unknown', reason: depsChanged };
     const added =
       !changed && result.outcome !== 'BLOCKED' && job.capture.selector
         ? await inputsAdded(ctx.root, job.capture.selector, job.capture.files)
@@ -331,10 +335,20 @@ function currentChecker(rule: Rule, job: Job, ctx: WorkerContext): CheckerIdenti
       path: ctx.env.PATH,
       cache: ctx.store.fileStates,
       now: ctx.store.now,
+      npm: tool.npm?.length ? { root: ctx.root, dirs: tool.npm } : undefined,
     });
   } catch (error) {
     return `checker identity could not be computed: ${(error as Error).message}`;
   }
+}
+
+/** Why the job's installed npm dependencies are no longer the ones its checker identity names, or undefined. */
+function npmDepsChanged(rule: Rule | undefined, job: Job, ctx: WorkerContext): string | undefined {
+  const now = rule ? currentChecker(rule, job, ctx) : undefined;
+  if (typeof now === 'string') return `installed npm dependencies changed during the run: ${now}`;
+  if (JSON.stringify(now?.npm) !== JSON.stringify(job.checker?.npm))
+    return 'installed npm dependencies changed during the run';
+  return undefined;
 }
 
 function blocked(reason: string): ActionResult {
@@ -439,7 +453,7 @@ function sandboxWrap(
     cwd: req.cwd,
     protect,
     keep,
-    inputs: job.capture.files.map((f) => f.path),
+    inputs: [...job.capture.files.map((f) => f.path), ...(req.visible ?? [])],
     outputs: req.outputs ?? [],
   };
   // A hermetic check's output directories are bound from the work tree: they must exist there.

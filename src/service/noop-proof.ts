@@ -80,6 +80,8 @@ export function ineligible(ws: Workspace, answer: Answer, sealable = false): str
     const node = ws.graph.graph.getNodeAttributes(label);
     if (node.kind !== 'check') return `${label} is a ${node.kind}, which reads beyond its inputs`;
     if (Array.isArray(node.attrs.outputs) && node.attrs.outputs.length) return `${label} declares outputs`;
+    // Nothing a record or the memo watches covers git-ignored files: every build hashes them again.
+    if (node.toolFiles?.length) return `${label}'s tool stands on git-ignored files (installed dependencies)`;
   }
   if (!lstatSync(join(ws.root, '.git'), { throwIfNoEntry: false })?.isDirectory())
     return 'the root is not the top of a git work tree';
@@ -248,7 +250,13 @@ export function sameTool(
     put() {},
   };
   try {
-    const identity = checkerIdentity(t.call.tool, t.call.shell, { cwd: t.call.cwd, path: t.call.path, cache, now });
+    const identity = checkerIdentity(t.call.tool, t.call.shell, {
+      cwd: t.call.cwd,
+      path: t.call.path,
+      cache,
+      now,
+      npm: t.call.npm,
+    });
     return JSON.stringify(identity) === t.identity;
   } catch {
     return false;

@@ -74,7 +74,9 @@ function captureInputs(config: LoadedConfig, graph?: ActionGraph): string[][] | 
   }
   const sets: string[][] = [];
   g.graph.forEachNode((_, node) => {
+    // A tool's git-ignored files (installed dependencies) change its identity: a cycle runs for them too.
     sets.push(node.inputs);
+    if (node.toolFiles) sets.push(node.toolFiles);
   });
   return sets;
 }
