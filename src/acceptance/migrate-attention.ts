@@ -8,7 +8,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { VkitError } from '../errors.js';
-import { REASON_FIELD } from './format.js';
+import { REASON_FIELD } from './format-claim.js';
 import type { Finding } from './report.js';
 import { insertComments } from './splice.js';
 import { isTable, parseDoc, pathText, tables, type Doc, type FieldPath, type Table } from './toml.js';
