@@ -18,7 +18,7 @@
  * A refusal is given only once every file it started writing is closed, so the caller may remove
  * the scratch directory at once.
  */
-import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, type ReadStream, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { Parser, type ReadEntry } from 'tar';
 import { invalid } from '../errors.js';
@@ -93,16 +93,17 @@ function closed(out: WriteStream): Promise<void> {
   });
 }
 
-/**
- * Reads and checks a bundle. Resolves only when every entry was checked and every listed entry was
- * seen; rejects with a refusal (exit 2) naming the first entry at fault.
- */
+/** How `readBundle` treats the entries it checks. */
 export interface ReadOptions {
   /** Whether to keep an entry's bytes in the scratch directory; others are only hashed. @default all */
   keep?: (name: string) => boolean;
   capsuleLimits?: CapsuleLimits;
 }
 
+/**
+ * Reads and checks a bundle. Resolves only when every entry was checked and every listed entry was
+ * seen; rejects with a refusal (exit 2) naming the first entry at fault.
+ */
 export function readBundle(
   file: string,
   scratch: string,
@@ -112,39 +113,13 @@ export function readBundle(
   return new Promise((resolve, reject) => {
     const input = createReadStream(file);
     const parser = new Parser({ strict: true });
-    let failed = false;
-    let last = '(start of bundle)';
-    let count = 0;
-    let total = 0;
-    let manifest: BundleManifest | undefined;
-    let manifestBytes: Buffer | undefined;
-    const seen = new Set<string>();
-    // Capsule entries are judged by the capsule limits (from the manifest, before their bytes are read).
-    let capsuleNames = new Set<string>();
-    const entries: ReadBundle['entries'] = new Map();
-    const pending: Promise<void>[] = [];
-    const outs: WriteStream[] = [];
-
-    const fail = (error: Error) => {
-      if (failed) return;
-      failed = true;
-      input.destroy();
-      // A write stream still opening would create its file after the caller removed the scratch
-      // directory (ENOTEMPTY, replacing the refusal): answer only once every one has closed.
-      void Promise.all(outs.map(closed)).then(() => reject(error));
-    };
+    const reading = new BundleReading(scratch, limits, opts, input, reject);
     input.on('error', (error) =>
-      fail(invalid('ERR_BUNDLE_READ', `Cannot read the bundle: ${error.message}`, { file })),
+      reading.fail(invalid('ERR_BUNDLE_READ', `Cannot read the bundle: ${error.message}`, { file })),
     );
     // Raw headers first: the parser would skip or fold some types without a trace.
     const headers = walkHeaders({
-      header(h) {
-        if (!h.wellFormed)
-          throw refuse(last, 'the tar is malformed after this entry (a header checksum does not match)');
-        const problem = typeProblem(h);
-        if (problem) throw refuse(h.name, problem);
-        last = h.name;
-      },
+      header: (h) => reading.header(h),
       afterEnd() {
         throw refuse(
           '(end of bundle)',
@@ -152,114 +127,171 @@ export function readBundle(
         );
       },
     });
-    headers.on('error', fail);
+    headers.on('error', reading.fail);
     // Strict mode turns every warning (truncated archive, not a tar) into an error.
     parser.on('error', (error: Error) =>
-      fail(refuse(last, `the tar is malformed after this entry (${error.message})`)),
+      reading.fail(refuse(reading.last, `the tar is malformed after this entry (${error.message})`)),
     );
-
-    parser.on('entry', (entry: ReadEntry) => {
-      if (failed) return void entry.resume();
-      const name = entry.path;
-      const problem = check(entry, name);
-      if (problem) {
-        entry.resume();
-        return fail(refuse(name, problem));
-      }
-      seen.add(name);
-      if (!capsuleNames.has(name)) total += entry.size;
-      if (total > limits.bytes) {
-        entry.resume();
-        return fail(refuse(name, `the bundle holds more than the limit of ${limits.bytes} content bytes`));
-      }
-      if (!manifest) {
-        // The manifest comes first, so every later entry is checked against it before its bytes are read.
-        const chunks: Buffer[] = [];
-        entry.on('data', (c: Buffer) => chunks.push(c));
-        entry.on('end', () => {
-          if (failed) return;
-          manifestBytes = Buffer.concat(chunks);
-          const parsed = parseManifest(manifestBytes);
-          if (typeof parsed === 'string') return fail(refuse(MANIFEST_ENTRY, parsed));
-          try {
-            checkCapsules(parsed, opts.capsuleLimits);
-          } catch (error) {
-            return fail(error as Error);
-          }
-          capsuleNames = capsuleEntryNames(parsed);
-          manifest = parsed;
-        });
-        return;
-      }
-      const declared = manifest.entries.find((e) => e.name === name)!;
-      if (opts.keep && !opts.keep(name)) {
-        // Hashed as it streams past, never stored: a 1.4 GB image need not be copied to be checked.
-        const hash = sha256Stream();
-        entry.on('data', (c: Buffer) => hash.update(c));
-        pending.push(
-          new Promise<void>((done) => {
-            entry.on('end', () => {
-              const sha256 = hash.digest();
-              if (!failed && sha256 !== declared.sha256)
-                fail(refuse(name, `its content digest ${sha256} differs from the manifest's ${declared.sha256}`));
-              else if (!failed) entries.set(name, { size: entry.size, sha256, file: '' });
-              done();
-            });
-          }),
-        );
-        return;
-      }
-      // Numbered by position: a name from the bundle never becomes a path.
-      const dest = join(scratch, `entry-${String(count).padStart(6, '0')}`);
-      const out = createWriteStream(dest, { flags: 'wx', mode: 0o600 });
-      outs.push(out);
-      const hash = sha256Stream();
-      entry.on('data', (c: Buffer) => hash.update(c));
-      entry.pipe(out);
-      pending.push(
-        new Promise<void>((done) => {
-          out.on('close', () => {
-            if (failed) return done();
-            const sha256 = hash.digest();
-            if (sha256 !== declared.sha256)
-              fail(refuse(name, `its content digest ${sha256} differs from the manifest's ${declared.sha256}`));
-            else entries.set(name, { size: entry.size, sha256, file: dest });
-            done();
-          });
-          out.on('error', (error) => {
-            fail(error);
-            done();
-          });
-        }),
-      );
-    });
-
-    const check = (entry: ReadEntry, name: string): string | undefined => {
-      const bad = badName(name);
-      if (bad) return bad;
-      if (seen.has(name)) return 'a duplicate name';
-      count += 1;
-      if (count > limits.entries) return `the bundle holds more than the limit of ${limits.entries} entries`;
-      if (!manifest) {
-        if (name !== MANIFEST_ENTRY) return `the first entry must be ${MANIFEST_ENTRY}`;
-        if (entry.size > MANIFEST_MAX_BYTES) return `a manifest of ${entry.size} bytes exceeds ${MANIFEST_MAX_BYTES}`;
-        return undefined;
-      }
-      const declared = manifest.entries.find((e) => e.name === name);
-      if (!declared) return 'it is not listed in the manifest';
-      if (declared.size !== entry.size) return `its size ${entry.size} disagrees with the manifest's ${declared.size}`;
-      return undefined;
-    };
-
-    parser.on('end', () => {
-      void Promise.all(pending).then(() => {
-        if (failed) return;
-        if (!manifest || !manifestBytes) return fail(refuse(MANIFEST_ENTRY, 'the bundle has no manifest'));
-        const missing = manifest.entries.find((e) => !entries.has(e.name));
-        if (missing) return fail(refuse(missing.name, 'the manifest lists it but the bundle does not hold it'));
-        resolve({ manifest, manifestBytes, entries });
-      });
-    });
+    parser.on('entry', (entry: ReadEntry) => reading.entry(entry));
+    parser.on('end', () => reading.end(resolve));
     input.pipe(headers).pipe(parser);
   });
+}
+
+type DeclaredEntry = BundleManifest['entries'][number];
+
+/** One read of a bundle: what its entries showed so far, and whether it was refused. */
+class BundleReading {
+  private failed = false;
+  /** The last entry whose raw header passed: a malformed tar is refused as malformed after it. */
+  last = '(start of bundle)';
+  private count = 0;
+  private total = 0;
+  private manifest: BundleManifest | undefined;
+  private manifestBytes: Buffer | undefined;
+  private readonly seen = new Set<string>();
+  // Capsule entries are judged by the capsule limits (from the manifest, before their bytes are read).
+  private capsuleNames = new Set<string>();
+  private readonly entries: ReadBundle['entries'] = new Map();
+  private readonly pending: Promise<void>[] = [];
+  private readonly outs: WriteStream[] = [];
+
+  constructor(
+    private readonly scratch: string,
+    private readonly limits: BundleLimits,
+    private readonly opts: ReadOptions,
+    private readonly input: ReadStream,
+    private readonly reject: (error: Error) => void,
+  ) {}
+
+  /** The first refusal ends the read; every later one is ignored. */
+  readonly fail = (error: Error): void => {
+    if (this.failed) return;
+    this.failed = true;
+    this.input.destroy();
+    // A write stream still opening would create its file after the caller removed the scratch
+    // directory (ENOTEMPTY, replacing the refusal): answer only once every one has closed.
+    void Promise.all(this.outs.map(closed)).then(() => this.reject(error));
+  };
+
+  /** A raw header, judged before the parser sees it. */
+  header(h: RawHeader): void {
+    if (!h.wellFormed)
+      throw refuse(this.last, 'the tar is malformed after this entry (a header checksum does not match)');
+    const problem = typeProblem(h);
+    if (problem) throw refuse(h.name, problem);
+    this.last = h.name;
+  }
+
+  /** An entry as the parser reads it: checked against the manifest before any of its bytes are read. */
+  entry(entry: ReadEntry): void {
+    if (this.failed) return void entry.resume();
+    const name = entry.path;
+    const problem = this.check(entry, name);
+    if (problem) {
+      entry.resume();
+      return this.fail(refuse(name, problem));
+    }
+    this.seen.add(name);
+    if (!this.capsuleNames.has(name)) this.total += entry.size;
+    if (this.total > this.limits.bytes) {
+      entry.resume();
+      return this.fail(refuse(name, `the bundle holds more than the limit of ${this.limits.bytes} content bytes`));
+    }
+    if (!this.manifest) return this.readManifest(entry);
+    const declared = this.manifest.entries.find((e) => e.name === name)!;
+    if (this.opts.keep && !this.opts.keep(name)) return this.hashOnly(entry, name, declared);
+    this.store(entry, name, declared);
+  }
+
+  private check(entry: ReadEntry, name: string): string | undefined {
+    const bad = badName(name);
+    if (bad) return bad;
+    if (this.seen.has(name)) return 'a duplicate name';
+    this.count += 1;
+    if (this.count > this.limits.entries)
+      return `the bundle holds more than the limit of ${this.limits.entries} entries`;
+    if (!this.manifest) {
+      if (name !== MANIFEST_ENTRY) return `the first entry must be ${MANIFEST_ENTRY}`;
+      if (entry.size > MANIFEST_MAX_BYTES) return `a manifest of ${entry.size} bytes exceeds ${MANIFEST_MAX_BYTES}`;
+      return undefined;
+    }
+    const declared = this.manifest.entries.find((e) => e.name === name);
+    if (!declared) return 'it is not listed in the manifest';
+    if (declared.size !== entry.size) return `its size ${entry.size} disagrees with the manifest's ${declared.size}`;
+    return undefined;
+  }
+
+  /** The manifest comes first, so every later entry is checked against it before its bytes are read. */
+  private readManifest(entry: ReadEntry): void {
+    const chunks: Buffer[] = [];
+    entry.on('data', (c: Buffer) => chunks.push(c));
+    entry.on('end', () => {
+      if (this.failed) return;
+      this.manifestBytes = Buffer.concat(chunks);
+      const parsed = parseManifest(this.manifestBytes);
+      if (typeof parsed === 'string') return this.fail(refuse(MANIFEST_ENTRY, parsed));
+      try {
+        checkCapsules(parsed, this.opts.capsuleLimits);
+      } catch (error) {
+        return this.fail(error as Error);
+      }
+      this.capsuleNames = capsuleEntryNames(parsed);
+      this.manifest = parsed;
+    });
+  }
+
+  /** Hashed as it streams past, never stored: a 1.4 GB image need not be copied to be checked. */
+  private hashOnly(entry: ReadEntry, name: string, declared: DeclaredEntry): void {
+    const hash = sha256Stream();
+    entry.on('data', (c: Buffer) => hash.update(c));
+    this.pending.push(
+      new Promise<void>((done) => {
+        entry.on('end', () => {
+          const sha256 = hash.digest();
+          if (!this.failed && sha256 !== declared.sha256)
+            this.fail(refuse(name, `its content digest ${sha256} differs from the manifest's ${declared.sha256}`));
+          else if (!this.failed) this.entries.set(name, { size: entry.size, sha256, file: '' });
+          done();
+        });
+      }),
+    );
+  }
+
+  /** Written to a file numbered by position: a name from the bundle never becomes a path. */
+  private store(entry: ReadEntry, name: string, declared: DeclaredEntry): void {
+    const dest = join(this.scratch, `entry-${String(this.count).padStart(6, '0')}`);
+    const out = createWriteStream(dest, { flags: 'wx', mode: 0o600 });
+    this.outs.push(out);
+    const hash = sha256Stream();
+    entry.on('data', (c: Buffer) => hash.update(c));
+    entry.pipe(out);
+    this.pending.push(
+      new Promise<void>((done) => {
+        out.on('close', () => {
+          if (this.failed) return done();
+          const sha256 = hash.digest();
+          if (sha256 !== declared.sha256)
+            this.fail(refuse(name, `its content digest ${sha256} differs from the manifest's ${declared.sha256}`));
+          else this.entries.set(name, { size: entry.size, sha256, file: dest });
+          done();
+        });
+        out.on('error', (error) => {
+          this.fail(error);
+          done();
+        });
+      }),
+    );
+  }
+
+  /** The parser's end: once every entry's bytes are settled, the manifest must have been read and every entry it lists seen. */
+  end(resolve: (read: ReadBundle) => void): void {
+    void Promise.all(this.pending).then(() => {
+      if (this.failed) return;
+      if (!this.manifest || !this.manifestBytes) return this.fail(refuse(MANIFEST_ENTRY, 'the bundle has no manifest'));
+      const missing = this.manifest.entries.find((e) => !this.entries.has(e.name));
+      if (missing) return this.fail(refuse(missing.name, 'the manifest lists it but the bundle does not hold it'));
+      resolve({ manifest: this.manifest, manifestBytes: this.manifestBytes, entries: this.entries });
+    });
+  }
 }

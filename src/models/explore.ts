@@ -185,153 +185,193 @@ const numeric = (x: number, y: number) => x - y;
  * that takes a total past its limit stops the exploration with `complete: false`.
  */
 export function explore(m: IndexedModel, budget: Budget, side: Side): Exploration {
-  const { nStates, nInputs, ruleStart, ruleAction, inputStart, ruleInputs, targetStart, ruleTargets, permitted } = m;
-  const perState = m.nActions * nInputs;
-  const dist = new Int32Array(nStates).fill(-1);
-  const parent = new Int32Array(nStates).fill(-1);
-  const parentAction = new Int32Array(nStates).fill(-1);
-  const parentInput = new Int32Array(nStates).fill(-1);
-  const slot = new Int32Array(nStates).fill(-1);
-  const queue = new Int32Array(nStates);
-  const ctxStart: number[] = [];
-  const ctxAction: number[] = [];
-  const ctxInput: number[] = [];
-  const tgtStart: number[] = [];
-  const targets: number[] = [];
-  let tail = 0;
-  for (const s of m.initial) {
-    if (dist[s] === -1) {
-      dist[s] = 0;
-      queue[tail++] = s;
-    }
+  const bfs = new Search(m);
+  const perState = m.nActions * m.nInputs;
+  const exhausted = (name: BudgetName): Exploration => {
+    budget.exhausted = { budget: name, side };
+    return bfs.result(false);
+  };
+  for (let head = 0; head < bfs.tail; head++) {
+    const s = bfs.queue[head] as number;
+    bfs.slot[s] = head;
+    budget.contextsUsed += perState;
+    if (budget.contextsUsed > budget.maxContexts) return exhausted('max_contexts');
+    bfs.ctxStart.push(bfs.ctxAction.length);
+    if (!expandState(bfs, s, budget)) return exhausted('max_edges');
   }
+  return bfs.result(true);
+}
+
+/** The breadth-first search of one model: what it discovered, its queue, and the enabled contexts so far. */
+class Search {
+  readonly dist: Int32Array;
+  readonly parent: Int32Array;
+  readonly parentAction: Int32Array;
+  readonly parentInput: Int32Array;
+  readonly slot: Int32Array;
+  readonly queue: Int32Array;
+  tail = 0;
+  readonly ctxStart: number[] = [];
+  readonly ctxAction: number[] = [];
+  readonly ctxInput: number[] = [];
+  readonly tgtStart: number[] = [];
+  readonly targets: number[] = [];
   // Scratch space for merging the rules of one (state, action) group: a stamp per input marks the
   // inputs touched in this group, a linked list per input (nodeRule/nodeNext) holds its rules, and a
   // stamp per state dedupes the targets of one context.
-  const inputStamp = new Int32Array(nInputs);
-  const inputHead = new Int32Array(nInputs);
-  const targetStamp = new Int32Array(nStates);
-  let iStamp = 0;
-  let tStamp = 0;
-  const nodeRule: number[] = [];
-  const nodeNext: number[] = [];
-  const touched: number[] = [];
-  const merged: number[] = [];
+  readonly inputStamp: Int32Array;
+  readonly inputHead: Int32Array;
+  readonly targetStamp: Int32Array;
+  iStamp = 0;
+  tStamp = 0;
+  readonly nodeRule: number[] = [];
+  readonly nodeNext: number[] = [];
+  readonly touched: number[] = [];
+  readonly merged: number[] = [];
 
-  const result = (complete: boolean): Exploration => {
-    ctxStart.push(ctxAction.length);
-    tgtStart.push(targets.length);
-    return {
-      complete,
-      reached: tail,
-      dist,
-      parent,
-      parentAction,
-      parentInput,
-      slot,
-      ctxStart,
-      ctxAction,
-      ctxInput,
-      tgtStart,
-      targets,
-    };
-  };
-  const exhausted = (name: 'max_contexts' | 'max_edges'): Exploration => {
-    budget.exhausted = { budget: name, side };
-    return result(false);
-  };
-
-  for (let head = 0; head < tail; head++) {
-    const s = queue[head] as number;
-    slot[s] = head;
-    budget.contextsUsed += perState;
-    if (budget.contextsUsed > budget.maxContexts) return exhausted('max_contexts');
-    ctxStart.push(ctxAction.length);
-    const d = (dist[s] as number) + 1;
-    const rEnd = ruleStart[s + 1] as number;
-    let r = ruleStart[s] as number;
-    while (r < rEnd) {
-      const a = ruleAction[r] as number;
-      let gEnd = r + 1;
-      while (gEnd < rEnd && ruleAction[gEnd] === a) gEnd++;
-      const base = a * nInputs;
-      if (gEnd === r + 1) {
-        // One rule for this (state, action): its inputs and targets are already sorted and distinct.
-        const tLo = targetStart[r] as number;
-        const tHi = targetStart[r + 1] as number;
-        for (let x = inputStart[r] as number, xEnd = inputStart[r + 1] as number; x < xEnd; x++) {
-          const i = ruleInputs[x] as number;
-          if (!permitted.has(base + i)) continue;
-          ctxAction.push(a);
-          ctxInput.push(i);
-          tgtStart.push(targets.length);
-          for (let y = tLo; y < tHi; y++) {
-            const t = ruleTargets[y] as number;
-            if (++budget.edgesUsed > budget.maxEdges) return exhausted('max_edges');
-            targets.push(t);
-            if (dist[t] === -1) {
-              dist[t] = d;
-              parent[t] = s;
-              parentAction[t] = a;
-              parentInput[t] = i;
-              queue[tail++] = t;
-            }
-          }
-        }
-      } else {
-        iStamp++;
-        touched.length = 0;
-        nodeRule.length = 0;
-        nodeNext.length = 0;
-        for (let q = r; q < gEnd; q++) {
-          for (let x = inputStart[q] as number, xEnd = inputStart[q + 1] as number; x < xEnd; x++) {
-            const i = ruleInputs[x] as number;
-            if (!permitted.has(base + i)) continue;
-            if (inputStamp[i] !== iStamp) {
-              inputStamp[i] = iStamp;
-              inputHead[i] = -1;
-              touched.push(i);
-            }
-            nodeRule.push(q);
-            nodeNext.push(inputHead[i] as number);
-            inputHead[i] = nodeRule.length - 1;
-          }
-        }
-        if (touched.length > 1) touched.sort(numeric);
-        for (let x = 0; x < touched.length; x++) {
-          const i = touched[x] as number;
-          tStamp++;
-          merged.length = 0;
-          for (let n = inputHead[i] as number; n !== -1; n = nodeNext[n] as number) {
-            const q = nodeRule[n] as number;
-            for (let y = targetStart[q] as number, yEnd = targetStart[q + 1] as number; y < yEnd; y++) {
-              const t = ruleTargets[y] as number;
-              if (targetStamp[t] !== tStamp) {
-                targetStamp[t] = tStamp;
-                merged.push(t);
-              }
-            }
-          }
-          if (merged.length > 1) merged.sort(numeric);
-          ctxAction.push(a);
-          ctxInput.push(i);
-          tgtStart.push(targets.length);
-          for (let y = 0; y < merged.length; y++) {
-            const t = merged[y] as number;
-            if (++budget.edgesUsed > budget.maxEdges) return exhausted('max_edges');
-            targets.push(t);
-            if (dist[t] === -1) {
-              dist[t] = d;
-              parent[t] = s;
-              parentAction[t] = a;
-              parentInput[t] = i;
-              queue[tail++] = t;
-            }
-          }
-        }
+  constructor(readonly m: IndexedModel) {
+    const { nStates, nInputs } = m;
+    this.dist = new Int32Array(nStates).fill(-1);
+    this.parent = new Int32Array(nStates).fill(-1);
+    this.parentAction = new Int32Array(nStates).fill(-1);
+    this.parentInput = new Int32Array(nStates).fill(-1);
+    this.slot = new Int32Array(nStates).fill(-1);
+    this.queue = new Int32Array(nStates);
+    this.inputStamp = new Int32Array(nInputs);
+    this.inputHead = new Int32Array(nInputs);
+    this.targetStamp = new Int32Array(nStates);
+    for (const s of m.initial) {
+      if (this.dist[s] === -1) {
+        this.dist[s] = 0;
+        this.queue[this.tail++] = s;
       }
-      r = gEnd;
     }
   }
-  return result(true);
+
+  result(complete: boolean): Exploration {
+    this.ctxStart.push(this.ctxAction.length);
+    this.tgtStart.push(this.targets.length);
+    return {
+      complete,
+      reached: this.tail,
+      dist: this.dist,
+      parent: this.parent,
+      parentAction: this.parentAction,
+      parentInput: this.parentInput,
+      slot: this.slot,
+      ctxStart: this.ctxStart,
+      ctxAction: this.ctxAction,
+      ctxInput: this.ctxInput,
+      tgtStart: this.tgtStart,
+      targets: this.targets,
+    };
+  }
+}
+
+/** Expands the rules of dequeued state `s`, one action's group at a time; false once the edge budget ran out. */
+function expandState(bfs: Search, s: number, budget: Budget): boolean {
+  const { ruleStart, ruleAction } = bfs.m;
+  const d = (bfs.dist[s] as number) + 1;
+  const rEnd = ruleStart[s + 1] as number;
+  let r = ruleStart[s] as number;
+  while (r < rEnd) {
+    const a = ruleAction[r] as number;
+    let gEnd = r + 1;
+    while (gEnd < rEnd && ruleAction[gEnd] === a) gEnd++;
+    const within = gEnd === r + 1 ? expandRule(bfs, s, d, a, r, budget) : expandGroup(bfs, s, d, a, r, gEnd, budget);
+    if (!within) return false;
+    r = gEnd;
+  }
+  return true;
+}
+
+/** One rule for this (state, action): its inputs and targets are already sorted and distinct. */
+function expandRule(bfs: Search, s: number, d: number, a: number, r: number, budget: Budget): boolean {
+  const { nInputs, inputStart, ruleInputs, targetStart, ruleTargets, permitted } = bfs.m;
+  const { dist, parent, parentAction, parentInput, queue, ctxAction, ctxInput, tgtStart, targets } = bfs;
+  const base = a * nInputs;
+  const tLo = targetStart[r] as number;
+  const tHi = targetStart[r + 1] as number;
+  for (let x = inputStart[r] as number, xEnd = inputStart[r + 1] as number; x < xEnd; x++) {
+    const i = ruleInputs[x] as number;
+    if (!permitted.has(base + i)) continue;
+    ctxAction.push(a);
+    ctxInput.push(i);
+    tgtStart.push(targets.length);
+    for (let y = tLo; y < tHi; y++) {
+      const t = ruleTargets[y] as number;
+      if (++budget.edgesUsed > budget.maxEdges) return false;
+      targets.push(t);
+      if (dist[t] === -1) {
+        dist[t] = d;
+        parent[t] = s;
+        parentAction[t] = a;
+        parentInput[t] = i;
+        queue[bfs.tail++] = t;
+      }
+    }
+  }
+  return true;
+}
+
+/**
+ * Several rules for this (state, action), rules `r .. gEnd - 1`: each permitted input's targets are
+ * merged over the rules that take it, sorted and distinct, one context per input in sorted order.
+ */
+function expandGroup(bfs: Search, s: number, d: number, a: number, r: number, gEnd: number, budget: Budget): boolean {
+  const { nInputs, inputStart, ruleInputs, targetStart, ruleTargets, permitted } = bfs.m;
+  const { dist, parent, parentAction, parentInput, queue, ctxAction, ctxInput, tgtStart, targets } = bfs;
+  const { inputStamp, inputHead, targetStamp, nodeRule, nodeNext, touched, merged } = bfs;
+  const base = a * nInputs;
+  const iStamp = ++bfs.iStamp;
+  touched.length = 0;
+  nodeRule.length = 0;
+  nodeNext.length = 0;
+  for (let q = r; q < gEnd; q++) {
+    for (let x = inputStart[q] as number, xEnd = inputStart[q + 1] as number; x < xEnd; x++) {
+      const i = ruleInputs[x] as number;
+      if (!permitted.has(base + i)) continue;
+      if (inputStamp[i] !== iStamp) {
+        inputStamp[i] = iStamp;
+        inputHead[i] = -1;
+        touched.push(i);
+      }
+      nodeRule.push(q);
+      nodeNext.push(inputHead[i] as number);
+      inputHead[i] = nodeRule.length - 1;
+    }
+  }
+  if (touched.length > 1) touched.sort(numeric);
+  for (let x = 0; x < touched.length; x++) {
+    const i = touched[x] as number;
+    const tStamp = ++bfs.tStamp;
+    merged.length = 0;
+    for (let n = inputHead[i] as number; n !== -1; n = nodeNext[n] as number) {
+      const q = nodeRule[n] as number;
+      for (let y = targetStart[q] as number, yEnd = targetStart[q + 1] as number; y < yEnd; y++) {
+        const t = ruleTargets[y] as number;
+        if (targetStamp[t] !== tStamp) {
+          targetStamp[t] = tStamp;
+          merged.push(t);
+        }
+      }
+    }
+    if (merged.length > 1) merged.sort(numeric);
+    ctxAction.push(a);
+    ctxInput.push(i);
+    tgtStart.push(targets.length);
+    for (let y = 0; y < merged.length; y++) {
+      const t = merged[y] as number;
+      if (++budget.edgesUsed > budget.maxEdges) return false;
+      targets.push(t);
+      if (dist[t] === -1) {
+        dist[t] = d;
+        parent[t] = s;
+        parentAction[t] = a;
+        parentInput[t] = i;
+        queue[bfs.tail++] = t;
+      }
+    }
+  }
+  return true;
 }

@@ -31,7 +31,7 @@ import { requestLockIssues, validateFormalRequest, type FormalRequest } from '..
 import { readConfig } from '../config/load.js';
 import type { Manifest } from '../config/types.js';
 import { attachTails } from './runs.js';
-import { openWorkspace, type OpenOptions } from './workspace.js';
+import { openWorkspace, type OpenOptions, type Workspace } from './workspace.js';
 
 export { packageDigests };
 
@@ -220,168 +220,214 @@ export function checkFormalRequest(data: unknown, shown?: string): FormalRequest
 export async function verifyFormalRequest(
   open: OpenOptions,
   req: FormalRequest,
-  opts: { file?: string; signal?: AbortSignal; waitMs?: number; jobs?: number } = {},
+  opts: VerifyRequestOptions = {},
 ): Promise<BuildReport> {
   const ws = await openWorkspace(open);
   try {
-    const component = declaredComponents(ws.config.manifest).find((c) => c.id === req.claim.component);
-    if (!component)
-      throw invalid(
-        'ERR_REQUEST_INVALID',
-        `Expected claim.component to name a declared formal component, got \`${req.claim.component}\``,
-        { file: opts.file, path: 'claim.component' },
-      );
-    let packageDigest: string | null = null;
-    try {
-      packageDigest = loadPackage(component.package.id, component.package.version).sha256;
-    } catch {
-      packageDigest = null;
-    }
-    const issues = requestLockIssues(
-      req,
-      readLock(ws.root)?.components[component.id],
-      { policy_sha256: policySliceDigest(component), package_sha256: packageDigest },
-      opts.file,
-    );
-    if (issues.length)
-      throw new InvalidInputError(
-        'ERR_REQUEST_INVALID',
-        issues,
-        'Take the digests from vkit.lock.json, or run `vkit policy accept` after a change.',
-      );
+    const component = acceptedComponent(ws, req, opts.file);
     const label = `formal:${component.id}`;
-    if (req.source.kind === 'working-tree') {
-      const report = await runEngine(ws, {
-        mode: 'build',
-        only: [label],
-        fresh: [label],
-        reusePassing: req.reuse,
-        jobs: opts.jobs,
-        signal: opts.signal,
-        waitMs: opts.waitMs,
-      });
-      attachTails(ws.store, report.actions);
-      const checked = req.reuse ? await applyFormalReuseCheck(ws, report, label) : report;
-      return {
-        ...checked,
-        actions: checked.actions.filter((a) => a.label === label),
-        gate: showOnly(checked.gate, [label]),
-      };
-    }
-    let capture;
-    try {
-      capture = await captureFormal(ws.root, component.inputs, req.source);
-    } catch (error) {
-      if (error instanceof InvalidInputError)
-        throw new InvalidInputError(
-          error.code,
-          error.issues.map((i) => ({ ...i, path: i.path || 'source' })),
-          error.hint,
-        );
-      throw error;
-    }
-    const attrs: VerifyAttrs = {
-      ...component,
-      candidate: {
-        kind: 'git-commit',
-        commit: capture.source.kind === 'git-commit' ? capture.source.commit : req.source.commit,
-        digest: capture.digest,
-      },
-    };
-    // The lock is read from the working tree (the local target authority); its bytes are the job's only working-tree input.
-    const lockCapture = captureSelector({
-      root: ws.root,
-      globs: [LOCK_FILE],
-      files: ws.files,
-      cache: ws.store.fileStates,
-      now: ws.store.now,
-      hashMode: 'raw',
-    });
-    const rule = ws.rules.get('verify')!;
-    const planned = rule.plan({ label, id: component.id, attrs, capture: lockCapture }, []);
-    const key = actionKey({
-      rule: { kind: rule.kind, version: rule.version },
-      capture: lockCapture.digest,
-      definition: planned.definition,
-      env: {},
-      checker: null,
-      deps: [],
-    });
-    const t0 = performance.now();
-    const found = req.reuse ? (await import('../engine/evidence.js')).lookupEvidence(ws.store, key, false) : undefined;
-    let action: BuildReport['actions'][number];
-    const reuseProblem =
-      found?.state === 'hit' && found.receipt.outcome === 'PASS'
-        ? await formalReuseProblem(ws, component, found.receiptId)
-        : 'no reuse';
-    if (found?.state === 'hit' && found.receipt.outcome === 'PASS' && reuseProblem === undefined) {
-      action = {
-        label,
-        kind: 'verify',
-        key,
-        status: 'cached',
-        outcome: 'PASS',
-        reason: found.receipt.reason,
-        run: found.receipt.run,
-        receipt: found.receiptId,
-        ms: 0,
-      };
-    } else {
-      const job: Job = {
-        schema: 'vkit.job/1',
-        key,
-        label,
-        rule: { kind: rule.kind, version: rule.version },
-        id: component.id,
-        attrs: attrs as unknown as Record<string, unknown>,
-        capture: {
-          digest: lockCapture.digest,
-          files: lockCapture.files.map(({ path, mode, sha256 }) => ({ path, mode, sha256 })),
-          hash: 'raw',
-        },
-        deps: [],
-        policy: ws.config.policyDigest,
-        env: [...planned.env].sort(),
-      };
-      const r = await ws.jobs.run(job, opts.signal, opts.waitMs);
-      const status = r.outcome === 'PASS' ? 'ran' : r.outcome === 'FAIL' ? 'failed' : 'blocked';
-      action = {
-        label,
-        kind: 'verify',
-        key,
-        status,
-        outcome: r.outcome,
-        reason: r.reason,
-        run: r.run,
-        receipt: r.receipt,
-        ms: Math.round(performance.now() - t0),
-        ...(r.pending ? { pending: true } : {}),
-      };
-    }
+    if (req.source.kind === 'working-tree') return await verifyWorkingTree(ws, req.reuse, label, opts);
+    const action = await verifyCommit(ws, component, req.source, req.reuse, label, opts);
     attachTails(ws.store, [action]);
-    const item = {
-      id: label,
-      required: component.required,
-      status: action.outcome,
-      reason: action.reason ?? action.outcome.toLowerCase(),
-      run: action.run,
-      receipt: action.receipt,
-    };
-    return {
-      schema: 'vkit.build/1',
-      actions: [action],
-      gate: evaluateGate([item]),
-      stats: {
-        ran: action.status === 'cached' ? 0 : 1,
-        cached: action.status === 'cached' ? 1 : 0,
-        hashed: 0,
-        reused_hashes: 0,
-        ms: action.ms,
-      },
-    };
+    return oneActionReport(action, component.required);
   } finally {
     ws.close();
   }
+}
+
+interface VerifyRequestOptions {
+  file?: string;
+  signal?: AbortSignal;
+  waitMs?: number;
+  jobs?: number;
+}
+
+type CommitSource = Extract<FormalRequest['source'], { kind: 'git-commit' }>;
+type ReportedAction = BuildReport['actions'][number];
+
+/** The declared component the request names, refused unless the lock accepted the digests it names. */
+function acceptedComponent(ws: Workspace, req: FormalRequest, file: string | undefined): ResolvedComponent {
+  const component = declaredComponents(ws.config.manifest).find((c) => c.id === req.claim.component);
+  if (!component)
+    throw invalid(
+      'ERR_REQUEST_INVALID',
+      `Expected claim.component to name a declared formal component, got \`${req.claim.component}\``,
+      { file, path: 'claim.component' },
+    );
+  let packageDigest: string | null = null;
+  try {
+    packageDigest = loadPackage(component.package.id, component.package.version).sha256;
+  } catch {
+    packageDigest = null;
+  }
+  const issues = requestLockIssues(
+    req,
+    readLock(ws.root)?.components[component.id],
+    { policy_sha256: policySliceDigest(component), package_sha256: packageDigest },
+    file,
+  );
+  if (issues.length)
+    throw new InvalidInputError(
+      'ERR_REQUEST_INVALID',
+      issues,
+      'Take the digests from vkit.lock.json, or run `vkit policy accept` after a change.',
+    );
+  return component;
+}
+
+/** A working-tree source: one fresh run of the component's action through the engine, reported alone. */
+async function verifyWorkingTree(
+  ws: Workspace,
+  reuse: boolean,
+  label: string,
+  opts: VerifyRequestOptions,
+): Promise<BuildReport> {
+  const report = await runEngine(ws, {
+    mode: 'build',
+    only: [label],
+    fresh: [label],
+    reusePassing: reuse,
+    jobs: opts.jobs,
+    signal: opts.signal,
+    waitMs: opts.waitMs,
+  });
+  attachTails(ws.store, report.actions);
+  const checked = reuse ? await applyFormalReuseCheck(ws, report, label) : report;
+  return {
+    ...checked,
+    actions: checked.actions.filter((a) => a.label === label),
+    gate: showOnly(checked.gate, [label]),
+  };
+}
+
+/**
+ * A git-commit source: the commit's bytes of the declared inputs, with the working tree's lock as
+ * the job's only working-tree input, run as one verify job; with `reuse`, a retained PASS for the
+ * identical key stands instead only when `formalReuseProblem` finds nothing against it.
+ */
+async function verifyCommit(
+  ws: Workspace,
+  component: ResolvedComponent,
+  source: CommitSource,
+  reuse: boolean,
+  label: string,
+  opts: VerifyRequestOptions,
+): Promise<ReportedAction> {
+  const capture = await captureCommit(ws.root, component, source);
+  const attrs: VerifyAttrs = {
+    ...component,
+    candidate: {
+      kind: 'git-commit',
+      commit: capture.source.kind === 'git-commit' ? capture.source.commit : source.commit,
+      digest: capture.digest,
+    },
+  };
+  // The lock is read from the working tree (the local target authority); its bytes are the job's only working-tree input.
+  const lockCapture = captureSelector({
+    root: ws.root,
+    globs: [LOCK_FILE],
+    files: ws.files,
+    cache: ws.store.fileStates,
+    now: ws.store.now,
+    hashMode: 'raw',
+  });
+  const rule = ws.rules.get('verify')!;
+  const planned = rule.plan({ label, id: component.id, attrs, capture: lockCapture }, []);
+  const key = actionKey({
+    rule: { kind: rule.kind, version: rule.version },
+    capture: lockCapture.digest,
+    definition: planned.definition,
+    env: {},
+    checker: null,
+    deps: [],
+  });
+  const t0 = performance.now();
+  const found = reuse ? (await import('../engine/evidence.js')).lookupEvidence(ws.store, key, false) : undefined;
+  const reuseProblem =
+    found?.state === 'hit' && found.receipt.outcome === 'PASS'
+      ? await formalReuseProblem(ws, component, found.receiptId)
+      : 'no reuse';
+  if (found?.state === 'hit' && found.receipt.outcome === 'PASS' && reuseProblem === undefined)
+    return {
+      label,
+      kind: 'verify',
+      key,
+      status: 'cached',
+      outcome: 'PASS',
+      reason: found.receipt.reason,
+      run: found.receipt.run,
+      receipt: found.receiptId,
+      ms: 0,
+    };
+  const job: Job = {
+    schema: 'vkit.job/1',
+    key,
+    label,
+    rule: { kind: rule.kind, version: rule.version },
+    id: component.id,
+    attrs: attrs as unknown as Record<string, unknown>,
+    capture: {
+      digest: lockCapture.digest,
+      files: lockCapture.files.map(({ path, mode, sha256 }) => ({ path, mode, sha256 })),
+      hash: 'raw',
+    },
+    deps: [],
+    policy: ws.config.policyDigest,
+    env: [...planned.env].sort(),
+  };
+  const r = await ws.jobs.run(job, opts.signal, opts.waitMs);
+  const status = r.outcome === 'PASS' ? 'ran' : r.outcome === 'FAIL' ? 'failed' : 'blocked';
+  return {
+    label,
+    kind: 'verify',
+    key,
+    status,
+    outcome: r.outcome,
+    reason: r.reason,
+    run: r.run,
+    receipt: r.receipt,
+    ms: Math.round(performance.now() - t0),
+    ...(r.pending ? { pending: true } : {}),
+  };
+}
+
+/** The commit's bytes of the component's inputs; a refusal names the request's `source` when it names no path. */
+async function captureCommit(root: string, component: ResolvedComponent, source: CommitSource) {
+  try {
+    return await captureFormal(root, component.inputs, source);
+  } catch (error) {
+    if (error instanceof InvalidInputError)
+      throw new InvalidInputError(
+        error.code,
+        error.issues.map((i) => ({ ...i, path: i.path || 'source' })),
+        error.hint,
+      );
+    throw error;
+  }
+}
+
+/** The build report of a single verify action, its gate judged from that one item. */
+function oneActionReport(action: ReportedAction, required: ResolvedComponent['required']): BuildReport {
+  const item = {
+    id: action.label,
+    required,
+    status: action.outcome,
+    reason: action.reason ?? action.outcome.toLowerCase(),
+    run: action.run,
+    receipt: action.receipt,
+  };
+  return {
+    schema: 'vkit.build/1',
+    actions: [action],
+    gate: evaluateGate([item]),
+    stats: {
+      ran: action.status === 'cached' ? 0 : 1,
+      cached: action.status === 'cached' ? 1 : 0,
+      hashed: 0,
+      reused_hashes: 0,
+      ms: action.ms,
+    },
+  };
 }
 
 /**

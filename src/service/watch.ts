@@ -8,20 +8,20 @@
  * glob's static prefix), the config files and the request files, and decides itself whether a
  * changed path matters by matching it against the globs. Whether an event is a change at all is
  * vkit's fingerprint's call (watch-judge.ts), never chokidar's: its filter drops an edit that puts
- * the mtime back, so its raw events are judged too.
+ * the mtime back, so its raw events are judged too. What the loop watches, and which paths matter
+ * under it, is derived in watch-plan.ts.
  */
-import { existsSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
-import { compileGlob, matchGlobs, type Glob } from '../text/glob.js';
-import { CONFIG_FILES, readConfig, type LoadedConfig } from '../config/load.js';
+import { readConfig, type LoadedConfig } from '../config/load.js';
 import { runEngine } from '../engine/build.js';
-import { compileGraph, type ActionGraph } from '../graph/compile.js';
+import type { ActionGraph } from '../graph/compile.js';
 import { makeEvent, type EventSink } from '../engine/events.js';
 import { InvalidInputError } from '../errors.js';
 import { realRoot } from './root.js';
 import type { Gate } from '../gate/schema.js';
 import { ChangeJudge, rawEventPath } from './watch-judge.js';
+import { existingDir, type Plan, planFor, toRel, watchedPaths } from './watch-plan.js';
 import { defaultStoreDir, openWorkspace, type OpenOptions } from './workspace.js';
 
 export interface WatchOptions {
@@ -42,79 +42,6 @@ export interface WatchControl {
   rerun?: (labels: string[] | 'all') => void;
 }
 
-/** What the loop listens to, derived from the last config that loaded. */
-interface Plan {
-  /** One glob set per capture node of the graph. */
-  globSets: Glob[][];
-  /** Absolute paths of the config candidates and the config's local imports. */
-  configFiles: Set<string>;
-  /** Root-relative directories whose whole subtree may hold inputs (`''` for the root, else ending in `/`). */
-  dirs: string[];
-  /** Root-relative single paths that matter: literal inputs and config files inside the root. */
-  paths: string[];
-}
-
-/** The temp module the TS config loader writes (and deletes) beside the config. */
-const TEMP_CONFIG = /\.timestamp-\d+-\d+-[0-9a-f]+\.mjs$/;
-
-/**
- * The input globs of every capture node of the graph (checks, actions, comparisons, acceptance
- * records and their expansions, formal components with `vkit.lock.json`): what the engine captures
- * is exactly what the loop watches. Without a compiled graph (the first plan, or a config whose
- * workspace failed) it is compiled here; undefined when it cannot be (an `after` cycle).
- */
-function captureInputs(config: LoadedConfig, graph?: ActionGraph): string[][] | undefined {
-  let g = graph;
-  if (!g) {
-    try {
-      g = compileGraph(config.manifest);
-    } catch {
-      return undefined;
-    }
-  }
-  const sets: string[][] = [];
-  g.graph.forEachNode((_, node) => {
-    // A tool's git-ignored files (installed dependencies) change its identity: a cycle runs for them too.
-    sets.push(node.inputs);
-    if (node.toolFiles) sets.push(node.toolFiles);
-  });
-  return sets;
-}
-
-function planFor(
-  root: string,
-  config: LoadedConfig | undefined,
-  previous: Plan | undefined,
-  graph?: ActionGraph,
-): Plan {
-  const configFiles = new Set<string>(CONFIG_FILES.map((f) => join(root, f)));
-  // An unloadable config keeps the previous globs and imports: the fix may be in any of them.
-  for (const s of config ? config.sources : [...(previous?.configFiles ?? [])]) configFiles.add(s);
-  const inRoot = [...configFiles].map((f) => toRel(root, f)).filter((r) => !r.startsWith('..'));
-  const patterns = config ? captureInputs(config, graph) : undefined;
-  if (!patterns)
-    return {
-      globSets: previous?.globSets ?? [],
-      configFiles,
-      dirs: previous?.dirs ?? [],
-      paths: [...new Set([...inRoot, ...(previous?.paths ?? [])])],
-    };
-  const globSets = patterns.map((set) => set.map(compileGlob));
-  const positive = globSets.flat().filter((g) => !g.negated);
-  const dirs = [...new Set(positive.filter((g) => !g.literal).map((g) => g.prefix))];
-  const paths = [...new Set([...inRoot, ...positive.filter((g) => g.literal).map((g) => g.prefix)])];
-  return { globSets, configFiles, dirs, paths };
-}
-
-/** The nearest existing directory at or above `path`, never above the root. */
-function existingDir(root: string, path: string): string {
-  let p = path;
-  while (p.length > root.length && !existsSync(p)) p = dirname(p);
-  return p.length < root.length ? root : p;
-}
-
-const toRel = (root: string, abs: string) => relative(root, abs).split(sep).join('/');
-
 function blockedGate(message: string): Gate {
   return { schema: 'vkit.gate/1', status: 'BLOCKED', reason: `config invalid: ${message}`, items: [] };
 }
@@ -123,7 +50,6 @@ function blockedGate(message: string): Gate {
 export async function watch(open: OpenOptions, opts: WatchOptions): Promise<void> {
   const root = realRoot(open.root);
   const storeDir = open.store ? resolve(open.store) : await defaultStoreDir(root);
-  const emit = opts.onEvent;
   const debounceMs = opts.debounceMs ?? 50;
   const ignoredDirs = [join(root, '.git'), storeDir, join(root, '.vkit')];
   // The first plan comes from the config alone, so the input directories are watched before the first build.
@@ -134,35 +60,10 @@ export async function watch(open: OpenOptions, opts: WatchOptions): Promise<void
   let timer: NodeJS.Timeout | undefined;
   let failure: unknown;
 
-  const isIgnored = (abs: string) =>
-    ignoredDirs.some((d) => abs === d || abs.startsWith(d + sep)) ||
-    TEMP_CONFIG.test(abs) ||
-    (abs.includes(`${sep}node_modules${sep}`) && !plan.globSets.flat().some((g) => g.source.includes('node_modules')));
-
-  const matters = (abs: string): boolean => {
-    if (plan.configFiles.has(abs)) return true;
-    if (isIgnored(abs)) return false;
-    const rel = toRel(root, abs);
-    if (rel.startsWith('..')) return false;
-    return plan.globSets.some((set) => matchGlobs(set, [rel]).length > 0);
-  };
-
-  // chokidar watches the root, pruned by `ignored` to the directories on the way to an input and
-  // the subtrees a glob can reach. Files in a watched directory are filtered when they change, so a
-  // file the config starts to name later is seen without re-adding anything; a newly relevant
-  // directory that was pruned is added when the plan changes.
-  const keep = (abs: string): boolean => {
-    if (plan.configFiles.has(abs)) return true;
-    if (isIgnored(abs)) return false;
-    const rel = toRel(root, abs);
-    if (rel === '' || rel.startsWith('..')) return true; // outside the root: only the config's own imports are watched there
-    const under = (p: string) => p.startsWith(`${rel}/`);
-    return plan.dirs.some((d) => rel.startsWith(d) || under(d)) || plan.paths.some((p) => p === rel || under(p));
-  };
-  const outside = (p: Plan) => [...p.configFiles].filter((f) => toRel(root, f).startsWith('..'));
-  const watcher: FSWatcher = chokidarWatch([root, ...outside(plan)], {
+  const paths = watchedPaths(root, ignoredDirs, () => plan);
+  const watcher: FSWatcher = chokidarWatch([root, ...paths.outside(plan)], {
     ignoreInitial: true,
-    ignored: (p: string) => !keep(p),
+    ignored: (p: string) => !paths.keep(p),
   });
   const ready = new Promise<void>((r) => watcher.once('ready', () => r()));
 
@@ -172,76 +73,19 @@ export async function watch(open: OpenOptions, opts: WatchOptions): Promise<void
     const added = [
       ...next.dirs.filter((d) => !old.dirs.includes(d)).map((d) => existingDir(root, join(root, d))),
       ...next.paths.filter((p) => !old.paths.includes(p)).map((p) => existingDir(root, dirname(join(root, p)))),
-      ...outside(next).filter((f) => !old.configFiles.has(f)),
+      ...paths.outside(next).filter((f) => !old.configFiles.has(f)),
     ].filter((t) => t !== root);
     if (added.length) watcher.add([...new Set(added)]);
+  };
+  const loop: CycleLoop = {
+    open,
+    opts,
+    retarget: (config, graph) => retarget(planFor(root, config, plan, graph)),
+    reloadConfig: () => readConfig(root).catch(() => undefined),
   };
 
   // Reruns asked for by a face (the TUI's r and a keys): fresh runs in the next cycle.
   let fresh: Set<string> | 'all' | undefined;
-  const runCycle = async (changed: string[]) => {
-    const rerun = fresh;
-    fresh = undefined;
-    const n = ++cycle;
-    const t0 = performance.now();
-    emit(makeEvent({ type: 'cycle.started', cycle: n, changed }));
-    let ws;
-    try {
-      ws = await openWorkspace(open);
-    } catch (error) {
-      if (!(error instanceof InvalidInputError)) throw error;
-      // The config may load while the workspace does not (a glob matching no file yet): watch its globs then.
-      const config = await readConfig(root).catch(() => undefined);
-      retarget(planFor(root, config, plan));
-      const message = error.message;
-      emit(makeEvent({ type: 'config.invalid', code: error.code, message }));
-      emit(
-        makeEvent({
-          type: 'cycle.settled',
-          status: 'BLOCKED',
-          ran: 0,
-          cached: 0,
-          ms: Math.round(performance.now() - t0),
-          cycle: n,
-          gate: blockedGate(message),
-        }),
-      );
-      return;
-    }
-    try {
-      retarget(planFor(root, ws.config, plan, ws.graph));
-      const sink: EventSink = (e) =>
-        emit(e.type === 'cycle.settled' ? { ...e, ms: Math.round(performance.now() - t0) } : e);
-      const { root: r, config, graph, store, jobs, rules, files, env } = ws;
-      // Stopped while opening: settle from retained evidence rather than start work that would be cancelled.
-      const mode = opts.signal.aborted ? 'gate' : 'build';
-      const again = rerun === 'all' ? { force: true } : rerun ? { fresh: [...rerun] } : {};
-      try {
-        await runEngine(
-          { root: r, config, graph, store, jobs, rules, files, env },
-          { mode, jobs: opts.jobs ?? 1, onEvent: sink, signal: opts.signal, cycle: n, explain: true, ...again },
-        );
-      } catch (error) {
-        // The engine's own input checks (a link or special file among the inputs) come before any work.
-        if (!(error instanceof InvalidInputError)) throw error;
-        emit(makeEvent({ type: 'config.invalid', code: error.code, message: error.message }));
-        emit(
-          makeEvent({
-            type: 'cycle.settled',
-            status: 'BLOCKED',
-            ran: 0,
-            cached: 0,
-            ms: Math.round(performance.now() - t0),
-            cycle: n,
-            gate: blockedGate(error.message),
-          }),
-        );
-      }
-    } finally {
-      ws.close();
-    }
-  };
-
   const schedule = () => {
     if (running || opts.signal.aborted || failure) return;
     clearTimeout(timer);
@@ -252,7 +96,9 @@ export async function watch(open: OpenOptions, opts: WatchOptions): Promise<void
     timer = undefined;
     const batch = changed ?? [...pending].sort();
     pending.clear();
-    running = runCycle(batch)
+    const rerun = fresh;
+    fresh = undefined;
+    running = runCycle(loop, ++cycle, batch, rerun)
       .catch((error: unknown) => {
         failure = error;
       })
@@ -276,7 +122,7 @@ export async function watch(open: OpenOptions, opts: WatchOptions): Promise<void
   // Every event, chokidar's own and the raw ones it filters by mtime, is judged by vkit's fingerprint.
   const judge = new ChangeJudge();
   const onChange = (path: string) => {
-    if (!matters(path) || !judge.changed(path)) return;
+    if (!paths.matters(path) || !judge.changed(path)) return;
     pending.add(toRel(root, path));
     schedule();
   };
@@ -313,4 +159,78 @@ export async function watch(open: OpenOptions, opts: WatchOptions): Promise<void
   clearTimeout(timer);
   await watcher.close();
   if (failure) throw failure;
+}
+
+/** What a cycle needs of its loop. */
+interface CycleLoop {
+  open: OpenOptions;
+  opts: WatchOptions;
+  /** Points the watcher at what a config names (none: the last plan's globs and imports stay). */
+  retarget(config: LoadedConfig | undefined, graph?: ActionGraph): void;
+  /** The config alone, or undefined when it does not load. */
+  reloadConfig(): Promise<LoadedConfig | undefined>;
+}
+
+/**
+ * One cycle: a fresh workspace (so a config edit recompiles the graph and new files are listed)
+ * and one engine run in build mode; a config or input the workspace or the engine refuses settles
+ * the cycle BLOCKED.
+ */
+async function runCycle(
+  loop: CycleLoop,
+  n: number,
+  changed: string[],
+  rerun: Set<string> | 'all' | undefined,
+): Promise<void> {
+  const { open, opts } = loop;
+  const emit = opts.onEvent;
+  const t0 = performance.now();
+  emit(makeEvent({ type: 'cycle.started', cycle: n, changed }));
+  let ws;
+  try {
+    ws = await openWorkspace(open);
+  } catch (error) {
+    if (!(error instanceof InvalidInputError)) throw error;
+    // The config may load while the workspace does not (a glob matching no file yet): watch its globs then.
+    loop.retarget(await loop.reloadConfig());
+    settleInvalid(emit, error, n, t0);
+    return;
+  }
+  try {
+    loop.retarget(ws.config, ws.graph);
+    const sink: EventSink = (e) =>
+      emit(e.type === 'cycle.settled' ? { ...e, ms: Math.round(performance.now() - t0) } : e);
+    const { root: r, config, graph, store, jobs, rules, files, env } = ws;
+    // Stopped while opening: settle from retained evidence rather than start work that would be cancelled.
+    const mode = opts.signal.aborted ? 'gate' : 'build';
+    const again = rerun === 'all' ? { force: true } : rerun ? { fresh: [...rerun] } : {};
+    try {
+      await runEngine(
+        { root: r, config, graph, store, jobs, rules, files, env },
+        { mode, jobs: opts.jobs ?? 1, onEvent: sink, signal: opts.signal, cycle: n, explain: true, ...again },
+      );
+    } catch (error) {
+      // The engine's own input checks (a link or special file among the inputs) come before any work.
+      if (!(error instanceof InvalidInputError)) throw error;
+      settleInvalid(emit, error, n, t0);
+    }
+  } finally {
+    ws.close();
+  }
+}
+
+/** An invalid config (or input) ends the cycle BLOCKED, naming why. */
+function settleInvalid(emit: EventSink, error: InvalidInputError, n: number, t0: number): void {
+  emit(makeEvent({ type: 'config.invalid', code: error.code, message: error.message }));
+  emit(
+    makeEvent({
+      type: 'cycle.settled',
+      status: 'BLOCKED',
+      ran: 0,
+      cached: 0,
+      ms: Math.round(performance.now() - t0),
+      cycle: n,
+      gate: blockedGate(error.message),
+    }),
+  );
 }

@@ -1,0 +1,118 @@
+/**
+ * The I/O a worker lends an action: its processes confined by a sandbox (or not run at all when one
+ * cannot be made), their logs put into the CAS capped, and its files and outputs read from the root.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { listOutputs } from '../capture/outputs.js';
+import { runProcess, STATUS_FD } from '../checkers/process.js';
+import { gitDirsOf, outputDirs, toolPaths } from '../checkers/sandbox.js';
+import { type Confinement, confine, sandboxFailureHint } from '../checkers/sandbox-backend.js';
+import type { ExecuteIO, ProcessRequest } from '../config/rule.js';
+import { putLog } from '../store/logs.js';
+import type { Store } from '../store/store.js';
+import type { Job } from './job.js';
+
+/** What the lent I/O needs of the worker's context. */
+export interface IoContext {
+  root: string;
+  store: Store;
+  env: NodeJS.ProcessEnv;
+  signal?: AbortSignal;
+  /** Every process sandboxed: a `{ none }` request runs `isolated` (the protected gate). */
+  confine?: boolean;
+}
+
+/**
+ * The I/O lent to an action. Its process logs (the temp files `runProcess` writes, listed in
+ * `temps`) are put capped at `logCap` bytes per stream; `putFile` then also answers `dropped_bytes`,
+ * which the rule's artifact entry carries into the receipt.
+ */
+export function actionIo(
+  ctx: IoContext,
+  envNames: readonly string[],
+  temps: string[],
+  attempt: string,
+  logCap: number,
+  tool: string | undefined,
+  job: Job,
+  backends: Array<Promise<string>>,
+): ExecuteIO {
+  const env: Record<string, string> = {};
+  for (const name of ['PATH', 'HOME', ...envNames]) if (ctx.env[name] !== undefined) env[name] = ctx.env[name]!;
+  const signal = ctx.signal ?? new AbortController().signal;
+  return {
+    root: ctx.root,
+    attempt,
+    env,
+    signal,
+    runProcess: async (req) => {
+      const out = ctx.store.cas.tempPath();
+      const err = ctx.store.cas.tempPath();
+      temps.push(out, err);
+      const wrap = sandboxWrap(req, ctx, job, tool);
+      if (typeof wrap === 'string') {
+        // Nothing ran: empty logs, so the rule's artifacts (and the receipt) stay well-formed.
+        writeFileSync(out, '');
+        writeFileSync(err, '');
+        return {
+          exitCode: null,
+          signal: null,
+          spawnError: wrap,
+          stdoutPath: out,
+          stderrPath: err,
+          timedOut: false,
+          cancelled: false,
+          ms: 0,
+        };
+      }
+      if (wrap) backends.push(wrap.backend);
+      try {
+        const result = await runProcess(
+          { ...req, onSpawn: (pgid) => ctx.store.lifecycle.setChildPgid(attempt, pgid) },
+          out,
+          err,
+          wrap,
+        );
+        if (result.spawnError && wrap) result.spawnError += sandboxFailureHint(result.spawnError);
+        return result;
+      } finally {
+        wrap?.cleanup();
+      }
+    },
+    putFile: (path) => (temps.includes(path) ? putLog(ctx.store.cas, path, logCap) : ctx.store.cas.putFile(path)),
+    putBytes: async (bytes) => ctx.store.cas.putBytes(bytes),
+    listOutputs: async (globs) => listOutputs(ctx.root, globs),
+  };
+}
+
+/**
+ * The sandbox confining one process (`isolated` unless the request says otherwise), undefined for
+ * `{ none }`, or why it cannot be confined: then the process does not run at all.
+ */
+function sandboxWrap(
+  req: ProcessRequest,
+  ctx: IoContext,
+  job: Job,
+  tool: string | undefined,
+): Confinement | string | undefined {
+  const asked = req.sandbox ?? 'isolated';
+  const mode = typeof asked === 'object' && ctx.confine ? 'isolated' : asked;
+  if (typeof mode === 'object') return undefined;
+  const path = (ctx.env.PATH ?? '').split(':').filter((p) => p.startsWith('/'));
+  const keep = [...path, ...(mode === 'isolated' && ctx.env.HOME ? [ctx.env.HOME] : []), ...toolPaths(tool)];
+  const protect = [ctx.store.dir, ...gitDirsOf(ctx.root)];
+  const layout = {
+    mode,
+    root: ctx.root,
+    cwd: req.cwd,
+    protect,
+    keep,
+    inputs: [...job.capture.files.map((f) => f.path), ...(req.visible ?? [])],
+    outputs: req.outputs ?? [],
+  };
+  // A hermetic check's output directories are bound from the work tree: they must exist there.
+  if (mode === 'hermetic')
+    for (const dir of outputDirs(layout.outputs)) mkdirSync(join(ctx.root, dir), { recursive: true });
+  return confine(layout, STATUS_FD, ctx.env);
+}
