@@ -26,9 +26,9 @@ export default defineConfig({
       inputs: sources,
     },
     {
-      // Formatting, lint, import boundaries and unused code (knip).
+      // Formatting, lint, import boundaries, unused code (knip) and the size limits (check-sizes).
       id: 'lint',
-      run: 'node node_modules/@biomejs/biome/bin/biome check . && node node_modules/dependency-cruiser/bin/dependency-cruise.mjs src rules bin --config .dependency-cruiser.cjs && node node_modules/knip/bin/knip.js --no-progress',
+      run: 'node node_modules/@biomejs/biome/bin/biome check . && node node_modules/dependency-cruiser/bin/dependency-cruise.mjs src rules bin --config .dependency-cruiser.cjs && node node_modules/knip/bin/knip.js --no-progress && node scripts/check-sizes.js',
       // Every file biome reads (what its config does not exclude) and what dependency-cruiser reads.
       inputs: [
         '**/*.{ts,tsx,js,mjs,cjs,json,jsonc}',
