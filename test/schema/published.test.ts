@@ -20,6 +20,7 @@ test('the manifest schema rejects unknown keys and lists the check fields', () =
   assert.deepEqual(Object.keys(check.properties).sort(), [
     'after',
     'cwd',
+    'deps',
     'env',
     'expect',
     'id',
