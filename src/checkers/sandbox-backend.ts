@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { parseMountinfo } from './mounts.js';
 import { runProcess } from './process.js';
 import { bwrapArgs, ENV_PREFIX, findBwrap, type SandboxLayout } from './sandbox.js';
-import { builtinArgv, builtinPlan, findBuiltinTools, hostPathKind, writeStage } from './sandbox-builtin.js';
+import { builtinArgv, findBuiltinTools, type Stage, stageFor } from './sandbox-builtin.js';
 
 /** A confined command line: `argv` comes before the command's own; `cleanup` runs after it ended. */
 export interface Confinement {
@@ -47,20 +47,18 @@ export function confine(
   const tools = findBuiltinTools(env.PATH);
   if ('missing' in tools)
     return `no sandbox: bubblewrap (bwrap) is not installed, and the built-in sandbox needs util-linux's ${tools.missing.join(', ')}; ${SANDBOX_REMEDIES}`;
-  const stage = mkdtempSync(join(tmpdir(), 'vkit-sandbox-'));
+  let stage: Stage;
   try {
     // A mount point this user cannot reach is out of the check's reach too, and could not be remounted.
     const mounts = parseMountinfo(readFileSync('/proc/self/mountinfo', 'utf8')).filter((m) => reachable(m.path));
-    const plan = builtinPlan(layout, stage, mounts, hostPathKind);
-    writeStage(stage, plan);
+    stage = stageFor(layout, mounts);
   } catch (error) {
-    rmSync(stage, { recursive: true, force: true });
     return `no sandbox: the built-in sandbox could not be prepared: ${(error as Error).message}`;
   }
   return {
-    argv: builtinArgv(tools, stage, layout.cwd, layout.mode === 'hermetic'),
+    argv: builtinArgv(tools, stage.dir, stage.plan, layout.cwd, layout.mode === 'hermetic'),
     backend: Promise.resolve('built-in'),
-    cleanup: () => rmSync(stage, { recursive: true, force: true }),
+    cleanup: () => stage.release(),
   };
 }
 
