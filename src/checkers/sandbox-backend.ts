@@ -35,7 +35,8 @@ export function confine(
   const asked = env.VKIT_SANDBOX ?? '';
   if (asked !== '' && asked !== 'bwrap' && asked !== 'builtin')
     return `VKIT_SANDBOX is "${asked}": expected bwrap or builtin (or unset, to use bwrap when it is installed)`;
-  const bwrap = asked === 'builtin' ? undefined : findBwrap(env.PATH);
+  // Never a program the checks could have written: not from the work tree (PATH may name it).
+  const bwrap = asked === 'builtin' ? undefined : findBwrap(env.PATH, layout.root);
   if (bwrap)
     return {
       argv: [bwrap, ...bwrapArgs(layout, statusFd), '--', ...ENV_PREFIX],
@@ -44,7 +45,7 @@ export function confine(
     };
   if (asked === 'bwrap')
     return `no sandbox: VKIT_SANDBOX=bwrap but bubblewrap (bwrap) is not on PATH; ${SANDBOX_REMEDIES}`;
-  const tools = findBuiltinTools(env.PATH);
+  const tools = findBuiltinTools(env.PATH, layout.root);
   if ('missing' in tools)
     return `no sandbox: bubblewrap (bwrap) is not installed, and the built-in sandbox needs util-linux's ${tools.missing.join(', ')}; ${SANDBOX_REMEDIES}`;
   let stage: Stage;

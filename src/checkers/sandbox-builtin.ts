@@ -29,8 +29,6 @@
  */
 import { createHash } from 'node:crypto';
 import {
-  accessSync,
-  constants,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -44,7 +42,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { escapeMount, type Mount, mountOf, mountsBelow, within } from './mounts.js';
-import { outputDirs, type SandboxLayout, SYSTEM_DIRS } from './sandbox.js';
+import { findProgram, outputDirs, type SandboxLayout, SYSTEM_DIRS } from './sandbox.js';
 
 /** The programs the built-in sandbox runs, by absolute path. `ip` is optional (loopback for hermetic). */
 export interface BuiltinTools {
@@ -517,20 +515,17 @@ export function hostPathKind(path: string): 'dir' | 'file' | { link: string } | 
 
 const SEARCH = ['/usr/sbin', '/sbin', '/usr/bin', '/bin'];
 
-/** The built-in sandbox's programs (system directories searched too: `/usr/sbin` is not on every user's PATH), or the ones missing. */
-export function findBuiltinTools(path = process.env.PATH ?? ''): BuiltinTools | { missing: string[] } {
-  const dirs = [...path.split(':').filter((d) => d.startsWith('/')), ...SEARCH];
-  const find = (name: string) => {
-    for (const dir of dirs) {
-      try {
-        accessSync(join(dir, name), constants.X_OK);
-        return join(dir, name);
-      } catch {
-        // not here
-      }
-    }
-    return undefined;
-  };
+/**
+ * The built-in sandbox's programs (system directories searched too: `/usr/sbin` is not on every
+ * user's PATH), or the ones missing. With `outside` (the work tree), a program in or linked into
+ * it is passed over, as for `findBwrap`.
+ */
+export function findBuiltinTools(
+  path = process.env.PATH ?? '',
+  outside?: string,
+): BuiltinTools | { missing: string[] } {
+  const dirs = [...path.split(':'), ...SEARCH];
+  const find = (name: string) => findProgram(name, dirs, outside);
   const found = {
     unshare: find('unshare'),
     mount: find('mount'),
