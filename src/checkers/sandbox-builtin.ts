@@ -27,7 +27,7 @@
  *   kills the namespace when vkit's end of that socket closes (vkit died), as bubblewrap's
  *   `--die-with-parent` does.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   lstatSync,
   mkdirSync,
@@ -227,7 +227,7 @@ function planWith(
     // protected path's own mounts are made read-only too, in case `mount -a` took the bind over
     // one as made already). A remount of "/" is written "//": `mount -a` skips the entry for "/".
     for (const m of [mountOf(mounts, '/'), ...mountsBelow(mounts, '/')]) {
-      if (!m || within(m.path, stage)) continue;
+      if (!m) continue;
       const covered = COVERED.some((c) => within(m.path, c)) || within(m.path, root);
       if (covered && !layout.protect.some((p) => within(m.path, p))) continue;
       line('none', m.path === '/' ? '//' : m.path, 'none', ['remount', 'bind', 'ro', ...m.locked]);
@@ -306,7 +306,9 @@ function proc(
  * (bringing loopback up meanwhile), enters the new root if there is one, checks that nothing
  * unplanned is writable, and runs the check without capabilities; its exit status goes to fd 3
  * as bubblewrap's JSON status line does. The mount table is read whole through `cat` and split in
- * memory: dash's `read` takes one byte per system call, which cost more than a program start.
+ * memory: dash's `read` takes one byte per system call, which cost more than a program start. The
+ * lifeline (the subshell that kills the namespace when vkit's end of fd 3 closes) waits in "/",
+ * holding nothing of what the check's /tmp hides or of the detached old root.
  * Arguments: stage, the new root (or empty: in place), cwd, 1 for a network namespace, mount,
  * umount, pivot_root, setpriv, ip (or empty), cat, the writable places and the places that must be
  * read-only even there (mountinfo spelling, which has no blank, space-separated), `--`, the command.
@@ -336,7 +338,7 @@ verify() {
 '
   set +f
 }
-(read -r _ <&3; kill -KILL -1) 2>/dev/null &
+(cd /; read -r _ <&3; kill -KILL -1) 2>/dev/null &
 lo=
 if [ "$net" = 1 ] && [ -n "$IP" ]; then "$IP" link set lo up & lo=$!; fi
 "$MOUNT" -n -a --fstab "$S/fstab" || fail "could not make the check's mounts"
@@ -395,7 +397,7 @@ export function builtinArgv(
 }
 
 /** Writes the plan's skeleton and fstab into the (empty or missing) stage directory. */
-export function writeStage(stage: string, plan: BuiltinPlan): void {
+function writeStage(stage: string, plan: BuiltinPlan): void {
   mkdirSync(stage, { recursive: true, mode: 0o700 });
   for (const d of plan.dirs) mkdirSync(d, { recursive: true });
   for (const f of plan.files) {
@@ -455,11 +457,12 @@ export function stageFor(layout: SandboxLayout, mounts: readonly Mount[], kind: 
     stageBase = base;
   }
   const base = stageBase;
-  const draft = builtinPlan(layout, join(base, 'draft'), mounts, cached);
+  // Planned once, in a stand-in directory whose name occurs nowhere else, then moved to the stage.
+  const draft = builtinPlan(layout, STAND_IN, mounts, cached);
   // A stage in the work tree could be written by a check (its outputs, or all of it when isolated).
   if (draft.tmpInStage || within(base, layout.root)) {
     const dir = mkdtempSync(join(base, 'once-'));
-    const plan = builtinPlan(layout, dir, mounts, cached);
+    const plan = moved(draft, dir);
     writeStage(dir, plan);
     return { dir, plan, release: () => rmSync(dir, { recursive: true, force: true }) };
   }
@@ -468,11 +471,11 @@ export function stageFor(layout: SandboxLayout, mounts: readonly Mount[], kind: 
   if (hit && Date.now() - hit.made < STAGE_MAX_AGE_MS && readIfThere(join(hit.dir, 'fstab')) === hit.fstab) {
     kept.delete(key);
     kept.set(key, hit);
-    return { dir: hit.dir, plan: builtinPlan(layout, hit.dir, mounts, cached), release() {} };
+    return { dir: hit.dir, plan: moved(draft, hit.dir), release() {} };
   }
   // A new directory each time: a sandbox of this process may still be reading the old one.
   const dir = join(base, `${key}-${++generation}`);
-  const plan = builtinPlan(layout, dir, mounts, cached);
+  const plan = moved(draft, dir);
   writeStage(dir, plan);
   kept.delete(key);
   kept.set(key, { dir, fstab: fstabText(plan), made: Date.now() });
@@ -483,6 +486,24 @@ export function stageFor(layout: SandboxLayout, mounts: readonly Mount[], kind: 
     retire(entry.dir);
   }
   return { dir, plan, release() {} };
+}
+
+const STAND_IN = `/vkit-stage-${randomBytes(8).toString('hex')}`;
+
+/** A plan made in `STAND_IN`, for the stage `dir` (the fstab and mount points spell it escaped). */
+function moved(plan: BuiltinPlan, dir: string): BuiltinPlan {
+  const raw = (p: string) => p.replaceAll(STAND_IN, dir);
+  const escaped = (p: string) => p.replaceAll(STAND_IN, escapeMount(dir));
+  return {
+    ...plan,
+    dirs: plan.dirs.map(raw),
+    files: plan.files.map(raw),
+    links: plan.links.map((l) => ({ target: l.target, path: raw(l.path) })),
+    fstab: plan.fstab.map(escaped),
+    writable: plan.writable.map(escaped),
+    readOnly: plan.readOnly.map(escaped),
+    root: plan.root === undefined ? undefined : raw(plan.root),
+  };
 }
 
 const retired: Array<{ dir: string; at: number }> = [];
@@ -504,7 +525,7 @@ function readIfThere(path: string): string | undefined {
 }
 
 /** The host's view of a path for `builtinPlan`: a link is bound as what it points to (as mount does), except a system directory's, which is copied as a link. */
-export function hostPathKind(path: string): 'dir' | 'file' | { link: string } | undefined {
+function hostPathKind(path: string): 'dir' | 'file' | { link: string } | undefined {
   try {
     if (SYSTEM_DIRS.includes(path) && lstatSync(path).isSymbolicLink()) return { link: readlinkSync(path) };
     return statSync(path).isDirectory() ? 'dir' : 'file';

@@ -191,11 +191,21 @@ test('hermetic: system directories, inputs read-only, outputs writable in a read
 
 test('a stage is kept for the next check with the same plan, written again when its fstab changed, and never kept where a check could write it', () => {
   const work = mkdtempSync(join(tmpdir(), 'vkit-stage-test-'));
+  // Stages live in this process's directory under TMPDIR, here one whose name needs escaping in an fstab.
+  const spaced = mkdtempSync(join(tmpdir(), 'vkit stage '));
+  const was = process.env.TMPDIR;
+  process.env.TMPDIR = spaced;
   try {
     const layout = { mode: 'isolated' as const, root: work, cwd: work, protect: [], keep: [] };
     const mounts = parseMountinfo(MOUNTINFO);
     const first = stageFor(layout, mounts);
+    assert.ok(first.dir.startsWith(`${spaced}/`));
     assert.ok(existsSync(join(first.dir, 'fstab')) && existsSync(join(first.dir, 'dev', 'null')));
+    const fstab = readFileSync(join(first.dir, 'fstab'), 'utf8');
+    assert.ok(fstab.includes(`${escapeMount(first.dir)}/dev /dev none rbind`), fstab);
+    assert.ok(
+      first.plan.writable.includes(escapeMount(first.dir)) && !first.plan.writable.some((w) => w.includes(' ')),
+    );
     first.release();
     const again = stageFor(layout, mounts);
     assert.equal(again.dir, first.dir, 'the same plan: the same stage');
@@ -215,6 +225,9 @@ test('a stage is kept for the next check with the same plan, written again when 
     twice.release();
     assert.ok(!existsSync(inside.dir) && !existsSync(twice.dir), 'and removed once the check ended');
   } finally {
+    if (was === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = was;
     rmSync(work, { recursive: true, force: true });
+    rmSync(spaced, { recursive: true, force: true });
   }
 });

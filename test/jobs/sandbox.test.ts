@@ -88,7 +88,14 @@ for (const b of backends) {
           { id: 'first', run: leave, inputs: ['a.txt'] },
           { id: 'second', run: look('second.txt'), inputs: ['a.txt'], after: ['first'] },
           { id: 'third', run: leave, inputs: ['a.txt'], after: ['second'], sandbox: 'hermetic' },
-          { id: 'fourth', run: look('out/fourth.txt'), inputs: ['a.txt'], outputs: ['out/**'], after: ['third'], sandbox: 'hermetic' },
+          {
+            id: 'fourth',
+            run: look('out/fourth.txt'),
+            inputs: ['a.txt'],
+            outputs: ['out/**'],
+            after: ['third'],
+            sandbox: 'hermetic',
+          },
         ],
       });
       const r = cli(repo, ['build', '--jobs', '1'], b.env);
