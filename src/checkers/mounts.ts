@@ -51,16 +51,14 @@ export function mountOf(mounts: readonly Mount[], path: string): Mount | undefin
   return best;
 }
 
-/** The mounts strictly below `dir`, parents before children. */
+/**
+ * The mounts strictly below `dir`, one per mount point (the topmost, a later line in mountinfo:
+ * a remount there reaches that one, and must repeat its locked flags), parents before children.
+ */
 export function mountsBelow(mounts: readonly Mount[], dir: string): Mount[] {
-  const seen = new Set<string>();
-  const below: Mount[] = [];
-  for (const m of mounts) {
-    if (m.path === dir || !within(m.path, dir) || seen.has(m.path)) continue;
-    seen.add(m.path);
-    below.push(m);
-  }
-  return below.sort((a, b) => depth(a.path) - depth(b.path));
+  const top = new Map<string, Mount>();
+  for (const m of mounts) if (m.path !== dir && within(m.path, dir)) top.set(m.path, m);
+  return [...top.values()].sort((a, b) => depth(a.path) - depth(b.path));
 }
 
 export function within(path: string, dir: string): boolean {

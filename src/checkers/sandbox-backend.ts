@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { parseMountinfo } from './mounts.js';
 import { runProcess } from './process.js';
 import { bwrapArgs, ENV_PREFIX, findBwrap, type SandboxLayout } from './sandbox.js';
-import { builtinArgv, builtinPlan, findBuiltinTools, hostPathKind, writeStage } from './sandbox-builtin.js';
+import { builtinArgv, findBuiltinTools, type Stage, stageFor } from './sandbox-builtin.js';
 
 /** A confined command line: `argv` comes before the command's own; `cleanup` runs after it ended. */
 export interface Confinement {
@@ -35,7 +35,8 @@ export function confine(
   const asked = env.VKIT_SANDBOX ?? '';
   if (asked !== '' && asked !== 'bwrap' && asked !== 'builtin')
     return `VKIT_SANDBOX is "${asked}": expected bwrap or builtin (or unset, to use bwrap when it is installed)`;
-  const bwrap = asked === 'builtin' ? undefined : findBwrap(env.PATH);
+  // Never a program the checks could have written: not from the work tree (PATH may name it).
+  const bwrap = asked === 'builtin' ? undefined : findBwrap(env.PATH, layout.root);
   if (bwrap)
     return {
       argv: [bwrap, ...bwrapArgs(layout, statusFd), '--', ...ENV_PREFIX],
@@ -44,23 +45,21 @@ export function confine(
     };
   if (asked === 'bwrap')
     return `no sandbox: VKIT_SANDBOX=bwrap but bubblewrap (bwrap) is not on PATH; ${SANDBOX_REMEDIES}`;
-  const tools = findBuiltinTools(env.PATH);
+  const tools = findBuiltinTools(env.PATH, layout.root);
   if ('missing' in tools)
     return `no sandbox: bubblewrap (bwrap) is not installed, and the built-in sandbox needs util-linux's ${tools.missing.join(', ')}; ${SANDBOX_REMEDIES}`;
-  const stage = mkdtempSync(join(tmpdir(), 'vkit-sandbox-'));
+  let stage: Stage;
   try {
     // A mount point this user cannot reach is out of the check's reach too, and could not be remounted.
     const mounts = parseMountinfo(readFileSync('/proc/self/mountinfo', 'utf8')).filter((m) => reachable(m.path));
-    const plan = builtinPlan(layout, stage, mounts, hostPathKind);
-    writeStage(stage, plan);
+    stage = stageFor(layout, mounts);
   } catch (error) {
-    rmSync(stage, { recursive: true, force: true });
     return `no sandbox: the built-in sandbox could not be prepared: ${(error as Error).message}`;
   }
   return {
-    argv: builtinArgv(tools, stage, layout.cwd, layout.mode === 'hermetic'),
+    argv: builtinArgv(tools, stage.dir, stage.plan, layout.cwd, layout.mode === 'hermetic'),
     backend: Promise.resolve('built-in'),
-    cleanup: () => rmSync(stage, { recursive: true, force: true }),
+    cleanup: () => stage.release(),
   };
 }
 

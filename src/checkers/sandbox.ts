@@ -99,12 +99,23 @@ export function outputDirs(outputs: readonly string[]): string[] {
   return [...dirs].sort();
 }
 
-/** `bwrap` on PATH, or undefined. */
-export function findBwrap(path = process.env.PATH ?? ''): string | undefined {
-  for (const dir of path.split(':').filter(isAbsolute)) {
-    const candidate = join(dir, 'bwrap');
+/**
+ * `bwrap` on PATH, or undefined. With `outside` (the work tree), one in or linked into that
+ * directory is passed over: a check may write there (`npm run` puts node_modules/.bin first on
+ * PATH), and the program found is what confines the next check.
+ */
+export function findBwrap(path = process.env.PATH ?? '', outside?: string): string | undefined {
+  return findProgram('bwrap', path.split(':'), outside);
+}
+
+/** The first executable `name` in `dirs` (absolute ones), not in or linked into `outside`. */
+export function findProgram(name: string, dirs: readonly string[], outside?: string): string | undefined {
+  for (const dir of dirs) {
+    if (!isAbsolute(dir) || (outside && under(dir, outside))) continue;
+    const candidate = join(dir, name);
     try {
       accessSync(candidate, constants.X_OK);
+      if (outside && under(realpathSync(candidate), outside)) continue;
       return candidate;
     } catch {
       // not here

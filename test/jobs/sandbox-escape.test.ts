@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -92,6 +92,42 @@ for (const b of backends)
         rmSync(home, { recursive: true, force: true });
       }
     });
+
+// `npm run` and `npx` put the work tree's node_modules/.bin first on PATH, and an isolated check
+// can write the work tree: a sandbox program found there would be the check's own, started with
+// the capabilities the sandbox is about to drop (or, for bwrap, instead of any sandbox at all).
+for (const b of backends)
+  test(`[${b.name}] a sandbox program planted on PATH inside the work tree is never the one started`, {
+    skip: b.skip,
+  }, () => {
+    const repo = tempRepo({ 'a.txt': 'a\n' });
+    try {
+      const marker = join(repo.dir, 'hijacked.txt');
+      for (const tool of ['bwrap', 'unshare', 'mount', 'umount', 'pivot_root', 'setpriv', 'cat', 'ip']) {
+        repo.write(`node_modules/.bin/${tool}`, `#!/bin/sh\necho ${tool} >> "${marker}"\nexit 1\n`);
+        chmodSync(join(repo.dir, 'node_modules', '.bin', tool), 0o755);
+      }
+      repo.manifest({ checks: [{ id: 'c', run: 'touch ran.txt', inputs: ['a.txt'] }] });
+      const r = spawnSync(process.execPath, [VKIT_BIN, 'build', '--root', repo.dir, '--store', storeDir(repo)], {
+        cwd: repo.dir,
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          ...b.env,
+          PATH: `${join(repo.dir, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`,
+          NO_COLOR: '1',
+        },
+      });
+      assert.ok(
+        !existsSync(marker),
+        `started from the work tree: ${existsSync(marker) ? readFileSync(marker, 'utf8') : ''}`,
+      );
+      assert.equal(r.status, 0, r.stdout + r.stderr);
+      assert.ok(existsSync(join(repo.dir, 'ran.txt')));
+    } finally {
+      repo.cleanup();
+    }
+  });
 
 function chownTree(path: string, uid: number): void {
   chownSync(path, uid, uid);

@@ -75,6 +75,39 @@ for (const b of backends) {
     }
   });
 
+  test(`[${b.name}] each check gets a new /tmp: nothing one check leaves there is seen by the next, in either mode`, {
+    skip: b.skip,
+  }, () => {
+    const repo = tempRepo({ 'a.txt': 'a\n' });
+    try {
+      // `second` runs after `first` (and in the same worker): what `first` left in /tmp must be gone.
+      const leave = 'echo left > /tmp/vkit-left && test -s /tmp/vkit-left';
+      const look = (name: string) => `test ! -e /tmp/vkit-left && touch /tmp/vkit-mine && echo fresh > ${name}`;
+      repo.manifest({
+        checks: [
+          { id: 'first', run: leave, inputs: ['a.txt'] },
+          { id: 'second', run: look('second.txt'), inputs: ['a.txt'], after: ['first'] },
+          { id: 'third', run: leave, inputs: ['a.txt'], after: ['second'], sandbox: 'hermetic' },
+          {
+            id: 'fourth',
+            run: look('out/fourth.txt'),
+            inputs: ['a.txt'],
+            outputs: ['out/**'],
+            after: ['third'],
+            sandbox: 'hermetic',
+          },
+        ],
+      });
+      const r = cli(repo, ['build', '--jobs', '1'], b.env);
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      assert.equal(readFileSync(join(repo.dir, 'second.txt'), 'utf8'), 'fresh\n');
+      assert.equal(readFileSync(join(repo.dir, 'out', 'fourth.txt'), 'utf8'), 'fresh\n');
+      assert.ok(!existsSync('/tmp/vkit-left') && !existsSync('/tmp/vkit-mine'), 'nor did anything reach the real /tmp');
+    } finally {
+      repo.cleanup();
+    }
+  });
+
   test(`[${b.name}] ` +
     'opting out takes a stated reason, which the receipt keeps; the sandbox is part of the identity', {
     skip: b.skip,
