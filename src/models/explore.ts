@@ -288,7 +288,7 @@ function expandState(bfs: Search, s: number, budget: Budget): boolean {
 /** One rule for this (state, action): its inputs and targets are already sorted and distinct. */
 function expandRule(bfs: Search, s: number, d: number, a: number, r: number, budget: Budget): boolean {
   const { nInputs, inputStart, ruleInputs, targetStart, ruleTargets, permitted } = bfs.m;
-  const { dist, parent, parentAction, parentInput, queue, ctxAction, ctxInput, tgtStart, targets } = bfs;
+  const { dist, ctxAction, ctxInput, tgtStart, targets } = bfs;
   const base = a * nInputs;
   const tLo = targetStart[r] as number;
   const tHi = targetStart[r + 1] as number;
@@ -302,16 +302,19 @@ function expandRule(bfs: Search, s: number, d: number, a: number, r: number, bud
       const t = ruleTargets[y] as number;
       if (++budget.edgesUsed > budget.maxEdges) return false;
       targets.push(t);
-      if (dist[t] === -1) {
-        dist[t] = d;
-        parent[t] = s;
-        parentAction[t] = a;
-        parentInput[t] = i;
-        queue[bfs.tail++] = t;
-      }
+      if (dist[t] === -1) discover(bfs, t, d, s, a, i);
     }
   }
   return true;
+}
+
+/** A state seen for the first time: its distance, the context it was reached through, and its turn in the queue. */
+function discover(bfs: Search, t: number, d: number, s: number, a: number, i: number): void {
+  bfs.dist[t] = d;
+  bfs.parent[t] = s;
+  bfs.parentAction[t] = a;
+  bfs.parentInput[t] = i;
+  bfs.queue[bfs.tail++] = t;
 }
 
 /**
@@ -320,7 +323,7 @@ function expandRule(bfs: Search, s: number, d: number, a: number, r: number, bud
  */
 function expandGroup(bfs: Search, s: number, d: number, a: number, r: number, gEnd: number, budget: Budget): boolean {
   const { nInputs, inputStart, ruleInputs, targetStart, ruleTargets, permitted } = bfs.m;
-  const { dist, parent, parentAction, parentInput, queue, ctxAction, ctxInput, tgtStart, targets } = bfs;
+  const { dist, ctxAction, ctxInput, tgtStart, targets } = bfs;
   const { inputStamp, inputHead, targetStamp, nodeRule, nodeNext, touched, merged } = bfs;
   const base = a * nInputs;
   const iStamp = ++bfs.iStamp;
@@ -364,13 +367,7 @@ function expandGroup(bfs: Search, s: number, d: number, a: number, r: number, gE
       const t = merged[y] as number;
       if (++budget.edgesUsed > budget.maxEdges) return false;
       targets.push(t);
-      if (dist[t] === -1) {
-        dist[t] = d;
-        parent[t] = s;
-        parentAction[t] = a;
-        parentInput[t] = i;
-        queue[bfs.tail++] = t;
-      }
+      if (dist[t] === -1) discover(bfs, t, d, s, a, i);
     }
   }
   return true;
