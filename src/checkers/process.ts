@@ -12,6 +12,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync, readSync } from 'node:fs';
 import { constants } from 'node:os';
 import type { ProcessRequest, ProcessResult } from '../config/rule.js';
+import { hideFromSandbox } from './sandbox-env.js';
 
 /** The sandbox's command line before the command's own argv; its status goes to fd 3. */
 export interface SandboxWrap {
@@ -36,10 +37,11 @@ export async function runProcess(
       let cancelled = false;
       let child;
       try {
-        const argv = wrap ? [...wrap.argv, ...req.argv] : req.argv;
+        const kept = wrap ? hideFromSandbox(req.env) : { env: req.env, restore: [] };
+        const argv = wrap ? [...wrap.argv, ...kept.restore, ...req.argv] : req.argv;
         child = spawn(argv[0]!, argv.slice(1), {
           cwd: req.cwd,
-          env: req.env,
+          env: kept.env,
           stdio: wrap ? ['ignore', out, err, 'pipe'] : ['ignore', out, err],
           detached: true,
         });

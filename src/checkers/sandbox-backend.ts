@@ -8,7 +8,8 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseMountinfo } from './mounts.js';
+import type { ProcessResult } from '../config/rule.js';
+import { type Mount, parseMountinfo } from './mounts.js';
 import { runProcess } from './process.js';
 import { bwrapArgs, ENV_PREFIX, findBwrap, type SandboxLayout } from './sandbox.js';
 import { builtinArgv, findBuiltinTools, type Stage, stageFor } from './sandbox-builtin.js';
@@ -24,11 +25,15 @@ export interface Confinement {
 const SANDBOX_REMEDIES =
   'install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), or opt the check out with sandbox: { none: "<why>" }; `vkit doctor` says what this machine can do';
 
-/** The sandbox for one process, or why none can be made here (then nothing runs). */
+/**
+ * The sandbox for one process, or why none can be made here (then nothing runs). `hostMounts`
+ * stands in for the host's mount table (tests plan against a stale one on purpose).
+ */
 export function confine(
   layout: SandboxLayout,
   statusFd: number,
   env: Record<string, string | undefined>,
+  hostMounts?: readonly Mount[],
 ): Confinement | string {
   if (process.platform !== 'linux')
     return `no sandbox: checks are confined with Linux namespaces, and this is ${process.platform}; opt the check out with sandbox: { none: "<why>" }`;
@@ -51,7 +56,9 @@ export function confine(
   let stage: Stage;
   try {
     // A mount point this user cannot reach is out of the check's reach too, and could not be remounted.
-    const mounts = parseMountinfo(readFileSync('/proc/self/mountinfo', 'utf8')).filter((m) => reachable(m.path));
+    const mounts = (hostMounts ?? parseMountinfo(readFileSync('/proc/self/mountinfo', 'utf8'))).filter((m) =>
+      reachable(m.path),
+    );
     stage = stageFor(layout, mounts);
   } catch (error) {
     return `no sandbox: the built-in sandbox could not be prepared: ${(error as Error).message}`;
@@ -88,8 +95,48 @@ function bwrapName(bwrap: string): Promise<string> {
   return name;
 }
 
+/** How many plans a process gets when the host's mounts keep changing under the built-in sandbox. */
+export const SANDBOX_PLANS = 3;
+
+/**
+ * Whether the built-in sandbox refused to start because the host's mount table no longer matched
+ * its plan: a mount made meanwhile would have been writable, or a planned one had gone (containers
+ * starting and stopping do both). The init found it before the check started, so nothing ran.
+ */
+export function stalePlan(result: ProcessResult): boolean {
+  return (
+    result.spawnError !== undefined &&
+    /\(vkit-sandbox: (.* would be writable|could not make the check's mounts)\)$/.test(result.spawnError)
+  );
+}
+
+/**
+ * Runs one process confined (`confineOnce` makes the sandbox, `run` runs in it), planning again up
+ * to `SANDBOX_PLANS` times while the host's mounts changed under the plan; a refusal that remains is
+ * the answer, with a hint when the cause is the machine. `onWrap` sees each sandbox made.
+ */
+export async function runConfined(
+  confineOnce: (plan: number) => Confinement | string,
+  run: (wrap: Confinement) => Promise<ProcessResult>,
+  onWrap?: (wrap: Confinement) => void,
+): Promise<ProcessResult | string> {
+  for (let plan = 1; ; plan++) {
+    const wrap = confineOnce(plan);
+    if (typeof wrap === 'string') return wrap;
+    onWrap?.(wrap);
+    try {
+      const result = await run(wrap);
+      if (plan < SANDBOX_PLANS && stalePlan(result)) continue;
+      if (result.spawnError) result.spawnError += sandboxFailureHint(result.spawnError);
+      return result;
+    } finally {
+      wrap.cleanup();
+    }
+  }
+}
+
 /** What to try when a sandbox could not start: most often, user namespaces are off. */
-export function sandboxFailureHint(message: string): string {
+function sandboxFailureHint(message: string): string {
   return /unshare failed|new namespace failed|uid_map|Operation not permitted|Permission denied|ENOSPC|No space left/.test(
     message,
   )
@@ -109,28 +156,25 @@ export async function probeSandbox(
 ): Promise<string | undefined> {
   const dir = mkdtempSync(join(tmpdir(), 'vkit-sandbox-probe-'));
   try {
-    const wrap = confine({ mode: 'isolated', root: dir, cwd: dir, protect: [], keep: [] }, statusFd, {
-      ...env,
-      VKIT_SANDBOX: backend,
-    });
-    if (typeof wrap === 'string') return wrap;
-    try {
-      const r = await runProcess(
-        {
-          argv: ['/bin/true'],
-          cwd: dir,
-          env: { PATH: '/usr/bin:/bin' },
-          timeoutMs: 20_000,
-          signal: new AbortController().signal,
-        },
-        join(dir, 'out'),
-        join(dir, 'err'),
-        wrap,
-      );
-      return r.exitCode === 0 ? undefined : (r.spawnError ?? `a confined /bin/true exited ${r.exitCode}`);
-    } finally {
-      wrap.cleanup();
-    }
+    const layout = { mode: 'isolated' as const, root: dir, cwd: dir, protect: [], keep: [] };
+    const r = await runConfined(
+      () => confine(layout, statusFd, { ...env, VKIT_SANDBOX: backend }),
+      (wrap) =>
+        runProcess(
+          {
+            argv: ['/bin/true'],
+            cwd: dir,
+            env: { PATH: '/usr/bin:/bin' },
+            timeoutMs: 20_000,
+            signal: new AbortController().signal,
+          },
+          join(dir, 'out'),
+          join(dir, 'err'),
+          wrap,
+        ),
+    );
+    if (typeof r === 'string') return r;
+    return r.exitCode === 0 ? undefined : (r.spawnError ?? `a confined /bin/true exited ${r.exitCode}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

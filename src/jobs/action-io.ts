@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { listOutputs } from '../capture/outputs.js';
 import { runProcess, STATUS_FD } from '../checkers/process.js';
 import { gitDirsOf, outputDirs, toolPaths } from '../checkers/sandbox.js';
-import { type Confinement, confine, sandboxFailureHint } from '../checkers/sandbox-backend.js';
+import { type Confinement, confine, runConfined } from '../checkers/sandbox-backend.js';
 import type { ExecuteIO, ProcessRequest } from '../config/rule.js';
 import { putLog } from '../store/logs.js';
 import type { Store } from '../store/store.js';
@@ -50,35 +50,27 @@ export function actionIo(
       const out = ctx.store.cas.tempPath();
       const err = ctx.store.cas.tempPath();
       temps.push(out, err);
-      const wrap = sandboxWrap(req, ctx, job, tool);
-      if (typeof wrap === 'string') {
-        // Nothing ran: empty logs, so the rule's artifacts (and the receipt) stay well-formed.
-        writeFileSync(out, '');
-        writeFileSync(err, '');
-        return {
-          exitCode: null,
-          signal: null,
-          spawnError: wrap,
-          stdoutPath: out,
-          stderrPath: err,
-          timedOut: false,
-          cancelled: false,
-          ms: 0,
-        };
-      }
-      if (wrap) backends.push(wrap.backend);
-      try {
-        const result = await runProcess(
-          { ...req, onSpawn: (pgid) => ctx.store.lifecycle.setChildPgid(attempt, pgid) },
-          out,
-          err,
-          wrap,
-        );
-        if (result.spawnError && wrap) result.spawnError += sandboxFailureHint(result.spawnError);
-        return result;
-      } finally {
-        wrap?.cleanup();
-      }
+      const spawned = { ...req, onSpawn: (pgid: number) => ctx.store.lifecycle.setChildPgid(attempt, pgid) };
+      if (sandboxMode(req, ctx) === undefined) return runProcess(spawned, out, err);
+      const result = await runConfined(
+        () => sandboxWrap(req, ctx, job, tool),
+        (wrap) => runProcess(spawned, out, err, wrap),
+        (wrap) => backends.push(wrap.backend),
+      );
+      if (typeof result !== 'string') return result;
+      // Nothing ran: empty logs, so the rule's artifacts (and the receipt) stay well-formed.
+      writeFileSync(out, '');
+      writeFileSync(err, '');
+      return {
+        exitCode: null,
+        signal: null,
+        spawnError: result,
+        stdoutPath: out,
+        stderrPath: err,
+        timedOut: false,
+        cancelled: false,
+        ms: 0,
+      };
     },
     putFile: (path) => (temps.includes(path) ? putLog(ctx.store.cas, path, logCap) : ctx.store.cas.putFile(path)),
     putBytes: async (bytes) => ctx.store.cas.putBytes(bytes),
@@ -86,19 +78,16 @@ export function actionIo(
   };
 }
 
-/**
- * The sandbox confining one process (`isolated` unless the request says otherwise), undefined for
- * `{ none }`, or why it cannot be confined: then the process does not run at all.
- */
-function sandboxWrap(
-  req: ProcessRequest,
-  ctx: IoContext,
-  job: Job,
-  tool: string | undefined,
-): Confinement | string | undefined {
+/** How one process is confined: `isolated` unless the request says otherwise, undefined for `{ none }`. */
+function sandboxMode(req: ProcessRequest, ctx: IoContext): 'isolated' | 'hermetic' | undefined {
   const asked = req.sandbox ?? 'isolated';
   const mode = typeof asked === 'object' && ctx.confine ? 'isolated' : asked;
-  if (typeof mode === 'object') return undefined;
+  return typeof mode === 'object' ? undefined : mode;
+}
+
+/** The sandbox confining one process, or why it cannot be confined: then the process does not run at all. */
+function sandboxWrap(req: ProcessRequest, ctx: IoContext, job: Job, tool: string | undefined): Confinement | string {
+  const mode = sandboxMode(req, ctx) ?? 'isolated';
   const path = (ctx.env.PATH ?? '').split(':').filter((p) => p.startsWith('/'));
   const keep = [...path, ...(mode === 'isolated' && ctx.env.HOME ? [ctx.env.HOME] : []), ...toolPaths(tool)];
   const protect = [ctx.store.dir, ...gitDirsOf(ctx.root)];
