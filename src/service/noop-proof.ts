@@ -192,10 +192,10 @@ export function outsideFiles(root: string, env: NodeJS.ProcessEnv): string[] {
       const origin = out[i]!;
       if (origin.startsWith('file:')) files.push(resolve(root, origin.slice(5)));
       const [key, value] = out[i + 1]!.split('\n');
-      if (key?.toLowerCase() === 'core.excludesfile' && value)
-        files.push(
-          value.startsWith('~/') ? join(home, value.slice(2)) : isAbsolute(value) ? value : resolve(root, value),
-        );
+      if (key?.toLowerCase() !== 'core.excludesfile' || !value) continue;
+      if (value.startsWith('~/')) files.push(join(home, value.slice(2)));
+      else if (value.startsWith('~') || value.startsWith('%(')) files.push(...gitExpandedExcludes(root, env));
+      else files.push(isAbsolute(value) ? value : resolve(root, value));
     }
   } catch {
     files.push(join(root, '.git', 'config')); // unreadable: its stat stands in, the request still checks the rest
@@ -207,6 +207,27 @@ export function outsideFiles(root: string, env: NodeJS.ProcessEnv): string[] {
   }
   for (const dir of (env.PATH ?? '').split(delimiter)) if (dir) files.push(resolve(root, dir));
   return [...new Set(files)];
+}
+
+/**
+ * `core.excludesFile` as git expands it (`~user/`, `%(prefix)/`): one that cannot be expanded makes
+ * git's listing fail, so no record is written on it.
+ */
+function gitExpandedExcludes(root: string, env: NodeJS.ProcessEnv): string[] {
+  try {
+    return childProcess()
+      .execFileSync('git', ['config', '--type=path', '-z', '--get-all', 'core.excludesfile'], {
+        cwd: root,
+        env,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      })
+      .split('\0')
+      .filter((p) => p !== '')
+      .map((p) => resolve(root, p));
+  } catch {
+    return [];
+  }
 }
 
 export function stateOf(st: BigIntStats | undefined): string {
