@@ -7,11 +7,14 @@
  *   engine     src/engine, src/jobs
  *   libraries  src/acceptance, src/models, src/formal, src/evidence, src/remote (what the kinds are made of)
  *   base       src/store, src/capture, src/checkers, src/graph, src/gate
- *   core       src/config, src/hash, src/text, src/errors.ts
+ *   core       src/config, src/kit, src/hash, src/text, src/errors.ts
  *
  * A module may import its own layer or any layer below it, never one above; `src/` never imports
  * `rules/` (the kinds are handed in by the entry points; the public API's types are the one exception,
- * type-only); no import cycles at all. There is no baseline of known violations: every one fails.
+ * type-only); no import cycles at all. A kind (`rules/<kind>/`) reaches vkit through the kit API and
+ * the libraries, never a face or the service (what it adds to those it contributes through the
+ * registry: verbs, MCP tools), and no kind imports another kind's folder. There is no baseline of
+ * known violations: every one fails.
  */
 const LAYERS = [
   { name: 'faces', path: '^src/(cli|mcp|tui|daemon)/|^src/(index|schemas)\\.ts$' },
@@ -19,7 +22,7 @@ const LAYERS = [
   { name: 'engine', path: '^src/(engine|jobs)/' },
   { name: 'libraries', path: '^src/(acceptance|models|formal|evidence|remote)/' },
   { name: 'base', path: '^src/(store|capture|checkers|graph|gate)/' },
-  { name: 'core', path: '^src/(config|hash|text)/|^src/errors\\.ts$' },
+  { name: 'core', path: '^src/(config|kit|hash|text)/|^src/errors\\.ts$' },
 ];
 
 const upward = LAYERS.slice(1).map((layer, i) => ({
@@ -58,6 +61,21 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/index\\.ts$' },
       to: { path: '^rules/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'kind-through-registry',
+      comment:
+        'a kind imports the kit API and libraries, never a face or the service: it contributes verbs and tools through the registry',
+      severity: 'error',
+      from: { path: '^rules/' },
+      to: { path: '^src/(cli|mcp|tui|daemon|service)/' },
+    },
+    {
+      name: 'kind-own-folder',
+      comment: "a kind's folder imports no other kind's (the registry, rules/index.ts, lists them all)",
+      severity: 'error',
+      from: { path: '^rules/([^/]+)/' },
+      to: { path: '^rules/', pathNot: ['^rules/$1/'] },
     },
     ...upward,
   ],

@@ -27,7 +27,7 @@ import {
   validateRequest,
   type Budget,
   type Model,
-} from '../src/models/index.js';
+} from '../rules/compare/lib/index.js';
 
 const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 21;
 

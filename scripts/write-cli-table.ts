@@ -2,7 +2,9 @@
 // test/cli/readme-table.test.ts fails while the two differ.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { README_TABLE_END, README_TABLE_START, readmeTable } from '../src/cli/table.js';
+import { registry } from '../rules/index.js';
+import { allVerbs, README_TABLE_END, README_TABLE_START, readmeTable } from '../src/cli/table.js';
+import { installKinds } from '../src/config/kind.js';
 
 const file = join(process.cwd(), 'README.md');
 const text = readFileSync(file, 'utf8');
@@ -12,7 +14,9 @@ if (start < 0 || end < start) {
   console.error(`README.md: expected ${README_TABLE_START} ... ${README_TABLE_END} around the CLI table`);
   process.exit(2);
 }
-const next = `${text.slice(0, start + README_TABLE_START.length)}\n${readmeTable()}\n${text.slice(end)}`;
+installKinds(registry);
+const table = readmeTable(await allVerbs());
+const next = `${text.slice(0, start + README_TABLE_START.length)}\n${table}\n${text.slice(end)}`;
 if (next === text) console.log('README.md: the CLI table is up to date');
 else {
   writeFileSync(file, next);

@@ -4,9 +4,8 @@
  * (inputs, `after`, labels) works as for a built-in kind.
  */
 import { selectorIssues } from '../../src/capture/selector.js';
-import { defineKind } from '../../src/config/kind.js';
+import { defineKind, repeatedDependency } from '../../src/config/kind.js';
 import type { Issue } from '../../src/errors.js';
-import { repeatedDependency } from '../check/index.js';
 import { ActionSchema } from './schema.js';
 
 export const actionsKind = defineKind({

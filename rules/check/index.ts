@@ -4,7 +4,7 @@
  */
 import { compileGlob } from '../../src/text/glob.js';
 import { selectorIssues } from '../../src/capture/selector.js';
-import { defineKind } from '../../src/config/kind.js';
+import { defineKind, repeatedDependency } from '../../src/config/kind.js';
 import type { SandboxMode } from '../../src/config/sandbox.js';
 import type { Issue } from '../../src/errors.js';
 import { CheckSchema } from './schema.js';
@@ -67,11 +67,3 @@ export const checkKind = defineKind({
     },
   ],
 });
-
-/**
- * An `after` entry naming a dependency already listed. Refused rather than read as a set: a repeated
- * id is most often a typo for the one that was meant, and merging the two would hide that mistake.
- */
-export function repeatedDependency(path: string, dep: string, first: number): Omit<Issue, 'file'> {
-  return { path, message: `Duplicate: \`${dep}\` is already listed at after[${first}]; list each dependency once` };
-}

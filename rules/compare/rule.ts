@@ -9,7 +9,7 @@ import { lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineRule, type ActionResult } from '../../src/config/rule.js';
 import { CompareSchema } from './schema.js';
-import { compareRequestText } from '../../src/models/index.js';
+import { compareRequestText } from './lib/index.js';
 
 /** Bumped whenever the comparison's meaning changes, so earlier evidence is not reused. */
 export const COMPARISON_SEMANTICS = 'vkit.model-compare/1';

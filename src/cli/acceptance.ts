@@ -15,7 +15,7 @@ import { checkPackageFiles, checkSpecFile, coverageFiles } from '../service/acce
 import { acceptanceMigrate } from '../service/acceptance/migrate.js';
 import { acceptanceRun } from '../service/acceptance/run.js';
 import { acceptanceWitness } from '../service/acceptance/witness.js';
-import { type Handler, printJson } from './verb.js';
+import { type Handler, printJson } from '../kit/verb.js';
 import type * as verbs from './verbs/acceptance.js';
 
 /** The root every path is relative to: --root, or the working directory. */

@@ -1,7 +1,7 @@
 /** `vkit cache status` and `vkit policy trust-signer` handlers (declared in `verbs/cache.ts`, bound in `table.ts`). */
 import { resolve } from 'node:path';
 import { EXIT, invalid } from '../errors.js';
-import { type Handler, printJson } from './verb.js';
+import { type Handler, printJson } from '../kit/verb.js';
 import type * as verbs from './verbs/cache.js';
 
 export const cacheStatus: Handler<typeof verbs.cacheStatus> = async ({ values: v }) => {

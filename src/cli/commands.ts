@@ -5,7 +5,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { EXIT, invalid } from '../errors.js';
-import { type Handler, printJson } from './verb.js';
+import { type Handler, printJson } from '../kit/verb.js';
 import type * as verbs from './verbs/build.js';
 import { gateExitCode } from '../gate/evaluate.js';
 import { checkLabel } from '../graph/compile.js';
@@ -315,12 +315,4 @@ export const storeGc: Handler<typeof verbs.storeGc> = async ({ values: v }) => {
     store.close();
   }
   return EXIT.ok;
-};
-
-export const modelCompare: Handler<typeof verbs.modelCompare> = async ({ values: v }) => {
-  if (!v.request) throw invalid('ERR_USAGE', 'Expected --request FILE', { path: '--request' });
-  const { report, exitCode } = await service.compareRequestFile(resolve(v.request), v.request);
-  if (v.json) json(report);
-  else process.stdout.write((await import('../models/index.js')).renderCompareReport(report));
-  return exitCode;
 };

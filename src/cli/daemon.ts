@@ -12,7 +12,7 @@ import { EXIT, invalid } from '../errors.js';
 import { control } from '../daemon/client.js';
 import { FRAME } from '../daemon/frames.js';
 import { daemonPaths, makePrivateDir, type DaemonPaths } from '../daemon/paths.js';
-import { type Handler, printJson } from './verb.js';
+import { type Handler, printJson } from '../kit/verb.js';
 import { DEFAULT_IDLE_S, type start as startVerb } from './verbs/daemon.js';
 const SERVER_MAIN = fileURLToPath(new URL('../daemon/main.js', import.meta.url));
 

@@ -8,7 +8,7 @@ import { control } from '../daemon/client.js';
 import { FRAME } from '../daemon/frames.js';
 import { daemonPaths } from '../daemon/paths.js';
 import { EXIT } from '../errors.js';
-import { type Handler, printJson } from './verb.js';
+import { type Handler, printJson } from '../kit/verb.js';
 import type { doctor as doctorVerb } from './verbs/doctor.js';
 
 export const doctor: Handler<typeof doctorVerb> = async ({ values: v }) => {

@@ -8,7 +8,7 @@ import { EXIT, invalid } from '../errors.js';
 import { gateExitCode, showOnly } from '../gate/evaluate.js';
 import { exportEvidence, replayEvidence } from '../service/evidence.js';
 import type { OpenOptions } from '../service/workspace.js';
-import { type Handler, printJson } from './verb.js';
+import { type Handler, printJson } from '../kit/verb.js';
 import type * as verbs from './verbs/evidence.js';
 import { printEvent, printGate } from './render.js';
 

@@ -5,7 +5,7 @@
 import { basename, resolve } from 'node:path';
 import { EXIT, invalid } from '../errors.js';
 import { addFeedback, type FeedbackInput, listFeedback } from '../service/feedback.js';
-import { type Handler, printJson } from './verb.js';
+import { type Handler, printJson } from '../kit/verb.js';
 import type * as verbs from './verbs/feedback.js';
 
 const json = printJson;

@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import { EXIT, invalid } from '../errors.js';
 import { renderQualification } from '../formal/qualify/render.js';
-import { type Handler, printJson } from './verb.js';
+import { type Handler, printJson } from '../kit/verb.js';
 import type * as verbs from './verbs/formal.js';
 
 /** `formal package digest [ID]`: a three-word verb under the `formal` group, `digest` its first positional. */

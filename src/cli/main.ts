@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { EXIT, UnavailableError, VkitError } from '../errors.js';
-import { parseInput, type Spec } from './verb.js';
+import { parseInput, type Spec } from '../kit/verb.js';
 import { coalesceOutput } from './coalesce.js';
 import { guardOutput, settleOutputAtExit } from './output-failure.js';
 
@@ -34,15 +34,17 @@ async function dispatch(argv: string[], running: { spec?: Spec }): Promise<numbe
     process.stdout.write(`vkit ${version()}\n`);
     return EXIT.ok;
   }
-  const { mainHelp, resolveVerb } = await import('./table.js');
+  const { allVerbs, mainHelp, resolveVerb, TABLE } = await import('./table.js');
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
-    process.stdout.write(mainHelp());
+    process.stdout.write(mainHelp(await allVerbs()));
     return first === undefined ? EXIT.invalid : EXIT.ok;
   }
-  const resolved = resolveVerb(argv);
+  // vkit's own verbs first: `build` and `gate` never wait for the kinds' declarations.
+  const own = resolveVerb(argv, TABLE);
+  const resolved = own.kind === 'verb' && own.verb ? own : resolveVerb(argv, await allVerbs());
   // `vkit acceptance --help` (or no sub-verb at all): the command list names the group's verbs.
   if (resolved.kind === 'group') {
-    process.stdout.write(mainHelp());
+    process.stdout.write(mainHelp(await allVerbs()));
     return resolved.help ? EXIT.ok : EXIT.invalid;
   }
   const { name, verb, args } = resolved;

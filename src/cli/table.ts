@@ -1,9 +1,11 @@
 /**
- * The command table: every verb of the CLI, in the order `vkit --help` lists them, each bound to a
- * handler that is imported only when the verb runs. Parsing (`verb.ts`), `vkit --help`, `vkit <verb>
- * --help`, unknown commands and the README's CLI table (`npm run readme:cli`) all come from here.
+ * The command table: vkit's own verbs, in the order `vkit --help` lists them, then the verbs each
+ * installed kind adds (`allVerbs`), each bound to a handler that is imported only when the verb
+ * runs. Parsing (`kit/verb.ts`), `vkit --help`, `vkit <verb> --help`, unknown commands and the
+ * README's CLI table (`npm run readme:cli`) all come from here.
  */
-import type { Handler, Spec } from './verb.js';
+import { loadKinds } from '../config/kind.js';
+import { bindVerb as bind, type Spec, type Verb } from '../kit/verb.js';
 import * as acceptance from './verbs/acceptance.js';
 import * as buildVerbs from './verbs/build.js';
 import * as cache from './verbs/cache.js';
@@ -12,17 +14,6 @@ import * as doctorVerbs from './verbs/doctor.js';
 import * as evidence from './verbs/evidence.js';
 import * as feedback from './verbs/feedback.js';
 import * as formal from './verbs/formal.js';
-
-export interface Verb {
-  readonly spec: Spec;
-  /** The handler, imported on first use. */
-  readonly load: () => Promise<Handler<Spec>>;
-}
-
-/** Binds a declaration to its handler; the handler's values are typed by the declaration's flags. */
-function bind<S extends Spec>(spec: S, load: () => Promise<Handler<S>>): Verb {
-  return { spec, load: load as unknown as () => Promise<Handler<Spec>> };
-}
 
 const commands = () => import('./commands.js');
 const acceptanceVerbs = () => import('./acceptance.js');
@@ -38,7 +29,6 @@ export const TABLE: readonly Verb[] = [
   bind(buildVerbs.runRetry, async () => (await commands()).runRetry),
   bind(buildVerbs.init, async () => (await commands()).init),
   bind(buildVerbs.storeGc, async () => (await commands()).storeGc),
-  bind(buildVerbs.modelCompare, async () => (await commands()).modelCompare),
   bind(acceptance.digest, async () => (await acceptanceVerbs()).digest),
   bind(acceptance.check, async () => (await acceptanceVerbs()).check),
   bind(acceptance.checkSpec, async () => (await acceptanceVerbs()).checkSpec),
@@ -77,10 +67,16 @@ const HEADINGS: Record<string, string> = {
   acceptance: 'Acceptance 0.4.0 documents (`vkit acceptance <verb> --help` for each):',
 };
 
-const BY_NAME = new Map(TABLE.map((verb) => [verb.spec.name, verb]));
+/** vkit's own verbs, then the installed kinds' (the registry is loaded for them). */
+export async function allVerbs(): Promise<readonly Verb[]> {
+  const registry = await loadKinds();
+  return [...TABLE, ...registry.kinds.flatMap((k) => k.verbs ?? [])];
+}
 
 /** The first words of the verbs named by two or more: `run`, `store`, `acceptance`, ... */
-const GROUPS = new Set(TABLE.flatMap((verb) => (verb.spec.name.includes(' ') ? [verb.spec.name.split(' ')[0]!] : [])));
+function groupsOf(verbs: readonly Verb[]): Set<string> {
+  return new Set(verbs.flatMap((verb) => (verb.spec.name.includes(' ') ? [verb.spec.name.split(' ')[0]!] : [])));
+}
 
 export type Resolved =
   /** A group without a verb (`vkit acceptance`), or asked for help (`vkit acceptance --help`). */
@@ -88,34 +84,35 @@ export type Resolved =
   /** `name` is what the command line asked for; `verb` is absent when the table has no such verb. */
   | { kind: 'verb'; name: string; verb: Verb | undefined; args: string[] };
 
-/** Splits a command line (without `vkit`, not empty) into its verb and the verb's arguments. */
-export function resolveVerb(argv: string[]): Resolved {
+/** Splits a command line (without `vkit`, not empty) into its verb among `verbs` and the verb's arguments. */
+export function resolveVerb(argv: string[], verbs: readonly Verb[]): Resolved {
   const [first, second] = argv;
-  if (!GROUPS.has(first!)) return { kind: 'verb', name: first!, verb: BY_NAME.get(first!), args: argv.slice(1) };
+  const named = (name: string) => verbs.find((v) => v.spec.name === name);
+  if (!groupsOf(verbs).has(first!)) return { kind: 'verb', name: first!, verb: named(first!), args: argv.slice(1) };
   if (second === undefined || second === '--help' || second === '-h')
     return { kind: 'group', help: second !== undefined };
   const name = `${first} ${second}`;
-  return { kind: 'verb', name, verb: BY_NAME.get(name), args: argv.slice(2) };
+  return { kind: 'verb', name, verb: named(name), args: argv.slice(2) };
 }
 
 /**
  * `vkit --help`: one line per verb, a group with a heading as one block. Summaries start in column
  * 16, or two spaces after the longest label of the verb's group.
  */
-export function mainHelp(): string {
+export function mainHelp(verbs: readonly Verb[]): string {
   const label = (spec: Spec) => spec.label ?? spec.name;
   const width = (group: string) =>
-    Math.max(11, ...TABLE.filter((v) => v.spec.name.startsWith(`${group} `)).map((v) => label(v.spec).length));
+    Math.max(11, ...verbs.filter((v) => v.spec.name.startsWith(`${group} `)).map((v) => label(v.spec).length));
   const lines: string[] = [];
   const headed = new Set<string>();
-  for (const { spec } of TABLE) {
+  for (const { spec } of verbs) {
     const group = spec.name.split(' ')[0]!;
     const heading = HEADINGS[group];
     if (heading === undefined) lines.push(`  ${label(spec).padEnd(width(group))}  ${spec.summary}`);
     else if (!headed.has(group)) {
       headed.add(group);
       lines.push(`  ${group} <verb>  ${heading}`);
-      for (const { spec: member } of TABLE)
+      for (const { spec: member } of verbs)
         if (member.name.startsWith(`${group} `))
           lines.push(`    ${member.name.slice(group.length + 1).padEnd(15)}  ${member.summary}`);
     }
@@ -151,8 +148,8 @@ export const README_TABLE_START =
 export const README_TABLE_END = '<!-- cli-table:end -->';
 
 /** The README's CLI table: one row per verb, its synopsis and what it does. */
-export function readmeTable(): string {
+export function readmeTable(verbs: readonly Verb[]): string {
   const cell = (text: string) => text.replaceAll('|', '\\|');
-  const rows = TABLE.map(({ spec }) => `| \`${cell(synopsis(spec))}\` | ${cell(spec.readme ?? spec.summary)} |`);
+  const rows = verbs.map(({ spec }) => `| \`${cell(synopsis(spec))}\` | ${cell(spec.readme ?? spec.summary)} |`);
   return ['| command | what it does |', '|---|---|', ...rows].join('\n');
 }

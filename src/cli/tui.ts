@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { gateExitCode } from '../gate/evaluate.js';
 import * as service from '../service/index.js';
 import { defaultStoreDir } from '../service/workspace.js';
-import type { Handler } from './verb.js';
+import type { Handler } from '../kit/verb.js';
 import type * as verbs from './verbs/build.js';
 
 export const tui: Handler<typeof verbs.tui> = async ({ values: v }) => {

@@ -10,7 +10,7 @@ import { type WatchControl, watch as watchLoop } from '../service/watch.js';
 import { defaultStoreDir } from '../service/workspace.js';
 import { latestRunDetails } from '../service/index.js';
 import { printEvent } from './render.js';
-import type { Handler } from './verb.js';
+import type { Handler } from '../kit/verb.js';
 import type * as verbs from './verbs/build.js';
 
 /**

@@ -9,6 +9,8 @@
 import type { GenericSchema } from 'valibot';
 import { VkitError, EXIT, type Issue } from '../errors.js';
 import type { Rule } from './rule.js';
+import type { ToolSpec } from '../kit/tool.js';
+import type { Verb } from '../kit/verb.js';
 import { importModule } from './import-module.js';
 
 /** One node of the action graph as a kind declares it. */
@@ -88,6 +90,13 @@ export interface Kind<E = any, S extends string = string, I = unknown> {
    * undefined when it can. Without it, a PASS stands when this protected run produced it.
    */
   protectedProblem?(subject: Readonly<Record<string, unknown>> | undefined, provisional: boolean): string | undefined;
+  /**
+   * CLI verbs the kind adds (`vkit model compare`): declarations, which `vkit --help` lists after
+   * vkit's own, each bound to a handler imported when it runs.
+   */
+  verbs?: readonly Verb[];
+  /** MCP tools the kind adds, by name; loaded when an MCP server starts (their schemas need zod). */
+  tools?: () => Promise<Readonly<Record<string, ToolSpec>>>;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: any kind, whatever its entry types.
@@ -135,7 +144,13 @@ export function defineKind<E, const S extends string, I>(kind: Kind<E, S, I>): K
 export function defineRegistry<const K extends readonly AnyKind[]>(module: string, kinds: K): KindRegistry<K> {
   const seen = new Set<string>();
   for (const k of kinds) {
-    for (const key of [`kind ${k.name}`, `section ${k.section}`, ...Object.keys(k.rules).map((r) => `rule ${r}`)]) {
+    const keys = [
+      `kind ${k.name}`,
+      `section ${k.section}`,
+      ...Object.keys(k.rules).map((r) => `rule ${r}`),
+      ...(k.verbs ?? []).map((v) => `verb ${v.spec.name}`),
+    ];
+    for (const key of keys) {
       if (seen.has(key)) throw new TypeError(`Two kinds in one registry declare the same ${key}`);
       seen.add(key);
     }
@@ -213,4 +228,12 @@ function noKinds(): VkitError {
     EXIT.internal,
     'No kind registry is loaded: the entry point must call installKinds() (bin/vkit.js installs rules/index.js) and loadKinds() must run before a config is read',
   );
+}
+
+/**
+ * An `after` entry naming a dependency already listed. Refused rather than read as a set: a repeated
+ * id is most often a typo for the one that was meant, and merging the two would hide that mistake.
+ */
+export function repeatedDependency(path: string, dep: string, first: number): Omit<Issue, 'file'> {
+  return { path, message: `Duplicate: \`${dep}\` is already listed at after[${first}]; list each dependency once` };
 }

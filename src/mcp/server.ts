@@ -11,12 +11,14 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { EXIT, invalid } from '../errors.js';
+import { loadKinds } from '../config/kind.js';
+import { EXIT, invalid, VkitError } from '../errors.js';
 import { BackgroundBuilds } from '../service/background.js';
 import type { OpenOptions } from '../service/index.js';
 import { registerTools } from './call.js';
+import type * as z from 'zod';
 import { StdioLineTransport } from './stdio.js';
-import { TOOLS } from './tools.js';
+import { type ToolSpec, TOOLS } from './tools.js';
 
 /** A stream onto the real stdout for the transport; `process.stdout.write` goes to stderr from here on. */
 function claimStdout(): Writable {
@@ -60,7 +62,7 @@ export async function serveMcp(
   const writable = [open.root, ...(flags['allow-write'] ?? []).map(allowedDir)];
   const protocol = claimStdout();
   const server = new McpServer({ name: 'vkit', version: version() }, { instructions: INSTRUCTIONS });
-  registerTools(server, TOOLS, { open, root: open.root, writable, builds: new BackgroundBuilds() });
+  registerTools(server, await allTools(), { open, root: open.root, writable, builds: new BackgroundBuilds() });
   const closed = new Promise<void>((done) => {
     server.server.onclose = done;
   });
@@ -74,6 +76,19 @@ export async function serveMcp(
   );
   await closed;
   return EXIT.ok;
+}
+
+/** vkit's own tools, then those each installed kind adds; two of one name is an internal error. */
+async function allTools(): Promise<Record<string, ToolSpec<z.ZodObject>>> {
+  const tools: Record<string, ToolSpec<z.ZodObject>> = { ...TOOLS };
+  for (const kind of (await loadKinds()).kinds) {
+    for (const [name, tool] of Object.entries((await kind.tools?.()) ?? {})) {
+      if (name in tools)
+        throw new VkitError('ERR_INTERNAL', EXIT.internal, `Two MCP tools are named \`${name}\` (kind ${kind.name})`);
+      tools[name] = tool;
+    }
+  }
+  return tools;
 }
 
 const INSTRUCTIONS = `vkit is a build system whose outputs are evidence. build and verify start runs and return ids at once

@@ -12,13 +12,10 @@ import * as service from '../service/index.js';
 import { checkDecision } from '../service/acceptance/decision.js';
 import { renderFiles } from '../service/acceptance/render.js';
 import { checkLabel } from '../graph/compile.js';
+import { defineTool, type ToolSpec as KitToolSpec, type ToolContextBase } from '../kit/tool.js';
 
-export interface ToolContext {
+export interface ToolContext extends ToolContextBase {
   open: service.OpenOptions;
-  /** Absolute project root: feedback lives beside its git directory. */
-  root: string;
-  /** Where a path an agent names may be written: the root and the directories `--allow-write` adds. */
-  writable: readonly string[];
   builds: BackgroundBuilds;
 }
 
@@ -40,18 +37,6 @@ const only = z
   .optional()
   .describe('Check ids or action labels to run (with what they run after); the gate still covers every requirement.');
 const SECTION_NAMES = [...service.SECTIONS, 'all'] as const;
-
-/** Request as an object or as JSON text, passed on untouched (a schema that parses it would copy, and drop `__proto__` keys). */
-const compareRequestInput = z
-  .unknown()
-  .refine((v) => typeof v === 'string' || (typeof v === 'object' && v !== null && !Array.isArray(v)), {
-    message: 'Expected `request` to be the request JSON object or that JSON as a string',
-  })
-  .meta({
-    anyOf: [{ type: 'object' }, { type: 'string' }],
-    description:
-      'The model-comparison request (schema_version 1, before, after, optional max_contexts): the JSON object, or that JSON as a string. Only the string form gets the duplicate-key and integer-form checks.',
-  });
 
 /** Arguments every acceptance tool shares, named as the CLI's flags. */
 const acceptanceDocs = {
@@ -100,16 +85,9 @@ async function withStore<T>(
   }
 }
 
-export interface ToolSpec<S extends z.ZodObject> {
-  description: string;
-  input: S;
-  readOnly?: boolean;
-  handler: (args: z.output<S>, ctx: ToolContext) => Promise<object>;
-}
+export type ToolSpec<S extends z.ZodObject> = KitToolSpec<S, ToolContext>;
 
-function spec<S extends z.ZodObject>(s: ToolSpec<S>): ToolSpec<S> {
-  return s;
-}
+const spec = <S extends z.ZodObject>(s: ToolSpec<S>): ToolSpec<S> => defineTool(s);
 
 export const TOOLS = {
   build: spec({
@@ -284,14 +262,6 @@ export const TOOLS = {
         .describe('Show only these items; the status still covers every requirement.'),
     }),
     handler: async (a, ctx) => (await service.gate(ctx.open, { deep: a.deep, only: a.only })).gate,
-  }),
-
-  model_compare: spec({
-    description:
-      'Compare the two finite models of a request (like `vkit model compare`): six exact categories with counts and shortest witnesses. Returns the `vkit.model-compare/1` report; an invalid request is a tool error listing every issue. Read-only.',
-    readOnly: true,
-    input: z.strictObject({ request: compareRequestInput }),
-    handler: async (a) => (await service.compareRequestValue(a.request)).report,
   }),
 
   acceptance_check_decision: spec({

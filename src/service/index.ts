@@ -19,7 +19,6 @@ export { openWorkspace, openStore, type OpenOptions, type Workspace } from './wo
 export { listRuns, showRun, SECTIONS, type RunShown, type Section } from './runs.js';
 export { collectGarbage } from './gc.js';
 export { initConfig } from './init.js';
-export { compareRequestFile, compareRequestValue } from './models.js';
 export {
   addFeedback,
   listFeedback,

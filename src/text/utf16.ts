@@ -1,6 +1,6 @@
 /**
  * UTF-16 well-formedness of JavaScript strings: a lone surrogate is no Unicode scalar value, so JSON
- * texts (json-text.ts) and model requests (src/models/validate.ts) reject it.
+ * texts (json-text.ts) and model requests (rules/compare/lib/validate.ts) reject it.
  */
 /** True when `s` holds a UTF-16 surrogate that is not part of a pair (not a Unicode scalar value). */
 export function hasLoneSurrogate(s: string): boolean {

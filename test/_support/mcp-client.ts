@@ -24,11 +24,16 @@ export function childEnv(): Record<string, string> {
   );
 }
 
-/** A `vkit mcp` on the repo and `store`; `extra` adds flags (`--allow-write DIR`). */
-export async function connect(repo: TempRepo, store = storeDir(repo), extra: string[] = []): Promise<McpSession> {
+/** A `vkit mcp` on the repo and `store`; `extra` adds flags (`--allow-write DIR`); `bin` is the CLI's entry point. */
+export async function connect(
+  repo: TempRepo,
+  store = storeDir(repo),
+  extra: string[] = [],
+  bin = VKIT_BIN,
+): Promise<McpSession> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [VKIT_BIN, 'mcp', '--root', repo.dir, '--store', store, ...extra],
+    args: [bin, 'mcp', '--root', repo.dir, '--store', store, ...extra],
     cwd: repo.dir,
     env: childEnv(),
     stderr: 'pipe',

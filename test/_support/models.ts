@@ -2,7 +2,7 @@
  * Builders for model-comparison tests. (Lives beside the suites it serves; the lead may move it to
  * test/_support/.)
  */
-import type { Model } from '../../src/models/index.js';
+import type { Model } from '../../rules/compare/lib/index.js';
 
 export interface ModelSpec {
   states: string[];

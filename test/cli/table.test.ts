@@ -10,30 +10,36 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { registry } from '../../rules/index.js';
 import {
+  allVerbs,
   README_TABLE_END,
   README_TABLE_START,
   readmeTable,
   resolveVerb,
   synopsis,
-  TABLE,
 } from '../../src/cli/table.js';
+import { installKinds } from '../../src/config/kind.js';
 import { REPO_ROOT, vkit } from '../_support/repo.js';
+
+installKinds(registry);
+/** vkit's own verbs and the built-in kinds' (`vkit model compare`). */
+const VERBS = await allVerbs();
 
 test('README.md holds exactly the CLI table rendered from the command table (npm run readme:cli rewrites it)', () => {
   const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
   const start = readme.indexOf(README_TABLE_START);
   const end = readme.indexOf(README_TABLE_END);
   assert.ok(start >= 0 && end > start, `README.md has ${README_TABLE_START} ... ${README_TABLE_END}`);
-  assert.equal(readme.slice(start + README_TABLE_START.length, end), `\n${readmeTable()}\n`, 'npm run readme:cli');
+  assert.equal(readme.slice(start + README_TABLE_START.length, end), `\n${readmeTable(VERBS)}\n`, 'npm run readme:cli');
 });
 
 test('every verb: a unique name, help that starts with its usage, one README row, one line in vkit --help', () => {
-  const names = TABLE.map((v) => v.spec.name);
+  const names = VERBS.map((v) => v.spec.name);
   assert.equal(new Set(names).size, names.length, 'unique names');
   const main = vkit(['--help']).stdout;
-  const rows = readmeTable().split('\n');
-  for (const { spec } of TABLE) {
+  const rows = readmeTable(VERBS).split('\n');
+  for (const { spec } of VERBS) {
     assert.match(spec.help, new RegExp(`^Usage: vkit ${spec.name}\\b`), spec.name);
     assert.ok(spec.help.endsWith('\n'), `${spec.name}: help ends with a newline`);
     assert.equal(rows.filter((row) => row.startsWith(`| \`vkit ${spec.name} `)).length, 1, spec.name);
@@ -46,7 +52,7 @@ test('every verb: a unique name, help that starts with its usage, one README row
 });
 
 test("every flag a verb's usage names is one it parses, and every flag it parses is in its help", () => {
-  for (const { spec } of TABLE) {
+  for (const { spec } of VERBS) {
     const usage = spec.help.slice(0, spec.help.indexOf('\n\n'));
     for (const [, flag] of usage.matchAll(/--([a-z][a-z-]*)/g))
       assert.ok(flag! in spec.flags, `${spec.name}: its usage names --${flag}`);
@@ -59,17 +65,19 @@ test("every flag a verb's usage names is one it parses, and every flag it parses
 });
 
 test('the command line resolves through the table: groups, verbs, unknown names', () => {
-  assert.deepEqual(resolveVerb(['acceptance']), { kind: 'group', help: false });
-  assert.deepEqual(resolveVerb(['run', '-h']), { kind: 'group', help: true });
-  const show = resolveVerb(['run', 'show', '--run', 'x']);
+  assert.deepEqual(resolveVerb(['acceptance'], VERBS), { kind: 'group', help: false });
+  assert.deepEqual(resolveVerb(['run', '-h'], VERBS), { kind: 'group', help: true });
+  const show = resolveVerb(['run', 'show', '--run', 'x'], VERBS);
   assert.ok(show.kind === 'verb' && show.verb?.spec.name === 'run show');
   assert.deepEqual(show.kind === 'verb' && show.args, ['--run', 'x']);
-  const unknown = resolveVerb(['store', 'explode']);
+  const unknown = resolveVerb(['store', 'explode'], VERBS);
   assert.ok(unknown.kind === 'verb' && unknown.name === 'store explode' && unknown.verb === undefined);
-  const digest = resolveVerb(['formal', 'package', 'digest', 'ID']);
+  const digest = resolveVerb(['formal', 'package', 'digest', 'ID'], VERBS);
   assert.ok(digest.kind === 'verb' && digest.verb?.spec.name === 'formal package');
   assert.deepEqual(digest.kind === 'verb' && digest.args, ['digest', 'ID']);
-  for (const args of [['no-such-verb'], ['run', 'nope', '--help'], ['formal', 'package', '--bogus']])
+  const compare = resolveVerb(['model', 'compare', '--request', 'r.json'], VERBS);
+  assert.ok(compare.kind === 'verb' && compare.verb?.spec.name === 'model compare', 'a verb a kind adds');
+  for (const args of [['no-such-verb'], ['run', 'nope', '--help'], ['formal', 'package', '--bogus'], ['model', 'nope']])
     assert.equal(vkit(args).code, 2, args.join(' '));
   assert.equal(vkit(['formal', 'package', '--help']).code, 0);
 });
@@ -86,6 +94,8 @@ function modulesLoaded(argv: string[]): { code: number | null; modules: string[]
     const register = `import { register } from 'node:module';
       register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hooks)}), { data: { log: ${JSON.stringify(log)} } });`;
     const main = pathToFileURL(join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js')).href;
+    const kind = pathToFileURL(join(REPO_ROOT, 'dist', 'src', 'config', 'kind.js')).href;
+    const rules = pathToFileURL(join(REPO_ROOT, 'dist', 'rules', 'index.js')).href;
     const r = spawnSync(
       process.execPath,
       [
@@ -93,7 +103,7 @@ function modulesLoaded(argv: string[]): { code: number | null; modules: string[]
         `data:text/javascript,${encodeURIComponent(register)}`,
         '--input-type=module',
         '-e',
-        `const { runCli } = await import(${JSON.stringify(main)}); process.exitCode = await runCli(${JSON.stringify(argv)});`,
+        `const { runCli } = await import(${JSON.stringify(main)}); const { installKinds } = await import(${JSON.stringify(kind)}); installKinds(${JSON.stringify(rules)}); process.exitCode = await runCli(${JSON.stringify(argv)});`,
       ],
       { encoding: 'utf8', env: { ...process.env, VKIT_DAEMON: '0' } },
     );
@@ -108,10 +118,12 @@ function modulesLoaded(argv: string[]): { code: number | null; modules: string[]
   }
 }
 
-test("--version, --help and a verb's --help load the command table only: no handler, no service", () => {
+test("--version and a verb's --help load the command table only; --help adds the kinds' declarations, never a handler or the service", () => {
   // main.ts's guard, its output batching (coalesce.ts, used by build and gate) and its write-error watch (output-failure.ts) are part of the CLI's shell.
-  const light = /^dist\/src\/(errors\.js|cli\/(main|table|verb|coalesce|output-failure)\.js|cli\/verbs\/[a-z]+\.js)$/;
-  for (const argv of [['--version'], ['--help'], ['acceptance', 'check', '--help'], ['run', 'show', '--help']]) {
+  // The kind API (installed by the entry point) and the verb declarations in kit/ are part of it too.
+  const light =
+    /^dist\/src\/(errors\.js|cli\/(main|table|coalesce|output-failure)\.js|cli\/verbs\/[a-z]+\.js|kit\/verb\.js|config\/(kind|import-module)\.js)$/;
+  for (const argv of [['--version'], ['acceptance', 'check', '--help'], ['run', 'show', '--help']]) {
     const { code, modules } = modulesLoaded(argv);
     assert.equal(code, 0, argv.join(' '));
     assert.ok(modules.includes('dist/src/cli/main.js'), `the hook saw the CLI load: ${modules.join(', ')}`);
@@ -119,6 +131,19 @@ test("--version, --help and a verb's --help load the command table only: no hand
       modules.filter((m) => !light.test(m)),
       [],
       `${argv.join(' ')} loads only the table`,
+    );
+  }
+  // `vkit --help` lists the verbs the kinds add, so it loads the registry: declarations and schemas only.
+  const heavy =
+    /^dist\/src\/(service|engine|jobs|store|mcp|tui|daemon)\/|^dist\/src\/cli\/(?!(main|table|coalesce|output-failure)\.js|verbs\/)|^dist\/rules\/[a-z]+\/(rule|cli|tools|service)\.js$|^dist\/rules\/[a-z]+\/lib\//;
+  for (const argv of [['--help'], ['model', 'compare', '--help']]) {
+    const { code, modules } = modulesLoaded(argv);
+    assert.equal(code, 0, argv.join(' '));
+    assert.ok(modules.includes('dist/rules/compare/verbs.js'), modules.join(', '));
+    assert.deepEqual(
+      modules.filter((m) => heavy.test(m)),
+      [],
+      `${argv.join(' ')} loads no handler, rule, library or service`,
     );
   }
   // The same hook sees a verb's handler load when the verb runs.

@@ -27,7 +27,7 @@ test('the code keeps its import boundaries (no new upward import, import of rule
   assert.match(r.stdout, /no dependency violations found/);
 });
 
-test('planted violations fail the check: an upward import, a cycle, src importing rules/', () => {
+test('planted violations fail the check: an upward import, a cycle, src importing rules/, a kind reaching past the registry', () => {
   const copy = mkdtempSync(join(tmpdir(), 'vkit-boundaries-'));
   try {
     for (const entry of ['src', 'rules', 'bin', 'tsconfig.json', 'package.json', '.dependency-cruiser.cjs'])
@@ -47,8 +47,19 @@ test('planted violations fail the check: an upward import, a cycle, src importin
       join(copy, 'src', 'engine', 'planted-rules.ts'),
       "export { checkRule } from '../../rules/check/rule.js';\n",
     );
+    // A kind importing the service (it should contribute through the registry), and another kind's folder.
+    writeFileSync(
+      join(copy, 'rules', 'compare', 'planted-service.ts'),
+      "export { build } from '../../src/service/index.js';\n",
+    );
+    writeFileSync(
+      join(copy, 'rules', 'compare', 'planted-kind.ts'),
+      "export { checkKind } from '../check/index.js';\n",
+    );
     const r = cruise(copy);
     assert.notEqual(r.status, 0);
+    assert.match(r.stdout, /kind-through-registry: rules\/compare\/planted-service\.ts/);
+    assert.match(r.stdout, /kind-own-folder: rules\/compare\/planted-kind\.ts/);
     assert.match(r.stdout, /no-upward-from-core: src\/hash\/planted-upward\.ts/);
     assert.match(r.stdout, /no-circular: src\/gate\/planted-a\.ts/);
     assert.match(r.stdout, /src-not-rules: src\/engine\/planted-rules\.ts/);

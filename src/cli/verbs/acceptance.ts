@@ -3,7 +3,7 @@
  * and on the command line are relative to it), --json, and its documents as positionals.
  * Declarations only; `table.ts` binds each to its handler in `../acceptance.ts`.
  */
-import { defineVerb, type Flags } from '../verb.js';
+import { defineVerb, type Flags } from '../../kit/verb.js';
 
 const BASE = { root: { type: 'string' }, json: { type: 'boolean', default: false } } as const satisfies Flags;
 

@@ -1,8 +1,8 @@
 /**
- * The build verbs: build, gate, verify, runs, run show|wait|cancel|retry, init, store gc, model compare,
+ * The build verbs: build, gate, verify, runs, run show|wait|cancel|retry, init, store gc,
  * watch, mcp, tui. Declarations only (flags, help, summary); `table.ts` binds each to its handler.
  */
-import { COMMON, defineVerb } from '../verb.js';
+import { COMMON, defineVerb } from '../../kit/verb.js';
 
 const COMMON_HELP = `Common flags:
   --root DIR     project root holding vkit.config.ts or vkit.manifest.json (default: cwd)
@@ -228,24 +228,6 @@ Keeps the N newest runs plus every cache entry's receipt, deletes the runs, atte
 nothing kept reaches.
 
 ${COMMON_HELP}`,
-});
-
-export const modelCompare = defineVerb({
-  name: 'model compare',
-  summary: 'compare two explicit finite models (exact categories, shortest witnesses)',
-  readme:
-    'compare two finite models; exit 0 equivalent, 1 different, 2 invalid, 3 incomparable or unknown; an invalid request names its first problem, `--json` lists every one',
-  flags: { ...COMMON, request: { type: 'string' } },
-  help: `Usage: vkit model compare --request FILE [--json]
-
-Compares the two finite models of a request (schema_version 1: before, after, optional max_contexts)
-over the complete declared space: initial states, reachable states, assumption contexts, enabled
-contexts, transitions and observations, each with its count and a shortest deterministic witness.
-Probes name contexts to inspect; they are not executed transitions. Read-only: writes no policy.
---root, --store and --jobs are accepted, for scripts that pass them to every verb, and ignored.
-
-Exit codes: 0 equivalent, 1 different, 2 invalid request, 3 incomparable or unknown (a budget ran out).
-`,
 });
 
 export const watch = defineVerb({

@@ -1,5 +1,5 @@
 /** `vkit cache status` and `vkit policy trust-signer`. Declarations only; `table.ts` binds them to `../cache.ts`. */
-import { defineVerb } from '../verb.js';
+import { defineVerb } from '../../kit/verb.js';
 
 export const cacheStatus = defineVerb({
   name: 'cache status',

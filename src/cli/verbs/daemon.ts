@@ -2,7 +2,7 @@
  * `vkit daemon start|stop|status`: a resident build process per root that serves `build` and `gate`.
  * Declarations only; `table.ts` binds each to its handler in `../daemon.ts`.
  */
-import { defineVerb, type Flags } from '../verb.js';
+import { defineVerb, type Flags } from '../../kit/verb.js';
 
 /** Seconds without a request after which a resident build process stops. */
 export const DEFAULT_IDLE_S = 3 * 3600;

@@ -1,5 +1,5 @@
 /** `vkit doctor`: what this machine can do for vkit. Declaration only; `table.ts` binds it to `../doctor.ts`. */
-import { defineVerb } from '../verb.js';
+import { defineVerb } from '../../kit/verb.js';
 
 export const doctor = defineVerb({
   name: 'doctor',

@@ -1,5 +1,5 @@
 /** `vkit evidence export|replay`. Declarations only; `table.ts` binds each to its handler in `../evidence.ts`. */
-import { defineVerb, ROOT_STORE_JSON } from '../verb.js';
+import { defineVerb, ROOT_STORE_JSON } from '../../kit/verb.js';
 
 export const exportBundle = defineVerb({
   name: 'evidence export',

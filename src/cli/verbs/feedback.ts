@@ -3,7 +3,7 @@
  * `--store` is accepted so scripts that pass it everywhere keep working, and ignored: feedback lives
  * beside the repository's git directory whatever the store is.
  */
-import { defineVerb, ROOT_STORE_JSON } from '../verb.js';
+import { defineVerb, ROOT_STORE_JSON } from '../../kit/verb.js';
 
 const FLAGS_HELP = `  --root DIR     project root (default: cwd); feedback goes to <git common dir>/vkit/feedback/,
                  or <root>/.vkit/feedback/ without git. --store is accepted and ignored.

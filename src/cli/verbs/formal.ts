@@ -1,5 +1,5 @@
 /** `vkit policy accept` and `vkit formal package digest [ID]`. Declarations only; `table.ts` binds them to `../formal.ts`. */
-import { defineVerb, ROOT_STORE_JSON } from '../verb.js';
+import { defineVerb, ROOT_STORE_JSON } from '../../kit/verb.js';
 
 export const policyAccept = defineVerb({
   name: 'policy accept',

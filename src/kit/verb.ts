@@ -1,8 +1,9 @@
 /**
  * What one verb of the CLI is: its name, its flags (node:util `parseArgs` options), its help and the
- * lines the command list and the README show. The verbs themselves are declared in `verbs/`, bound to
- * their handlers in `table.ts`. Nothing here (or in `verbs/`) imports anything heavy: `vkit --help`
- * reads these modules only.
+ * lines the command list and the README show, bound to a handler imported only when the verb runs.
+ * vkit's own verbs are declared in `src/cli/verbs/` and listed in `src/cli/table.ts`; a kind adds
+ * its own through its `verbs` (`rules/<kind>/verbs.ts`). Nothing here imports anything heavy:
+ * `vkit --help` reads the declarations only.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { invalid } from '../errors.js';
@@ -42,6 +43,18 @@ export interface Input<S extends Spec> {
 }
 
 export type Handler<S extends Spec> = (input: Input<S>) => Promise<number>;
+
+/** A declared verb bound to its handler. */
+export interface Verb {
+  readonly spec: Spec;
+  /** The handler, imported on first use. */
+  readonly load: () => Promise<Handler<Spec>>;
+}
+
+/** Binds a declaration to its handler; the handler's values are typed by the declaration's flags. */
+export function bindVerb<S extends Spec>(spec: S, load: () => Promise<Handler<S>>): Verb {
+  return { spec, load: load as unknown as () => Promise<Handler<Spec>> };
+}
 
 /** Strict parsing by the verb's own flags; a usage error is exit 2, pointing at the verb's help. */
 export function parseInput<S extends Spec>(spec: S, args: string[]): Omit<Input<S>, 'version'> {

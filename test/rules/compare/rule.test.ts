@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { build, gate } from '../../src/service/index.js';
-import { REPO_ROOT, tempRepo, vkit } from '../_support/repo.js';
+import { build, gate } from '../../../src/service/index.js';
+import { REPO_ROOT, tempRepo, vkit } from '../../_support/repo.js';
 
 const TOGGLE = readFileSync(join(REPO_ROOT, 'examples', 'model-comparison', 'request.json'), 'utf8');
 const request = JSON.parse(TOGGLE) as { before: unknown; after: unknown };

@@ -3,9 +3,14 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compareExitCode, compareRequest, compareRequestText, renderCompareReport } from '../../src/models/index.js';
-import { tok } from '../../src/models/report.js';
-import { model, request } from '../_support/models.js';
+import {
+  compareExitCode,
+  compareRequest,
+  compareRequestText,
+  renderCompareReport,
+} from '../../../rules/compare/lib/index.js';
+import { tok } from '../../../rules/compare/lib/report.js';
+import { model, request } from '../../_support/models.js';
 
 test('exit codes: equivalent 0, different 1, invalid 2, incomparable and unknown 3', () => {
   assert.equal(compareExitCode('equivalent'), 0);

@@ -14,8 +14,8 @@ import {
   type CompareOutcome,
   type CompareReport,
   type Model,
-} from '../../src/models/index.js';
-import { categories, model, request, step, stuckToggle, toggle } from '../_support/models.js';
+} from '../../../rules/compare/lib/index.js';
+import { categories, model, request, step, stuckToggle, toggle } from '../../_support/models.js';
 
 /** Runs a request through both entry points, checks they agree, and returns the report. */
 function run(req: Record<string, unknown>, exitCode: 0 | 1 | 3): CompareReport {

@@ -1,10 +1,10 @@
 /** `vkit model compare`: reads a request file and compares its two models. Read-only; writes no policy. */
 import { readFile } from 'node:fs/promises';
-import { formatIssue, invalid, InvalidInputError, type Issue } from '../errors.js';
-import type { CompareOutcome } from '../models/index.js';
+import { formatIssue, invalid, InvalidInputError, type Issue } from '../../src/errors.js';
+import type { CompareOutcome } from './lib/index.js';
 
 /** The comparison library loads on first use: builds of plain checks never need it. */
-const models = () => import('../models/index.js');
+const models = () => import('./lib/index.js');
 
 const HINT = 'See the model-comparison section of the README for the request format.';
 

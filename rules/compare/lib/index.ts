@@ -10,9 +10,9 @@
  * Both return the report with its exit code, or every validation issue in document order (exit 2);
  * human output shows the first issue, `--json` all of them.
  */
-import type { Issue } from '../errors.js';
+import type { Issue } from '../../../src/errors.js';
 import { compareModels } from './compare.js';
-import { parseJsonText } from '../text/json-text.js';
+import { parseJsonText } from '../../../src/text/json-text.js';
 import { compareExitCode, type CompareReport } from './report.js';
 import { validateRequest } from './validate.js';
 
@@ -59,7 +59,7 @@ export {
   type JsonMember,
   type JsonTextSource,
   type ParsedJsonText,
-} from '../text/json-text.js';
+} from '../../../src/text/json-text.js';
 export { modelDigest, normaliseModel } from './normalise.js';
 export { byCodePoint, sortByCodePoint, uniqueSorted } from './order.js';
 export {

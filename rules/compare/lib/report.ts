@@ -2,7 +2,7 @@
  * The `vkit.model-compare/1` report, its exit codes and its human rendering. Field names and order
  * follow `spec/model-comparison.md` ("Report").
  */
-import type { Sha256Id } from '../hash/index.js';
+import type { Sha256Id } from '../../../src/hash/index.js';
 import type { Side } from './types.js';
 
 export type CompareResult = 'equivalent' | 'different' | 'incomparable' | 'unknown';

@@ -5,8 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { compareRequest, compareRequestText, type CompareOutcome, type Model } from '../../src/models/index.js';
-import { request, stuckToggle, toggle } from '../_support/models.js';
+import {
+  compareRequest,
+  compareRequestText,
+  type CompareOutcome,
+  type Model,
+} from '../../../rules/compare/lib/index.js';
+import { request, stuckToggle, toggle } from '../../_support/models.js';
 
 type Req = Record<string, unknown>;
 type Mutate = (r: Req & { before: Model & Record<string, unknown>; after: Model & Record<string, unknown> }) => void;

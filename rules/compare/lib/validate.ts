@@ -9,10 +9,10 @@
  * only text can support, duplicate member names and the integer form of `schema_version` and
  * `max_contexts`. Every other rule applies to both entry points.
  */
-import type { Issue } from '../errors.js';
-import { indexPath, memberPath } from '../text/json-path.js';
-import type { JsonMember, JsonTextSource } from '../text/json-text.js';
-import { hasLoneSurrogate } from '../text/utf16.js';
+import type { Issue } from '../../../src/errors.js';
+import { indexPath, memberPath } from '../../../src/text/json-path.js';
+import type { JsonMember, JsonTextSource } from '../../../src/text/json-text.js';
+import { hasLoneSurrogate } from '../../../src/text/utf16.js';
 import {
   ALPHABETS,
   DEFAULT_MAX_CONTEXTS,

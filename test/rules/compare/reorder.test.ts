@@ -4,16 +4,16 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { canonicalJson } from '../../src/hash/index.js';
+import { canonicalJson } from '../../../src/hash/index.js';
 import {
   compareRequest,
   compareRequestText,
   modelDigest,
   normaliseModel,
   type CompareReport,
-} from '../../src/models/index.js';
-import { assumptionText, ruleText } from '../../src/models/normalise.js';
-import { model, prng, request, scrambled, stuckToggle, toggle } from '../_support/models.js';
+} from '../../../rules/compare/lib/index.js';
+import { assumptionText, ruleText } from '../../../rules/compare/lib/normalise.js';
+import { model, prng, request, scrambled, stuckToggle, toggle } from '../../_support/models.js';
 
 function report(req: Record<string, unknown>): CompareReport {
   const out = compareRequest(req);

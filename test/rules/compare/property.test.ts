@@ -8,8 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compareRequest, type CompareReport, type Model } from '../../src/models/index.js';
-import { clone, cpCompare, prng, scrambled, setOwn, shuffled } from '../_support/models.js';
+import { compareRequest, type CompareReport, type Model } from '../../../rules/compare/lib/index.js';
+import { clone, cpCompare, prng, scrambled, setOwn, shuffled } from '../../_support/models.js';
 
 const CATS = [
   'initial_states',

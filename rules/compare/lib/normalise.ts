@@ -6,7 +6,7 @@
  * (object keys in RFC 8785's own order, `state_observations` included), so reordering any array of a
  * model never changes it.
  */
-import { jsonId, type Sha256Id } from '../hash/index.js';
+import { jsonId, type Sha256Id } from '../../../src/hash/index.js';
 import { sortByCodePoint, uniqueSorted } from './order.js';
 import type { Assumption, Model, Rule } from './types.js';
 

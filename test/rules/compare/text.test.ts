@@ -4,9 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { byCodePoint, parseJsonText, uniqueSorted } from '../../src/models/index.js';
-import { codePointKey, sortByCodePoint } from '../../src/models/order.js';
-import { prng } from '../_support/models.js';
+import { byCodePoint, parseJsonText, uniqueSorted } from '../../../rules/compare/lib/index.js';
+import { codePointKey, sortByCodePoint } from '../../../rules/compare/lib/order.js';
+import { prng } from '../../_support/models.js';
 
 describe('parseJsonText', () => {
   test('agrees with JSON.parse on valid texts', () => {
