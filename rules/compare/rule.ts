@@ -1,6 +1,6 @@
 /**
  * `compare`: a finite model comparison whose result must equal the declared `expect`. The request
- * file is the node's captured input; the comparison itself is the pure library in `src/models/`, run
+ * file is the node's captured input; the comparison itself is the pure library in `lib/`, run
  * in the worker. Equal to `expect` -> PASS; the other of equivalent/different -> FAIL; incomparable or
  * unknown (a budget ran out) -> BLOCKED, never a pass. Assurance `finite_model`: the result covers the
  * complete declared finite space, nothing beyond it.

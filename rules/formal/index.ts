@@ -1,7 +1,7 @@
 /**
  * `formal` (section `formal.components`, gate item `formal:<id>`): a formal component checked by a
- * real verifier in a restricted worker. Its rule kind stays `verify`: the rule kind is part of every
- * action key and receipt already stored, and renaming it would orphan that evidence.
+ * real verifier in a restricted worker, by the rule `formal-check` (called `verify` before, which is
+ * also a verb: evidence stored under the old name is not reused, so each component runs once again).
  */
 import { defineKind } from '../../src/config/kind.js';
 import type { FormalSource } from '../../src/formal/capture.js';
@@ -11,14 +11,14 @@ export const formalKind = defineKind({
   name: 'formal',
   section: 'formal.components',
   entry: ComponentSchema,
-  rules: { verify: async () => (await import('./rule.js')).verifyRule },
+  rules: { 'formal-check': async () => (await import('./rule.js')).formalCheckRule },
   label: (c) => `formal:${c.id}`,
   required: (c) => c.required,
   // The raw capture of the declared inputs plus the lock, whose bytes bind the accepted digests.
   expand: (c) => [
     {
       label: `formal:${c.id}`,
-      kind: 'verify',
+      kind: 'formal-check',
       id: c.id,
       attrs: c as unknown as Record<string, unknown>,
       inputs: [...c.inputs, 'vkit.lock.json'],

@@ -1,5 +1,5 @@
 /**
- * `verify`: a formal component as a graph action (label `formal:<id>`). Its key covers the raw
+ * `formal-check`: a formal component as a graph action (label `formal:<id>`). Its key covers the raw
  * capture of the declared inputs plus `vkit.lock.json` (so re-acceptance re-identifies it), the
  * policy slice digest, the installed package digest, the profile and the candidate source. The
  * accepted checker digest is bound through the lock bytes.
@@ -25,7 +25,7 @@ import { compareLock, LOCK_FILE, readLock } from '../../src/formal/lock.js';
 import { loadPackage } from '../../src/formal/packages.js';
 import { policyProblems, policySliceDigest } from '../../src/formal/policy.js';
 import { loadProfile, resolveChecker } from '../../src/formal/profiles/index.js';
-import type { CandidateSelection, FormalOutcome, MathPackage, VerifyAttrs } from '../../src/formal/types.js';
+import type { CandidateSelection, FormalOutcome, MathPackage, FormalCheckAttrs } from '../../src/formal/types.js';
 import { treeDigest } from '../../src/capture/tree.js';
 import { containerPrefix } from '../../src/jobs/containers.js';
 
@@ -41,15 +41,15 @@ function installedDigest(c: ResolvedComponent): string | null {
   }
 }
 
-export function componentOf(attrs: VerifyAttrs): ResolvedComponent {
+export function componentOf(attrs: FormalCheckAttrs): ResolvedComponent {
   const { candidate: _candidate, ...component } = attrs;
   return component;
 }
 
-export const verifyRule = defineRule<VerifyAttrs>({
-  kind: 'verify',
+export const formalCheckRule = defineRule<FormalCheckAttrs>({
+  kind: 'formal-check',
   version: 1,
-  attrs: v.looseObject({ id: v.string() }) as unknown as v.GenericSchema<unknown, VerifyAttrs>,
+  attrs: v.looseObject({ id: v.string() }) as unknown as v.GenericSchema<unknown, FormalCheckAttrs>,
   plan(node) {
     const component = componentOf(node.attrs);
     const candidate = node.attrs.candidate;

@@ -7,6 +7,8 @@ import { resolve } from 'node:path';
 import { EXIT, invalid } from '../errors.js';
 import { type Handler, printJson } from '../kit/verb.js';
 import type * as verbs from './verbs/build.js';
+import type * as runVerbs from './verbs/runs.js';
+import type * as storeVerbs from './verbs/store.js';
 import { gateExitCode } from '../gate/evaluate.js';
 import { checkLabel } from '../graph/compile.js';
 import { toJunit, toSarif } from '../gate/formats.js';
@@ -189,7 +191,7 @@ async function verifyRequest(v: {
   return formal.formalExit(report);
 }
 
-export const runs: Handler<typeof verbs.runs> = async ({ values: v }) => {
+export const runs: Handler<typeof runVerbs.runs> = async ({ values: v }) => {
   const limit = v.limit === undefined ? 50 : Number(v.limit);
   if (!/^[0-9]+$/.test(v.limit ?? '50') || limit < 1 || limit > 500)
     throw invalid('ERR_USAGE', `Expected --limit to be an integer from 1 to 500, got \`${v.limit}\``, {
@@ -211,7 +213,7 @@ export const runs: Handler<typeof verbs.runs> = async ({ values: v }) => {
   return EXIT.ok;
 };
 
-export const runShow: Handler<typeof verbs.runShow> = async ({ values: v }) => {
+export const runShow: Handler<typeof runVerbs.runShow> = async ({ values: v }) => {
   if (!v.run) throw invalid('ERR_USAGE', 'Expected --run ID', { path: '--run' });
   const asked = v.section ?? [];
   const sections = asked.includes('all') ? [...service.SECTIONS] : asked;
@@ -266,7 +268,7 @@ function printSummary1(shown: service.RunShown & { timed_out?: boolean }): void 
   );
 }
 
-export const runWait: Handler<typeof verbs.runWait> = async ({ values: v }) => {
+export const runWait: Handler<typeof runVerbs.runWait> = async ({ values: v }) => {
   if (!v.run) throw invalid('ERR_USAGE', 'Expected --run ID', { path: '--run' });
   const shown = await service.waitRun(openOptions(v), v.run, secondsOf(v.timeout, '--timeout'));
   if (v.json) json(shown);
@@ -274,7 +276,7 @@ export const runWait: Handler<typeof verbs.runWait> = async ({ values: v }) => {
   return runExit(shown.summary);
 };
 
-export const runCancel: Handler<typeof verbs.runCancel> = async ({ values: v }) => {
+export const runCancel: Handler<typeof runVerbs.runCancel> = async ({ values: v }) => {
   if (!v.run) throw invalid('ERR_USAGE', 'Expected --run ID', { path: '--run' });
   const shown = await service.cancelRun(openOptions(v), v.run);
   if (v.json) json(shown);
@@ -282,7 +284,7 @@ export const runCancel: Handler<typeof verbs.runCancel> = async ({ values: v }) 
   return EXIT.ok;
 };
 
-export const runRetry: Handler<typeof verbs.runRetry> = async ({ values: v }) => {
+export const runRetry: Handler<typeof runVerbs.runRetry> = async ({ values: v }) => {
   if (!v.run) throw invalid('ERR_USAGE', 'Expected --run ID', { path: '--run' });
   const shown = await service.retryRun(openOptions(v), v.run, secondsOf(v.wait, '--wait'));
   if (v.json) json(shown);
@@ -290,14 +292,14 @@ export const runRetry: Handler<typeof verbs.runRetry> = async ({ values: v }) =>
   return runExit(shown.summary);
 };
 
-export const init: Handler<typeof verbs.init> = async ({ values: v }) => {
+export const init: Handler<typeof storeVerbs.init> = async ({ values: v }) => {
   const { file } = await service.initConfig(resolve(v.root ?? process.cwd()));
   if (v.json) json({ created: file });
   else process.stdout.write(`wrote ${file}\nnext: edit its inputs, then run \`vkit build\`\n`);
   return EXIT.ok;
 };
 
-export const storeGc: Handler<typeof verbs.storeGc> = async ({ values: v }) => {
+export const storeGc: Handler<typeof storeVerbs.storeGc> = async ({ values: v }) => {
   const keep = Number(v['keep-runs']);
   if (v['keep-runs'] === undefined || !Number.isInteger(keep) || keep < 0)
     throw invalid('ERR_USAGE', `Expected --keep-runs to be a non-negative integer, got \`${v['keep-runs'] ?? ''}\``, {

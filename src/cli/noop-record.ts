@@ -24,7 +24,7 @@ import {
 import { dirname, join } from 'node:path';
 import { RACY_WINDOW_NS } from '../capture/files.js';
 import { type Evaluated, sealConfig } from '../config/seal.js';
-import type { BuildWitness } from '../engine/build.js';
+import type { RelianceListener } from '../engine/build.js';
 import { gateExitCode } from '../gate/evaluate.js';
 import { installNoopMemo, type Answer, type NoopMemo, type ServiceCall } from '../service/memo.js';
 import {
@@ -35,8 +35,8 @@ import {
   outsideFiles,
   stateOf,
   treePaths,
-  witnessInto,
-  type Witnessed,
+  collectReliance,
+  type Reliance,
 } from '../service/noop-proof.js';
 import type { Workspace } from '../service/workspace.js';
 import { formatMs } from './render.js';
@@ -56,7 +56,7 @@ interface Offered {
   answer: Answer;
   paths: Array<[string, string]>;
   pairs: Array<[string, string]>;
-  witnessed: Witnessed;
+  relied: Reliance;
   /** A TS config's ordinary evaluation, to be sealed before the record is written (D53). */
   evaluated?: Evaluated;
 }
@@ -82,7 +82,7 @@ function stater(startNs: bigint, into: Pick<Offered, 'paths' | 'pairs'>, refuse:
 }
 
 class NoopRecorder implements NoopMemo {
-  private collecting: Witnessed | undefined;
+  private collecting: Reliance | undefined;
   offered: Offered | undefined;
   /** Why nothing will be recorded, once known (`keepNoopRecord` returns it; VKIT_NOOP_DEBUG=1 prints it). */
   refused: string | undefined;
@@ -99,24 +99,24 @@ class NoopRecorder implements NoopMemo {
     return undefined; // a fresh process is answered before the CLI loads (noop-recall.ts)
   }
 
-  witness(call: ServiceCall): BuildWitness | undefined {
+  reliance(call: ServiceCall): RelianceListener | undefined {
     if (call.today !== this.call.today) return undefined;
     this.collecting = { tools: new Map(), toolFiles: new Map(), evidence: new Set() };
-    return witnessInto(this.collecting);
+    return collectReliance(this.collecting);
   }
 
   offer(_call: ServiceCall, ws: Workspace, answer: Answer): void {
-    const witnessed = this.collecting;
+    const relied = this.collecting;
     this.collecting = undefined;
-    if (!witnessed) return;
+    if (!relied) return;
     try {
-      this.offered = this.prove(ws, answer, witnessed);
+      this.offered = this.prove(ws, answer, relied);
     } catch (error) {
       this.refused = (error as Error).message;
     }
   }
 
-  private prove(ws: Workspace, answer: Answer, witnessed: Witnessed): Offered | undefined {
+  private prove(ws: Workspace, answer: Answer, relied: Reliance): Offered | undefined {
     const refuse = (why: string) => void (this.refused = why);
     const why = ineligible(ws, answer, true);
     if (why) return refuse(why);
@@ -132,12 +132,12 @@ class NoopRecorder implements NoopMemo {
     const inGit = [join(git, 'index'), ...filesIn(join(git, 'info'))];
     const tree = new Set([...dirs.keys(), ...listed.keys(), ...inGit, ...ignoreRuleFiles(ws.root, dirs.keys())]);
     for (const path of tree) if (!add(path)) return undefined;
-    const evidence = evidenceStates(ws, witnessed.evidence);
+    const evidence = evidenceStates(ws, relied.evidence);
     if (typeof evidence === 'string') return refuse(evidence);
     for (const path of evidence.keys()) if (!add(path)) return undefined;
     const outside = [...new Set([...ws.config.sources, ...outsideFiles(ws.root, ws.env)])];
     for (const path of outside) if (!add(path, true)) return undefined;
-    return { answer, paths, pairs, witnessed, evaluated: ws.config.evaluated };
+    return { answer, paths, pairs, relied, evaluated: ws.config.evaluated };
   }
 }
 
@@ -193,7 +193,7 @@ export async function keepNoopRecord(exit: number): Promise<string | undefined> 
   try {
     const why = recordWhy(r, exit) ?? (r.offered!.evaluated && (await sealedBasis(r, r.offered!)));
     if (why) return why;
-    const { answer, paths, pairs, witnessed } = r.offered!;
+    const { answer, paths, pairs, relied } = r.offered!;
     const out = output!;
     const ms = msSlot(r.call.verb, answer, out);
     const last = out.at(-1);
@@ -207,8 +207,8 @@ export async function keepNoopRecord(exit: number): Promise<string | undefined> 
       // The store's index first: the cheapest proof that nothing was committed since.
       paths: [...r.storeBefore, ...paths],
       pairs,
-      tools: [...witnessed.tools.values()],
-      toolFiles: [...witnessed.toolFiles],
+      tools: [...relied.tools.values()],
+      toolFiles: [...relied.toolFiles],
     };
     const dir = dirname(r.call.file);
     mkdirSync(dir, { recursive: true });

@@ -8,6 +8,9 @@ import { loadKinds } from '../config/kind.js';
 import { bindVerb as bind, type Spec, type Verb } from '../kit/verb.js';
 import * as acceptance from './verbs/acceptance.js';
 import * as buildVerbs from './verbs/build.js';
+import * as faces from './verbs/faces.js';
+import * as runVerbs from './verbs/runs.js';
+import * as storeVerbs from './verbs/store.js';
 import * as cache from './verbs/cache.js';
 import * as daemon from './verbs/daemon.js';
 import * as doctorVerbs from './verbs/doctor.js';
@@ -22,13 +25,13 @@ export const TABLE: readonly Verb[] = [
   bind(buildVerbs.build, async () => (await commands()).build),
   bind(buildVerbs.gate, async () => (await commands()).gate),
   bind(buildVerbs.verify, async () => (await commands()).verify),
-  bind(buildVerbs.runs, async () => (await commands()).runs),
-  bind(buildVerbs.runShow, async () => (await commands()).runShow),
-  bind(buildVerbs.runWait, async () => (await commands()).runWait),
-  bind(buildVerbs.runCancel, async () => (await commands()).runCancel),
-  bind(buildVerbs.runRetry, async () => (await commands()).runRetry),
-  bind(buildVerbs.init, async () => (await commands()).init),
-  bind(buildVerbs.storeGc, async () => (await commands()).storeGc),
+  bind(runVerbs.runs, async () => (await commands()).runs),
+  bind(runVerbs.runShow, async () => (await commands()).runShow),
+  bind(runVerbs.runWait, async () => (await commands()).runWait),
+  bind(runVerbs.runCancel, async () => (await commands()).runCancel),
+  bind(runVerbs.runRetry, async () => (await commands()).runRetry),
+  bind(storeVerbs.init, async () => (await commands()).init),
+  bind(storeVerbs.storeGc, async () => (await commands()).storeGc),
   bind(acceptance.digest, async () => (await acceptanceVerbs()).digest),
   bind(acceptance.check, async () => (await acceptanceVerbs()).check),
   bind(acceptance.checkSpec, async () => (await acceptanceVerbs()).checkSpec),
@@ -50,12 +53,12 @@ export const TABLE: readonly Verb[] = [
   bind(cache.cachePush, async () => (await import('./cache.js')).cachePush),
   bind(feedback.add, async () => (await import('./feedback.js')).add),
   bind(feedback.list, async () => (await import('./feedback.js')).list),
-  bind(buildVerbs.watch, async () => (await import('./watch.js')).watch),
-  bind(buildVerbs.mcp, async () => {
+  bind(faces.watch, async () => (await import('./watch.js')).watch),
+  bind(faces.mcp, async () => {
     const { serveMcp } = await import('../mcp/server.js');
     return ({ values, version }) => serveMcp(values, version);
   }),
-  bind(buildVerbs.tui, async () => (await import('./tui.js')).tui),
+  bind(faces.tui, async () => (await import('./tui.js')).tui),
   bind(daemon.start, async () => (await import('./daemon.js')).start),
   bind(daemon.stop, async () => (await import('./daemon.js')).stop),
   bind(daemon.status, async () => (await import('./daemon.js')).status),

@@ -8,7 +8,7 @@ import { gateExitCode } from '../gate/evaluate.js';
 import * as service from '../service/index.js';
 import { defaultStoreDir } from '../service/workspace.js';
 import type { Handler } from '../kit/verb.js';
-import type * as verbs from './verbs/build.js';
+import type * as verbs from './verbs/faces.js';
 
 export const tui: Handler<typeof verbs.tui> = async ({ values: v }) => {
   const root = v.root ? resolve(v.root) : process.cwd();

@@ -11,7 +11,7 @@ import { defaultStoreDir } from '../service/workspace.js';
 import { latestRunDetails } from '../service/index.js';
 import { printEvent } from './render.js';
 import type { Handler } from '../kit/verb.js';
-import type * as verbs from './verbs/build.js';
+import type * as verbs from './verbs/faces.js';
 
 /**
  * Ink draws no live frame when CI (or CONTINUOUS_INTEGRATION) is set, so a TUI there would show only its

@@ -1,26 +1,17 @@
 /**
- * Runs a classic script of vkit's bundle (`dist/bundle/cli.cjs`, `worker.cjs`; scripts/bundle-cli.ts)
- * with V8's code cache (D56). Node 20 compiles every ES module anew in every process (it has no
- * compile cache before node 22): ~100 ms of a fresh `vkit build` at N = 1,000 went to loading the
- * CLI's modules, and a job's worker paid its own share. A script compiled through `node:vm` can be
- * handed the code V8 compiled in an earlier run, lazily compiled functions included.
+ * Runs a classic script of vkit's bundle (`dist/bundle/cli.cjs`, `worker.cjs`) with V8's code cache
+ * (D56): node 20 compiles every ES module anew in every process, and a script compiled through
+ * `node:vm` can be handed the code V8 compiled in an earlier run.
  *
- * Which cache is used: V8 itself checks only the source's length and its own version and flags, so
- * the cache names the source it was made for in its first line, and a cache made for other bytes
- * is never handed to V8. A script that had not changed for the racy window (2 s, as
- * capture/files.ts) when it was statted is named by its stat (`stat dev:ino:size:mtime:ctime`):
- * any later write to it moves its ctime past the name's, so the name stands for these bytes and
- * the run that finds it hashes nothing (~4 ms for the 1.5 MB CLI, D59). A younger script (just
- * built) is named by its SHA-256 (`sha256 <hex>`), checked by hashing it; once it has settled, the
- * run that used that cache names it by its stat instead. One V8 rejects (another node) is compiled
- * around. Either way the run that could not use a cache writes one at its exit (what it compiled
- * by then), through a temp file and a rename; a cache that cannot be written (a read-only install)
- * is simply not kept.
+ * V8 checks only the source's length and its own version and flags, so the cache names the source
+ * it was made for in its first line and a cache made for other bytes is never handed to V8: a
+ * script settled past the racy window is named by its stat (a later write moves its ctime past the
+ * name's), a younger one by its SHA-256. A cache V8 rejects is compiled around; the run that could
+ * not use one writes one at its exit (temp file and rename; a read-only install keeps none).
  *
- * The script never calls `import()` itself: node 20 loses a script's dynamic-import callback when
- * its code comes from the cache. Its one way to import (config/import-module.ts, replaced in the
- * script by the bundler) calls `hostImport`, a parameter of the script's wrapper, which imports
- * from this module.
+ * The script never calls `import()` itself (node 20 loses a cached script's dynamic-import
+ * callback): its one way to import (config/import-module.ts, replaced by the bundler) calls
+ * `hostImport`, a parameter of the script's wrapper, which imports from this module.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 /**
- * A `vkit.manifest.json` validated once, kept between processes (issue 19): a one-off process that
- * reads the same bytes again takes the manifest and its policy digest from the store instead of
- * parsing strictly, validating and digesting every entry again (~85 ms of a no-op at 1,000 checks).
+ * A `vkit.manifest.json` validated once, kept between processes: a one-off process that reads the
+ * same bytes again takes the manifest and its policy digest from the store instead of parsing
+ * strictly, validating and digesting every entry again.
  *
  * Validation is a pure function of the text, the name errors show and the kind registry (validate.ts;
  * the resident process already memoises it, D36), so an entry stands exactly while those are as

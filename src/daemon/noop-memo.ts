@@ -26,7 +26,7 @@
  */
 import { rmSync, statSync } from 'node:fs';
 import type { Fingerprint } from '../capture/files.js';
-import type { BuildWitness, ToolCall } from '../engine/build.js';
+import type { RelianceListener, ToolCall } from '../engine/build.js';
 import type { Answer, NoopMemo, ServiceCall } from '../service/memo.js';
 import {
   evidenceStates,
@@ -36,8 +36,8 @@ import {
   sameTool,
   statePair,
   watchedPaths,
-  witnessInto,
-  type Witnessed,
+  collectReliance,
+  type Reliance,
 } from '../service/noop-proof.js';
 import type { Workspace } from '../service/workspace.js';
 import { IndexVersion } from '../store/data-version.js';
@@ -46,7 +46,7 @@ import { TreeWatch, unwatchableFileSystem } from './tree-watch.js';
 /** At most this many calls' answers are kept (a shell alternates `build`, `gate`, `gate --json`, ...). */
 const KEPT = 8;
 
-interface Collected extends Witnessed {
+interface Collected extends Reliance {
   call: ServiceCall;
 }
 
@@ -197,11 +197,11 @@ export class WatchedMemo implements NoopMemo {
     rmSync(this.sentinelDir, { recursive: true, force: true });
   }
 
-  witness(call: ServiceCall): BuildWitness | undefined {
+  reliance(call: ServiceCall): RelianceListener | undefined {
     if (this.unwatchable) return undefined;
     const c: Collected = { call, tools: new Map(), toolFiles: new Map(), evidence: new Set() };
     this.collecting = c;
-    return witnessInto(c);
+    return collectReliance(c);
   }
 
   offer(call: ServiceCall, ws: Workspace, answer: Answer): void {

@@ -17,7 +17,7 @@ import { rewrittenOutputs } from './outputs.js';
 import type { BuildReport } from './schema.js';
 import { openWalk, type WalkState } from './walk-state.js';
 
-export type { BuildOptions, BuildWitness, EngineContext, ToolCall } from './context.js';
+export type { BuildOptions, RelianceListener, EngineContext, ToolCall } from './context.js';
 
 export async function runEngine(ctx: EngineContext, opts: BuildOptions): Promise<BuildReport> {
   const t0 = performance.now();

@@ -1,6 +1,6 @@
 /**
  * What the engine is handed: the opened workspace (`EngineContext`), what to do with it
- * (`BuildOptions`), and the witness told what a build relied on outside its inputs.
+ * (`BuildOptions`), and the listener told what a build relied on outside its inputs (`RelianceListener`).
  */
 import type { CacheMode, Fingerprint } from '../capture/files.js';
 import type { CheckerIdentity, Rule } from '../config/rule.js';
@@ -48,11 +48,11 @@ export interface BuildOptions {
   /** The UTC date rules re-judge retained results against (`YYYY-MM-DD`); default today. Never in a key. */
   today?: string;
   /** Told what the build relied on beyond the listed tree (the watched daemon's memo re-checks it: daemon/noop-memo.ts). */
-  witness?: BuildWitness;
+  reliance?: RelianceListener;
 }
 
-/** What a build relied on outside its inputs: each tool identity it took, and each hit's evidence. */
-export interface BuildWitness {
+/** Told what a build relied on outside its inputs: each tool identity it took, and each hit's evidence. */
+export interface RelianceListener {
   tool(call: ToolCall, identity: CheckerIdentity): void;
   /** A tool file's digest the build used, with the fingerprint it was used under. */
   toolFile(absPath: string, mode: CacheMode, fp: Fingerprint, sha256: string): void;

@@ -22,11 +22,11 @@ export interface RemoteSeen {
   info?: ActionReport['remote'];
 }
 
-/** The local evidence filed under the node's key (see lookupEvidence); a hit is told to the witness. */
+/** The local evidence filed under the node's key (see lookupEvidence); a hit is told to the reliance listener. */
 export function localEvidence(walk: WalkState, p: PlannedNode): Lookup {
   const found = lookupEvidence(walk.ctx.store, p.key, walk.opts.deep ?? false, walk.latest.get(p.label), walk.shared);
   if (found.state === 'hit')
-    walk.opts.witness?.evidence(
+    walk.opts.reliance?.evidence(
       found.receiptId,
       found.receipt.artifacts.map((a) => a.sha256),
     );

@@ -23,7 +23,7 @@ import type { CheckerIdentity } from '../config/rule.js';
 import { InvalidInputError, type Issue } from '../errors.js';
 import { namedBy } from '../gate/evaluate.js';
 import type { ActionGraph } from '../graph/compile.js';
-import type { BuildOptions, BuildWitness, EngineContext } from './context.js';
+import type { BuildOptions, RelianceListener, EngineContext } from './context.js';
 import { buildChecks, type BuildChecks } from './evidence.js';
 import type { EventSink } from './events.js';
 import type { NodeResult } from './node-result.js';
@@ -79,7 +79,7 @@ export class WalkState {
     // One query loads the file states under the root: a SQLite lookup per file costs more than its lstat.
     // `deep` trusts no recorded digest: every input and tool is re-hashed (and its true digest recorded).
     this.fileStates = opts.deep ? ctx.store.fileStates.rehashing() : ctx.store.fileStates.under(ctx.root);
-    this.toolStates = witnessed(opts.deep ? this.fileStates : ctx.store.fileStates, opts.witness);
+    this.toolStates = relied(opts.deep ? this.fileStates : ctx.store.fileStates, opts.reliance);
     this.latest = ctx.store.actions.latestAll();
     this.shared = buildChecks(ctx.store);
     this.today = opts.today ?? new Date().toISOString().slice(0, 10);
@@ -106,7 +106,7 @@ export class WalkState {
         if (error instanceof ToolNotFoundError || error instanceof NpmDepsError) return error.message;
         throw error;
       }
-      this.opts.witness?.tool({ ...call, path: ctx.env.PATH }, found);
+      this.opts.reliance?.tool({ ...call, path: ctx.env.PATH }, found);
       this.checkers.set(memoKey, found);
     }
     return found;
@@ -183,17 +183,17 @@ export function openWalk(ctx: EngineContext, opts: BuildOptions): WalkState {
   return walk;
 }
 
-/** `cache`, telling `witness` every digest it hands out or is given. */
-function witnessed(cache: FileStateCache, witness: BuildWitness | undefined): FileStateCache {
-  if (!witness) return cache;
+/** `cache`, telling the listener every digest it hands out or is given. */
+function relied(cache: FileStateCache, reliance: RelianceListener | undefined): FileStateCache {
+  if (!reliance) return cache;
   return {
     reuse(absPath, mode, fp) {
       const sha256 = cache.reuse(absPath, mode, fp);
-      if (sha256 !== undefined) witness.toolFile(absPath, mode, fp, sha256);
+      if (sha256 !== undefined) reliance.toolFile(absPath, mode, fp, sha256);
       return sha256;
     },
     put(absPath, mode, entry) {
-      witness.toolFile(absPath, mode, entry, entry.sha256);
+      reliance.toolFile(absPath, mode, entry, entry.sha256);
       cache.put(absPath, mode, entry);
     },
     flush: cache.flush?.bind(cache),

@@ -22,7 +22,7 @@ export function collectAssets(_receipt: Receipt, requested: boolean): { requeste
 
 /** Whether a run's assets can be collected into a capsule: formal and model-checking runs only. */
 export function hasFormalAssets(receipt: Receipt): boolean {
-  return receipt.kind === 'verify' || receipt.kind === 'model-check';
+  return receipt.kind === 'formal-check' || receipt.kind === 'model-check';
 }
 
 /** Collects a formal run's capsule into `scratch` (the engine must hold the run's worker image). */

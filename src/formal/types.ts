@@ -153,4 +153,4 @@ export interface CandidateSelection {
 }
 
 /** A node's attributes: the component's manifest entry, plus a candidate for commit requests. */
-export type VerifyAttrs = ResolvedComponent & { candidate?: CandidateSelection };
+export type FormalCheckAttrs = ResolvedComponent & { candidate?: CandidateSelection };

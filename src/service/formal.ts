@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { VerifyAttrs } from '../formal/types.js';
+import type { FormalCheckAttrs } from '../formal/types.js';
 import { captureSelector } from '../capture/selector.js';
 import { declaredComponents, type ResolvedComponent } from '../formal/component-schema.js';
 import { installedCatalogueDir, readCatalogue } from '../formal/qualify/catalogue.js';
@@ -314,7 +314,7 @@ async function verifyCommit(
   opts: VerifyRequestOptions,
 ): Promise<ReportedAction> {
   const capture = await captureCommit(ws.root, component, source);
-  const attrs: VerifyAttrs = {
+  const attrs: FormalCheckAttrs = {
     ...component,
     candidate: {
       kind: 'git-commit',
@@ -331,7 +331,7 @@ async function verifyCommit(
     now: ws.store.now,
     hashMode: 'raw',
   });
-  const rule = ws.rules.get('verify')!;
+  const rule = ws.rules.get('formal-check')!;
   const planned = rule.plan({ label, id: component.id, attrs, capture: lockCapture }, []);
   const key = actionKey({
     rule: { kind: rule.kind, version: rule.version },
@@ -350,7 +350,7 @@ async function verifyCommit(
   if (found?.state === 'hit' && found.receipt.outcome === 'PASS' && reuseProblem === undefined)
     return {
       label,
-      kind: 'verify',
+      kind: 'formal-check',
       key,
       status: 'cached',
       outcome: 'PASS',
@@ -379,7 +379,7 @@ async function verifyCommit(
   const status = r.outcome === 'PASS' ? 'ran' : r.outcome === 'FAIL' ? 'failed' : 'blocked';
   return {
     label,
-    kind: 'verify',
+    kind: 'formal-check',
     key,
     status,
     outcome: r.outcome,

@@ -58,11 +58,11 @@ export async function build(open: OpenOptions, req: BuildRequest = {}): Promise<
   const onEvent = call && req.onEvent ? (e: VkitEvent) => (events.push(e), req.onEvent!(e)) : req.onEvent;
   return withWorkspace(open, async (ws) => {
     checkOnly(ws, req.only);
-    const witness = call && memo?.witness(call);
-    const report = await runEngine(ws, { ...req, today, onEvent, witness, mode: 'build' });
+    const reliance = call && memo?.reliance(call);
+    const report = await runEngine(ws, { ...req, today, onEvent, reliance, mode: 'build' });
     attachTails(ws.store, report.actions);
     const shown = { ...report, gate: showOnly(report.gate, req.only) };
-    if (call && witness) memo?.offer(call, ws, { report: shown, events });
+    if (call && reliance) memo?.offer(call, ws, { report: shown, events });
     return shown;
   });
 }
@@ -81,10 +81,10 @@ export async function gate(
   if (recalled) return replay(recalled, undefined, t0);
   return withWorkspace(open, async (ws) => {
     checkOnly(ws, req.only);
-    const witness = call && memo?.witness(call);
-    const report = await runEngine(ws, { mode: 'gate', deep: req.deep, today, witness });
+    const reliance = call && memo?.reliance(call);
+    const report = await runEngine(ws, { mode: 'gate', deep: req.deep, today, reliance });
     const shown = { ...report, gate: showOnly(report.gate, req.only) };
-    if (call && witness) memo?.offer(call, ws, { report: shown, events: [] });
+    if (call && reliance) memo?.offer(call, ws, { report: shown, events: [] });
     return shown;
   });
 }

@@ -6,7 +6,7 @@
  * stands is wholly the memo's to prove.
  */
 import type { BuildReport } from '../engine/schema.js';
-import type { BuildWitness } from '../engine/build.js';
+import type { RelianceListener } from '../engine/build.js';
 import type { VkitEvent } from '../engine/events.js';
 import type { OpenOptions, Workspace } from './workspace.js';
 
@@ -27,7 +27,7 @@ export interface Answer {
 
 export interface NoopMemo {
   /** Collects what the call's build relied on beyond its inputs; undefined when the memo will not keep it. */
-  witness(call: ServiceCall): BuildWitness | undefined;
+  reliance(call: ServiceCall): RelianceListener | undefined;
   /** An earlier answer to this very call, when the memo proves nothing it depended on changed. */
   recall(call: ServiceCall): Answer | undefined;
   /** A completed call, its workspace still open. The memo decides whether (and when) it may be recalled. */

@@ -18,19 +18,19 @@ import {
   type Fingerprint,
 } from '../capture/files.js';
 import { checkerIdentity, childProcess, resolveExecutable } from '../checkers/identity.js';
-import type { BuildWitness, ToolCall } from '../engine/build.js';
+import type { RelianceListener, ToolCall } from '../engine/build.js';
 import type { Answer } from './memo.js';
 import type { Workspace } from './workspace.js';
 
-/** What a build relied on beyond its inputs, as its witness reports it. */
-export interface Witnessed {
+/** What a build relied on beyond its inputs, as its listener reports it. */
+export interface Reliance {
   tools: Map<string, { call: ToolCall; identity: string }>;
   toolFiles: Map<string, { fp: Fingerprint; sha256: string }>;
   evidence: Set<string>;
 }
 
-/** A witness for the engine that collects into `c`. */
-export function witnessInto(c: Witnessed): BuildWitness {
+/** A reliance listener for the engine that collects into `c`. */
+export function collectReliance(c: Reliance): RelianceListener {
   return {
     tool: (toolCall, identity) => {
       const key = JSON.stringify(toolCall);

@@ -1,6 +1,6 @@
 /**
  * A strict JSON text parser (RFC 8259) for model requests and manifests that arrive as text (core:
- * src/models and the config loader both read through it). `JSON.parse` would do for the values, but
+ * rules/compare/lib and the config loader both read through it). `JSON.parse` would do for the values, but
  * it silently keeps the last of two equal member names and forgets how numbers were written; the
  * request rules need both: a duplicate key anywhere is invalid, and `schema_version` and
  * `max_contexts` must be written in integer form (`1`, not `1.0` or `1e0`).

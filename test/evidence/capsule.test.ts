@@ -174,7 +174,7 @@ test('the reader: a capsule entry hashed but not kept is still refused when one 
       schema: 'vkit.evidence/1',
       run: 'run_x',
       label: 'formal:a',
-      kind: 'verify',
+      kind: 'formal-check',
       job: { key: Z, sha256: Z },
       receipt: { sha256: Z },
       source: { capture: Z, files: 1 },

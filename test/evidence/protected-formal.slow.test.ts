@@ -187,7 +187,7 @@ test("protected gate with a formal component: judged in vkit's copy by the targe
 test('the formal kind judges a protected PASS by what its receipt records, whatever the candidate mode says', () => {
   const action: ActionReport = {
     label: 'formal:f',
-    kind: 'verify',
+    kind: 'formal-check',
     key: null,
     status: 'ran',
     outcome: 'PASS',

@@ -24,7 +24,7 @@ test('a recovered attempt loses exactly its own containers; another attempt keep
   // An attempt whose worker is gone and whose heartbeat is stale: recovery ends it.
   let now = 1_000_000_000_000n;
   const store = new Store(dir, { now: () => now, alive: () => false });
-  const run = store.lifecycle.createRun({ key: 'k'.repeat(64), label: 'formal:x', kind: 'verify', queue: 'q1' });
+  const run = store.lifecycle.createRun({ key: 'k'.repeat(64), label: 'formal:x', kind: 'formal-check', queue: 'q1' });
   const claimed = store.lifecycle.claimRun('q1')!;
   const lost = claimed.attempt;
   const other = `att_keep${randomBytes(3).toString('hex')}`;
