@@ -5,6 +5,7 @@
  */
 import { selectorIssues } from '../../src/capture/selector.js';
 import { defineKind, repeatedDependency } from '../../src/config/kind.js';
+import { didYouMean } from '../../src/text/suggest.js';
 import type { Issue } from '../../src/errors.js';
 import { ActionSchema } from './schema.js';
 
@@ -23,14 +24,17 @@ export const actionsKind = defineKind({
       if (!ruleKinds.has(a.rule))
         issues.push({
           path: `actions[${i}].rule`,
-          message: `Expected the kind of a rule registered in \`rules\`, got \`${a.rule}\``,
+          message: `Expected the kind of a rule registered in \`rules\`, got \`${a.rule}\`${didYouMean(a.rule, ruleKinds)}`,
         });
       a.after.forEach((dep, j) => {
         const path = `actions[${i}].after[${j}]`;
         const first = a.after.indexOf(dep);
         if (first < j) issues.push(repeatedDependency(path, dep, first));
         else if (!checkIds.has(dep) && !labels.has(`${a.rule}:${dep}`))
-          issues.push({ path, message: `Expected the id of a declared check or action, got \`${dep}\`` });
+          issues.push({
+            path,
+            message: `Expected the id of a declared check or action, got \`${dep}\`${didYouMean(dep, [...checkIds, ...actions.map((x) => x.id)])}`,
+          });
       });
     });
     return issues;

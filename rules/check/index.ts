@@ -5,6 +5,7 @@
 import { compileGlob } from '../../src/text/glob.js';
 import { selectorIssues } from '../../src/capture/selector.js';
 import { defineKind, repeatedDependency } from '../../src/config/kind.js';
+import { didYouMean } from '../../src/text/suggest.js';
 import type { SandboxMode } from '../../src/config/sandbox.js';
 import type { Issue } from '../../src/errors.js';
 import { CheckSchema } from './schema.js';
@@ -44,7 +45,8 @@ export const checkKind = defineKind({
         const first = c.after.indexOf(dep);
         if (first < j) issues.push(repeatedDependency(path, dep, first));
         else if (dep === c.id) issues.push({ path, message: `Check \`${c.id}\` cannot run after itself` });
-        else if (!ids.has(dep)) issues.push({ path, message: `Expected the id of a declared check, got \`${dep}\`` });
+        else if (!ids.has(dep))
+          issues.push({ path, message: `Expected the id of a declared check, got \`${dep}\`${didYouMean(dep, ids)}` });
       }),
     );
     return issues;

@@ -6,6 +6,7 @@
  * the parser hands it over as text, so without this check `id = 1979-05-27` would read as an id.
  */
 import type { Findings } from './report.js';
+import { nearestName } from '../text/suggest.js';
 import { pathText, type Doc, type FieldPath, type Table } from './toml.js';
 
 /** `unknown key 'stale_afer': did you mean 'stale_after'? (allowed: ...)`: the one wording of every table. */
@@ -24,38 +25,8 @@ export function unknownKeys(f: Findings, t: Table, path: FieldPath, allowed: rea
   for (const k of Object.keys(t)) if (!allowed.includes(k)) f.error(unknownKeyMessage(where, k, allowed), [...path, k]);
 }
 
-/**
- * The known key a typo most likely meant: the nearest by edit distance, when at most a third of
- * the longer name differs (`stale_afer` -> `stale_after`, `min_teir` -> `min_tier`), never a guess
- * between two equally near keys.
- */
-export function nearestKey(key: string, allowed: readonly string[]): string | undefined {
-  if (key.length > 64) return undefined; // no typo of a known key is that long; keeps the distance cheap
-  let best: string | undefined;
-  let bestDistance = Number.POSITIVE_INFINITY;
-  let tie = false;
-  for (const candidate of allowed) {
-    const d = editDistance(key.toLowerCase(), candidate.toLowerCase());
-    if (d < bestDistance) [best, bestDistance, tie] = [candidate, d, false];
-    else if (d === bestDistance) tie = true;
-  }
-  const limit = Math.max(1, Math.floor(Math.max(key.length, best?.length ?? 0) / 3));
-  return best !== undefined && !tie && bestDistance <= limit ? best : undefined;
-}
-
-/** Levenshtein distance with transpositions counted as one edit (optimal string alignment). */
-function editDistance(a: string, b: string): number {
-  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
-  for (let i = 1; i <= a.length; i++)
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let d = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, rows[i - 2]![j - 2]! + 1);
-      rows[i]![j] = d;
-    }
-  return rows[a.length]![b.length]!;
-}
+/** The known key a typo most likely meant (`stale_afer` -> `stale_after`), or undefined. */
+export const nearestKey = nearestName;
 
 /**
  * Every TOML date or time in `doc` outside the fields that take one: an ERROR naming the field,

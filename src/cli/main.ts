@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { EXIT, UnavailableError, VkitError } from '../errors.js';
 import { parseInput, type Spec } from '../kit/verb.js';
+import { didYouMean } from '../text/suggest.js';
 import { coalesceOutput } from './coalesce.js';
 import { guardOutput, settleOutputAtExit } from './output-failure.js';
 
@@ -52,7 +53,8 @@ async function dispatch(argv: string[], running: { spec?: Spec }): Promise<numbe
     // An interface the reference defines that this vkit does not build yet is exit 5, not a typo.
     const planned = NOT_BUILT.find((n) => argv.slice(0, n.split(' ').length).join(' ') === n);
     if (planned) throw new UnavailableError(`\`vkit ${planned}\``);
-    return usage(`unknown command \`${name}\``);
+    const names = (await allVerbs()).map((v) => v.spec.name);
+    return usage(`unknown command \`${name}\`${didYouMean(name, names)}`);
   }
   if (args.includes('--help') || args.includes('-h')) {
     process.stdout.write(verb.spec.help);

@@ -7,6 +7,7 @@
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { invalid } from '../errors.js';
+import { didYouMean } from '../text/suggest.js';
 
 export type Flags = NonNullable<ParseArgsConfig['options']>;
 
@@ -62,7 +63,19 @@ export function parseInput<S extends Spec>(spec: S, args: string[]): Omit<Input<
     const r = parseArgs({ args, options: spec.flags, strict: true, allowPositionals: spec.positionals ?? false });
     return { values: r.values as Values<S['flags']>, positionals: r.positionals };
   } catch (error) {
-    throw invalid('ERR_USAGE', (error as Error).message, {}, `See \`vkit ${spec.name} --help\` for the flags.`);
+    const message = (error as Error).message;
+    // node's wording for a misspelt flag: `Unknown option '--forse'. To specify a positional ...`.
+    const unknown = /^Unknown option '(--?[^']+)'/.exec(message)?.[1];
+    if (unknown) {
+      const flags = Object.keys(spec.flags).map((f) => `--${f}`);
+      throw invalid(
+        'ERR_USAGE',
+        `Unknown flag \`${unknown}\`${didYouMean(unknown, flags)}`,
+        { path: unknown },
+        `See \`vkit ${spec.name} --help\` for the flags.`,
+      );
+    }
+    throw invalid('ERR_USAGE', message, {}, `See \`vkit ${spec.name} --help\` for the flags.`);
   }
 }
 

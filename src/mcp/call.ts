@@ -11,6 +11,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type * as z from 'zod';
 import { InvalidInputError, invalid, type Issue, type VkitError } from '../errors.js';
+import { nearestName } from '../text/suggest.js';
 import { answer, errorBody } from './result.js';
 import type { ToolContext, ToolSpec } from './tools.js';
 
@@ -71,7 +72,7 @@ const schemaHint = (name: string) => `See the input schema of \`${name}\` (tools
 
 function unknownTool(name: unknown, names: string[]): RpcError {
   const shown = typeof name === 'string' ? `\`${name}\`` : `a name that is ${describe(name)}`;
-  const near = typeof name === 'string' ? closest(name, names) : undefined;
+  const near = typeof name === 'string' ? nearestName(name, names) : undefined;
   const error = invalid(
     'ERR_USAGE',
     `Tool ${shown} not found${near ? ` (did you mean \`${near}\`?)` : ''}`,
@@ -98,7 +99,7 @@ function inputIssues(error: z.ZodError, tool: ToolSpec<z.ZodObject>): Issue[] {
     const path = argumentPath(i.path);
     if (i.code !== 'unrecognized_keys') return [{ path, message: i.message }];
     return i.keys.map((key) => {
-      const near = closest(key, known);
+      const near = nearestName(key, known);
       return {
         path: path ? `${path}.${key}` : key,
         message: `Unknown argument${near ? ` (did you mean \`${near}\`?)` : ''}; the arguments are: ${known.join(', ')}`,
@@ -119,23 +120,4 @@ function describe(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   const shown = JSON.stringify(value);
   return `${typeof value === 'object' ? 'an object' : `a ${typeof value}`}${shown && shown.length <= 40 ? ` (${shown})` : ''}`;
-}
-
-/** The one name within two edits of `word` (or starting with it), for a did-you-mean. */
-function closest(word: string, names: readonly string[]): string | undefined {
-  const near = names.filter(
-    (n) => editDistance(word.toLowerCase(), n.toLowerCase()) <= 2 || (word.length > 2 && n.startsWith(word)),
-  );
-  return near.length === 1 ? near[0] : undefined;
-}
-
-function editDistance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++)
-      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    row = next;
-  }
-  return row[b.length]!;
 }

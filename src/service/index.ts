@@ -2,6 +2,7 @@
  * The one API every face calls. It wires workspace, engine, store and gate together and owns no
  * logic of its own beyond that: faces parse and render, everything else happens below.
  */
+import { didYouMean } from '../text/suggest.js';
 import { runEngine, type BuildOptions } from '../engine/build.js';
 import type { BuildReport } from '../engine/schema.js';
 import { invalid } from '../errors.js';
@@ -37,11 +38,20 @@ async function withWorkspace<T>(open: OpenOptions, fn: (ws: Workspace) => Promis
   }
 }
 
+/** A did-you-mean among the graph's labels, spelt as the user spelt theirs (`lint` or `check:lint`). */
+function nearLabel(word: string, labels: readonly string[]): string {
+  return didYouMean(word, word.includes(':') ? labels : labels.map((l) => l.slice(l.indexOf(':') + 1)));
+}
+
 function checkOnly(ws: Workspace, only: string[] | undefined): void {
   for (const o of only ?? []) {
     const known = ws.graph.order.some((l) => namedBy(l, o));
     if (!known)
-      throw invalid('ERR_USAGE', `Expected --only to name a declared check or label, got \`${o}\``, { path: '--only' });
+      throw invalid(
+        'ERR_USAGE',
+        `Expected --only to name a declared check or label, got \`${o}\`${nearLabel(o, ws.graph.order)}`,
+        { path: '--only' },
+      );
   }
 }
 
@@ -105,9 +115,13 @@ export async function verify(
   return withWorkspace(open, async (ws) => {
     const label = checkLabel(req.check);
     if (!ws.graph.graph.hasNode(label))
-      throw invalid('ERR_USAGE', `Expected --check to name a declared check, got \`${req.check}\``, {
-        path: '--check',
-      });
+      throw invalid(
+        'ERR_USAGE',
+        `Expected --check to name a declared check, got \`${req.check}\`${nearLabel(req.check, ws.graph.order)}`,
+        {
+          path: '--check',
+        },
+      );
     let report = await runEngine(ws, {
       mode: 'build',
       only: [label],

@@ -122,7 +122,7 @@ test("--version and a verb's --help load the command table only; --help adds the
   // main.ts's guard, its output batching (coalesce.ts, used by build and gate) and its write-error watch (output-failure.ts) are part of the CLI's shell.
   // The kind API (installed by the entry point) and the verb declarations in kit/ are part of it too.
   const light =
-    /^dist\/src\/(errors\.js|cli\/(main|table|coalesce|output-failure)\.js|cli\/verbs\/[a-z]+\.js|kit\/verb\.js|config\/(kind|import-module)\.js)$/;
+    /^dist\/src\/(errors\.js|cli\/(main|table|coalesce|output-failure)\.js|cli\/verbs\/[a-z]+\.js|kit\/verb\.js|text\/suggest\.js|config\/(kind|import-module)\.js)$/;
   for (const argv of [['--version'], ['acceptance', 'check', '--help'], ['run', 'show', '--help']]) {
     const { code, modules } = modulesLoaded(argv);
     assert.equal(code, 0, argv.join(' '));
