@@ -3,10 +3,11 @@ import { resolve } from 'node:path';
 import { EXIT, invalid } from '../errors.js';
 import { type Handler, printJson } from '../kit/verb.js';
 import type * as verbs from './verbs/cache.js';
+import { defaultRoot } from '../service/root.js';
 
 export const cacheStatus: Handler<typeof verbs.cacheStatus> = async ({ values: v }) => {
   const { cacheStatus: status } = await import('../service/cache.js');
-  const s = await status({ root: v.root ? resolve(v.root) : process.cwd(), url: v.remote, env: process.env });
+  const s = await status({ root: v.root ? resolve(v.root) : defaultRoot(), url: v.remote, env: process.env });
   if (v.json) printJson(s);
   else {
     process.stdout.write(`remote: ${s.url ?? 'none (give --remote URL or set VKIT_REMOTE)'}\n`);
@@ -19,7 +20,7 @@ export const cacheStatus: Handler<typeof verbs.cacheStatus> = async ({ values: v
 };
 
 export const trustSigner: Handler<typeof verbs.trustSigner> = async ({ values: v, positionals }) => {
-  const root = v.root ? resolve(v.root) : process.cwd();
+  const root = v.root ? resolve(v.root) : defaultRoot();
   const { trustSigner: trust, distrustSigner } = await import('../remote/trust.js');
   if (v.remove !== undefined && positionals.length)
     throw invalid('ERR_USAGE', 'Expected either KEYFILE or --remove KEYID, not both', { path: '--remove' });
@@ -37,7 +38,7 @@ export const trustSigner: Handler<typeof verbs.trustSigner> = async ({ values: v
 
 export const cachePush: Handler<typeof verbs.cachePush> = async ({ values: v }) => {
   const { cachePush: push } = await import('../service/cache.js');
-  const result = await push({ root: v.root ? resolve(v.root) : process.cwd(), store: v.store }, v.remote, v.run);
+  const result = await push({ root: v.root ? resolve(v.root) : defaultRoot(), store: v.store }, v.remote, v.run);
   if (v.json) printJson(result);
   else {
     for (const p of result.pushed)

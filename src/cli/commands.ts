@@ -16,9 +16,10 @@ import * as service from '../service/index.js';
 import type { VkitEvent } from '../engine/events.js';
 import { printEvent, printGate, printSummary, printTails } from './render.js';
 import { interrupts } from './interrupt.js';
+import { defaultRoot } from '../service/root.js';
 
 function openOptions(v: { root?: string; store?: string }): service.OpenOptions {
-  return { root: v.root ? resolve(v.root) : process.cwd(), store: v.store };
+  return { root: v.root ? resolve(v.root) : defaultRoot(), store: v.store };
 }
 
 /** `--remote URL`: an http(s) URL, or exit 2 naming the flag. */

@@ -11,12 +11,13 @@ import type { OpenOptions } from '../service/workspace.js';
 import { type Handler, printJson } from '../kit/verb.js';
 import type * as verbs from './verbs/evidence.js';
 import { printEvent, printGate } from './render.js';
+import { defaultRoot } from '../service/root.js';
 
 export const exportBundle: Handler<typeof verbs.exportBundle> = async ({ values: v }) => {
   if (!v.run) throw invalid('ERR_USAGE', 'Expected --run ID', { path: '--run' }, 'List runs with `vkit runs`.');
   if (!v.out) throw invalid('ERR_USAGE', 'Expected --out FILE', { path: '--out' });
   const r = await exportEvidence(
-    { root: v.root ? resolve(v.root) : process.cwd(), store: v.store },
+    { root: v.root ? resolve(v.root) : defaultRoot(), store: v.store },
     { run: v.run, out: v.out, includeAssets: v['include-assets'] },
   );
   if (v.json) printJson(r);
@@ -43,7 +44,7 @@ export const replay: Handler<typeof verbs.replay> = async ({ values: v, position
   if (!Number.isInteger(jobs) || jobs < 1)
     throw invalid('ERR_USAGE', `Expected --jobs to be a positive integer, got \`${v.jobs}\``, { path: '--jobs' });
   const r = await replayEvidence(
-    { root: v.root ? resolve(v.root) : process.cwd(), store: v.store },
+    { root: v.root ? resolve(v.root) : defaultRoot(), store: v.store },
     { file: positionals[0]!, restoreAssets: v['restore-assets'], jobs },
   );
   if (v.json) printJson(r);

@@ -7,13 +7,14 @@ import { EXIT, invalid } from '../errors.js';
 import { addFeedback, type FeedbackInput, listFeedback } from '../service/feedback.js';
 import { type Handler, printJson } from '../kit/verb.js';
 import type * as verbs from './verbs/feedback.js';
+import { defaultRoot } from '../service/root.js';
 
 const json = printJson;
 
 export const add: Handler<typeof verbs.add> = async ({ values: v }) => {
   // A missing flag reaches the service as undefined, which it reports with the field's path.
   const request = { task: v.task, missing: v.missing, benefit: v.benefit, kind: v.kind, run: v.run } as FeedbackInput;
-  const result = await addFeedback(resolve(v.root ?? process.cwd()), request);
+  const result = await addFeedback(resolve(v.root ?? defaultRoot()), request);
   if (v.json) json(result);
   else
     process.stdout.write(
@@ -27,7 +28,7 @@ export const add: Handler<typeof verbs.add> = async ({ values: v }) => {
 export const list: Handler<typeof verbs.list> = async ({ values: v }) => {
   if (v.limit !== undefined && !/^[0-9]+$/.test(v.limit))
     throw invalid('ERR_USAGE', `Expected --limit to be a positive integer, got \`${v.limit}\``, { path: '--limit' });
-  const list = await listFeedback(resolve(v.root ?? process.cwd()), {
+  const list = await listFeedback(resolve(v.root ?? defaultRoot()), {
     limit: v.limit === undefined ? undefined : Number(v.limit),
   });
   if (v.json) {

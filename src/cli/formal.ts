@@ -7,6 +7,7 @@ import { EXIT, invalid } from '../errors.js';
 import { renderQualification } from '../formal/qualify/render.js';
 import { type Handler, printJson } from '../kit/verb.js';
 import type * as verbs from './verbs/formal.js';
+import { defaultRoot } from '../service/root.js';
 
 /** `formal package digest [ID]`: a three-word verb under the `formal` group, `digest` its first positional. */
 export const packageDigest: Handler<typeof verbs.packageDigest> = async ({ values, positionals }) => {
@@ -31,7 +32,7 @@ export const packageDigest: Handler<typeof verbs.packageDigest> = async ({ value
 export const policyAccept: Handler<typeof verbs.policyAccept> = async ({ values: v }) => {
   const { policyAccept: accept } = await import('../service/formal.js');
   const result = await accept(
-    { root: v.root ? resolve(v.root) : process.cwd(), store: v.store },
+    { root: v.root ? resolve(v.root) : defaultRoot(), store: v.store },
     { components: v.component },
   );
   if (v.json) printJson(result);
@@ -79,7 +80,7 @@ async function reportTarget(out: string, root: string | undefined, store: string
   const { writeTarget } = await import('../service/write-target.js');
   return writeTarget(
     resolve(out),
-    { root: resolve(root ?? process.cwd()), store },
+    { root: resolve(root ?? defaultRoot()), store },
     { arg: '--out', overwrite: true, overwriteHint: '' },
   );
 }

@@ -9,9 +9,10 @@ import * as service from '../service/index.js';
 import { defaultStoreDir } from '../service/workspace.js';
 import type { Handler } from '../kit/verb.js';
 import type * as verbs from './verbs/faces.js';
+import { defaultRoot } from '../service/root.js';
 
 export const tui: Handler<typeof verbs.tui> = async ({ values: v }) => {
-  const root = v.root ? resolve(v.root) : process.cwd();
+  const root = v.root ? resolve(v.root) : defaultRoot();
   const report = await service.gate({ root, store: v.store }, { deep: v.deep });
   if (v.json) {
     process.stdout.write(`${JSON.stringify(report.gate, null, 2)}\n`);

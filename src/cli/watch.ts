@@ -12,6 +12,7 @@ import { latestRunDetails } from '../service/index.js';
 import { printEvent } from './render.js';
 import type { Handler } from '../kit/verb.js';
 import type * as verbs from './verbs/faces.js';
+import { defaultRoot } from '../service/root.js';
 
 /**
  * Ink draws no live frame when CI (or CONTINUOUS_INTEGRATION) is set, so a TUI there would show only its
@@ -53,7 +54,7 @@ export const watch: Handler<typeof verbs.watch> = async ({ values: v }) => {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const root = v.root ? resolve(v.root) : process.cwd();
+  const root = v.root ? resolve(v.root) : defaultRoot();
   const control: WatchControl = {};
   let onEvent: (e: VkitEvent) => void = v.json
     ? (e) => void process.stdout.write(`${JSON.stringify(e)}\n`)

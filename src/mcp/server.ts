@@ -19,6 +19,7 @@ import { registerTools } from './call.js';
 import type * as z from 'zod';
 import { StdioLineTransport } from './stdio.js';
 import { type ToolSpec, TOOLS } from './tools.js';
+import { defaultRoot } from '../service/root.js';
 
 /** A stream onto the real stdout for the transport; `process.stdout.write` goes to stderr from here on. */
 function claimStdout(): Writable {
@@ -55,7 +56,7 @@ export async function serveMcp(
   version: () => string,
 ): Promise<number> {
   const open: OpenOptions & { root: string } = {
-    root: resolve(flags.root ?? process.cwd()),
+    root: resolve(flags.root ?? defaultRoot()),
     store: flags.store ? resolve(flags.store) : undefined,
   };
   // A path an agent names is written only inside the root or a directory the host allowed here.

@@ -32,6 +32,7 @@ import { readConfig } from '../config/load.js';
 import type { Manifest } from '../config/types.js';
 import { attachTails } from './runs.js';
 import { openWorkspace, type OpenOptions, type Workspace } from './workspace.js';
+import { defaultRoot } from './root.js';
 
 export { packageDigests };
 
@@ -52,7 +53,7 @@ export async function policyAccept(
   open: OpenOptions,
   opts: { components?: string[]; env?: NodeJS.ProcessEnv; now?: () => Date } = {},
 ): Promise<AcceptResult> {
-  const root = resolve(open.root ?? process.cwd());
+  const root = resolve(open.root ?? defaultRoot());
   const config = await readConfig(root);
   const declared = declaredComponents(config.manifest);
   const qualifications = declaredQualifications(config.manifest);

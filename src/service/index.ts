@@ -26,6 +26,7 @@ export {
   FEEDBACK_KINDS,
   FEEDBACK_MAX_LIMIT,
 } from './feedback.js';
+import { defaultRoot } from './root.js';
 
 export type BuildRequest = Omit<BuildOptions, 'mode'>;
 
@@ -149,7 +150,7 @@ export async function verify(
 async function withJobs<T>(open: OpenOptions, fn: (jobs: JobService, store: Store) => Promise<T>): Promise<T> {
   const store = await openStore(open);
   const jobs = new JobService({
-    root: open.root ?? process.cwd(),
+    root: open.root ?? defaultRoot(),
     store,
     rules: await loadRules(await loadKinds(), ruleKindsOf(kinds())),
     env: open.env,

@@ -37,6 +37,7 @@ import {
 import type { Store } from '../store/store.js';
 import { policyAccept } from './formal.js';
 import { defaultStoreDir, openWorkspace } from './workspace.js';
+import { defaultRoot } from './root.js';
 
 export interface QualifyRequest {
   /** Package id (`vkit.resource-ledger`). */
@@ -82,7 +83,7 @@ export async function qualifyPackage(req: QualifyRequest): Promise<Qualification
   const pkg = loadPackage(catalogue.package.id, catalogue.package.version);
   // Read before anything runs: a bad PREVIOUS is a usage error, not a qualification that ran for nothing.
   const previous = req.comparePackage === undefined ? undefined : readPreviousSnapshot(resolve(req.comparePackage));
-  const root = resolve(req.root ?? process.cwd());
+  const root = resolve(req.root ?? defaultRoot());
   const storeDir = req.store ? resolve(req.store) : await defaultStoreDir(root);
   const scratch = mkdtempSync(join(tmpdir(), 'vkit-qualify-'));
   try {
