@@ -5,7 +5,8 @@
 import { COMMON, defineVerb } from '../../kit/verb.js';
 
 export const COMMON_HELP = `Common flags:
-  --root DIR     project root holding vkit.config.ts or vkit.manifest.json (default: cwd)
+  --root DIR     project root holding vkit.config.ts or vkit.manifest.json (default: the
+                 nearest directory up from here that holds one, within the git work tree)
   --store DIR    evidence store (default: <git common dir>/vkit, or <root>/.vkit without git)
   --json         machine-readable output
   --jobs N       concurrent actions (default: number of cores)

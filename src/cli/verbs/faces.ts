@@ -18,7 +18,8 @@ Every cycle ends with one line: \`cycle N settled: READY|REJECTED|BLOCKED in X m
 
   --no-tui       one line per event (the default when stdout is not a terminal)
   --json         one vkit.event/1 object per line
-  --root DIR     project root holding vkit.config.ts or vkit.manifest.json (default: cwd)
+  --root DIR     project root holding vkit.config.ts or vkit.manifest.json (default: the nearest
+                     directory up from here that holds one)
   --store DIR    evidence store (default: <git common dir>/vkit, or <root>/.vkit without git)
   --jobs N       concurrent actions (default: number of cores)
 
@@ -47,7 +48,8 @@ A path an agent names for writing (evidence_export's out) must resolve, symlinks
 root or an --allow-write directory, never inside a .git directory or the store; an existing file is
 replaced only when the call passes overwrite: true.
 
-  --root DIR         project root holding vkit.config.ts or vkit.manifest.json (default: cwd)
+  --root DIR         project root holding vkit.config.ts or vkit.manifest.json (default: the nearest
+                     directory up from here that holds one)
   --store DIR        evidence store (default: <git common dir>/vkit, or <root>/.vkit without git)
   --allow-write DIR  a directory besides the root where agents' paths may be written (repeatable)
 `,
@@ -71,7 +73,8 @@ terminal it is drawn with Ink; otherwise (a pipe, a file) it prints one plain li
 For the live view that reruns on changes, use \`vkit watch\`.
 
   --deep         re-hash every blob, input and tool the gate relies on
-  --root DIR     project root holding vkit.config.ts or vkit.manifest.json (default: cwd)
+  --root DIR     project root holding vkit.config.ts or vkit.manifest.json (default: the nearest
+                     directory up from here that holds one)
   --store DIR    evidence store (default: <git common dir>/vkit, or <root>/.vkit without git)
   --json         print the gate as JSON (vkit.gate/1) instead
 

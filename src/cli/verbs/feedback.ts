@@ -5,7 +5,7 @@
  */
 import { defineVerb, ROOT_STORE_JSON } from '../../kit/verb.js';
 
-const FLAGS_HELP = `  --root DIR     project root (default: cwd); feedback goes to <git common dir>/vkit/feedback/,
+const FLAGS_HELP = `  --root DIR     project root (default: the nearest one up from here); feedback goes to <git common dir>/vkit/feedback/,
                  or <root>/.vkit/feedback/ without git. --store is accepted and ignored.
   --json         machine-readable output
 `;

@@ -77,7 +77,8 @@ worker (its own run, receipt and log: \`vkit run show RUN\`), cached like every 
                      (accepted axioms, checker, pins); semantic equivalence is always unknown
   --out FILE         also write the report (vkit.qualification/1) to FILE
   --jobs N           mutants checked at once (default 1)
-  --root DIR         where the store is found (default: cwd)
+  --root DIR         where the store is found (default: the nearest directory up from here
+                     that holds a vkit config)
   --store DIR        evidence store (default: <git common dir>/vkit, or <root>/.vkit without git)
 
 Exit codes: 0 every mutant detected (or marked equivalent), 1 a survivor, 2 invalid usage or
