@@ -19,7 +19,7 @@ Every cycle ends with one line: \`cycle N settled: READY|REJECTED|BLOCKED in X m
   --no-tui       one line per event (the default when stdout is not a terminal)
   --json         one vkit.event/1 object per line
   --root DIR     project root holding vkit.config.ts or vkit.manifest.json (default: the nearest
-                     directory up from here that holds one)
+                 directory up from here that holds one)
   --store DIR    evidence store (default: <git common dir>/vkit, or <root>/.vkit without git)
   --jobs N       concurrent actions (default: number of cores)
 
@@ -74,7 +74,7 @@ For the live view that reruns on changes, use \`vkit watch\`.
 
   --deep         re-hash every blob, input and tool the gate relies on
   --root DIR     project root holding vkit.config.ts or vkit.manifest.json (default: the nearest
-                     directory up from here that holds one)
+                 directory up from here that holds one)
   --store DIR    evidence store (default: <git common dir>/vkit, or <root>/.vkit without git)
   --json         print the gate as JSON (vkit.gate/1) instead
 
