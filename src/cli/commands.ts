@@ -11,7 +11,7 @@ import type * as runVerbs from './verbs/runs.js';
 import type * as storeVerbs from './verbs/store.js';
 import { gateExitCode } from '../gate/evaluate.js';
 import { checkLabel } from '../graph/compile.js';
-import { toJunit, toSarif } from '../gate/formats.js';
+import { toJunit, toMarkdown, toSarif } from '../gate/formats.js';
 import * as service from '../service/index.js';
 import type { VkitEvent } from '../engine/events.js';
 import { printEvent, printGate, printSummary, printTails } from './render.js';
@@ -103,14 +103,15 @@ export const gate: Handler<typeof verbs.gate> = async ({ values: v, version }) =
   // --now asks what the gate will say on another day (acceptance decisions expire); it never touches evidence.
   if (v.now !== undefined && (await import('../acceptance/dates.js')).parseIsoDate(v.now) === undefined)
     throw invalid('ERR_USAGE', `Expected --now to be a real YYYY-MM-DD date, got \`${v.now}\``, { path: '--now' });
-  if (!['text', 'json', 'sarif', 'junit'].includes(format))
-    throw invalid('ERR_USAGE', `Expected --format to be text, json, sarif or junit, got \`${format}\``, {
+  if (!['text', 'json', 'sarif', 'junit', 'markdown'].includes(format))
+    throw invalid('ERR_USAGE', `Expected --format to be text, json, sarif, junit or markdown, got \`${format}\``, {
       path: '--format',
     });
   const report = await service.gate(openOptions(v), { deep: v.deep, only: v.only, today: v.now });
   if (format === 'json') json(report.gate);
   else if (format === 'sarif') json(toSarif(report.gate, version()));
   else if (format === 'junit') process.stdout.write(toJunit(report.gate));
+  else if (format === 'markdown') process.stdout.write(toMarkdown(report.gate));
   else printGate(report.gate, v.explain);
   return gateExitCode(report.gate.status);
 };

@@ -1,5 +1,6 @@
 /**
- * Machine formats for a gate: SARIF 2.1.0 (code-scanning tools) and JUnit XML (CI test views). Pure.
+ * Machine formats for a gate: SARIF 2.1.0 (code-scanning tools), JUnit XML (CI test views) and
+ * Markdown (a CI job's summary page, such as GitHub's `$GITHUB_STEP_SUMMARY`). Pure.
  * Their readers judge by their own rules (a JUnit view is green when no testcase fails or errors, a
  * code-scanning upload is clean without error results), never by vkit's exit code. `--only` narrows
  * the items shown, and a gate without requirements shows none, so the gate's own verdict is an entry
@@ -84,6 +85,41 @@ export function toJunit(gate: Gate): string {
     `<testsuite name="vkit gate: ${gate.status}" tests="${cases.length}" failures="${failures}" errors="${open}">`,
     ...cases,
     '</testsuite>',
+    '',
+  ].join('\n');
+}
+
+const STATUS_MARK: Record<string, string> = {
+  PASS: '✅',
+  FAIL: '❌',
+  BLOCKED: '⛔',
+  MISSING: '⚪',
+  STALE: '🟡',
+  READY: '✅',
+  REJECTED: '❌',
+};
+
+/** Text for a Markdown table cell: no line break, no unescaped pipe, no HTML a summary page would render. */
+const cell = (s: string) =>
+  s
+    .replace(/\r?\n/g, ' ')
+    .replace(/[\\|`*_<>[\]]/g, (c) => `\\${c}`)
+    .trim();
+
+/** The gate as a Markdown summary: its verdict first, then one row per item shown (failing items first). */
+export function toMarkdown(gate: Gate): string {
+  const order = (status: string) => ['FAIL', 'BLOCKED', 'STALE', 'MISSING', 'PASS'].indexOf(status);
+  const items = [...gate.items].sort((a, b) => order(a.status) - order(b.status) || (a.id < b.id ? -1 : 1));
+  const rows = items.map(
+    (i) =>
+      `| ${STATUS_MARK[i.status] ?? ''} ${i.status} | ${cell(i.id)} | ${i.required ? 'yes' : 'no'} | ${cell(i.reason || '-')} |`,
+  );
+  return [
+    `## vkit gate: ${STATUS_MARK[gate.status] ?? '⛔'} ${gate.status}`,
+    '',
+    cell(gate.reason),
+    '',
+    ...(rows.length === 0 ? ['No items.'] : ['| status | item | required | reason |', '|---|---|---|---|', ...rows]),
     '',
   ].join('\n');
 }

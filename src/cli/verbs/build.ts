@@ -78,7 +78,7 @@ export const gate = defineVerb({
     'remote-only-read': { type: 'boolean' },
     explain: { type: 'boolean' },
   },
-  help: `Usage: vkit gate [--deep] [--explain] [--format text|json|sarif|junit] [--only ID]... [--now YYYY-MM-DD] [common flags]
+  help: `Usage: vkit gate [--deep] [--explain] [--format text|json|sarif|junit|markdown] [--only ID]... [--now YYYY-MM-DD] [common flags]
        vkit gate --protected --target REV [--candidate REV | --working-tree] --store DIR [--reuse]
                  [--remote URL [--remote-only-read]] [--json]
 
@@ -95,7 +95,8 @@ key the target commit's vkit.lock.json trusts; with VKIT_SIGNING_KEY (and not --
 this run's results are published the same way. VKIT_REMOTE and the config's remote are not used.
 
   --deep         re-hash every blob, input and tool the gate relies on instead of trusting unchanged stat fingerprints
-  --format F     text (default), json (same as --json), sarif or junit
+  --format F     text (default), json (same as --json), sarif, junit or markdown (a CI
+                 job summary: vkit gate --format markdown >> "$GITHUB_STEP_SUMMARY")
   --only ID      show only these items; the status still covers every requirement
   --now DATE     judge date-dependent facts (acceptance decisions' expiry) as of this UTC date
   --explain      also show passing items that carry notes (inputs that differ from their evidence's
