@@ -6,6 +6,7 @@
 import { defineKind } from '../../src/config/kind.js';
 import type { FormalSource } from '../../src/formal/capture.js';
 import { ComponentSchema } from '../../src/formal/component-schema.js';
+import { lockBoundNode } from '../../src/formal/lock.js';
 
 export const formalKind = defineKind({
   name: 'formal',
@@ -15,18 +16,7 @@ export const formalKind = defineKind({
   label: (c) => `formal:${c.id}`,
   required: (c) => c.required,
   // The raw capture of the declared inputs plus the lock, whose bytes bind the accepted digests.
-  expand: (c) => [
-    {
-      label: `formal:${c.id}`,
-      kind: 'formal-check',
-      id: c.id,
-      attrs: c as unknown as Record<string, unknown>,
-      inputs: [...c.inputs, 'vkit.lock.json'],
-      hash: 'raw',
-      required: c.required,
-      after: [],
-    },
-  ],
+  expand: (c) => [lockBoundNode('formal', 'formal-check', c, c.inputs)],
   // Judged twice, fail closed: by the candidate mode (a working-tree candidate is provisional) and by
   // what the receipt records (`subject.formal`): only a non-provisional capture of vkit's own copy of
   // a candidate commit counts. Any commit's copy is accepted, so with `--reuse` evidence for identical

@@ -13,19 +13,24 @@
  * validated (links, special files, unlisted artifacts, limits) and retained in the CAS, and the
  * outcome is returned with the receipt sections as its `subject`.
  */
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import * as v from 'valibot';
 import { defineRule, type ActionResult, type ExecuteIO } from '../../src/config/rule.js';
 import type { ResolvedComponent } from '../../src/formal/component-schema.js';
-import { VkitError } from '../../src/errors.js';
-import { captureFormal, materialise, type FormalSource } from '../../src/formal/capture.js';
-import { compareLock, LOCK_FILE, readLock } from '../../src/formal/lock.js';
+import {
+  acceptedChecker,
+  blocked,
+  captureInputs,
+  inWorkspace,
+  keepRetained,
+  lockEntryAt,
+  runProfile,
+} from '../../src/formal/action.js';
+import type { FormalSource } from '../../src/formal/capture.js';
+import { compareLock, LOCK_FILE } from '../../src/formal/lock.js';
 import { loadPackage } from '../../src/formal/packages.js';
 import { policyProblems, policySliceDigest } from '../../src/formal/policy.js';
-import { loadProfile, resolveChecker } from '../../src/formal/profiles/index.js';
-import type { CandidateSelection, FormalOutcome, MathPackage, FormalCheckAttrs } from '../../src/formal/types.js';
+import { loadProfile } from '../../src/formal/profiles/index.js';
+import type { CandidateSelection, MathPackage, FormalCheckAttrs } from '../../src/formal/types.js';
 import { treeDigest } from '../../src/capture/tree.js';
 import { containerPrefix } from '../../src/jobs/containers.js';
 
@@ -70,10 +75,6 @@ export const formalCheckRule = defineRule<FormalCheckAttrs>({
   },
 });
 
-function blocked(reason: string, extra: Partial<ActionResult> = {}): ActionResult {
-  return { outcome: 'BLOCKED', claim: 'unknown', reason, artifacts: [], ...extra };
-}
-
 async function executeFormal(
   io: ExecuteIO,
   c: ResolvedComponent,
@@ -86,12 +87,9 @@ async function executeFormal(
   // environment, which it inherits from the submitter; it never enters the key (host paths do not
   // change what a formal job means).
   const env: Record<string, string | undefined> = { ...process.env };
-  let lockEntry;
-  try {
-    lockEntry = readLock(io.root)?.components[c.id];
-  } catch (error) {
-    return blocked(`vkit.lock.json is invalid: ${(error as Error).message}`);
-  }
+  const entry = lockEntryAt(io.root, c.id);
+  if (!entry.ok) return blocked(entry.reason);
+  const lockEntry = entry.value;
   if (packageDigest === null)
     return blocked(`package ${c.package.id} ${c.package.version} is not installed (or broken) in this vkit`);
   const lock = compareLock(lockEntry, { policy_sha256: policy, package_sha256: packageDigest, profile: c.profile });
@@ -109,13 +107,9 @@ async function executeFormal(
   if (problems.length) return blocked(`component does not fit its package: ${problems.join('; ')}`);
 
   const source: FormalSource = candidate ? { kind: 'git-commit', commit: candidate.commit } : { kind: 'working-tree' };
-  let capture;
-  try {
-    capture = await captureFormal(io.root, c.inputs ?? [], source);
-  } catch (error) {
-    if (error instanceof VkitError) return blocked(`capture refused: ${error.message}`);
-    throw error;
-  }
+  const captured = await captureInputs(io.root, c.inputs ?? [], source);
+  if (!captured.ok) return blocked(captured.reason);
+  const capture = captured.value;
   // The capture must be the job's: for the working tree, the engine's raw capture minus the lock;
   // for a commit, the digest the request was planned against.
   const expected = candidate ? candidate.digest : treeDigest(jobFiles.filter((f) => f.path !== LOCK_FILE));
@@ -124,42 +118,20 @@ async function executeFormal(
       `the formal capture (${capture.files.length} files) differs from the job's capture: an input is secret-looking, a link or changed since planning`,
     );
 
-  const resolved = await resolveChecker(profile, env);
-  if (!resolved.ok) return blocked(`checker unavailable: ${resolved.missing.join('; ')}`);
-  const checker = compareLock(lockEntry, {
+  const checker = await acceptedChecker(profile, env, lockEntry, {
     policy_sha256: policy,
     package_sha256: packageDigest,
     profile: c.profile,
-    checker_sha256: resolved.tree.digest,
   });
-  if (!checker.ok)
-    return blocked(
-      `${checker.reason} (accepted ${lockEntry!.checker_sha256}, found ${resolved.tree.digest} in image ${resolved.plan.image})`,
-    );
+  if (!checker.ok) return blocked(checker.reason);
+  const resolved = checker.value;
 
-  const temps: string[] = [];
-  try {
-    const src = materialise(capture);
-    temps.push(src);
-    const out = mkdtempSync(join(tmpdir(), 'vkit-out-'));
-    temps.push(out);
-    // The worker runs as uid 65534: its private output directory must be writable by it.
-    chmodSync(out, 0o777);
-    let outcome: FormalOutcome;
-    try {
-      outcome = await profile.run({
-        component: c,
-        pkg,
-        source: src,
-        out,
-        sandbox: resolved.sandbox,
-        env,
-        signal: io.signal,
-        containerPrefix: containerPrefix(io.attempt),
-      });
-    } catch (error) {
-      return blocked(`profile ${profile.id} failed to run: ${(error as Error).message}`);
-    }
+  // The worker runs as uid 65534: its private output directory must be writable by it.
+  const setting = { sandbox: resolved.sandbox, env, signal: io.signal, containerPrefix: containerPrefix(io.attempt) };
+  return inWorkspace(capture, { prefix: 'vkit-out-', mode: 0o777 }, setting, async (run): Promise<ActionResult> => {
+    const ran = await runProfile(profile.id, () => profile.run({ component: c, pkg, ...run }));
+    if (!ran.ok) return blocked(ran.reason);
+    const outcome = ran.value;
     const subjectBase = {
       formal: {
         component: c.id,
@@ -187,14 +159,8 @@ async function executeFormal(
     };
     const sectionsBlob = await io.putBytes(`${JSON.stringify(subjectBase, null, 2)}\n`);
     const artifacts: ActionResult['artifacts'] = [{ name: 'formal.json', ...sectionsBlob }];
-    let retained: string[];
-    try {
-      // Loaded here: builds without formal components never load it.
-      retained = await (await import('../../src/formal/retained.js')).validateRetained(out, outcome.artifacts);
-    } catch (error) {
-      return blocked(`retained evidence rejected: ${(error as Error).message}`, { artifacts, subject: subjectBase });
-    }
-    for (const rel of retained) artifacts.push({ name: `out/${rel}`, ...(await io.putFile(join(out, rel))) });
+    const rejected = await keepRetained(io, run.out, outcome.artifacts, artifacts);
+    if (rejected !== undefined) return blocked(rejected, { artifacts, subject: subjectBase });
     const base = { artifacts, subject: subjectBase, assurance: outcome.assurance };
     if (outcome.outcome === 'PASS' && outcome.claim === 'established')
       return { ...base, outcome: 'PASS', claim: 'established', reason: outcome.reason || undefined };
@@ -207,7 +173,5 @@ async function executeFormal(
       claim: 'unknown',
       reason: outcome.reason || 'the profile established nothing',
     };
-  } finally {
-    for (const t of temps) rmSync(t, { recursive: true, force: true });
-  }
+  });
 }

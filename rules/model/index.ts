@@ -6,7 +6,7 @@
  * whose entry `model:<id>` binds the entry and the accepted checker (`vkit policy accept`).
  */
 import { defineKind } from '../../src/config/kind.js';
-import { LOCK_FILE } from '../../src/formal/lock.js';
+import { lockBoundNode } from '../../src/formal/lock.js';
 import { ModelEntrySchema } from '../../src/formal/models/entry-schema.js';
 
 export const modelKind = defineKind({
@@ -16,16 +16,5 @@ export const modelKind = defineKind({
   rules: { 'model-check': async () => (await import('./rule.js')).modelCheckRule },
   label: (m) => `model:${m.id}`,
   required: (m) => m.required,
-  expand: (m) => [
-    {
-      label: `model:${m.id}`,
-      kind: 'model-check',
-      id: m.id,
-      attrs: m as unknown as Record<string, unknown>,
-      inputs: [...m.inputs, LOCK_FILE],
-      hash: 'raw',
-      required: m.required,
-      after: [],
-    },
-  ],
+  expand: (m) => [lockBoundNode('model', 'model-check', m, m.inputs)],
 });

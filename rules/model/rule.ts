@@ -6,15 +6,19 @@
  * 65534, the profile decides each property in restricted containers, the retained witnesses and
  * logs are validated and kept, and the properties fold into the item's outcome (src/formal/models/fold.ts).
  */
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type * as v from 'valibot';
 import { treeDigest } from '../../src/capture/tree.js';
 import { type ActionResult, defineRule, type ExecuteIO } from '../../src/config/rule.js';
-import { VkitError } from '../../src/errors.js';
-import { captureFormal, materialise } from '../../src/formal/capture.js';
-import { compareLock, LOCK_FILE, readLock } from '../../src/formal/lock.js';
+import {
+  acceptedChecker,
+  blocked,
+  captureInputs,
+  inWorkspace,
+  keepRetained,
+  lockEntryAt,
+  runProfile,
+} from '../../src/formal/action.js';
+import { compareLock, LOCK_FILE } from '../../src/formal/lock.js';
 import {
   ModelEntrySchema,
   modelLockKey,
@@ -23,20 +27,10 @@ import {
 } from '../../src/formal/models/entry-schema.js';
 import { foldModel } from '../../src/formal/models/fold.js';
 import { loadModelProfile } from '../../src/formal/models/profiles.js';
-import type { ModelOutcome } from '../../src/formal/models/types.js';
-import { resolveChecker } from '../../src/formal/profiles/index.js';
 import { containerPrefix } from '../../src/jobs/containers.js';
 
 /** Bumped whenever what a model PASS means changes, so earlier evidence is not reused. */
 const MODEL_SEMANTICS = 'vkit.model-check/1';
-
-const blocked = (reason: string, extra: Partial<ActionResult> = {}): ActionResult => ({
-  outcome: 'BLOCKED',
-  claim: 'unknown',
-  reason,
-  artifacts: [],
-  ...extra,
-});
 
 export const modelCheckRule = defineRule<ResolvedModel>({
   kind: 'model-check',
@@ -61,24 +55,17 @@ async function executeModel(
 ): Promise<ActionResult> {
   // Host configuration (the engine socket) comes from the worker's environment and never enters the key.
   const env: Record<string, string | undefined> = { ...process.env };
-  let lockEntry;
-  try {
-    lockEntry = readLock(io.root)?.components[modelLockKey(m)];
-  } catch (error) {
-    return blocked(`vkit.lock.json is invalid: ${(error as Error).message}`);
-  }
+  const entry = lockEntryAt(io.root, modelLockKey(m));
+  if (!entry.ok) return blocked(entry.reason);
+  const lockEntry = entry.value;
   const lock = compareLock(lockEntry, { policy_sha256: policy, profile: m.profile });
   if (!lock.ok) return blocked(lock.reason);
   const profile = await loadModelProfile(m.profile);
   if (!profile) return blocked(`model-checking profile \`${m.profile}\` is not built into this vkit`);
 
-  let capture;
-  try {
-    capture = await captureFormal(io.root, m.inputs, { kind: 'working-tree' });
-  } catch (error) {
-    if (error instanceof VkitError) return blocked(`capture refused: ${error.message}`);
-    throw error;
-  }
+  const captured = await captureInputs(io.root, m.inputs, { kind: 'working-tree' });
+  if (!captured.ok) return blocked(captured.reason);
+  const capture = captured.value;
   if (capture.digest !== treeDigest(jobFiles.filter((f) => f.path !== LOCK_FILE)))
     return blocked(
       `the capture (${capture.files.length} files) differs from the job's: an input is secret-looking, a link or changed since planning`,
@@ -88,101 +75,75 @@ async function executeModel(
   if (m.config !== undefined && !capture.files.some((f) => f.path === m.config))
     return blocked(`the configuration \`${m.config}\` is not among the item's captured inputs: add it to \`inputs\``);
 
-  const resolved = await resolveChecker(profile, env);
-  if (!resolved.ok) return blocked(`checker unavailable: ${resolved.missing.join('; ')}`);
-  const checker = compareLock(lockEntry, {
-    policy_sha256: policy,
-    profile: m.profile,
-    checker_sha256: resolved.tree.digest,
-  });
-  if (!checker.ok)
-    return blocked(
-      `${checker.reason} (accepted ${lockEntry!.checker_sha256}, found ${resolved.tree.digest} in image ${resolved.plan.image})`,
-    );
+  const checker = await acceptedChecker(profile, env, lockEntry, { policy_sha256: policy, profile: m.profile });
+  if (!checker.ok) return blocked(checker.reason);
+  const resolved = checker.value;
 
-  const temps: string[] = [];
-  try {
-    const src = materialise(capture);
-    temps.push(src);
-    const out = mkdtempSync(join(tmpdir(), 'vkit-model-out-'));
-    temps.push(out);
-    chmodSync(out, 0o755);
-    let outcome: ModelOutcome;
-    try {
-      outcome = await profile.run({
-        model: m,
-        source: src,
-        out,
-        sandbox: resolved.sandbox,
-        env,
-        signal: io.signal,
-        containerPrefix: containerPrefix(io.attempt),
-      });
-    } catch (error) {
-      return blocked(`profile ${profile.id} failed to run: ${(error as Error).message}`);
-    }
-    const fold = foldModel(outcome.properties);
-    const subject = {
-      model: {
-        id: m.id,
-        model: m.model,
-        source: capture.source,
-        capture_sha256: capture.digest,
-        policy_sha256: policy,
-        checker_sha256: resolved.tree.digest,
-        image: resolved.plan.image,
-        profile: profile.id,
-        method: profile.method,
-        totals: fold.totals,
-      },
-      sections: {
-        // Each property is one obligation: its claim, why, its finite scope and its witness.
-        obligations: {
-          total: outcome.properties.length,
-          proved: fold.totals.established,
-          failed: fold.totals.refuted,
-          unknown: fold.totals.unknown,
-          items: outcome.properties.map((p) => ({
-            id: `${p.kind}:${p.name}`,
-            description: `${p.kind} ${p.name}${p.required ? '' : ' (not required)'}`,
-            status: p.claim === 'established' ? 'proved' : p.claim === 'refuted' ? 'failed' : 'unknown',
-            claim: p.claim,
-            reason: p.reason,
-            scope: p.scope,
-            witness: p.witness,
-            ...(p.unreplayed ? { unreplayed: p.unreplayed } : {}),
-          })),
-        },
-        scope: { model: m.model, profile: m.profile, defines: m.defines, bounds: m.bounds },
-        diagnostics: outcome.diagnostics,
-        provenance: { method: profile.method, logical_trust: outcome.logical_trust, notes: outcome.notes },
-        inventory: {
+  const setting = { sandbox: resolved.sandbox, env, signal: io.signal, containerPrefix: containerPrefix(io.attempt) };
+  return inWorkspace(
+    capture,
+    { prefix: 'vkit-model-out-', mode: 0o755 },
+    setting,
+    async (run): Promise<ActionResult> => {
+      const ran = await runProfile(profile.id, () => profile.run({ model: m, ...run }));
+      if (!ran.ok) return blocked(ran.reason);
+      const outcome = ran.value;
+      const fold = foldModel(outcome.properties);
+      const subject = {
+        model: {
+          id: m.id,
+          model: m.model,
+          source: capture.source,
+          capture_sha256: capture.digest,
+          policy_sha256: policy,
+          checker_sha256: resolved.tree.digest,
           image: resolved.plan.image,
-          tool_tree: resolved.tree.digest,
-          versions: { ...(resolved.tree.versions ?? {}), ...outcome.versions },
+          profile: profile.id,
+          method: profile.method,
+          totals: fold.totals,
         },
-      },
-    };
-    const artifacts: ActionResult['artifacts'] = [
-      { name: 'model.json', ...(await io.putBytes(`${JSON.stringify(subject, null, 2)}\n`)) },
-    ];
-    let retained: string[];
-    try {
-      retained = await (await import('../../src/formal/retained.js')).validateRetained(out, outcome.artifacts);
-    } catch (error) {
-      return blocked(`retained evidence rejected: ${(error as Error).message}`, { artifacts, subject });
-    }
-    for (const rel of retained) artifacts.push({ name: `out/${rel}`, ...(await io.putFile(join(out, rel))) });
-    if (io.signal.aborted) return blocked('cancelled', { artifacts, subject });
-    return {
-      artifacts,
-      subject,
-      assurance: profile.assurance,
-      outcome: fold.outcome,
-      claim: fold.claim,
-      reason: fold.reason,
-    };
-  } finally {
-    for (const t of temps) rmSync(t, { recursive: true, force: true });
-  }
+        sections: {
+          // Each property is one obligation: its claim, why, its finite scope and its witness.
+          obligations: {
+            total: outcome.properties.length,
+            proved: fold.totals.established,
+            failed: fold.totals.refuted,
+            unknown: fold.totals.unknown,
+            items: outcome.properties.map((p) => ({
+              id: `${p.kind}:${p.name}`,
+              description: `${p.kind} ${p.name}${p.required ? '' : ' (not required)'}`,
+              status: p.claim === 'established' ? 'proved' : p.claim === 'refuted' ? 'failed' : 'unknown',
+              claim: p.claim,
+              reason: p.reason,
+              scope: p.scope,
+              witness: p.witness,
+              ...(p.unreplayed ? { unreplayed: p.unreplayed } : {}),
+            })),
+          },
+          scope: { model: m.model, profile: m.profile, defines: m.defines, bounds: m.bounds },
+          diagnostics: outcome.diagnostics,
+          provenance: { method: profile.method, logical_trust: outcome.logical_trust, notes: outcome.notes },
+          inventory: {
+            image: resolved.plan.image,
+            tool_tree: resolved.tree.digest,
+            versions: { ...(resolved.tree.versions ?? {}), ...outcome.versions },
+          },
+        },
+      };
+      const artifacts: ActionResult['artifacts'] = [
+        { name: 'model.json', ...(await io.putBytes(`${JSON.stringify(subject, null, 2)}\n`)) },
+      ];
+      const rejected = await keepRetained(io, run.out, outcome.artifacts, artifacts);
+      if (rejected !== undefined) return blocked(rejected, { artifacts, subject });
+      if (io.signal.aborted) return blocked('cancelled', { artifacts, subject });
+      return {
+        artifacts,
+        subject,
+        assurance: profile.assurance,
+        outcome: fold.outcome,
+        claim: fold.claim,
+        reason: fold.reason,
+      };
+    },
+  );
 }

@@ -8,7 +8,7 @@
  * accept` reads too.
  */
 import { defineKind } from '../../src/config/kind.js';
-import { LOCK_FILE } from '../../src/formal/lock.js';
+import { lockBoundNode } from '../../src/formal/lock.js';
 import { QualificationEntrySchema } from '../../src/formal/qualify/entry-schema.js';
 
 export const qualifyKind = defineKind({
@@ -19,16 +19,5 @@ export const qualifyKind = defineKind({
   label: (q) => `qualify:${q.id}`,
   required: (q) => q.required,
   // A catalogue in the repository is read from the capture; vkit's own is bound by its digest in the key.
-  expand: (q) => [
-    {
-      label: `qualify:${q.id}`,
-      kind: 'qualify',
-      id: q.id,
-      attrs: q as unknown as Record<string, unknown>,
-      inputs: [...(q.inputs ?? (q.catalogue ? [`${q.catalogue}/**`] : [])), LOCK_FILE],
-      hash: 'raw',
-      required: q.required,
-      after: [],
-    },
-  ],
+  expand: (q) => [lockBoundNode('qualify', 'qualify', q, q.inputs ?? (q.catalogue ? [`${q.catalogue}/**`] : []))],
 });

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import type * as v from 'valibot';
 import { type ActionResult, defineRule, type ExecuteIO } from '../../src/config/rule.js';
 import { VkitError } from '../../src/errors.js';
-import { compareLock, readLock } from '../../src/formal/lock.js';
+import { blocked, lockEntryAt } from '../../src/formal/action.js';
+import { compareLock } from '../../src/formal/lock.js';
 import { loadPackage } from '../../src/formal/packages.js';
 import { loadProfile, resolveChecker } from '../../src/formal/profiles/index.js';
 import { runAdequacy } from '../../src/formal/qualify/adequacy.js';
@@ -34,14 +35,6 @@ import { containerPrefix } from '../../src/jobs/containers.js';
 
 /** Bumped whenever what a qualification PASS means changes, so earlier evidence is not reused. */
 const QUALIFY_SEMANTICS = 'vkit.qualify/1';
-
-const blocked = (reason: string, extra: Partial<ActionResult> = {}): ActionResult => ({
-  outcome: 'BLOCKED',
-  claim: 'unknown',
-  reason,
-  artifacts: [],
-  ...extra,
-});
 
 /** The catalogue the entry names: in the repository (read at `root`), or vkit's own. */
 function catalogueOf(q: ResolvedQualification, root: string | undefined): Catalogue {
@@ -120,12 +113,9 @@ async function executeQualify(
     );
   const profile = await loadProfile(q.profile);
   if (!profile) return blocked(`profile \`${q.profile}\` is not built into this vkit`);
-  let lockEntry;
-  try {
-    lockEntry = readLock(io.root)?.components[lockKeyOf(q)];
-  } catch (error) {
-    return blocked(`vkit.lock.json is invalid: ${(error as Error).message}`);
-  }
+  const entry = lockEntryAt(io.root, lockKeyOf(q));
+  if (!entry.ok) return blocked(entry.reason);
+  const lockEntry = entry.value;
   const current = {
     policy_sha256: qualificationPolicyDigest(q, catalogue.sha256),
     package_sha256: pkg.sha256,

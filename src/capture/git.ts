@@ -10,6 +10,15 @@ export async function git(cwd: string, args: string[]): Promise<string> {
   return stdout;
 }
 
+/** The commit `rev` names in the repository at `dir`, or undefined when it names none (the caller says so in its terms). */
+export async function resolveCommit(dir: string, rev: string): Promise<string | undefined> {
+  try {
+    return (await git(dir, ['rev-parse', '--verify', '--end-of-options', `${rev}^{commit}`])).trim();
+  } catch {
+    return undefined;
+  }
+}
+
 export async function gitBytes(cwd: string, args: string[]): Promise<Buffer> {
   const { stdout } = await run('git', args, { cwd, maxBuffer: BIG, encoding: 'buffer' });
   return stdout;

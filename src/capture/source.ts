@@ -6,10 +6,10 @@
  */
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
-import { invalid } from '../errors.js';
+import { type InvalidInputError, invalid } from '../errors.js';
 import { sha256Id } from '../hash/index.js';
 import { hashPath, SpecialFileError, type FileStateCache } from './files.js';
-import { git, listGitFiles, lsTree, readBlobs } from './git.js';
+import { resolveCommit, git, listGitFiles, lsTree, readBlobs } from './git.js';
 import { isSecretPath } from './secrets.js';
 import { treeDigest, type TreeEntry } from './tree.js';
 
@@ -29,13 +29,13 @@ interface CaptureOptions {
   now?: () => bigint;
 }
 
+/** The error a formal capture gives for a path it will not take; `fix` says what to change. */
+export function captureRefused(path: string, what: string, fix: string): InvalidInputError {
+  return invalid('ERR_CAPTURE_REFUSED', `Formal captures refuse ${what}: \`${path}\``, { file: path }, fix);
+}
+
 function refuse(path: string, what: string): never {
-  throw invalid(
-    'ERR_CAPTURE_REFUSED',
-    `Formal captures refuse ${what}: \`${path}\``,
-    { file: path },
-    'Remove it from the source, or exclude it with .gitignore.',
-  );
+  throw captureRefused(path, what, 'Remove it from the source, or exclude it with .gitignore.');
 }
 
 export async function captureWorkingTree(root: string, opts: CaptureOptions = {}): Promise<SourceCapture> {
@@ -70,17 +70,14 @@ export async function captureWorkingTree(root: string, opts: CaptureOptions = {}
 }
 
 export async function captureCommit(root: string, rev: string, opts: CaptureOptions = {}): Promise<SourceCapture> {
-  let commit: string;
-  try {
-    commit = (await git(root, ['rev-parse', '--verify', '--end-of-options', `${rev}^{commit}`])).trim();
-  } catch {
+  const commit = await resolveCommit(root, rev);
+  if (commit === undefined)
     throw invalid(
       'ERR_CAPTURE_REV',
       `Expected a commit, got \`${rev}\``,
       {},
       'Pass a commit id, branch or tag that exists in this repository.',
     );
-  }
   const tree = (await git(root, ['rev-parse', `${commit}^{tree}`])).trim();
   const rows = await lsTree(root, commit);
   for (const r of rows) {

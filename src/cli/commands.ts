@@ -14,6 +14,7 @@ import { checkLabel } from '../graph/compile.js';
 import { toJunit, toMarkdown, toSarif } from '../gate/formats.js';
 import * as service from '../service/index.js';
 import type { VkitEvent } from '../engine/events.js';
+import type { BuildReport } from '../engine/schema.js';
 import { printEvent, printGate, printSummary, printTails } from './render.js';
 import { interrupts } from './interrupt.js';
 import { defaultRoot } from '../service/root.js';
@@ -141,19 +142,36 @@ export const verify: Handler<typeof verbs.verify> = async ({ values: v }) => {
     signal: cancelOnSignal(),
     waitMs: secondsOf(v.wait, '--wait'),
   });
+  const action = printVerified(report, v.json, () => {
+    if (held) printEvent(held);
+  });
+  if (!action || action.pending) return EXIT.blocked;
+  return action.outcome === 'PASS' ? EXIT.ok : action.outcome === 'FAIL' ? EXIT.fail : EXIT.blocked;
+};
+
+type VerifiedAction = BuildReport['actions'][number];
+
+/**
+ * What `verify` prints for its one action: the whole answer with --json; a line saying the run goes
+ * on when the bounded wait ended first; else the action's own line (`line`) and the report's tails.
+ */
+function printVerified(
+  report: BuildReport,
+  asJson: boolean | undefined,
+  line: (action: VerifiedAction | undefined) => void,
+): VerifiedAction | undefined {
   const action = report.actions[0];
-  if (v.json) json({ schema: 'vkit.verify/1', action: action ?? null, gate: report.gate });
+  if (asJson) json({ schema: 'vkit.verify/1', action: action ?? null, gate: report.gate });
   else if (action?.pending)
     process.stdout.write(
       `run ${action.run} running: the wait timed out; the worker continues (vkit run wait --run ${action.run})\n`,
     );
   else {
-    if (held) printEvent(held);
+    line(action);
     printTails(report);
   }
-  if (!action || action.pending) return EXIT.blocked;
-  return action.outcome === 'PASS' ? EXIT.ok : action.outcome === 'FAIL' ? EXIT.fail : EXIT.blocked;
-};
+  return action;
+}
 
 /** `verify --request FILE`: a formal request (schema_version 2), validated before anything opens. */
 async function verifyRequest(v: {
@@ -177,19 +195,12 @@ async function verifyRequest(v: {
     waitMs: secondsOf(v.wait, '--wait'),
     jobs: jobsOf(v),
   });
-  const action = report.actions[0];
-  if (v.json) json({ schema: 'vkit.verify/1', action: action ?? null, gate: report.gate });
-  else if (action?.pending)
-    process.stdout.write(
-      `run ${action.run} running: the wait timed out; the worker continues (vkit run wait --run ${action.run})\n`,
-    );
-  else {
+  printVerified(report, v.json, (action) => {
     if (action)
       process.stdout.write(
         `${action.label} ${action.outcome}${action.status === 'cached' ? ' (reused)' : ''}${action.reason ? `: ${action.reason}` : ''}${action.run ? `  ${action.run}` : ''}\n`,
       );
-    printTails(report);
-  }
+  });
   return formal.formalExit(report);
 }
 
@@ -270,27 +281,33 @@ function printSummary1(shown: service.RunShown & { timed_out?: boolean }): void 
   );
 }
 
-export const runWait: Handler<typeof runVerbs.runWait> = async ({ values: v }) => {
+/**
+ * The verbs on one run (`--run ID`, required): `act` does the verb's work, then the run's summary is
+ * printed, or the whole answer with --json.
+ */
+async function onRun<R extends service.RunShown & { timed_out?: boolean }>(
+  v: { run?: string; json?: boolean },
+  act: (run: string) => Promise<R>,
+): Promise<R> {
   if (!v.run) throw invalid('ERR_USAGE', 'Expected --run ID', { path: '--run' });
-  const shown = await service.waitRun(openOptions(v), v.run, secondsOf(v.timeout, '--timeout'));
+  const shown = await act(v.run);
   if (v.json) json(shown);
   else printSummary1(shown);
+  return shown;
+}
+
+export const runWait: Handler<typeof runVerbs.runWait> = async ({ values: v }) => {
+  const shown = await onRun(v, (run) => service.waitRun(openOptions(v), run, secondsOf(v.timeout, '--timeout')));
   return runExit(shown.summary);
 };
 
 export const runCancel: Handler<typeof runVerbs.runCancel> = async ({ values: v }) => {
-  if (!v.run) throw invalid('ERR_USAGE', 'Expected --run ID', { path: '--run' });
-  const shown = await service.cancelRun(openOptions(v), v.run);
-  if (v.json) json(shown);
-  else printSummary1(shown);
+  await onRun(v, (run) => service.cancelRun(openOptions(v), run));
   return EXIT.ok;
 };
 
 export const runRetry: Handler<typeof runVerbs.runRetry> = async ({ values: v }) => {
-  if (!v.run) throw invalid('ERR_USAGE', 'Expected --run ID', { path: '--run' });
-  const shown = await service.retryRun(openOptions(v), v.run, secondsOf(v.wait, '--wait'));
-  if (v.json) json(shown);
-  else printSummary1(shown);
+  const shown = await onRun(v, (run) => service.retryRun(openOptions(v), run, secondsOf(v.wait, '--wait')));
   return runExit(shown.summary);
 };
 

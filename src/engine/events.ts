@@ -5,23 +5,21 @@
 import * as v from 'valibot';
 import { GateSchema } from '../gate/schema.js';
 
+/** An event that only names an action and its key (queued, started). */
+function actionKeyed<T extends string>(type: T) {
+  return v.object({
+    schema: v.literal('vkit.event/1'),
+    type: v.literal(type),
+    ts: v.string(),
+    label: v.string(),
+    kind: v.string(),
+    key: v.string(),
+  });
+}
+
 export const EventSchema = v.variant('type', [
-  v.object({
-    schema: v.literal('vkit.event/1'),
-    type: v.literal('action.queued'),
-    ts: v.string(),
-    label: v.string(),
-    kind: v.string(),
-    key: v.string(),
-  }),
-  v.object({
-    schema: v.literal('vkit.event/1'),
-    type: v.literal('action.started'),
-    ts: v.string(),
-    label: v.string(),
-    kind: v.string(),
-    key: v.string(),
-  }),
+  actionKeyed('action.queued'),
+  actionKeyed('action.started'),
   v.object({
     schema: v.literal('vkit.event/1'),
     type: v.literal('action.cached'),

@@ -108,7 +108,7 @@ export function blockedResult(
   runnable: boolean,
   reason: string,
 ): NodeResult {
-  const action: ActionReport = {
+  const action = {
     label,
     kind: node.kind,
     key: null,
@@ -118,21 +118,10 @@ export function blockedResult(
     run: null,
     receipt: null,
     ms: 0,
-  };
-  if (runnable)
-    emit(
-      makeEvent({
-        type: 'action.finished',
-        label,
-        kind: node.kind,
-        key: null,
-        status: 'blocked',
-        outcome: 'BLOCKED',
-        reason,
-        run: null,
-        ms: 0,
-      }),
-    );
+  } satisfies ActionReport;
+  // The finished event is the action's report without the receipt (there is none).
+  const { receipt: _receipt, ...finished } = action;
+  if (runnable) emit(makeEvent({ type: 'action.finished', ...finished }));
   return { item: gateItem(label, node, 'BLOCKED', reason), action: runnable ? action : undefined };
 }
 

@@ -27,7 +27,8 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { modeOf } from '../capture/files.js';
-import { git, isGitWorkTree, listGitFiles, lsTree, readBlobs } from '../capture/git.js';
+import { captureRefused } from '../capture/source.js';
+import { resolveCommit, isGitWorkTree, listGitFiles, lsTree, readBlobs } from '../capture/git.js';
 import { compileGlob, matchGlobs } from '../text/glob.js';
 import { isSecretPath } from '../capture/secrets.js';
 import { treeDigest } from '../capture/tree.js';
@@ -92,12 +93,7 @@ export interface FormalCapture {
 }
 
 function refused(path: string, what: string): InvalidInputError {
-  return invalid(
-    'ERR_CAPTURE_REFUSED',
-    `Formal captures refuse ${what}: \`${path}\``,
-    { file: path },
-    "Remove it from the component's inputs (formal inputs name regular files only).",
-  );
+  return captureRefused(path, what, "Remove it from the component's inputs (formal inputs name regular files only).");
 }
 
 /** Matches each positive glob on its own so that one selecting nothing can be named. */
@@ -170,17 +166,14 @@ async function captureFromWorkingTree(root: string, inputs: readonly string[]): 
 }
 
 async function captureFromCommit(root: string, inputs: readonly string[], rev: string): Promise<FormalCapture> {
-  let commit: string;
-  try {
-    commit = (await git(root, ['rev-parse', '--verify', '--end-of-options', `${rev}^{commit}`])).trim();
-  } catch {
+  const commit = await resolveCommit(root, rev);
+  if (commit === undefined)
     throw invalid(
       'ERR_CAPTURE_REV',
       `Expected a commit in this repository, got \`${rev}\``,
       { path: 'source.commit' },
       'Pass a full commit id that exists in the repository.',
     );
-  }
   const rows = await lsTree(root, commit);
   const byPath = new Map(rows.map((r) => [r.path, r]));
   const selected = selectAll(

@@ -8,11 +8,34 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as v from 'valibot';
+import type { KindNode } from '../config/kind.js';
 import { sha256Field } from '../config/schema.js';
 import { canonicalJson } from '../hash/index.js';
 import { invalid } from '../errors.js';
 
 export const LOCK_FILE = 'vkit.lock.json';
+
+/**
+ * The one graph node a lock-bound entry (a formal component, a model, a qualification) expands into:
+ * its key covers the raw bytes of `inputs` plus the lock, whose entry binds the accepted digests.
+ */
+export function lockBoundNode(
+  prefix: string,
+  rule: string,
+  entry: { id: string; required: boolean },
+  inputs: readonly string[],
+): KindNode {
+  return {
+    label: `${prefix}:${entry.id}`,
+    kind: rule,
+    id: entry.id,
+    attrs: entry as unknown as Record<string, unknown>,
+    inputs: [...inputs, LOCK_FILE],
+    hash: 'raw',
+    required: entry.required,
+    after: [],
+  };
+}
 
 const LockEntrySchema = v.strictObject({
   policy_sha256: sha256Field,

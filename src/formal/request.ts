@@ -115,30 +115,39 @@ export function requestLockIssues(
         message: `component \`${req.claim.component}\` is not accepted: run \`vkit policy accept\``,
       },
     ];
-  const issues: Issue[] = [];
-  if (req.claim.policy_sha256 !== entry.policy_sha256)
-    issues.push({
+  const issues = [
+    digestIssue(file, 'policy_sha256', 'policy', req.claim.policy_sha256, entry.policy_sha256, current.policy_sha256),
+    digestIssue(
       file,
-      path: 'claim.policy_sha256',
-      message: `Expected the accepted policy digest ${entry.policy_sha256}, got ${req.claim.policy_sha256}`,
-    });
-  else if (entry.policy_sha256 !== current.policy_sha256)
-    issues.push({
-      file,
-      path: 'claim.policy_sha256',
-      message: "the component's policy changed since it was accepted: renewed acceptance required (vkit policy accept)",
-    });
-  if (req.claim.package_sha256 !== entry.package_sha256)
-    issues.push({
-      file,
-      path: 'claim.package_sha256',
-      message: `Expected the accepted package digest ${entry.package_sha256}, got ${req.claim.package_sha256}`,
-    });
-  else if (entry.package_sha256 !== current.package_sha256)
-    issues.push({
-      file,
-      path: 'claim.package_sha256',
-      message: 'the installed package differs from the accepted one: renewed acceptance required (vkit policy accept)',
-    });
-  return issues;
+      'package_sha256',
+      'package',
+      req.claim.package_sha256,
+      entry.package_sha256,
+      current.package_sha256,
+    ),
+  ];
+  return issues.filter((i): i is Issue => i !== undefined);
+}
+
+const RENEWAL = {
+  policy_sha256:
+    "the component's policy changed since it was accepted: renewed acceptance required (vkit policy accept)",
+  package_sha256:
+    'the installed package differs from the accepted one: renewed acceptance required (vkit policy accept)',
+};
+
+/** The request must claim the accepted digest, and the accepted digest must still be the current one. */
+function digestIssue(
+  file: string | undefined,
+  field: keyof typeof RENEWAL,
+  what: string,
+  claimed: string,
+  accepted: string | undefined,
+  current: string | null,
+): Issue | undefined {
+  const path = `claim.${field}`;
+  if (claimed !== accepted)
+    return { file, path, message: `Expected the accepted ${what} digest ${accepted}, got ${claimed}` };
+  if (accepted !== current) return { file, path, message: RENEWAL[field] };
+  return undefined;
 }

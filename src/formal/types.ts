@@ -95,9 +95,8 @@ export interface Rejection {
 
 /* ---------------------------------------------------------------- profiles (src/formal/profiles/*) */
 
-export interface ProfileContext {
-  component: ResolvedComponent;
-  pkg: MathPackage;
+/** Where and how any profile run happens: a formal profile's and a model-checking profile's alike. */
+export interface RunSetting {
   /** Absolute host directory holding the materialised frozen capture (readable by uid 65534). */
   source: string;
   /** Absolute host directory the profile may write (mounted read-write, private to the attempt). */
@@ -108,6 +107,11 @@ export interface ProfileContext {
   signal: AbortSignal;
   /** Prefix for container names (`vkit-<attempt id>`). */
   containerPrefix: string;
+}
+
+export interface ProfileContext extends RunSetting {
+  component: ResolvedComponent;
+  pkg: MathPackage;
   /**
    * Work the runs of one job may share (a qualification checks a reference and its mutants against
    * one package): absent, a run does all of its work itself.

@@ -6,28 +6,13 @@
 import { DirectedGraph } from 'graphology';
 import { topologicalSort } from 'graphology-dag';
 import { InvalidInputError } from '../errors.js';
-import { entriesOf, kinds, type KindRegistry } from '../config/kind.js';
+import { entriesOf, type KindNode, kinds, type KindRegistry } from '../config/kind.js';
 import type { Manifest } from '../config/types.js';
 
-export interface GraphNode {
-  label: string;
-  /** The rule the node runs. */
-  kind: string;
-  id: string;
-  attrs: Record<string, unknown>;
-  /** Root-relative globs the node's key covers: its selector capture, taken by the engine. */
-  inputs: string[];
-  /** `raw`: the key sees the inputs' bytes; else text inputs are hashed with CRLF -> LF. */
-  hash?: 'raw';
+/** A kind's node as the graph holds it: whether its entry declares its inputs settled, and where it stands. */
+export interface GraphNode extends Omit<KindNode, 'declared' | 'after'> {
   /** The config entry names the inputs itself (see KindNode.declared). */
   declared: boolean;
-  /**
-   * Root-relative globs beyond the inputs that the node's tool identity reads (a check's installed
-   * npm dependencies, git-ignored): re-hashed by every build, listened to by watch.
-   */
-  toolFiles?: string[];
-  /** Gate requirement? */
-  required: boolean;
   /** Where the node was declared, for messages: `checks[3]`. */
   declaredAt: string;
 }

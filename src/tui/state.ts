@@ -132,6 +132,20 @@ function withLog(state: TuiState, line: Omit<LogLine, 'key'>): LogLine[] {
   return [...state.log, { key: state.log.length, ...line }];
 }
 
+/** An action that is done this cycle (cached or finished): seen, done, its row updated and a log line. */
+function settled(state: TuiState, label: string, items: ItemView[], line: Omit<LogLine, 'key'>): TuiState {
+  const cycleSeen = add(state.cycleSeen, label);
+  const cycleDone = add(state.cycleDone, label);
+  return {
+    ...state,
+    items,
+    cycleSeen,
+    cycleDone,
+    progress: progressOf(cycleSeen, cycleDone, items),
+    log: withLog(state, line),
+  };
+}
+
 export function reduce(state: TuiState, event: VkitEvent): TuiState {
   switch (event.type) {
     case 'cycle.started': {
@@ -166,16 +180,7 @@ export function reduce(state: TuiState, event: VkitEvent): TuiState {
         explain: [],
         tail: [],
       });
-      const cycleSeen = add(state.cycleSeen, event.label);
-      const cycleDone = add(state.cycleDone, event.label);
-      return {
-        ...state,
-        items,
-        cycleSeen,
-        cycleDone,
-        progress: progressOf(cycleSeen, cycleDone, items),
-        log: withLog(state, { kind: 'action', word: 'cached', text: event.label }),
-      };
+      return settled(state, event.label, items, { kind: 'action', word: 'cached', text: event.label });
     }
     case 'action.finished': {
       const items = upsert(state.items, event.label, {
@@ -186,17 +191,12 @@ export function reduce(state: TuiState, event: VkitEvent): TuiState {
         explain: event.explain ?? [],
         tail: event.tail ?? [],
       });
-      const cycleSeen = add(state.cycleSeen, event.label);
-      const cycleDone = add(state.cycleDone, event.label);
       const why = event.status === 'ran' || !event.reason ? '' : `  ${event.reason}`;
-      return {
-        ...state,
-        items,
-        cycleSeen,
-        cycleDone,
-        progress: progressOf(cycleSeen, cycleDone, items),
-        log: withLog(state, { kind: 'action', word: event.status, text: `${event.label} ${formatMs(event.ms)}${why}` }),
-      };
+      return settled(state, event.label, items, {
+        kind: 'action',
+        word: event.status,
+        text: `${event.label} ${formatMs(event.ms)}${why}`,
+      });
     }
     case 'cycle.settled': {
       let items = state.items;
@@ -205,30 +205,10 @@ export function reduce(state: TuiState, event: VkitEvent): TuiState {
         const prior = new Map(state.items.map((i) => [i.id, i]));
         items = sortItems(
           event.gate.items.map((g) => {
-            const p = prior.get(g.id);
-            const freshness =
-              g.status === 'PASS' || g.status === 'FAIL'
-                ? ('fresh' as const)
-                : g.status === 'STALE'
-                  ? ('stale' as const)
-                  : undefined;
             const ageS = g.ended_at
               ? Math.max(0, Math.round((Date.parse(event.ts) - Date.parse(g.ended_at)) / 1000))
               : null;
-            return {
-              id: g.id,
-              kind: kindOf(g.id),
-              required: g.required,
-              status: g.status,
-              reason: g.reason,
-              run: g.run,
-              ms: p?.ms ?? null,
-              assurance: g.assurance,
-              freshness,
-              ageS,
-              explain: p?.explain ?? [],
-              tail: p?.tail ?? [],
-            };
+            return gateRow(g, prior.get(g.id), ageS);
           }),
         );
       } else {
@@ -281,28 +261,29 @@ export function visibleItems(items: readonly ItemView[], filter: Filter): ItemVi
   return [...items];
 }
 
+/**
+ * A gate item as a row: fresh when it passed or failed now, stale when its evidence is; `prior` is
+ * the row the events built (its time, explanation and tail stay), `ageS` its evidence's age.
+ */
+function gateRow(g: Gate['items'][number], prior: ItemView | undefined, ageS: number | null): ItemView {
+  return {
+    id: g.id,
+    kind: kindOf(g.id),
+    required: g.required,
+    status: g.status,
+    reason: g.reason,
+    run: g.run,
+    ms: prior?.ms ?? null,
+    assurance: g.assurance,
+    freshness: g.status === 'PASS' || g.status === 'FAIL' ? 'fresh' : g.status === 'STALE' ? 'stale' : undefined,
+    ageS,
+    explain: prior?.explain ?? [],
+    tail: prior?.tail ?? [],
+  };
+}
+
 /** The view of a gate read from retained evidence (no events yet): `vkit tui`, or watch's first frame. */
 export function stateFromGate(gate: Gate, root: string, store: string): TuiState {
-  const items = sortItems(
-    gate.items.map((g) => ({
-      id: g.id,
-      kind: kindOf(g.id),
-      required: g.required,
-      status: g.status,
-      reason: g.reason,
-      run: g.run,
-      ms: null,
-      assurance: g.assurance,
-      freshness:
-        g.status === 'PASS' || g.status === 'FAIL'
-          ? ('fresh' as const)
-          : g.status === 'STALE'
-            ? ('stale' as const)
-            : undefined,
-      ageS: null,
-      explain: [],
-      tail: [],
-    })),
-  );
+  const items = sortItems(gate.items.map((g) => gateRow(g, undefined, null)));
   return { ...initialState(root, store), gate: gate.status, gateReason: gate.reason, items, fromEvidence: true };
 }

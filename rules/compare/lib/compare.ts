@@ -148,6 +148,19 @@ function judge(al: Alphabets, mb: IndexedModel, ma: IndexedModel, eb: Exploratio
     path.reverse();
     return { path_model: side, path };
   };
+  // A context the two models disagree on: the element, the path to its state, and the probe that
+  // asks each model about it (null for a model that does not reach the state).
+  const probeWitness = (
+    s: number,
+    a: number,
+    i: number,
+    before: boolean | null,
+    after: boolean | null,
+  ): ProbeWitness => ({
+    element: { state: S(s), action: A(a), input: I(i) },
+    ...pathTo(s),
+    probe: { state: S(s), action: A(a), input: I(i), before, after },
+  });
 
   const initial_states: Category<StateWitness> = { count: 0, witness: null };
   const states: Category<StateWitness> = { count: 0, witness: null };
@@ -180,17 +193,13 @@ function judge(al: Alphabets, mb: IndexedModel, ma: IndexedModel, eb: Exploratio
       if (!assumption_contexts.witness) {
         const c = pDiff[0] as number;
         const [a, i] = [ctxAction(c), ctxInput(c)];
-        assumption_contexts.witness = {
-          element: { state: S(s), action: A(a), input: I(i) },
-          ...pathTo(s),
-          probe: {
-            state: S(s),
-            action: A(a),
-            input: I(i),
-            before: inB ? mb.permitted.has(c) : null,
-            after: inA ? ma.permitted.has(c) : null,
-          },
-        };
+        assumption_contexts.witness = probeWitness(
+          s,
+          a,
+          i,
+          inB ? mb.permitted.has(c) : null,
+          inA ? ma.permitted.has(c) : null,
+        );
       }
     }
 
@@ -209,17 +218,7 @@ function judge(al: Alphabets, mb: IndexedModel, ma: IndexedModel, eb: Exploratio
       const i = ctxInput(c);
       if (!tb || !ta) {
         enabled_contexts.count++;
-        enabled_contexts.witness ??= {
-          element: { state: S(s), action: A(a), input: I(i) },
-          ...pathTo(s),
-          probe: {
-            state: S(s),
-            action: A(a),
-            input: I(i),
-            before: inB ? tb !== null : null,
-            after: inA ? ta !== null : null,
-          },
-        };
+        enabled_contexts.witness ??= probeWitness(s, a, i, inB ? tb !== null : null, inA ? ta !== null : null);
       }
       if (!tb || !ta || !sameNumbers(tb, ta)) {
         transitions.count++;

@@ -11,6 +11,7 @@ import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Sandbox } from '../../checkers/container.js';
 import { canonicalJson } from '../../hash/index.js';
+import type { CheckerPlan } from '../types.js';
 
 export interface ModelPin {
   asset: string;
@@ -149,4 +150,21 @@ export async function treeSha256(root: string): Promise<string> {
   };
   await walk('');
   return `sha256:${createHash('sha256').update(canonicalJson(entries)).digest('hex')}`;
+}
+
+/**
+ * A pinned profile's `checker()` answer: the image only when no asset is missing, and a failure
+ * while looking named as a missing asset (`<name> checker could not be resolved: ...`), never thrown.
+ */
+export async function pinnedCheckerPlan(
+  name: string,
+  toolPaths: string[],
+  look: () => Promise<{ missing: string[]; image?: string }>,
+): Promise<CheckerPlan> {
+  try {
+    const { missing, image } = await look();
+    return image === undefined || missing.length ? { toolPaths, missing } : { image, toolPaths, missing };
+  } catch (e) {
+    return { toolPaths, missing: [`${name} checker could not be resolved: ${(e as Error).message}`] };
+  }
 }

@@ -6,7 +6,7 @@
 import type { Sandbox } from '../../checkers/container.js';
 import type { Diagnostic } from '../../checkers/results.js';
 import type { Claim } from '../../config/evidence-terms.js';
-import type { CheckerPlan } from '../types.js';
+import type { CheckerPlan, RunSetting } from '../types.js';
 import type { ModelProperty, ResolvedModel } from './entry-schema.js';
 
 /** What the search covered: the finite scope a model-checking result speaks for. */
@@ -95,16 +95,8 @@ export interface ModelOutcome {
   artifacts: string[];
 }
 
-export interface ModelContext {
+export interface ModelContext extends RunSetting {
   model: ResolvedModel;
-  /** The captured inputs, materialised read-only for uid 65534. */
-  source: string;
-  /** A private output directory, writable by uid 65534. */
-  out: string;
-  sandbox: Sandbox;
-  env: Record<string, string | undefined>;
-  signal: AbortSignal;
-  containerPrefix: string;
 }
 
 export interface ModelProfile {

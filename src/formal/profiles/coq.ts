@@ -216,7 +216,8 @@ async function checkAndObserve(base: CoqRun, image: string, forbidden: Forbidden
   return verdict(run, forbidden, trustProblems, compiled.compilation);
 }
 
-function candidateArgv(plan: CoqComponentPlan): string[] {
+/** coqc with the package and the candidate bound to their logical names, compiling `file` to `out`. */
+function coqcArgv(file: string, out: string): string[] {
   return [
     COQC,
     '-q',
@@ -227,27 +228,18 @@ function candidateArgv(plan: CoqComponentPlan): string[] {
     '-Q',
     '/work/cand',
     'VkitCandidate',
-    `/src/${plan.entry}`,
+    file,
     '-o',
-    `/work/cand/${plan.library}.vo`,
+    out,
   ];
 }
 
+function candidateArgv(plan: CoqComponentPlan): string[] {
+  return coqcArgv(`/src/${plan.entry}`, `/work/cand/${plan.library}.vo`);
+}
+
 function driverArgv(): string[] {
-  return [
-    COQC,
-    '-q',
-    '-no-glob',
-    '-Q',
-    '/work/pkg',
-    'VkitLedger',
-    '-Q',
-    '/work/cand',
-    'VkitCandidate',
-    '/work/check/Check.v',
-    '-o',
-    '/work/check/Check.vo',
-  ];
+  return coqcArgv('/work/check/Check.v', '/work/check/Check.vo');
 }
 
 function compileArgv(): string[] {

@@ -31,6 +31,7 @@ import {
   checkImage,
   isFile,
   type ModelPin,
+  pinnedCheckerPlan,
   pinsFile,
   platformProblem,
   readModelPins,
@@ -57,7 +58,7 @@ import {
   leanProjectRoot,
   moduleOf,
 } from './procedure.js';
-import { stepLog as log, unknownProperty as unknown } from '../results.js';
+import { checkerUnavailable, stepLog as log, unknownProperty as unknown, unsupportedKinds } from '../results.js';
 
 export const LEAN_PROFILE_ID = 'lean-linux-x86_64-v1';
 const METHOD = 'lean_kernel_check';
@@ -120,12 +121,7 @@ function baseOutcome(model: ResolvedModel): ModelOutcome {
   return {
     properties: [],
     versions: {},
-    diagnostics: model.properties
-      .filter((p) => p.kind !== 'theorem')
-      .map((p) => ({
-        severity: 'error' as const,
-        message: `property \`${p.name}\` is of kind ${p.kind}, which the Lean profile does not check (theorem)`,
-      })),
+    diagnostics: unsupportedKinds(model.properties, KINDS, 'Lean'),
     logical_trust: {
       finite_scope: [
         `not a finite model: each established theorem is checked by the Lean kernel as stated in the captured project ${leanProjectRoot(model.model)}`,
@@ -184,25 +180,15 @@ export const leanProfile: ModelProfile = {
   propertyKinds: KINDS,
   assurance: 'kernel_proof',
 
-  async checker(sandbox, env): Promise<CheckerPlan> {
-    try {
-      const { missing, image } = await leanMissing(sandbox, env);
-      return image === undefined || missing.length
-        ? { toolPaths: TOOL_PATHS, missing }
-        : { image, toolPaths: TOOL_PATHS, missing };
-    } catch (e) {
-      return { toolPaths: TOOL_PATHS, missing: [`Lean checker could not be resolved: ${(e as Error).message}`] };
-    }
+  checker(sandbox, env): Promise<CheckerPlan> {
+    return pinnedCheckerPlan('Lean', TOOL_PATHS, () => leanMissing(sandbox, env));
   },
 
   async run(ctx: ModelContext): Promise<ModelOutcome> {
     const outcome = baseOutcome(ctx.model);
     const { missing, image, toolchain, pinned } = await leanMissing(ctx.sandbox, ctx.env);
-    if (missing.length || !image || !toolchain || !pinned) {
-      const why = `checker unavailable: ${(missing.length ? missing : ['no Lean worker image or toolchain resolved']).join('; ')}`;
-      outcome.properties = ctx.model.properties.map((p) => unknown(p, why));
-      return outcome;
-    }
+    if (missing.length || !image || !toolchain || !pinned)
+      return checkerUnavailable(outcome, ctx.model.properties, missing, 'no Lean worker image or toolchain resolved');
     const root = leanProjectRoot(ctx.model.model);
     const hostRoot = join(ctx.source, root);
     const problems: string[] = [];

@@ -8,20 +8,9 @@
  * (see replay.ts); pan's iterative shortening then looks for a shorter witness within a budget, kept
  * only when it replays in turn. Everything else leaves the property unknown.
  */
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, posix, relative, sep } from 'node:path';
+import { join, posix, relative, sep } from 'node:path';
 import type { ContainerResult } from '../../../checkers/container.js';
 import type { Diagnostic } from '../../../checkers/results.js';
 import type { CheckerPlan } from '../../types.js';
@@ -29,7 +18,13 @@ import type { ModelProperty, ResolvedModel } from '../entry-schema.js';
 import type { Minimization, ModelContext, ModelOutcome, ModelProfile, PropertyResult, Witness } from '../types.js';
 import { checkedProperty, type PanReport, parsePanReport, violationRefutes } from './pan-report.js';
 import { brief, compareReplays, parsePanReplay, parseSpinReplay, trailSteps } from './replay.js';
-import { stepLog as log, unknownProperty as unknown } from '../results.js';
+import {
+  checkerUnavailable,
+  keepArtifact,
+  stepLog as log,
+  unknownProperty as unknown,
+  unsupportedKinds,
+} from '../results.js';
 
 export const SPIN_PROFILE_ID = 'spin-linux-x86_64-v1';
 export const SPIN_WORKER_IMAGE = 'localhost/vkit-spin-worker:1';
@@ -69,11 +64,8 @@ export const spinProfile: ModelProfile = {
   async run(ctx: ModelContext): Promise<ModelOutcome> {
     const outcome = baseOutcome(ctx.model);
     const plan = await spinProfile.checker(ctx.sandbox, ctx.env);
-    if (plan.missing.length || !plan.image) {
-      const why = `checker unavailable: ${(plan.missing.length ? plan.missing : ['no worker image']).join('; ')}`;
-      outcome.properties = ctx.model.properties.map((p) => unknown(p, why));
-      return outcome;
-    }
+    if (plan.missing.length || !plan.image)
+      return checkerUnavailable(outcome, ctx.model.properties, plan.missing, 'no worker image');
     const scratch = mkdtempSync(join(tmpdir(), 'vkit-spin-'));
     try {
       // The containers run as uid 65534: the scratch directory must be writable by it.
@@ -124,14 +116,10 @@ function groups(model: ResolvedModel): Group[] {
 }
 
 function baseOutcome(model: ResolvedModel): ModelOutcome {
-  const unsupported = model.properties.filter((p) => !(KINDS as readonly string[]).includes(p.kind));
   return {
     properties: [],
     versions: {},
-    diagnostics: unsupported.map((p) => ({
-      severity: 'error',
-      message: `property \`${p.name}\` is of kind ${p.kind}, which the SPIN profile does not check (${KINDS.join(', ')})`,
-    })),
+    diagnostics: unsupportedKinds(model.properties, KINDS, 'SPIN'),
     logical_trust: {
       finite_scope: [
         `the model ${model.model} as captured, preprocessed with ${model.defines.length ? model.defines.map((d) => `-D${d}`).join(' ') : 'no macros'} (plus each property's own)`,
@@ -179,14 +167,7 @@ class Runner {
 
   /** Keeps a file (the scratch copy, written by the container) or text (written here) as an artifact. */
   private keep(as: string, from: { file: string } | { text: string }): void {
-    const to = join(this.ctx.out, as);
-    mkdirSync(dirname(to), { recursive: true });
-    if ('text' in from) writeFileSync(to, from.text);
-    else {
-      if (!existsSync(from.file) || !lstatSync(from.file).isFile()) return;
-      copyFileSync(from.file, to);
-    }
-    if (!this.outcome.artifacts.includes(as)) this.outcome.artifacts.push(as);
+    keepArtifact(this.ctx.out, this.outcome, as, from, (f) => existsSync(f) && lstatSync(f).isFile());
   }
 
   /** Every captured input, as `model/<path>`. */

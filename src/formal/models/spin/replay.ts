@@ -27,6 +27,17 @@ const STEP = /^\s*(\d+):\tproc\s+(\d+) \((.+?)\) (\S+):(\d+) \(state \d+\)\t\[(.
 const FINAL = /^\s*\d+:\tproc\s+(\d+|-) \((.+?)\)\s+\S+:\d+ \(state\s+(\d+)\)(.*)$/;
 const TRAIL_END = /^spin: trail ends after (\d+) steps/;
 
+/** The process step a `STEP` line holds (`m` its match). */
+function stepOf(m: RegExpExecArray): WitnessStep {
+  return {
+    depth: Number(m[1]),
+    process: processName(m[3]!),
+    file: m[4]!,
+    line: Number(m[5]),
+    statement: normaliseExpr(m[6]!),
+  };
+}
+
 /** First step per depth: pan merges statements into one step, Spin prints each of them at that depth. */
 function firstPerDepth(steps: WitnessStep[]): WitnessStep[] {
   const out: WitnessStep[] = [];
@@ -59,14 +70,7 @@ export function parsePanReplay(text: string, claim: string | null): Replay {
     else if (line.startsWith('local vars')) section = 'other';
     if (section === 'steps') {
       const m = STEP.exec(line);
-      if (m && processName(m[3]!) !== claim)
-        steps.push({
-          depth: Number(m[1]),
-          process: processName(m[3]!),
-          file: m[4]!,
-          line: Number(m[5]),
-          statement: normaliseExpr(m[6]!),
-        });
+      if (m && processName(m[3]!) !== claim) steps.push(stepOf(m));
     } else if (section === 'final') {
       const m = FINAL.exec(line);
       if (m && processName(m[2]!) !== claim && m[4]!.includes('(invalid end state)'))
@@ -101,14 +105,7 @@ export function parseSpinReplay(text: string): Replay {
     if (text && assertion === null) assertion = normaliseExpr(text[1]!);
     if (!ended) {
       const m = STEP.exec(line);
-      if (m)
-        steps.push({
-          depth: Number(m[1]),
-          process: processName(m[3]!),
-          file: m[4]!,
-          line: Number(m[5]),
-          statement: normaliseExpr(m[6]!),
-        });
+      if (m) steps.push(stepOf(m));
       const val = /^\t\t(\S+) = (.*)$/.exec(line);
       if (val) values.set(val[1]!, val[2]!.trim());
     } else {

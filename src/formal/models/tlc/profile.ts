@@ -12,18 +12,9 @@
  * never starts a container: every property is unknown, the item BLOCKED, each asset named. There is
  * no stand-in TLC: the procedure below only ever runs the configured jar in the configured image.
  */
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, posix } from 'node:path';
+import { join, posix } from 'node:path';
 import type { ContainerResult, Sandbox } from '../../../checkers/container.js';
 import type { Diagnostic } from '../../../checkers/results.js';
 import type { CheckerPlan } from '../../types.js';
@@ -32,6 +23,7 @@ import {
   checkImage,
   fileSha256,
   type ModelPin,
+  pinnedCheckerPlan,
   pinsFile,
   platformProblem,
   readModelPins,
@@ -52,7 +44,13 @@ import {
   tlcDiagnostics,
 } from './output.js';
 import { TLC_LAYOUT, type TlcRun, tlcFiles, tlcReplayArgv, tlcSearchArgv } from './procedure.js';
-import { stepLog as log, unknownProperty as unknown } from '../results.js';
+import {
+  checkerUnavailable,
+  keepArtifact,
+  stepLog as log,
+  unknownProperty as unknown,
+  unsupportedKinds,
+} from '../results.js';
 
 export const TLC_PROFILE_ID = 'tlc-linux-x86_64-v1';
 const METHOD = 'tlc_model_check';
@@ -130,14 +128,10 @@ export function tlcModelProblems(m: Pick<ResolvedModel, 'model' | 'config' | 'de
 }
 
 function baseOutcome(model: ResolvedModel): ModelOutcome {
-  const unsupported = model.properties.filter((p) => !(KINDS as readonly string[]).includes(p.kind));
   return {
     properties: [],
     versions: {},
-    diagnostics: unsupported.map((p) => ({
-      severity: 'error',
-      message: `property \`${p.name}\` is of kind ${p.kind}, which the TLC profile does not check (${KINDS.join(', ')})`,
-    })),
+    diagnostics: unsupportedKinds(model.properties, KINDS, 'TLC'),
     logical_trust: {
       finite_scope: [
         `the model ${model.model} under the configuration ${model.config ?? '(none)'} as captured (its CONSTANTS, CONSTRAINTS, SYMMETRY and VIEW included), one property per run`,
@@ -164,25 +158,15 @@ export const tlcProfile: ModelProfile = {
   propertyKinds: KINDS,
   assurance: 'finite_model',
 
-  async checker(sandbox, env): Promise<CheckerPlan> {
-    try {
-      const { missing, image } = await tlcMissing(sandbox, env);
-      return image === undefined || missing.length
-        ? { toolPaths: TOOL_PATHS, missing }
-        : { image, toolPaths: TOOL_PATHS, missing };
-    } catch (e) {
-      return { toolPaths: TOOL_PATHS, missing: [`TLC checker could not be resolved: ${(e as Error).message}`] };
-    }
+  checker(sandbox, env): Promise<CheckerPlan> {
+    return pinnedCheckerPlan('TLC', TOOL_PATHS, () => tlcMissing(sandbox, env));
   },
 
   async run(ctx: ModelContext): Promise<ModelOutcome> {
     const outcome = baseOutcome(ctx.model);
     const { missing, image, jar } = await tlcMissing(ctx.sandbox, ctx.env);
-    if (missing.length || !image || !jar) {
-      const why = `checker unavailable: ${(missing.length ? missing : ['no TLC worker image or jar resolved']).join('; ')}`;
-      outcome.properties = ctx.model.properties.map((p) => unknown(p, why));
-      return outcome;
-    }
+    if (missing.length || !image || !jar)
+      return checkerUnavailable(outcome, ctx.model.properties, missing, 'no TLC worker image or jar resolved');
     const problems = tlcModelProblems(ctx.model);
     let declared: DeclaredProperties | { error: string } = { error: 'not read' };
     let cfgText = '';
@@ -260,14 +244,7 @@ class Runner {
   }
 
   private keep(as: string, from: { file: string } | { text: string }): void {
-    const to = join(this.ctx.out, as);
-    mkdirSync(dirname(to), { recursive: true });
-    if ('text' in from) writeFileSync(to, from.text);
-    else {
-      if (!existsSync(from.file)) return;
-      copyFileSync(from.file, to);
-    }
-    if (!this.outcome.artifacts.includes(as)) this.outcome.artifacts.push(as);
+    keepArtifact(this.ctx.out, this.outcome, as, from);
   }
 
   private scope(r: TlcReport, exitCode: number | null): ModelScope {
