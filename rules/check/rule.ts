@@ -39,6 +39,7 @@ export const checkRule = defineRule({
         ...(a.deps ? { deps: a.deps } : {}),
       },
       env: a.env,
+      writesOutputs: a.outputs.length > 0,
       async execute(io): Promise<ActionResult> {
         const argv = Array.isArray(a.run) ? a.run : ['/bin/sh', '-c', a.run];
         const proc = await io.runProcess({

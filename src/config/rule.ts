@@ -121,6 +121,8 @@ export interface PlannedAction {
   definition: Record<string, unknown>;
   /** Environment variable names the action may read; the engine puts their value digests in the key. */
   env: string[];
+  /** Whether the job writes declared outputs it vouches for: the engine runs such a job alone. */
+  writesOutputs?: boolean;
   execute(io: ExecuteIO): Promise<ActionResult>;
 }
 

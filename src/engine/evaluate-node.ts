@@ -51,5 +51,5 @@ async function evaluateNode(walk: WalkState, label: string): Promise<NodeResult>
   const explain = explainRun(walk, planned, fresh, staleReason, remote);
   const queued = queueJob(walk, planned);
   const result = await queued.result;
-  return recordRun(walk, planned, result, queued.startedAt(), explain, remote);
+  return recordRun(walk, planned, result, { startedAt: queued.startedAt(), beside: queued.beside() }, explain, remote);
 }

@@ -86,6 +86,8 @@ export interface Vouched {
   label: string;
   artifacts: Artifacts;
   mark: JobMark;
+  /** For a job's own result: the jobs that ran while it made and hashed its outputs (none, as jobs making outputs run alone). */
+  beside?: readonly string[];
 }
 
 /**
@@ -101,6 +103,14 @@ export function rewrittenOutputs(
 ): Map<string, string> {
   const reasons = new Map<string, string>();
   for (const v of vouched) {
+    // Checked whatever the scheduler promises: outputs hashed while another job could write are no one's.
+    if (v.beside?.length) {
+      reasons.set(
+        v.label,
+        `${OUTPUTS_MOVED}: they were made while ${v.beside.join(', ')} ran beside it, so what they hold may not be its own; run vkit build`,
+      );
+      continue;
+    }
     const others = timeline.since(v.mark, v.label);
     if (others.length === 0) continue;
     const moved = movedOutputs(root, v.artifacts, states);

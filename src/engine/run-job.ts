@@ -14,10 +14,11 @@ import type { RemoteSeen } from './hits.js';
 import type { PlannedNode } from './plan-node.js';
 import type { WalkState } from './walk-state.js';
 
-/** A job on the walk's queue: its result, and the mark taken as it started (once it has). */
+/** A job on the walk's queue: its result, the mark taken as it started, and the jobs that ran beside it (once known). */
 export interface QueuedJob {
   result: Promise<AttemptResult>;
   startedAt(): JobMark | undefined;
+  beside(): readonly string[];
 }
 
 /** Why the node runs, against its latest receipt, when `--explain` asks; else undefined. */
@@ -75,21 +76,29 @@ export function queueJob(walk: WalkState, p: PlannedNode): QueuedJob {
   walk.fileStates.flush?.();
   emit(makeEvent({ type: 'action.queued', label, kind: node.kind, key }));
   let startedAt: JobMark | undefined;
-  const result = walk.queue.add(async () => {
-    emit(makeEvent({ type: 'action.started', label, kind: node.kind, key }));
-    startedAt = timeline.start(label);
-    let ran;
-    try {
-      ran = await ctx.jobs.run(job, opts.signal, opts.fresh?.includes(label) ? opts.waitMs : undefined);
-    } catch (error) {
-      timeline.end(label);
-      throw error;
-    }
-    // A run still going after a bounded wait may write on: it stays running for the timeline.
-    if (!ran.pending) timeline.end(label);
-    return ran;
-  });
-  return { result, startedAt: () => startedAt };
+  let beside: readonly string[] = [];
+  // A job making declared outputs runs alone, its worker's hashing of them included (exclusive-runs.ts).
+  const alone = p.planned.writesOutputs === true;
+  const result = walk.queue.add(() =>
+    walk.exclusive.run(alone, async () => {
+      emit(makeEvent({ type: 'action.started', label, kind: node.kind, key }));
+      const mark = timeline.start(label);
+      startedAt = mark;
+      let ran;
+      try {
+        ran = await ctx.jobs.run(job, opts.signal, opts.fresh?.includes(label) ? opts.waitMs : undefined);
+      } catch (error) {
+        timeline.end(label);
+        throw error;
+      }
+      // Asked before the next job may start: who ran while this one made and hashed its outputs.
+      beside = timeline.since(mark, label);
+      // A run still going after a bounded wait may write on: it stays running for the timeline.
+      if (!ran.pending) timeline.end(label);
+      return ran;
+    }),
+  );
+  return { result, startedAt: () => startedAt, beside: () => beside };
 }
 
 /** The node's result from its job's: reported, vouching for its outputs from the job's start, and shared. */
@@ -97,7 +106,7 @@ export function recordRun(
   walk: WalkState,
   p: PlannedNode,
   result: AttemptResult,
-  startedAt: JobMark | undefined,
+  ran: { startedAt: JobMark | undefined; beside: readonly string[] },
   explain: string[] | undefined,
   remote: RemoteSeen,
 ): NodeResult {
@@ -135,8 +144,8 @@ export function recordRun(
     { status, ms: result.ms, explain, notes: remote.note ? [remote.note] : undefined, remote: remote.info },
   );
   if (result.pending) res.action!.pending = true;
-  else if (startedAt && result.outcome !== 'BLOCKED' && hasOutputs(result.artifacts))
-    res.vouched = { label, artifacts: result.artifacts, mark: startedAt };
+  else if (ran.startedAt && result.outcome !== 'BLOCKED' && hasOutputs(result.artifacts))
+    res.vouched = { label, artifacts: result.artifacts, mark: ran.startedAt, beside: ran.beside };
   shareResult(walk, label, key, result);
   // BLOCKED results feed no dependent: they carry no claim.
   return result.outcome === 'BLOCKED' ? { ...res, dep: undefined } : res;

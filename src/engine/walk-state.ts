@@ -27,6 +27,7 @@ import type { BuildOptions, RelianceListener, EngineContext } from './context.js
 import { buildChecks, type BuildChecks } from './evidence.js';
 import type { EventSink } from './events.js';
 import type { NodeResult } from './node-result.js';
+import { ExclusiveRuns } from './exclusive-runs.js';
 import { JobTimeline } from './outputs.js';
 
 export class WalkState {
@@ -62,6 +63,8 @@ export class WalkState {
   readonly queuedJobs = new Set<string>();
   /** When each job of this build ran: what may have written over outputs a result vouches for. */
   readonly timeline = new JobTimeline();
+  /** Jobs that make declared outputs wait for the others and run alone. */
+  readonly exclusive = new ExclusiveRuns();
   private readonly afterJobMemo = new Map<string, boolean>();
   /** Uploads of results to the remote cache, running beside the build. */
   readonly uploads: Promise<void>[] = [];

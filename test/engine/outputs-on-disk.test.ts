@@ -123,16 +123,27 @@ test('a declared output deleted or edited by hand after a READY build: the gate 
   }
 });
 
-test('a sibling with no order between them, running beside the check, writing its output later: the build is not READY', () => {
-  const repo = tempRepo({ '.gitignore': 'out/\n', 'a.txt': 'a\n', 'c.txt': 'c\n' });
+test("a sibling with no order between them, writing the check's output over and over: the check runs alone, and the build is READY only on its own bytes", () => {
+  const repo = tempRepo({ '.gitignore': 'out/\nlog.txt\n', 'a.txt': 'a\n', 'c.txt': 'c\n' });
+  const stamp = (who: string, body: string) =>
+    nodeCheck(
+      `const fs=require('fs');fs.appendFileSync('log.txt','${who} start\\n');${body};fs.appendFileSync('log.txt','${who} end\\n')`,
+    );
   repo.manifest({
     checks: [
-      { id: 'a', run: writeA, inputs: ['a.txt'], outputs: ['out/a.txt'] },
+      {
+        id: 'a',
+        run: stamp('a', "fs.mkdirSync('out',{recursive:true});fs.writeFileSync('out/a.txt','from a\\n')"),
+        inputs: ['a.txt'],
+        outputs: ['out/a.txt'],
+      },
       {
         id: 'c',
-        // Waits for a's output, then writes over it: whichever job starts first, c's write is last.
-        run: nodeCheck(
-          "const fs=require('fs');const t=Date.now();while(!fs.existsSync('out/a.txt')&&Date.now()-t<20000);fs.writeFileSync('out/a.txt','from c\\n')",
+        // Writes a's output for a second and a half: were a to run beside it, a's worker would
+        // hash c's bytes as a's own.
+        run: stamp(
+          'c',
+          "fs.mkdirSync('out',{recursive:true});const t=Date.now();while(Date.now()-t<1500)fs.writeFileSync('out/a.txt','from c\\n')",
         ),
         inputs: ['c.txt'],
       },
@@ -140,11 +151,24 @@ test('a sibling with no order between them, running beside the check, writing it
   });
   try {
     const built = cli(repo, ['build', '--jobs', '2', '--json']);
-    assert.equal(readFileSync(join(repo.dir, 'out/a.txt'), 'utf8'), 'from c\n');
+    const log = readFileSync(join(repo.dir, 'log.txt'), 'utf8').trim().split('\n');
+    assert.equal(log.length, 4, log.join('; '));
+    assert.equal(log[0]!.split(' ')[0], log[1]!.split(' ')[0], `a and c overlapped: ${log.join('; ')}`);
+    const onDisk = readFileSync(join(repo.dir, 'out/a.txt'), 'utf8');
     const report = built.json();
-    assert.equal(report.gate.status, 'BLOCKED', JSON.stringify(report.gate));
-    assert.match(itemOf(report.gate.items, 'check:a').reason, /out\/a\.txt changed while check:c ran/);
     assert.equal(itemOf(report.gate.items, 'check:c').status, 'PASS', 'c does not depend on a');
+    if (onDisk === 'from a\n') {
+      // c ran first, a after it: a's output is its own.
+      assert.deepEqual(log, ['c start', 'c end', 'a start', 'a end']);
+      assert.equal(report.gate.status, 'READY', JSON.stringify(report.gate));
+      assert.equal(cli(repo, ['gate']).code, 0);
+    } else {
+      // a ran first, c wrote over its output after: neither the build nor the gate is READY.
+      assert.deepEqual(log, ['a start', 'a end', 'c start', 'c end']);
+      assert.equal(report.gate.status, 'BLOCKED', JSON.stringify(report.gate));
+      assert.match(itemOf(report.gate.items, 'check:a').reason, /out\/a\.txt changed while check:c ran/);
+      assert.equal(cli(repo, ['gate']).code, 3);
+    }
   } finally {
     repo.cleanup();
   }
