@@ -72,13 +72,25 @@ function stater(startNs: bigint, into: Pick<Offered, 'paths' | 'pairs'>, refuse:
     return stateOf(st);
   };
   return (path: string, follow = false): boolean => {
-    const lst = lstatSync(path, { bigint: true, throwIfNoEntry: false });
-    const l = settled(path, lst);
+    const lst = statOrError(() => lstatSync(path, { bigint: true, throwIfNoEntry: false }));
+    // A path vkit may not look at (EACCES on a directory above it) is recorded as that error, as the
+    // proof states it: a change of permission is then a change of state, never a crash or a guess.
+    const l = typeof lst === 'string' ? lst : settled(path, lst);
     if (l === undefined) return false;
-    if (!follow && !lst?.isSymbolicLink()) return (into.paths.push([path, l]), true);
-    const s = settled(path, statSync(path, { bigint: true, throwIfNoEntry: false }));
+    if (!follow && (typeof lst === 'string' || !lst?.isSymbolicLink())) return (into.paths.push([path, l]), true);
+    const st = statOrError(() => statSync(path, { bigint: true, throwIfNoEntry: false }));
+    const s = typeof st === 'string' ? st : settled(path, st);
     return s !== undefined && (into.pairs.push([path, `${l}|${s}`]), true);
   };
+}
+
+/** A stat, or `error <code>` when it throws (as `lstatState` says it). */
+function statOrError(stat: () => BigIntStats | undefined): BigIntStats | undefined | string {
+  try {
+    return stat();
+  } catch (error) {
+    return `error ${(error as NodeJS.ErrnoException).code}`;
+  }
 }
 
 class NoopRecorder implements NoopMemo {

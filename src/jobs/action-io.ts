@@ -2,7 +2,7 @@
  * The I/O a worker lends an action: its processes confined by a sandbox (or not run at all when one
  * cannot be made), their logs put into the CAS capped, and its files and outputs read from the root.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { listOutputs } from '../capture/outputs.js';
 import { runProcess, STATUS_FD } from '../checkers/process.js';
@@ -89,7 +89,8 @@ function sandboxMode(req: ProcessRequest, ctx: IoContext): 'isolated' | 'hermeti
 function sandboxWrap(req: ProcessRequest, ctx: IoContext, job: Job, tool: string | undefined): Confinement | string {
   const mode = sandboxMode(req, ctx) ?? 'isolated';
   const path = (ctx.env.PATH ?? '').split(':').filter((p) => p.startsWith('/'));
-  const keep = [...path, ...(mode === 'isolated' && ctx.env.HOME ? [ctx.env.HOME] : []), ...toolPaths(tool)];
+  const wanted = [...path, ...(mode === 'isolated' && ctx.env.HOME ? [ctx.env.HOME] : []), ...toolPaths(tool)];
+  const keep = wanted.filter(reachable);
   const protect = [ctx.store.dir, ...gitDirsOf(ctx.root)];
   const layout = {
     mode,
@@ -104,4 +105,18 @@ function sandboxWrap(req: ProcessRequest, ctx: IoContext, job: Job, tool: string
   if (mode === 'hermetic')
     for (const dir of outputDirs(layout.outputs)) mkdirSync(join(ctx.root, dir), { recursive: true });
   return confine(layout, STATUS_FD, ctx.env);
+}
+
+/**
+ * Whether a path this user may look at (or that is simply absent, which a bind that may fail
+ * allows): a PATH entry under a directory it may not enter (root's `~/.cargo/bin` on an ordinary
+ * user's PATH) is no use to the check outside a sandbox either, and binding it would stop the sandbox.
+ */
+function reachable(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT';
+  }
 }
