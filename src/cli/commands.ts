@@ -108,10 +108,11 @@ export const gate: Handler<typeof verbs.gate> = async ({ values: v, version }) =
     throw invalid('ERR_USAGE', `Expected --format to be text, json, sarif, junit or markdown, got \`${format}\``, {
       path: '--format',
     });
-  const report = await service.gate(openOptions(v), { deep: v.deep, only: v.only, today: v.now });
+  const detail = format === 'sarif' || format === 'junit';
+  const report = await service.gate(openOptions(v), { deep: v.deep, only: v.only, today: v.now, detail });
   if (format === 'json') json(report.gate);
-  else if (format === 'sarif') json(toSarif(report.gate, version()));
-  else if (format === 'junit') process.stdout.write(toJunit(report.gate));
+  else if (format === 'sarif') json(toSarif(report.gate, version(), report.detail!));
+  else if (format === 'junit') process.stdout.write(toJunit(report.gate, report.detail!.tails));
   else if (format === 'markdown') process.stdout.write(toMarkdown(report.gate));
   else printGate(report.gate, v.explain);
   return gateExitCode(report.gate.status);

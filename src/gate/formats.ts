@@ -11,13 +11,39 @@ import type { Gate } from './schema.js';
 /** The id of the gate's own entry; every item id is `<kind>:<id>`, so none can equal it. */
 const GATE_ENTRY = 'gate';
 
-export function toSarif(gate: Gate, version: string): object {
+/** What a CI report adds to the gate: where each item is declared, and the failing items' log tails. */
+export interface GateDetail {
+  /** The config file, relative to the repository root (`/`-separated). */
+  configFile: string;
+  /** The line of each item's entry in it, by item id (an item not found points at line 1). */
+  entryLines: Record<string, number>;
+  /** The last lines of each failing or blocked item's output, escapes stripped. */
+  tails: Record<string, string[]>;
+}
+
+/** A code-scanning upload needs a location on every result: the item's entry in the config. */
+function locationOf(detail: GateDetail, id: string) {
+  return [
+    {
+      physicalLocation: {
+        artifactLocation: { uri: detail.configFile, uriBaseId: '%SRCROOT%' },
+        region: { startLine: detail.entryLines[id] ?? 1 },
+      },
+    },
+  ];
+}
+
+const withTail = (text: string, tail: readonly string[] | undefined) =>
+  tail?.length ? `${text}\n\n${tail.join('\n')}` : text;
+
+export function toSarif(gate: Gate, version: string, detail: GateDetail): object {
   const level = (s: string) => (s === 'PASS' ? 'none' : s === 'FAIL' ? 'error' : 'warning');
   const results = gate.items.map((i) => ({
     ruleId: i.id,
     level: level(i.status),
     kind: i.status === 'PASS' ? 'pass' : i.status === 'FAIL' ? 'fail' : 'open',
-    message: { text: `${i.status}: ${i.reason}` },
+    message: { text: withTail(`${i.status}: ${i.reason}`, detail.tails[i.id]) },
+    locations: locationOf(detail, i.id),
     properties: { required: i.required, status: i.status, run: i.run },
   }));
   // A gate that is not READY is an error result: BLOCKED items are warnings, and a narrowed or empty list may show none.
@@ -30,6 +56,7 @@ export function toSarif(gate: Gate, version: string): object {
             level: 'error',
             kind: gate.status === 'REJECTED' ? 'fail' : 'open',
             message: { text: `gate ${gate.status}: ${gate.reason}` },
+            locations: locationOf(detail, GATE_ENTRY),
             properties: { required: true, status: gate.status, run: null },
           },
         ];
@@ -42,7 +69,7 @@ export function toSarif(gate: Gate, version: string): object {
           driver: {
             name: 'vkit',
             version,
-            informationUri: 'https://github.com/vkit',
+            // No `informationUri`: vkit has no public home page yet, and a made-up address is worse than none.
             rules: [
               ...gate.items.map((i) => ({ id: i.id, shortDescription: { text: i.id } })),
               ...verdict.map(() => ({ id: GATE_ENTRY, shortDescription: { text: 'the vkit gate' } })),
@@ -56,17 +83,28 @@ export function toSarif(gate: Gate, version: string): object {
   };
 }
 
-const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+/** XML text: markup escaped, and the control characters XML 1.0 cannot hold at all left out. */
+const xml = (s: string) =>
+  s
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;');
 
-export function toJunit(gate: Gate): string {
+/** A failure's or error's body: the item's log tail, which CI test views show under the failure. */
+const body = (tail: readonly string[] | undefined) => (tail?.length ? xml(tail.join('\n')) : '');
+
+export function toJunit(gate: Gate, tails: Record<string, string[]> = {}): string {
   let failures = gate.items.filter((i) => i.status === 'FAIL').length;
   let open = gate.items.filter((i) => i.status !== 'PASS' && i.status !== 'FAIL').length;
   const cases = gate.items.map((i) => {
     const head = `  <testcase classname="vkit.gate" name="${xml(i.id)}">`;
     if (i.status === 'PASS') return `${head}</testcase>`;
-    if (i.status === 'FAIL') return `${head}<failure message="${xml(i.reason)}"/></testcase>`;
+    if (i.status === 'FAIL')
+      return `${head}<failure message="${xml(i.reason)}">${body(tails[i.id])}</failure></testcase>`;
     // Missing, stale and blocked evidence is an error, not a skip: a skip reads as harmless.
-    return `${head}<error type="${i.status}" message="${xml(i.reason)}"/></testcase>`;
+    return `${head}<error type="${i.status}" message="${xml(i.reason)}">${body(tails[i.id])}</error></testcase>`;
   });
   // The items shown (narrowed by --only, or none at all) would read as a passing suite: the gate says otherwise.
   if (gate.status !== 'READY' && failures + open === 0) {

@@ -2,17 +2,22 @@
  * The one API every face calls. It wires workspace, engine, store and gate together and owns no
  * logic of its own beyond that: faces parse and render, everything else happens below.
  */
+import { readFileSync } from 'node:fs';
+import { relative, sep } from 'node:path';
 import { didYouMean } from '../text/suggest.js';
 import { runEngine, type BuildOptions } from '../engine/build.js';
 import type { BuildReport } from '../engine/schema.js';
 import { invalid } from '../errors.js';
 import { namedBy, showOnly } from '../gate/evaluate.js';
+import type { GateDetail } from '../gate/formats.js';
+import { entryLines } from '../gate/locations.js';
+import type { Gate } from '../gate/schema.js';
 import { checkLabel } from '../graph/compile.js';
 import { kinds, loadKinds, loadRules, ruleKindsOf } from '../config/kind.js';
 import { JobService } from '../jobs/service.js';
 import type { Store } from '../store/store.js';
 import { openStore, openWorkspace, type OpenOptions, type Workspace } from './workspace.js';
-import { attachTails, showRun } from './runs.js';
+import { attachTails, itemTails, showRun } from './runs.js';
 import { callOf, noopMemo, replay } from './memo.js';
 import type { VkitEvent } from '../engine/events.js';
 
@@ -81,12 +86,13 @@ export async function build(open: OpenOptions, req: BuildRequest = {}): Promise<
 /** `vkit gate`: the same walk with nothing allowed to run. */
 export async function gate(
   open: OpenOptions,
-  req: { deep?: boolean; only?: string[]; today?: string } = {},
-): Promise<BuildReport> {
+  req: { deep?: boolean; only?: string[]; today?: string; detail?: boolean } = {},
+): Promise<BuildReport & { detail?: GateDetail }> {
   const t0 = performance.now();
   const today = req.today ?? new Date().toISOString().slice(0, 10);
-  // `--deep` re-hashes everything by definition: never answered from a memo.
-  const call = req.deep ? undefined : callOf('gate', open, { ...req, today }, today);
+  // `--deep` re-hashes everything by definition, and a CI report's detail is read from the store:
+  // neither is answered from a memo.
+  const call = req.deep || req.detail ? undefined : callOf('gate', open, { ...req, today }, today);
   const memo = call && noopMemo();
   const recalled = call && memo?.recall(call);
   if (recalled) return replay(recalled, undefined, t0);
@@ -96,7 +102,7 @@ export async function gate(
     const report = await runEngine(ws, { mode: 'gate', deep: req.deep, today, reliance });
     const shown = { ...report, gate: showOnly(report.gate, req.only) };
     if (call && reliance) memo?.offer(call, ws, { report: shown, events: [] });
-    return shown;
+    return req.detail ? { ...shown, detail: gateDetail(ws, shown.gate) } : shown;
   });
 }
 
@@ -225,4 +231,20 @@ export async function latestRunDetails(
   } finally {
     store.close();
   }
+}
+
+/** Where each item of the gate is declared (its config entry's line) and the failing items' log tails. */
+function gateDetail(ws: Workspace, shown: Gate): GateDetail {
+  const ids = shown.items.map((i) => i.id);
+  let text = '';
+  try {
+    text = readFileSync(ws.config.file, 'utf8');
+  } catch {
+    // A config gone since it was loaded: every item points at line 1 of where it was.
+  }
+  return {
+    configFile: relative(ws.root, ws.config.file).split(sep).join('/'),
+    entryLines: entryLines(text, ids),
+    tails: itemTails(ws.store, shown.items),
+  };
 }

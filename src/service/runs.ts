@@ -1,5 +1,6 @@
 /** Reading retained runs: listing, `run show` sections, and failure tails. Reads only; starts nothing. */
 import { invalid } from '../errors.js';
+import { stripAnsi } from '../text/ansi.js';
 import type { ActionReport } from '../engine/schema.js';
 import { parseReceipt, type Receipt } from '../store/receipt.js';
 import type { RunRow, Store } from '../store/store.js';
@@ -49,18 +50,39 @@ function receiptOf(store: Store, run: RunRow): Receipt | undefined {
 export function attachTails(store: Store, actions: ActionReport[]): void {
   for (const a of actions) {
     if (a.status !== 'failed' && a.status !== 'blocked') continue;
-    if (!a.receipt) continue;
-    const read = store.actions.readReceipt(a.receipt);
-    if (read.state !== 'intact') continue;
-    const receipt = parseReceipt(read.receipt);
-    const lines: string[] = [];
-    for (const name of ['stdout', 'stderr']) {
-      const art = receipt?.artifacts.find((x) => x.name === name);
-      if (art && store.cas.state(art.sha256, false) === 'intact')
-        lines.push(...lastLines(store, art.sha256, TAIL_LINES));
-    }
-    a.tail = lines.slice(-TAIL_LINES);
+    const tail = a.receipt ? receiptTail(store, a.receipt) : undefined;
+    if (tail) a.tail = tail;
   }
+}
+
+/**
+ * The last lines of each failing or blocked item's output (by item id), from the receipt its
+ * status stands on: what a CI report shows under a failure.
+ */
+export function itemTails(
+  store: Store,
+  items: readonly { id: string; status: string; receipt?: string | null }[],
+): Record<string, string[]> {
+  const tails: Record<string, string[]> = {};
+  for (const i of items) {
+    if (i.status === 'PASS' || !i.receipt) continue;
+    const tail = receiptTail(store, i.receipt);
+    if (tail?.length) tails[i.id] = tail;
+  }
+  return tails;
+}
+
+/** The last lines of a receipt's stdout and stderr, escapes stripped; undefined when the receipt is not intact. */
+function receiptTail(store: Store, receiptId: string): string[] | undefined {
+  const read = store.actions.readReceipt(receiptId);
+  if (read.state !== 'intact') return undefined;
+  const receipt = parseReceipt(read.receipt);
+  const lines: string[] = [];
+  for (const name of ['stdout', 'stderr']) {
+    const art = receipt?.artifacts.find((x) => x.name === name);
+    if (art && store.cas.state(art.sha256, false) === 'intact') lines.push(...lastLines(store, art.sha256, TAIL_LINES));
+  }
+  return lines.slice(-TAIL_LINES);
 }
 
 export interface RunShown {
@@ -305,7 +327,7 @@ function linesOf(chunks: Iterable<Buffer>, from: number, to: number, keep: numbe
   };
   const end = () => {
     if (n >= from && n < to) {
-      lines.push(Buffer.concat(line).toString('utf8'));
+      lines.push(stripAnsi(Buffer.concat(line).toString('utf8')));
       line = [];
       kept = 0;
     }
@@ -335,7 +357,10 @@ function lastLines(store: Store, id: string, count: number): string[] {
   const lines = read.toString('utf8').split('\n');
   // The first line may then be the end of a longer one: dropped when others follow.
   if (read.length > TAIL_BYTES && lines.length > 1) lines.shift();
-  return lines.filter((l) => l.length > 0).slice(-count);
+  return lines
+    .map(stripAnsi)
+    .filter((l) => l.length > 0)
+    .slice(-count);
 }
 
 /** One page of the receipt's artifacts, each with its state in the CAS. */

@@ -62,7 +62,7 @@ export const gate = defineVerb({
   name: 'gate',
   summary: 'evaluate the gate from retained evidence; runs nothing',
   readme:
-    "evaluate the gate from retained evidence; runs nothing. `--deep` re-hashes every blob, input and tool (no file-state cache); `--explain` also lists passing items that carry notes (line endings). SARIF and JUnit carry the gate's own verdict as entry `gate` whenever it is not READY and the items shown would not say so",
+    "evaluate the gate from retained evidence; runs nothing. `--deep` re-hashes every blob, input and tool (no file-state cache); `--explain` also lists passing items that carry notes (line endings). SARIF (2.1.0: every result located on its entry in the config) and JUnit (a failure's body is its log tail) carry the gate's own verdict as entry `gate` whenever it is not READY and the items shown would not say so; no terminal escapes in either",
   flags: {
     ...COMMON,
     deep: { type: 'boolean' },
@@ -95,8 +95,9 @@ key the target commit's vkit.lock.json trusts; with VKIT_SIGNING_KEY (and not --
 this run's results are published the same way. VKIT_REMOTE and the config's remote are not used.
 
   --deep         re-hash every blob, input and tool the gate relies on instead of trusting unchanged stat fingerprints
-  --format F     text (default), json (same as --json), sarif, junit or markdown (a CI
-                 job summary: vkit gate --format markdown >> "$GITHUB_STEP_SUMMARY")
+  --format F     text (default), json (same as --json), sarif (code scanning: each result on
+                 the line of its entry in the config), junit (a failure's body is its log tail)
+                 or markdown (a CI job summary: vkit gate --format markdown >> "$GITHUB_STEP_SUMMARY")
   --only ID      show only these items; the status still covers every requirement
   --now DATE     judge date-dependent facts (acceptance decisions' expiry) as of this UTC date
   --explain      also show passing items that carry notes (inputs that differ from their evidence's
