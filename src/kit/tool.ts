@@ -17,6 +17,12 @@ export interface ToolSpec<S extends z.ZodObject = z.ZodObject, C extends ToolCon
   description: string;
   input: S;
   readOnly?: boolean;
+  /**
+   * Offered only when the config has entries in one of these sections (`acceptance`,
+   * `formal.components`): a project that uses none is not shown tools it cannot use. A config that
+   * cannot be read offers every tool.
+   */
+  forSections?: readonly string[];
   handler: (args: z.output<S>, ctx: C) => Promise<object>;
 }
 

@@ -36,7 +36,7 @@ export function registerTools(server: McpServer, tools: Record<string, ToolSpec<
     server.registerTool(
       name,
       { description: tool.description, inputSchema: tool.input, annotations: { readOnlyHint: tool.readOnly ?? false } },
-      (args: Record<string, unknown>) => answer(name, () => tool.handler(args, ctx)),
+      (args: Record<string, unknown>) => answer(name, () => tool.handler(args, ctx), Object.keys(tool.input.shape)),
     );
   }
   server.server.removeRequestHandler('tools/call');
@@ -64,7 +64,7 @@ export function registerTools(server: McpServer, tools: Record<string, ToolSpec<
         name,
         new InvalidInputError('ERR_TOOL_INPUT', inputIssues(parsed.error, tool), schemaHint(name)),
       );
-    return answer(name, () => tool.handler(parsed.data as Record<string, unknown>, ctx));
+    return answer(name, () => tool.handler(parsed.data as Record<string, unknown>, ctx), Object.keys(tool.input.shape));
   };
 }
 

@@ -25,8 +25,8 @@ function toolResult(value: object): CallToolResult {
   };
 }
 
-function toolError(error: unknown, tool: string): CallToolResult {
-  const body = errorBody(error, tool);
+function toolError(error: unknown, tool: string, args: readonly string[]): CallToolResult {
+  const body = inArgumentWords(errorBody(error, tool), args);
   return {
     content: [{ type: 'text', text: JSON.stringify(body) }],
     structuredContent: body as unknown as Record<string, unknown>,
@@ -61,11 +61,43 @@ export function errorBody(error: unknown, tool: string): ToolErrorBody {
   };
 }
 
-/** Runs a tool's handler and turns whatever it returns or throws into a tool result. */
-export async function answer(tool: string, handler: () => Promise<object>): Promise<CallToolResult> {
+/**
+ * The service words its errors for the command line (`Expected --check to name ...`); a tool's
+ * caller never typed a flag. A flag that is one of the tool's arguments (`--check` -> `check`,
+ * `--allow-conditions` -> `allow_conditions`) is named as that argument instead.
+ */
+function inArgumentWords(body: ToolErrorBody, args: readonly string[]): ToolErrorBody {
+  const known = new Set(args);
+  const words = (text: string) =>
+    text.replace(/`?--([a-z][a-z0-9-]*)`?/g, (flag, name: string) => {
+      const arg = name.replace(/-/g, '_');
+      return known.has(arg) ? `argument \`${arg}\`` : flag;
+    });
+  const e = body.error;
+  return {
+    error: {
+      ...e,
+      message: words(e.message),
+      where: e.where === null ? null : words(e.where).replace(/^argument `(.*)`$/, '$1'),
+      hint: e.hint === null ? null : words(e.hint),
+      issues: e.issues.map((i) => ({
+        ...i,
+        path: words(i.path).replace(/^argument `(.*)`$/, '$1'),
+        message: words(i.message),
+      })),
+    },
+  };
+}
+
+/** Runs a tool's handler and turns whatever it returns or throws into a tool result, errors in the tool's argument words. */
+export async function answer(
+  tool: string,
+  handler: () => Promise<object>,
+  args: readonly string[] = [],
+): Promise<CallToolResult> {
   try {
     return toolResult(await handler());
   } catch (error) {
-    return toolError(error, tool);
+    return toolError(error, tool, args);
   }
 }

@@ -20,6 +20,7 @@ import type * as z from 'zod';
 import { StdioLineTransport } from './stdio.js';
 import { type ToolSpec, TOOLS } from './tools.js';
 import { defaultRoot } from '../service/root.js';
+import { usedSections } from '../service/checks.js';
 
 /** A stream onto the real stdout for the transport; `process.stdout.write` goes to stderr from here on. */
 function claimStdout(): Writable {
@@ -63,7 +64,12 @@ export async function serveMcp(
   const writable = [open.root, ...(flags['allow-write'] ?? []).map(allowedDir)];
   const protocol = claimStdout();
   const server = new McpServer({ name: 'vkit', version: version() }, { instructions: INSTRUCTIONS });
-  registerTools(server, await allTools(), { open, root: open.root, writable, builds: new BackgroundBuilds() });
+  registerTools(server, offered(await allTools(), await usedSections(open.root)), {
+    open,
+    root: open.root,
+    writable,
+    builds: new BackgroundBuilds(),
+  });
   const closed = new Promise<void>((done) => {
     server.server.onclose = done;
   });
@@ -92,7 +98,21 @@ async function allTools(): Promise<Record<string, ToolSpec<z.ZodObject>>> {
   return tools;
 }
 
-const INSTRUCTIONS = `vkit is a build system whose outputs are evidence. build and verify start runs and return ids at once
+/**
+ * The tools this project can use: one tied to config sections is left out when the config has no
+ * entry in any of them. Decided when the server starts (the tool list does not change while it runs).
+ */
+function offered(
+  tools: Record<string, ToolSpec<z.ZodObject>>,
+  used: ReadonlySet<string> | undefined,
+): Record<string, ToolSpec<z.ZodObject>> {
+  if (!used) return tools;
+  return Object.fromEntries(
+    Object.entries(tools).filter(([, t]) => !t.forSections || t.forSections.some((s) => used.has(s))),
+  );
+}
+
+const INSTRUCTIONS = `vkit is a build system whose outputs are evidence. checks_list says what the config declares. build and verify start runs and return ids at once
 unless wait_s (<= 50) is given; poll with run_wait. gate reports READY, REJECTED or BLOCKED from retained
 evidence. vkit's errors are tool errors whose text is {"error": {"code", "exit_code", "message", "where", "hint",
 "issues"}}, with the CLI's codes. A call that cannot start (an unknown tool, arguments that are not an object

@@ -12,6 +12,7 @@ import * as service from '../service/index.js';
 import { checkDecision } from '../service/acceptance/decision.js';
 import { renderFiles } from '../service/acceptance/render.js';
 import { checkLabel } from '../graph/compile.js';
+import { listDeclared } from '../service/checks.js';
 import { defineTool, type ToolSpec as KitToolSpec, type ToolContextBase } from '../kit/tool.js';
 
 export interface ToolContext extends ToolContextBase {
@@ -105,6 +106,7 @@ export const TOOLS = {
   }),
 
   formal_qualify: spec({
+    forSections: ['formal.components', 'formal.models', 'formal.qualifications'],
     description:
       'Qualify a mathematical package (like `vkit formal qualify`): its catalogue\'s reference and each mutant checked as its own run, each mutant classified detected (the checker rejected it), survivor (it passed) or inconclusive (never counted as detected), and the adequacy checks. Returns `{build, state: "running"}` at once, or with wait_s the `vkit.qualification/1` report (status PASS, FAIL on a survivor, BLOCKED on an inconclusive mutant) when it ends within it. Poll with run_wait using the id.',
     input: z.strictObject({
@@ -264,7 +266,16 @@ export const TOOLS = {
     handler: async (a, ctx) => (await service.gate(ctx.open, { deep: a.deep, only: a.only })).gate,
   }),
 
+  checks_list: spec({
+    description:
+      'Call this first to learn what the repository checks: every item its config declares, in dependency order, with its label (`check:<id>`; build `only`, verify `check` and gate `only` take the id or the label), kind, command (`run`), inputs (globs), the labels it runs after, whether the gate requires it, and where the config declares it. Reads the config only; runs nothing.',
+    readOnly: true,
+    input: z.strictObject({}),
+    handler: async (_a, ctx) => listDeclared(ctx.root),
+  }),
+
   acceptance_check_decision: spec({
+    forSections: ['acceptance'],
     description:
       "Check an acceptance decision against its specification and package (like `vkit acceptance check-decision`): re-validates both documents, recomputes every hash and the subject, checks dispositions, runs, conditions and the verdict table, recursively checks a stack's libraries; with effect, judges whether a publish/deploy gate may act today (or on `now`). Returns the `vkit.acceptance-decision-check/1` report plus exit_code (as the CLI: 0 valid (or effect-eligible), 1 invalid, stale or ineligible, 3 indeterminate). Read-only.",
     readOnly: true,
@@ -295,6 +306,7 @@ export const TOOLS = {
   }),
 
   acceptance_render: spec({
+    forSections: ['acceptance'],
     description:
       "Render an acceptance record as Markdown (like `vkit acceptance render S P [D]`): requirements with floors, claims, computed coverage, the decision's dispositions and conditions; for a stack the relation table and stack lines. Returns {markdown, status, exit_code} (exit_code as the CLI: 0 valid, 1 invalid or stale, 3 indeterminate). Read-only.",
     readOnly: true,

@@ -8,15 +8,14 @@ import { after, before, test } from 'node:test';
 import { nodeCheck, tempRepo, type TempRepo } from '../_support/repo.js';
 import { compareRequestObject, connect, type McpSession } from '../_support/mcp-client.js';
 
+/** What a project whose config declares checks only is offered: no formal or acceptance tools. */
 const TOOL_NAMES = [
-  'acceptance_check_decision',
-  'acceptance_render',
   'build',
+  'checks_list',
   'evidence_export',
   'evidence_replay',
   'feedback_add',
   'feedback_list',
-  'formal_qualify',
   'gate',
   'model_compare',
   'run_cancel',
@@ -48,7 +47,7 @@ after(async () => {
   repo?.cleanup();
 });
 
-test('listTools: exactly the 16 tools, each with an object input schema that rejects unknown keys', async () => {
+test('listTools: exactly the 14 tools a checks-only project can use, each with an object input schema that rejects unknown keys', async () => {
   const { tools } = await mcp.client.listTools();
   assert.deepEqual(tools.map((t) => t.name).sort(), TOOL_NAMES);
   for (const t of tools) {
@@ -129,14 +128,40 @@ test('build: READY with wait_s; without it a build id at once, then run_wait ret
   assert.equal(unknown.json.error.exit_code, 2);
 });
 
-test('formal_qualify answers with an id at once; a package without a catalogue is a usage error on the wait', async () => {
-  const started = await mcp.call('formal_qualify', { package: 'vkit.nope', profile: 'coq-linux-x86_64-v1' });
-  assert.equal(started.isError, false, JSON.stringify(started.json));
-  assert.match(started.json.build, /^build_/);
-  const waited = await mcp.call('run_wait', { run: started.json.build, timeout_s: 30 });
-  assert.equal(waited.isError, true);
-  assert.equal(waited.json.error.code, 'ERR_CATALOGUE_INVALID');
-  assert.equal(waited.json.error.exit_code, 2);
+test('formal_qualify (offered where no config says otherwise) answers with an id at once; a package without a catalogue is a usage error on the wait', async () => {
+  const bare = tempRepo({});
+  const session = await connect(bare);
+  try {
+    const { tools } = await session.client.listTools();
+    const names = tools.map((t) => t.name);
+    for (const name of ['formal_qualify', 'acceptance_check_decision', 'acceptance_render', 'checks_list'])
+      assert.ok(names.includes(name), `${name} is offered without a config`);
+    const started = await session.call('formal_qualify', { package: 'vkit.nope', profile: 'coq-linux-x86_64-v1' });
+    assert.equal(started.isError, false, JSON.stringify(started.json));
+    assert.match(started.json.build, /^build_/);
+    const waited = await session.call('run_wait', { run: started.json.build, timeout_s: 30 });
+    assert.equal(waited.isError, true);
+    assert.equal(waited.json.error.code, 'ERR_CATALOGUE_INVALID');
+    assert.equal(waited.json.error.exit_code, 2);
+  } finally {
+    await session.close();
+    bare.cleanup();
+  }
+});
+
+test('checks_list: every declared item with its command, inputs and what it runs after, in dependency order', async () => {
+  const listed = await mcp.call('checks_list', {});
+  assert.equal(listed.isError, false, JSON.stringify(listed.json));
+  assert.deepEqual(
+    listed.json.items.map((i: Record<string, unknown>) => [i.label, i.kind, i.id, i.inputs, i.after, i.required]),
+    [
+      ['check:a', 'check', 'a', ['a.txt'], [], true],
+      ['check:b', 'check', 'b', ['b.txt'], ['check:a'], true],
+    ],
+  );
+  assert.match(String(listed.json.items[1].run), /from b/);
+  assert.equal(listed.json.items[1].declared_at, 'checks[1]');
+  assert.match(listed.json.config, /vkit\.manifest\.json$/);
 });
 
 test('verify without wait_s returns a pending run at once; run_wait gives PASS; reuse returns that run', async () => {
@@ -171,7 +196,10 @@ test('verify without wait_s returns a pending run at once; run_wait gives PASS; 
   assert.equal(bad.json.error.code, 'ERR_USAGE');
   assert.equal(bad.json.error.exit_code, 2);
   assert.match(bad.json.error.message, /nope/);
-  assert.equal(bad.json.error.where, '--check');
+  // In the tool's words: the caller passed an argument `check`, never a flag.
+  assert.equal(bad.json.error.where, 'check');
+  assert.match(bad.json.error.message, /argument `check`/);
+  assert.doesNotMatch(JSON.stringify(bad.json.error), /--check/);
   assert.equal(bad.json.error.issues.length, 1);
 });
 
