@@ -19,7 +19,7 @@ export const build = defineVerb({
   name: 'build',
   summary: 'run the checks whose inputs changed, keep receipts, print the gate',
   readme:
-    "run what changed, reuse the rest, print the gate; exits with the gate's code. A repeated no-op is answered from the record the last one left (every path it stands on statted and unchanged, D51; `VKIT_NOOP_RECORDS=0` turns records off); one that missed because the tree or the store changed, or found no record for its command line, starts its job worker ahead, once its workspace is open (D55, D57, D58; `VKIT_STANDBY=0` turns that off)",
+    "run what changed, reuse the rest, print the gate; exits with the gate's code. A repeated no-op is answered from the record the last one left (every path it stands on statted and unchanged; `VKIT_NOOP_RECORDS=0` turns records off, `VKIT_NOOP_DEBUG=1` says why one was not used); one that missed because the tree or the store changed, or found no record for its command line, starts its job worker ahead, once its workspace is open (`VKIT_STANDBY=0` turns that off)",
   flags: {
     ...COMMON,
     only: { type: 'string', multiple: true },
@@ -37,9 +37,9 @@ A no-op (nothing ran, every item on a receipt; JSON manifest of checks without o
 of a git work tree, no remote) leaves a record in the store; the same command line (arguments,
 directory, environment, terminal, date) is then answered from it, without git or the store, while
 every directory, listed file, receipt, blob, tool and git or store file it stands on has the stat
-it had (D51). VKIT_NOOP_RECORDS=0 turns records off; VKIT_NOOP_DEBUG=1 says why one was not used.
+it had. VKIT_NOOP_RECORDS=0 turns records off; VKIT_NOOP_DEBUG=1 says why one was not used.
 A build whose record missed because the work tree or the store changed, or that found no record
-for its command line, starts its job worker ahead, once its workspace is open (D55, D57, D58);
+for its command line, starts its job worker ahead, once its workspace is open;
 VKIT_STANDBY=0 starts one only when a run is queued.
 
   --only ID      run only this check (and what it runs after); repeatable. The gate still covers every requirement.

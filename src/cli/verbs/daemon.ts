@@ -18,7 +18,7 @@ export const start = defineVerb({
   name: 'daemon start',
   summary: 'a resident build process for a root that serves build and gate faster',
   readme:
-    "a resident build process for the root: `vkit build` and `vkit gate` there are then served by it (same answers, without node's start-up and module loading; a worker is kept warm for the next edit's run, D52); `VKIT_DAEMON=0` makes a command ignore it. With `--watch` (opt-in) it also watches the tree and answers a repeated no-op from memory while nothing it depended on changed (conditions in `vkit daemon start --help` and D50). It serves only the vkit, node and `NODE_OPTIONS` it started with, and stops after `--idle-s` (default 3 h) without a request, when its own code changes on disk, or after serving a TS config that leaves code in node's module cache (packages, `require`)",
+    "a resident build process for the root: `vkit build` and `vkit gate` there are then served by it (same answers, without node's start-up and module loading; a worker is kept warm for the next edit's run); `VKIT_DAEMON=0` makes a command ignore it. With `--watch` (opt-in) it also watches the tree and answers a repeated no-op from memory while nothing it depended on changed (conditions in `vkit daemon start --help`). It serves only the vkit, node and `NODE_OPTIONS` it started with, and stops after `--idle-s` (default 3 h) without a request, when its own code changes on disk, or after serving a TS config that leaves code in node's module cache (packages, `require`)",
   flags: FLAGS,
   help: `Usage: vkit daemon start [--root DIR] [--idle-s N] [--watch] [--json]
 
