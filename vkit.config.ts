@@ -42,7 +42,16 @@ export default defineConfig({
       id: 'unit',
       // Compiles to dist/ first: the suite runs from compiled output.
       run: 'node node_modules/typescript/bin/tsc -p tsconfig.json && node dist/scripts/bundle-cli.js && node scripts/run-tests.js --fast',
-      inputs: [...sources, 'examples/**/*', '!examples/**/target/**', 'fixtures/**/*', 'schema/*.json'],
+      // The documentation tests read the README, docs/ and the files their links name (CLI table, links).
+      inputs: [
+        ...sources,
+        'examples/**/*',
+        '!examples/**/target/**',
+        'fixtures/**/*',
+        'schema/*.json',
+        '*.md',
+        'docs/*.md',
+      ],
       after: ['typecheck'],
       // --fast: no slow suite and none needing podman, spin or nginx (scripts/run-tests.js); CI runs
       // the full suite just before. It took over 1,200 s on a slow 2-core VM beside qualify:ledger's

@@ -1,6 +1,6 @@
 /**
  * The few error classes vkit throws on purpose. Each carries a stable `code` that tests assert on
- * and the process exit code from the one table (README, "Exit codes"). Anything else that escapes is
+ * and the process exit code from the one table (docs/cli.md, "Exit codes"). Anything else that escapes is
  * an internal error (exit 4).
  */
 export const EXIT = {

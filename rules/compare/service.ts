@@ -6,7 +6,7 @@ import type { CompareOutcome } from './lib/index.js';
 /** The comparison library loads on first use: builds of plain checks never need it. */
 const models = () => import('./lib/index.js');
 
-const HINT = 'See the model-comparison section of the README for the request format.';
+const HINT = 'See docs/model-comparison.md for the request format.';
 
 /**
  * A request as an object or as JSON text (MCP): only text gets the duplicate-key and integer-form

@@ -2,7 +2,7 @@
  * The command table: vkit's own verbs, in the order `vkit --help` lists them, then the verbs each
  * installed kind adds (`allVerbs`), each bound to a handler that is imported only when the verb
  * runs. Parsing (`kit/verb.ts`), `vkit --help`, `vkit <verb> --help`, unknown commands and the
- * README's CLI table (`npm run readme:cli`) all come from here.
+ * CLI table in docs/cli.md (`npm run docs:cli`) all come from here.
  */
 import { loadKinds } from '../config/kind.js';
 import { bindVerb as bind, type Spec, type Verb } from '../kit/verb.js';
@@ -134,7 +134,7 @@ ${buildVerbs.EXITS}`;
 
 /**
  * A verb's synopsis: the first form of its help's usage, continuation lines joined, without
- * `[common flags]` (the README says what they are below the table).
+ * `[common flags]` (docs/cli.md says what they are below the table).
  */
 export function synopsis(spec: Spec): string {
   const [first, ...rest] = spec.help.split('\n');
@@ -145,13 +145,13 @@ export function synopsis(spec: Spec): string {
     .replace(' [common flags]', '');
 }
 
-/** The marker comments around the CLI table in README.md. */
-export const README_TABLE_START =
-  '<!-- cli-table:start (npm run readme:cli writes this table from src/cli/table.ts) -->';
-export const README_TABLE_END = '<!-- cli-table:end -->';
+/** The CLI table's page, relative to the repository, and the marker comments around the table there. */
+export const CLI_TABLE_PAGE = 'docs/cli.md';
+export const CLI_TABLE_START = '<!-- cli-table:start (npm run docs:cli writes this table from src/cli/table.ts) -->';
+export const CLI_TABLE_END = '<!-- cli-table:end -->';
 
-/** The README's CLI table: one row per verb, its synopsis and what it does. */
-export function readmeTable(verbs: readonly Verb[]): string {
+/** The CLI table of docs/cli.md: one row per verb, its synopsis and what it does. */
+export function cliTable(verbs: readonly Verb[]): string {
   const cell = (text: string) => text.replaceAll('|', '\\|');
   const rows = verbs.map(({ spec }) => `| \`${cell(synopsis(spec))}\` | ${cell(spec.readme ?? spec.summary)} |`);
   return ['| command | what it does |', '|---|---|', ...rows].join('\n');

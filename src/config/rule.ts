@@ -9,7 +9,7 @@ import type { SandboxMode } from './sandbox.js';
 
 export type { SandboxMode } from './sandbox.js';
 
-/** How a check's process is confined: see `src/checkers/sandbox.ts` and the README's "Sandbox". */
+/** How a check's process is confined: see `src/checkers/sandbox.ts` and docs/sandbox.md. */
 
 /** What the engine hands a rule about one node. */
 export interface PlanNode<A = Record<string, unknown>> {
@@ -78,7 +78,7 @@ export interface ProcessRequest {
   /** Told the process group id once the process runs (the worker records it so a canceller can reach it). */
   onSpawn?(pgid: number): void;
   /**
-   * How the process is confined (README, "Sandbox"): `isolated` when omitted (store and `.git`
+   * How the process is confined (docs/sandbox.md): `isolated` when omitted (store and `.git`
    * read-only, private `/tmp`, own PID namespace), `hermetic` (only the captured inputs, the
    * `outputs` directories and the tool), or `{ none: reason }`.
    */

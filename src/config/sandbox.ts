@@ -1,7 +1,7 @@
-/** How a check runs (README, "Sandbox"): its schema and type, read by the config schema and the rule API. */
+/** How a check runs (docs/sandbox.md): its schema and type, read by the config schema and the rule API. */
 import * as v from 'valibot';
 
-/** How a check runs (README, "Sandbox"): a reason is required to run one unsandboxed. */
+/** How a check runs (docs/sandbox.md): a reason is required to run one unsandboxed. */
 export const sandbox = v.union(
   [
     v.picklist(['isolated', 'hermetic']),

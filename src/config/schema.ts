@@ -89,7 +89,7 @@ const manifestSchemas = new WeakMap<KindRegistry, ReturnType<typeof composeManif
 const userSchemas = new WeakMap<KindRegistry, ReturnType<typeof composeUserConfig>>();
 
 /**
- * The shared remote cache (README, "Remote cache"): machine configuration, so `--remote` and
+ * The shared remote cache (docs/remote-cache.md): machine configuration, so `--remote` and
  * `VKIT_REMOTE` override it. Which writers count is never here: `vkit.lock.json`'s trusted signers.
  */
 const remote = v.strictObject({

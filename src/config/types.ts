@@ -14,7 +14,7 @@ export type { RuleRecord } from './schema.js';
 export interface ConfigCore {
   /** The sandbox of every check that does not name its own. @default "isolated" */
   sandbox?: SandboxMode;
-  /** The shared remote cache: `{ url, read?, write? }` (README, "Remote cache"). */
+  /** The shared remote cache: `{ url, read?, write? }` (docs/remote-cache.md). */
   remote?: { url: string; read?: boolean; write?: boolean };
   /** User rules, made with `defineRule`. */
   rules?: Rule[];

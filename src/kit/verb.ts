@@ -1,6 +1,6 @@
 /**
  * What one verb of the CLI is: its name, its flags (node:util `parseArgs` options), its help and the
- * lines the command list and the README show, bound to a handler imported only when the verb runs.
+ * lines the command list and the CLI table of docs/cli.md show, bound to a handler imported only when the verb runs.
  * vkit's own verbs are declared in `src/cli/verbs/` and listed in `src/cli/table.ts`; a kind adds
  * its own through its `verbs` (`rules/<kind>/verbs.ts`). Nothing here imports anything heavy:
  * `vkit --help` reads the declarations only.
@@ -16,7 +16,7 @@ export interface Spec<O extends Flags = Flags> {
   readonly name: string;
   /** Its line in `vkit --help`. */
   readonly summary: string;
-  /** Its row in the README's CLI table (default: the summary). */
+  /** Its row in the CLI table of docs/cli.md (default: the summary). */
   readonly readme?: string;
   /** What `vkit --help` lists instead of the name (`formal package digest [ID]`). */
   readonly label?: string;

@@ -16,7 +16,7 @@
  *
  * Not `fetch`: a fill makes a thousand and more small requests, and fetch's web streams cost the
  * main thread several times more per request than node:http, which costs several times more than
- * pipelining (README, "Remote cache").
+ * pipelining (docs/remote-cache.md).
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, rmSync, statSync } from 'node:fs';

@@ -3,8 +3,8 @@
  * connections. A fill asks for a thousand action entries of a few KB each; through node:http each
  * request cost the main thread ~0.4 ms (a socket write per request, a parser, a response stream),
  * more than verifying its signature. Here the requests waiting when the event loop turns go out in
- * one write per connection, and answers are cut from the bytes as they arrive (README, "Remote
- * cache").
+ * one write per connection, and answers are cut from the bytes as they arrive
+ * (docs/remote-cache.md).
  *
  * A connection pipelines only once it has answered: a new one carries a single request, so a dead
  * or hanging server is asked no more often than with one request per connection. Requests a

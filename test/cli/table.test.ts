@@ -1,5 +1,5 @@
 /**
- * The command table (src/cli/table.ts) is the CLI's one source: README.md's CLI table is rendered from
+ * The command table (src/cli/table.ts) is the CLI's one source: docs/cli.md's CLI table is rendered from
  * it, every verb's help and flags agree, and `--help` and `--version` read it without loading any
  * handler.
  */
@@ -13,9 +13,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { registry } from '../../rules/index.js';
 import {
   allVerbs,
-  README_TABLE_END,
-  README_TABLE_START,
-  readmeTable,
+  CLI_TABLE_END,
+  CLI_TABLE_PAGE,
+  CLI_TABLE_START,
+  cliTable,
   resolveVerb,
   synopsis,
 } from '../../src/cli/table.js';
@@ -26,19 +27,19 @@ installKinds(registry);
 /** vkit's own verbs and the built-in kinds' (`vkit model compare`). */
 const VERBS = await allVerbs();
 
-test('README.md holds exactly the CLI table rendered from the command table (npm run readme:cli rewrites it)', () => {
-  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf(README_TABLE_START);
-  const end = readme.indexOf(README_TABLE_END);
-  assert.ok(start >= 0 && end > start, `README.md has ${README_TABLE_START} ... ${README_TABLE_END}`);
-  assert.equal(readme.slice(start + README_TABLE_START.length, end), `\n${readmeTable(VERBS)}\n`, 'npm run readme:cli');
+test('docs/cli.md holds exactly the CLI table rendered from the command table (npm run docs:cli rewrites it)', () => {
+  const page = readFileSync(join(REPO_ROOT, CLI_TABLE_PAGE), 'utf8');
+  const start = page.indexOf(CLI_TABLE_START);
+  const end = page.indexOf(CLI_TABLE_END);
+  assert.ok(start >= 0 && end > start, `${CLI_TABLE_PAGE} has ${CLI_TABLE_START} ... ${CLI_TABLE_END}`);
+  assert.equal(page.slice(start + CLI_TABLE_START.length, end), `\n${cliTable(VERBS)}\n`, 'npm run docs:cli');
 });
 
-test('every verb: a unique name, help that starts with its usage, one README row, one line in vkit --help', () => {
+test('every verb: a unique name, help that starts with its usage, one row in the CLI table, one line in vkit --help', () => {
   const names = VERBS.map((v) => v.spec.name);
   assert.equal(new Set(names).size, names.length, 'unique names');
   const main = vkit(['--help']).stdout;
-  const rows = readmeTable(VERBS).split('\n');
+  const rows = cliTable(VERBS).split('\n');
   for (const { spec } of VERBS) {
     assert.match(spec.help, new RegExp(`^Usage: vkit ${spec.name}\\b`), spec.name);
     assert.ok(spec.help.endsWith('\n'), `${spec.name}: help ends with a newline`);

@@ -19,7 +19,7 @@ export const build = defineVerb({
   name: 'build',
   summary: 'run the checks whose inputs changed, keep receipts, print the gate',
   readme:
-    "run what changed, reuse the rest, print the gate; exits with the gate's code. A repeated no-op is answered from the record the last one left (every path it stands on statted and unchanged; `VKIT_NOOP_RECORDS=0` turns records off); one that missed because the tree or the store changed, or found no record for its command line, starts its job worker ahead, once its workspace is open (`VKIT_STANDBY=0` turns that off)",
+    "run what changed, reuse the rest, print the gate; exits with the gate's code. A repeated no-op is answered from the record the last one left (every path it stands on statted and unchanged; `VKIT_NOOP_RECORDS=0` turns records off, `VKIT_NOOP_DEBUG=1` says why one was not used); one that missed because the tree or the store changed, or found no record for its command line, starts its job worker ahead, once its workspace is open (`VKIT_STANDBY=0` turns that off)",
   flags: {
     ...COMMON,
     only: { type: 'string', multiple: true },

@@ -32,7 +32,7 @@ a second Ctrl-C exits at once.
 export const mcp = defineVerb({
   name: 'mcp',
   summary: 'serve the same verbs as MCP tools over stdio (for agents)',
-  readme: 'MCP server over stdio for agents (see below)',
+  readme: 'MCP server over stdio for agents (see [MCP](mcp.md))',
   flags: { root: { type: 'string' }, store: { type: 'string' }, 'allow-write': { type: 'string', multiple: true } },
   help: `Usage: vkit mcp [--root DIR] [--store DIR] [--allow-write DIR ...]
 

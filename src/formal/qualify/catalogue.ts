@@ -81,7 +81,7 @@ export function installedCatalogueDir(packageId: string, profile: string): strin
 export function readCatalogue(dir: string): Catalogue {
   const file = join(dir, CATALOGUE_FILE);
   const fail: (issues: Issue[]) => never = (issues) => {
-    throw new InvalidInputError('ERR_CATALOGUE_INVALID', issues, 'See README, "Package qualification".');
+    throw new InvalidInputError('ERR_CATALOGUE_INVALID', issues, 'See docs/formal.md, "Package qualification".');
   };
   if (!existsSync(file)) fail([{ file, path: '', message: 'No mutation catalogue here' }]);
   let data: unknown;
