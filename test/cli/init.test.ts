@@ -182,3 +182,24 @@ test('a package.json that is not JSON is exit 2 naming the file, not a crash', (
     repo.cleanup();
   }
 });
+
+test('with --root below the top of the work tree, the .gitignore files above it count, anchored ones only below the root', () => {
+  const repo = tempRepo({
+    '.gitignore': 'dist/\n/pkg/coverage/\n/other/\n',
+    'pkg/.gitignore': '/tmp-out\n',
+    'pkg/package.json': `${JSON.stringify({ scripts: { test: node('0') } })}\n`,
+    'pkg/index.js': 'module.exports = 1;\n',
+  });
+  try {
+    const root = join(repo.dir, 'pkg');
+    const r = vkit(['init', '--root', root, '--dry-run'], { cwd: root });
+    assert.equal(r.code, 0, r.stderr);
+    const excludes = r.stdout.split('\n').filter((l) => l.trim().startsWith("'!"));
+    assert.deepEqual(
+      excludes.map((l) => l.trim()),
+      ["'!**/dist/**',", "'!coverage/**',", "'!tmp-out/**',", "'!node_modules/**',"],
+    );
+  } finally {
+    repo.cleanup();
+  }
+});
