@@ -47,7 +47,7 @@ export async function initConfig(root: string, opts: { dryRun?: boolean } = {}):
   const text = renderConfig(
     starter.checks,
     inputs,
-    'What git ignores (each folder .gitignore names, whether it exists yet or not): vkit never captures it.',
+    'What vkit never captures: what git ignores (each folder .gitignore names, whether it exists yet or not) and secret-looking files.',
   );
   const file = join(root, 'vkit.config.ts');
   if (opts.dryRun) return { file, text, written: false };
