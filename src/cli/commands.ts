@@ -313,9 +313,15 @@ export const runRetry: Handler<typeof runVerbs.runRetry> = async ({ values: v })
 };
 
 export const init: Handler<typeof storeVerbs.init> = async ({ values: v }) => {
-  const { file } = await service.initConfig(resolve(v.root ?? process.cwd()));
-  if (v.json) json({ created: file });
-  else process.stdout.write(`wrote ${file}\nnext: edit its inputs, then run \`vkit build\`\n`);
+  const { file, text, written } = await service.initConfig(resolve(v.root ?? process.cwd()), {
+    dryRun: v['dry-run'],
+  });
+  if (v.json) json(written ? { created: file } : { would_create: file, text });
+  else if (!written) {
+    // The config alone on stdout (`vkit init --dry-run > vkit.config.ts` works); what it is on stderr.
+    process.stderr.write(`--dry-run: would write ${file}; nothing written\n`);
+    process.stdout.write(text);
+  } else process.stdout.write(`wrote ${file}\nnext: edit its inputs, then run \`vkit build\`\n`);
   return EXIT.ok;
 };
 

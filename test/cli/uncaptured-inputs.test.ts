@@ -250,8 +250,8 @@ test('`vkit init` writes a config that excludes the ignored directories its glob
     const init = vkit(['init', '--root', repo.dir], { cwd: repo.dir });
     assert.equal(init.code, 0, init.stderr);
     const text = execFileSync('cat', [join(repo.dir, 'vkit.config.ts')], { encoding: 'utf8' });
-    assert.match(text, /"!coverage\/\*\*"/);
-    assert.match(text, /"!node_modules\/\*\*"/);
+    assert.match(text, /'!\*\*\/coverage\/\*\*'/);
+    assert.match(text, /'!\*\*\/node_modules\/\*\*'/);
     assert.match(text, /\/\/ .*git-ignored.*`!`/s);
     const gate = cli(repo, ['gate']);
     assert.equal(

@@ -8,13 +8,21 @@ export const init = defineVerb({
   name: 'init',
   summary: 'write a starter vkit.config.ts',
   readme: 'write a starter `vkit.config.ts`',
-  flags: COMMON,
-  help: `Usage: vkit init [--root DIR] [--json]
+  flags: { ...COMMON, 'dry-run': { type: 'boolean', default: false } },
+  help: `Usage: vkit init [--root DIR] [--dry-run] [--json]
 
-Writes a starter vkit.config.ts with one check suited to the project found (npm, cargo, or a
-placeholder that fails until you replace it). Refuses when a config exists. --json prints
-{ "created": FILE }. --store and --jobs are accepted, for scripts that pass them to every verb,
-and ignored.
+Writes a starter vkit.config.ts suited to the project found. With a package.json: one check per
+script it knows (typecheck, type-check, tsc or types; lint; build; test): \`npm run <script>\`,
+and \`npm test\` for the test (the one check when it knows none). The build declares the
+git-ignored folder it writes as its outputs (that of an entry point: main, module, types, bin,
+exports; else dist/, build/, lib/ or out/), and the test runs after the build when its script
+(or pretest) runs the build or names that folder, or an entry point is in it. Without a
+package.json: cargo test for a Cargo.toml, else a placeholder that fails until you replace it.
+The inputs exclude every folder .gitignore names, whether it exists yet or not. Refuses when a
+config exists.
+--dry-run prints the config it would write and writes nothing. --json prints { "created": FILE }
+(with --dry-run, { "would_create": FILE, "text": CONFIG }). --store and --jobs are accepted, for
+scripts that pass them to every verb, and ignored.
 `,
 });
 
