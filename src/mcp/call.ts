@@ -30,7 +30,13 @@ class RpcError extends Error {
 }
 
 /** Registers the tools (tools/list advertises their strict input schemas) and takes tools/call over. */
-export function registerTools(server: McpServer, tools: Record<string, ToolSpec<z.ZodObject>>, ctx: ToolContext): void {
+export function registerTools(
+  server: McpServer,
+  tools: Record<string, ToolSpec<z.ZodObject>>,
+  ctx: ToolContext,
+  /** Tools left out because the config uses none of their sections, with those sections. */
+  withheld: Record<string, readonly string[]> = {},
+): void {
   const byName = new Map(Object.entries(tools));
   for (const [name, tool] of byName) {
     server.registerTool(
@@ -45,7 +51,7 @@ export function registerTools(server: McpServer, tools: Record<string, ToolSpec<
     if (request.method !== 'tools/call') throw new RpcError(METHOD_NOT_FOUND, 'Method not found');
     const params = (request.params ?? {}) as { name?: unknown; arguments?: unknown };
     const tool = typeof params.name === 'string' ? byName.get(params.name) : undefined;
-    if (!tool) throw unknownTool(params.name, [...byName.keys()]);
+    if (!tool) throw unknownTool(params.name, [...byName.keys()], withheld);
     const name = params.name as string;
     const args = params.arguments === undefined ? {} : params.arguments;
     if (typeof args !== 'object' || args === null || Array.isArray(args))
@@ -70,14 +76,19 @@ export function registerTools(server: McpServer, tools: Record<string, ToolSpec<
 
 const schemaHint = (name: string) => `See the input schema of \`${name}\` (tools/list).`;
 
-function unknownTool(name: unknown, names: string[]): RpcError {
+function unknownTool(name: unknown, names: string[], withheld: Record<string, readonly string[]>): RpcError {
   const shown = typeof name === 'string' ? `\`${name}\`` : `a name that is ${describe(name)}`;
-  const near = typeof name === 'string' ? nearestName(name, names) : undefined;
+  const sections = typeof name === 'string' && Object.hasOwn(withheld, name) ? withheld[name] : undefined;
+  const near = typeof name === 'string' && !sections ? nearestName(name, names) : undefined;
   const error = invalid(
     'ERR_USAGE',
-    `Tool ${shown} not found${near ? ` (did you mean \`${near}\`?)` : ''}`,
+    sections
+      ? `Tool ${shown} is not offered: this project's config has no ${sections.join(' or ')} entries`
+      : `Tool ${shown} not found${near ? ` (did you mean \`${near}\`?)` : ''}`,
     { path: 'name' },
-    `The tools are: ${names.join(', ')}.`,
+    sections
+      ? 'Add such an entry to the config and restart the server; the tools offered are in tools/list.'
+      : `The tools are: ${names.join(', ')}.`,
   );
   return new RpcError(INVALID_PARAMS, `Invalid params: ${error.message}`, errorBody(error, String(name)));
 }

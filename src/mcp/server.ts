@@ -64,12 +64,14 @@ export async function serveMcp(
   const writable = [open.root, ...(flags['allow-write'] ?? []).map(allowedDir)];
   const protocol = claimStdout();
   const server = new McpServer({ name: 'vkit', version: version() }, { instructions: INSTRUCTIONS });
-  registerTools(server, offered(await allTools(), await usedSections(open.root)), {
-    open,
-    root: open.root,
-    writable,
-    builds: new BackgroundBuilds(),
-  });
+  const tools = await allTools();
+  const shown = offered(tools, await usedSections(open.root));
+  const withheld = Object.fromEntries(
+    Object.entries(tools)
+      .filter(([name]) => !(name in shown))
+      .map(([name, t]) => [name, t.forSections ?? []]),
+  );
+  registerTools(server, shown, { open, root: open.root, writable, builds: new BackgroundBuilds() }, withheld);
   const closed = new Promise<void>((done) => {
     server.server.onclose = done;
   });

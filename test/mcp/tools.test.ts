@@ -149,6 +149,16 @@ test('formal_qualify (offered where no config says otherwise) answers with an id
   }
 });
 
+test('a tool left out for this config is refused saying why, not as an unknown name', async () => {
+  await assert.rejects(mcp.client.callTool({ name: 'formal_qualify', arguments: {} }), (error: Error) => {
+    assert.match(
+      error.message,
+      /not offered: this project's config has no formal\.components or formal\.models or formal\.qualifications entries/,
+    );
+    return true;
+  });
+});
+
 test('checks_list: every declared item with its command, inputs and what it runs after, in dependency order', async () => {
   const listed = await mcp.call('checks_list', {});
   assert.equal(listed.isError, false, JSON.stringify(listed.json));
