@@ -37,6 +37,7 @@ try {
     force,
     record: true,
     log: (line) => console.log(`build-worker-image: ${line}`),
+    fail: (line) => console.error(`build-worker-image: ${line}`),
     signal: stop.signal,
   });
   process.exit(heard ? codes[heard] : code);

@@ -37,6 +37,7 @@ export const imageBuild: Handler<typeof imageBuildVerb> = async ({ values: v, po
     const code = await buildWorkerImage(name as keyof typeof WORKER_IMAGES, {
       force: v.force,
       log: (line) => process.stdout.write(`vkit image build: ${line}\n`),
+      fail: (line) => process.stderr.write(`vkit image build: ${line}\n`),
       signal: stop.signal,
     });
     return heard ? (heard === 'SIGINT' ? 130 : 143) : code;

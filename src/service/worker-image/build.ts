@@ -37,6 +37,8 @@ export interface BuildOptions {
   record?: boolean;
   /** Progress lines (stdout). */
   log: (line: string) => void;
+  /** Why the build failed (stderr). */
+  fail: (line: string) => void;
   /** Stops the running step; the partial root is removed. */
   signal?: AbortSignal;
   env?: NodeJS.ProcessEnv;
@@ -98,11 +100,17 @@ export async function buildWorkerImage(name: WorkerImageName, opts: BuildOptions
     );
   const rootfs = (await run.out(['mktemp', '-d', '/var/tmp/vkit-worker-rootfs.XXXXXX'])).trim();
   try {
-    return await buildIn(run, rootfs, { name, mirror, list: hasList ? list : undefined, log: opts.log });
+    return await buildIn(run, rootfs, {
+      name,
+      mirror,
+      list: hasList ? list : undefined,
+      log: opts.log,
+      fail: opts.fail,
+    });
   } catch (error) {
     // A step that failed ends the build with a failure (its stderr went to ours already).
     if (error instanceof StepFailed) {
-      opts.log(`building ${image} failed: ${error.message}`);
+      opts.fail(`building ${image} failed: ${error.message}`);
       return EXIT.fail;
     }
     throw error;
@@ -126,6 +134,7 @@ interface Plan {
   /** The pinned package list, or undefined to seed and record one. */
   list: string | undefined;
   log: (line: string) => void;
+  fail: (line: string) => void;
 }
 
 async function buildIn(run: Runner, rootfs: string, plan: Plan): Promise<number> {
@@ -145,7 +154,7 @@ async function buildIn(run: Runner, rootfs: string, plan: Plan): Promise<number>
   if (plan.list) {
     const differs = compareLists(byteSort(listed(plan.list)), got);
     if (differs) {
-      plan.log(`the packages of ${image} differ from ${plan.list}:\n${differs}`);
+      plan.fail(`the packages of ${image} differ from ${plan.list}:\n${differs}`);
       return EXIT.fail;
     }
   } else recordList(plan, got);
