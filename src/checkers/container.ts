@@ -1,6 +1,6 @@
 /**
  * The sandbox: restricted containers through the Docker API (dockerode), served here by podman
- * (`npm run setup:podman`). Every container it runs has no network, a read-only root, uid and
+ * (`podman system service --time=0 unix:///tmp/podman.sock`). Every container it runs has no network, a read-only root, uid and
  * gid 65534, no capabilities, no privilege gain, memory and pid limits, a private tmpfs on /tmp
  * (ocamlopt needs one) and exactly the binds the request names. It is created, started, waited for,
  * its logs read, and removed by vkit (never AutoRemove: the logs must be read before removal).
@@ -148,7 +148,7 @@ export async function openSandbox(
   const problem = await ping(docker);
   if (problem !== undefined) {
     return {
-      unavailable: `no container engine answering on ${where} (${problem}): start one (podman system service --time=0 ${where} &; in vkit's repository \`npm run setup:podman\`), and \`vkit doctor\` says what this machine lacks`,
+      unavailable: `no container engine answering on ${where} (${problem}): start one (apt-get install podman, then podman system service --time=0 ${where} &) or point VKIT_CONTAINER_SOCKET at one that runs, and \`vkit doctor\` says what this machine lacks`,
     };
   }
   return new DockerSandbox(where, docker, options.cacheDir ?? toolTreeCacheDir());

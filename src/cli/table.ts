@@ -17,6 +17,7 @@ import * as doctorVerbs from './verbs/doctor.js';
 import * as evidence from './verbs/evidence.js';
 import * as feedback from './verbs/feedback.js';
 import * as formal from './verbs/formal.js';
+import * as image from './verbs/image.js';
 
 const commands = () => import('./commands.js');
 const acceptanceVerbs = () => import('./acceptance.js');
@@ -63,6 +64,7 @@ export const TABLE: readonly Verb[] = [
   bind(daemon.stop, async () => (await import('./daemon.js')).stop),
   bind(daemon.status, async () => (await import('./daemon.js')).status),
   bind(doctorVerbs.doctor, async () => (await import('./doctor.js')).doctor),
+  bind(image.imageBuild, async () => (await import('./image.js')).imageBuild),
 ];
 
 /** Groups whose verbs `vkit --help` lists under one heading, indented. */

@@ -45,7 +45,7 @@ const IMAGE_REFS: Record<string, string> = { 'coq-linux-x86_64-v1': 'localhost/v
 
 function unavailable(message: string): VkitError {
   return new VkitError('ERR_ASSETS_UNAVAILABLE', EXIT.blocked, message, {
-    hint: "Start the container engine (`npm run setup:podman` in vkit's repository) and point VKIT_CONTAINER_SOCKET at it; `vkit doctor` says what this machine lacks.",
+    hint: 'Start a container engine (`apt-get install podman`, then `podman system service --time=0 unix:///tmp/podman.sock &`) and point VKIT_CONTAINER_SOCKET at it (that socket is the default); `vkit doctor` says what this machine lacks.',
   });
 }
 

@@ -28,7 +28,6 @@ export interface DoctorReport {
   parts: DoctorPart[];
 }
 
-const SETUP_NOTE = "vkit's repository has `npm run setup:system`, which installs all of them on Debian/Ubuntu";
 const FORMAL_PROFILES = ['coq-linux-x86_64-v1', 'verus-linux-x86_64-v1'];
 const MODEL_PROFILES = ['spin-linux-x86_64-v1', 'tlc-linux-x86_64-v1', 'lean-linux-x86_64-v1'];
 
@@ -101,7 +100,7 @@ async function verifierParts(env: Record<string, string | undefined>): Promise<D
           part: 'container engine',
           status: 'missing',
           detail: engineMissing,
-          fix: `apt-get install podman, then serve its Docker API on ${socket} (podman system service --time=0 ${socket} &), or point VKIT_CONTAINER_SOCKET at an engine; ${SETUP_NOTE}`,
+          fix: `apt-get install podman (Fedora: dnf install podman), then serve its Docker API on ${socket} (podman system service --time=0 ${socket} &), or point VKIT_CONTAINER_SOCKET at an engine`,
         }
       : { part: 'container engine', status: 'ok', detail: `answers on ${socket}` },
   );
@@ -114,8 +113,20 @@ function assetPart(part: string, missing: string[] | undefined): DoctorPart {
     part,
     status: 'missing',
     detail: missing.length ? missing.join('; ') : 'needs the container engine',
-    fix: `formal items using it are BLOCKED until then; the worker images are built from vkit's pinned package lists (${SETUP_NOTE}, then npm run image:worker)`,
+    fix: `formal items using it are BLOCKED until then; ${assetFix(part)}`,
   };
+}
+
+/** Profiles whose worker image `vkit image build` makes (the others' missing assets name their own fix). */
+const BUILT_IMAGES: Record<string, string> = {
+  'formal: coq-linux-x86_64-v1': 'coq',
+  'model checking: spin-linux-x86_64-v1': 'spin',
+};
+
+function assetFix(part: string): string {
+  const image = BUILT_IMAGES[part];
+  if (!image) return 'add what the detail names';
+  return `build its worker image with \`vkit image build ${image}\` (as root, with debootstrap and podman: apt-get install debootstrap podman; Fedora: dnf install debootstrap podman), once the container engine answers`;
 }
 
 function remotePart(env: Record<string, string | undefined>): DoctorPart {

@@ -77,7 +77,7 @@ export const coqProfile: Profile = {
         return {
           toolPaths: COQ_TOOL_PATHS,
           missing: [
-            `worker image ${COQ_WORKER_IMAGE} is not installed in the container engine (${sandbox.socket}): build it from vkit's repository with \`npm run setup:system\` (\`vkit doctor\` says what this machine lacks)`,
+            `worker image ${COQ_WORKER_IMAGE} is not installed in the container engine (${sandbox.socket}): build it with \`vkit image build coq\` (as root; needs debootstrap and podman), and \`vkit doctor\` says what this machine lacks`,
           ],
         };
       return { image, toolPaths: COQ_TOOL_PATHS, missing: [] };

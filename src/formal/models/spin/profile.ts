@@ -49,7 +49,7 @@ export const spinProfile: ModelProfile = {
         return {
           toolPaths: TOOL_PATHS,
           missing: [
-            `worker image ${SPIN_WORKER_IMAGE} is not installed in the container engine (${sandbox.socket}): build it with \`npm run image:worker -- spin\` (or \`npm run setup:system\`) from vkit's repository; \`vkit doctor\` says what this machine lacks`,
+            `worker image ${SPIN_WORKER_IMAGE} is not installed in the container engine (${sandbox.socket}): build it with \`vkit image build spin\` (as root; needs debootstrap and podman), and \`vkit doctor\` says what this machine lacks`,
           ],
         };
       return { image, toolPaths: TOOL_PATHS, missing: [] };
