@@ -5,7 +5,7 @@
  * pane that scrolls to the lines it had to cut.
  */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { afterEach, test } from 'node:test';
 import { render } from 'ink-testing-library';
 import { App } from '../../src/tui/App.js';
 import type { VkitEvent } from '../../src/engine/events.js';
@@ -14,6 +14,12 @@ import { sleep } from '../_support/wait.js';
 
 const KEY = { enter: '\r', pageDown: '\u001B[6~', pageUp: '\u001B[5~' };
 const T0 = Date.parse('2025-01-01T12:00:00.000Z');
+
+/** Unmounted after each test, failed or not: a mounted App's clock timer would keep the run alive. */
+const mounted: (() => void)[] = [];
+afterEach(() => {
+  for (const unmount of mounted.splice(0)) unmount();
+});
 
 /** The App fed by a test bus, with a clock the test sets (`clock.now`). */
 function setup(rows = 30) {
@@ -34,6 +40,7 @@ function setup(rows = 30) {
       onQuit={() => {}}
     />,
   );
+  mounted.push(r.unmount);
   return {
     clock,
     unmount: r.unmount,
