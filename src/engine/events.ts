@@ -30,6 +30,8 @@ export const EventSchema = v.variant('type', [
     outcome: v.picklist(['PASS', 'FAIL']),
     run: v.nullable(v.string()),
     ms: v.number(),
+    /** How long the run that made the reused evidence took (its receipt's timings), when known. */
+    ran_ms: v.optional(v.number()),
     notes: v.optional(v.array(v.string())),
   }),
   v.object({

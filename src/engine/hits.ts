@@ -111,6 +111,7 @@ function cachedResult(walk: WalkState, p: PlannedNode, found: Hit, runnable: boo
         outcome: found.receipt.outcome as 'PASS' | 'FAIL',
         run: found.receipt.run,
         ms,
+        ...(found.receipt.timings ? { ran_ms: found.receipt.timings.ms } : {}),
         ...(notes ? { notes } : {}),
       }),
     );

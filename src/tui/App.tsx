@@ -6,7 +6,7 @@
 import { useEffect, useReducer, useRef, useState } from 'react';
 import { Box, Static, Text, useInput, type Key } from 'ink';
 import type { VkitEvent } from '../engine/events.js';
-import { Details, type LoadedDetails } from './Details.js';
+import { Details, type LoadedDetails, detailLines, detailsBudget, maxDetailsScroll } from './Details.js';
 import { Header, headerHeight } from './Header.js';
 import { ItemTable } from './ItemTable.js';
 import { LogRow } from './LogRow.js';
@@ -30,6 +30,8 @@ export interface AppProps {
   rows?: number;
   /** Start from this state instead of an empty one (tests, or a gate read before watching). */
   initial?: TuiState;
+  /** The clock running checks' elapsed time is counted to (tests pass a fixed one). */
+  clock?: () => number;
 }
 
 /** Subscribes to either kind of source; returns the unsubscribe. */
@@ -50,10 +52,36 @@ function subscribe(source: EventSource, listener: (event: VkitEvent) => void): (
   };
 }
 
-const KEYS = 'j/k move  enter details  r rerun  a rerun all  f filter  q quit';
+const KEYS = 'j/k move  enter details  PgUp/PgDn scroll  r rerun  a rerun all  f filter  q quit';
 
-export function App({ events, root, store, onRerun, onRerunAll, onQuit, loadDetails, rows = 24, initial }: AppProps) {
+/** The clock, re-read every second while any check runs, so running rows show a ticking elapsed time. */
+function useTickingClock(clock: () => number, ticking: boolean): number {
+  const [now, setNow] = useState(clock);
+  useEffect(() => {
+    if (!ticking) return;
+    setNow(clock());
+    const timer = setInterval(() => setNow(clock()), 1000);
+    return () => clearInterval(timer);
+  }, [ticking, clock]);
+  return now;
+}
+
+/** What an empty table says: waiting only before anything settled, else why nothing shows. */
+function emptyText(state: TuiState, filter: Filter): string {
+  if (state.items.length > 0) return `no item matches the filter "${filter}"`;
+  if (state.settledAt === null && !state.fromEvidence && state.configInvalid === null)
+    return 'no items yet: waiting for the first cycle';
+  return 'the gate has no items';
+}
+
+export function App(props: AppProps) {
+  const { events, root, store, onRerun, onRerunAll, onQuit, loadDetails, rows = 24, initial } = props;
   const [state, dispatch] = useReducer(reduce, initial ?? initialState(root, store));
+  const now = useTickingClock(
+    props.clock ?? Date.now,
+    state.items.some((i) => i.status === 'running'),
+  );
+  const [scroll, setScroll] = useState<number | undefined>(undefined);
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const [filter, setFilter] = useState<Filter>('all');
   const [showDetails, setShowDetails] = useState(false);
@@ -63,10 +91,28 @@ export function App({ events, root, store, onRerun, onRerunAll, onQuit, loadDeta
 
   useEffect(() => subscribe(events, dispatch), [events]);
 
+  // Keys read refs, not this render's values: several keys can arrive before React re-renders
+  // (fast typing, a paste, tmux send-keys), and each must see the previous one's effect.
+  const latest = useRef({ items: state.items, selectedId, filter, lines: 0, budget: 1, scroll });
+  latest.current.items = state.items;
+  const select = (id: string) => {
+    latest.current.selectedId = id;
+    setSelectedId(id);
+  };
+
   const visible = visibleItems(state.items, filter);
   const found = visible.findIndex((i) => i.id === selectedId);
   const index = visible.length === 0 ? -1 : Math.max(found, 0);
   const item = index >= 0 ? visible[index] : undefined;
+
+  // The selection is a check, not a row: pin the shown item's label, so a re-sort keeps it selected.
+  // Only when no visible check is selected yet: a key pressed since this render already chose one.
+  useEffect(() => {
+    const chosen = latest.current.selectedId;
+    if (item && found < 0 && !visible.some((i) => i.id === chosen)) select(item.id);
+  }, [item?.id, found]);
+  // Another item's details start unscrolled.
+  useEffect(() => setScroll(undefined), [item?.id]);
 
   useEffect(() => {
     if (!showDetails || !item || !loadDetails) return;
@@ -83,18 +129,19 @@ export function App({ events, root, store, onRerun, onRerunAll, onQuit, loadDeta
     };
   }, [showDetails, item?.id, item?.run, loadDetails]);
 
-  // Keys read refs, not this render's values: several keys can arrive before React re-renders
-  // (fast typing, a paste, tmux send-keys), and each must see the previous one's effect.
-  const latest = useRef({ items: state.items, selectedId, filter });
-  latest.current.items = state.items;
-  const select = (id: string) => {
-    latest.current.selectedId = id;
-    setSelectedId(id);
+  /** PgDn/PgUp: a page down or up the details, from the top (down) or the end (up) when unscrolled. */
+  const scrollDetails = (direction: 1 | -1) => {
+    const { lines, budget, scroll: at } = latest.current;
+    const max = maxDetailsScroll(lines, budget);
+    const page = Math.max(1, budget - 2);
+    const from = at ?? (direction > 0 ? 0 : max);
+    latest.current.scroll = Math.min(max, Math.max(0, from + direction * page));
+    setScroll(latest.current.scroll);
   };
   const onKey = (input: string, key: Key) => {
-    const now = latest.current;
-    const shown = visibleItems(now.items, now.filter);
-    const at = shown.findIndex((i) => i.id === now.selectedId);
+    const cur = latest.current;
+    const shown = visibleItems(cur.items, cur.filter);
+    const at = shown.findIndex((i) => i.id === cur.selectedId);
     const i = shown.length === 0 ? -1 : Math.max(at, 0);
     if (input === 'q') onQuit('quit');
     else if (key.ctrl && input === 'c') onQuit('interrupt');
@@ -103,12 +150,13 @@ export function App({ events, root, store, onRerun, onRerunAll, onQuit, loadDeta
     } else if (key.upArrow || input === 'k') {
       if (shown.length) select(shown[Math.max(0, i - 1)]!.id);
     } else if (key.return) setShowDetails((d) => !d);
+    else if (key.pageDown || key.pageUp) scrollDetails(key.pageDown ? 1 : -1);
     else if (input === 'r') {
       if (i >= 0) onRerun(shown[i]!.id);
     } else if (input === 'a') onRerunAll();
     else if (input === 'f') {
-      now.filter = FILTERS[(FILTERS.indexOf(now.filter) + 1) % FILTERS.length]!;
-      setFilter(now.filter);
+      cur.filter = FILTERS[(FILTERS.indexOf(cur.filter) + 1) % FILTERS.length]!;
+      setFilter(cur.filter);
     }
   };
   useInput((input, key) => {
@@ -122,15 +170,20 @@ export function App({ events, root, store, onRerun, onRerunAll, onQuit, loadDeta
   const fixed = headerHeight(state) + 1 + (state.progress ? 1 : 0) + detailsLines + 1;
   const tableRows = Math.max(1, rows - fixed - 1 - 1); // the scroll line, and one spare line for the cursor
   const details = item && loaded && loaded.label === item.id && loaded.run === item.run ? loaded.details : null;
+  latest.current.lines = showDetails && item ? detailLines(item, details, now).length : 0;
+  latest.current.budget = detailsBudget(detailsLines);
+  latest.current.scroll = scroll;
 
   return (
     <>
       <Static items={state.log}>{(line) => <LogRow key={line.key} line={line} />}</Static>
       <Box flexDirection="column">
         <Header state={state} />
-        <ItemTable items={visible} selected={index} height={tableRows} />
+        <ItemTable items={visible} selected={index} height={tableRows} emptyText={emptyText(state, filter)} now={now} />
         {state.progress ? <ProgressLine progress={state.progress} items={state.items} /> : null}
-        {showDetails && item ? <Details item={item} loaded={details} maxLines={detailsLines} /> : null}
+        {showDetails && item ? (
+          <Details item={item} loaded={details} maxLines={detailsLines} scroll={scroll} now={now} />
+        ) : null}
         <Text dimColor wrap="truncate-end">
           filter: {filter}
           {filter === 'all' ? '' : ` (${visible.length} of ${state.items.length} shown; status covers all)`} {KEYS}

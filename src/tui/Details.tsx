@@ -1,6 +1,7 @@
 /** Details of the selected item: reason, diagnostics and log lines (when loaded), the explain diff. */
 import { Box, Text } from 'ink';
 import { colorOf } from './colors.js';
+import { elapsedText } from './ItemTable.js';
 import type { ItemView } from './state.js';
 
 /** What `loadDetails(label)` may supply beyond the event stream. */
@@ -12,16 +13,22 @@ export interface LoadedDetails {
 export interface DetailsProps {
   item: ItemView;
   loaded?: LoadedDetails | null;
-  /** Lines available; longer sections are cut from the top of the log. */
+  /** Lines available; longer sections are cut in the middle, unless scrolled. */
   maxLines: number;
+  /** First line shown when the user scrolled (PgUp/PgDn); undefined shows the head and the end. */
+  scroll?: number;
+  /** The clock a running item's elapsed time is counted to. */
+  now?: number | null;
 }
 
-function detailLines(
-  item: ItemView,
-  loaded: LoadedDetails | null | undefined,
-): { text: string; dim?: boolean; head?: boolean }[] {
-  const lines: { text: string; dim?: boolean; head?: boolean }[] = [];
-  lines.push({ text: `reason: ${item.reason || '-'}` });
+type Line = { text: string; dim?: boolean; head?: boolean };
+
+/** Every line the pane could show for `item`, before any cut or scroll. */
+export function detailLines(item: ItemView, loaded: LoadedDetails | null | undefined, now?: number | null): Line[] {
+  const lines: Line[] = [];
+  if (item.status === 'running') lines.push({ text: `running for ${elapsedText(item.startedAt, now) ?? '?'}` });
+  else if (item.status === 'queued') lines.push({ text: 'queued' });
+  else lines.push({ text: `reason: ${item.reason || '-'}` });
   if (item.run) lines.push({ text: `run: ${item.run}  (vkit run show --run ${item.run})`, dim: true });
   if (loaded?.diagnostics?.length) {
     lines.push({ text: 'diagnostics:', head: true });
@@ -39,18 +46,34 @@ function detailLines(
   return lines;
 }
 
-export function Details({ item, loaded, maxLines }: DetailsProps) {
-  const all = detailLines(item, loaded);
-  const budget = Math.max(1, maxLines - 2); // the border and the title line
-  // Keep the head (reason first) and the end of the log: drop lines just after the budget's head.
-  const lines =
-    all.length <= budget
-      ? all
-      : [
-          ...all.slice(0, Math.ceil(budget / 2)),
-          { text: `  … ${all.length - budget + 1} line(s) cut`, dim: true },
-          ...all.slice(all.length - (budget - Math.ceil(budget / 2) - 1)),
-        ];
+/** Lines of the pane's body (the border and the title line take two of `maxLines`). */
+export const detailsBudget = (maxLines: number) => Math.max(2, maxLines - 2);
+
+/** The furthest a pane of `budget` lines can scroll over `count` lines (one line says where it is). */
+export const maxDetailsScroll = (count: number, budget: number) => Math.max(0, count - (budget - 1));
+
+/** Fits `all` in `budget` lines: the head and the end with the middle cut, or the scrolled window. */
+function fit(all: Line[], budget: number, scroll: number | undefined): Line[] {
+  if (all.length <= budget) return all;
+  if (scroll === undefined) {
+    // Keep the head (reason first) and the end of the log: drop lines just after the budget's head.
+    const head = Math.ceil(budget / 2);
+    return [
+      ...all.slice(0, head),
+      { text: `  … ${all.length - budget + 1} line(s) cut (PgUp/PgDn scroll)`, dim: true },
+      ...all.slice(all.length - (budget - head - 1)),
+    ];
+  }
+  const from = Math.min(Math.max(0, scroll), maxDetailsScroll(all.length, budget));
+  const shown = all.slice(from, from + budget - 1);
+  return [
+    ...shown,
+    { text: `  lines ${from + 1}-${from + shown.length} of ${all.length} (PgUp/PgDn scroll)`, dim: true },
+  ];
+}
+
+export function Details({ item, loaded, maxLines, scroll, now }: DetailsProps) {
+  const lines = fit(detailLines(item, loaded, now), detailsBudget(maxLines), scroll);
   return (
     <Box flexDirection="column" borderStyle="single" borderLeft={false} borderRight={false} borderBottom={false}>
       <Text bold>

@@ -10,6 +10,10 @@ export interface ItemTableProps {
   selected: number;
   /** Rows available for items (excluding the column header and the scroll line). */
   height: number;
+  /** What an empty table says (before the first cycle, or when a filter hides every item). */
+  emptyText?: string;
+  /** The clock (ms since the epoch) a running row's elapsed time is counted to; null shows none. */
+  now?: number | null;
 }
 
 /** First visible row: keeps the selection in view, roughly centred, never past the end. */
@@ -30,7 +34,22 @@ function ageText(s: number | null | undefined): string {
   return `${Math.floor(s / 86400)}d`;
 }
 
-export function ItemTable({ items, selected, height }: ItemTableProps) {
+/** Whole seconds from `startedAt` to `now` as `7s` or `2m05s`; null when either is unknown. */
+export function elapsedText(startedAt: string | null | undefined, now: number | null | undefined): string | null {
+  const from = startedAt ? Date.parse(startedAt) : Number.NaN;
+  if (now === null || now === undefined || Number.isNaN(from)) return null;
+  const s = Math.max(0, Math.floor((now - from) / 1000));
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+}
+
+/** The TIME cell: a running row's elapsed time, a cached row's original duration (or `cached`), else the run's. */
+function timeText(item: ItemView, now: number | null | undefined): string {
+  if (item.status === 'running') return elapsedText(item.startedAt, now) ?? 'running';
+  if (item.cached && item.ms === null) return 'cached';
+  return item.ms === null ? '-' : formatMs(item.ms);
+}
+
+export function ItemTable({ items, selected, height, emptyText, now }: ItemTableProps) {
   const rows = Math.max(1, height);
   const start = windowStart(items.length, selected, rows);
   const shown = items.slice(start, start + rows);
@@ -48,7 +67,7 @@ export function ItemTable({ items, selected, height }: ItemTableProps) {
         {cell('RUN', 26)}
         ID
       </Text>
-      {items.length === 0 ? <Text dimColor> no items yet: waiting for the first cycle</Text> : null}
+      {items.length === 0 ? <Text dimColor> {emptyText ?? 'no items yet: waiting for the first cycle'}</Text> : null}
       {shown.map((item, i) => {
         const isSelected = start + i === selected;
         return (
@@ -58,7 +77,7 @@ export function ItemTable({ items, selected, height }: ItemTableProps) {
               <Text color={colorOf(item.status)}>{cell(item.status, 9)}</Text>
               {cell(item.kind, 9)}
               {cell(item.required ? 'yes' : 'no', 4)}
-              {cell(item.ms === null ? '-' : formatMs(item.ms), 8)}
+              {cell(timeText(item, now), 8)}
               {cell(item.assurance ?? '-', 13)}
               {cell(item.freshness ?? '-', 6)}
               {cell(ageText(item.ageS), 6)}

@@ -27,6 +27,10 @@ export interface ItemView {
   explain: string[];
   /** Last output lines of a failing action, when the engine sent them. */
   tail: string[];
+  /** Event time the running action started (its elapsed time is counted from it); null otherwise. */
+  startedAt?: string | null;
+  /** True when this cycle reused evidence: `ms` is then the original run's duration, or null if unknown. */
+  cached?: boolean;
 }
 
 /** One line for Ink's `<Static>` (the terminal's normal scrollback): a finished action or a settle. */
@@ -121,6 +125,26 @@ function upsert(items: readonly ItemView[], label: string, patch: Partial<ItemVi
   return sortItems(found ? items.map((i) => (i === found ? next : i)) : [...items, next]);
 }
 
+/**
+ * A row whose action is queued (`startedAt` null) or running: what the row showed of an earlier run
+ * (its run id, time, reason, tail, freshness) is cleared, so nothing of it passes for this attempt's.
+ */
+function inFlight(startedAt: string | null): Partial<ItemView> {
+  return {
+    status: startedAt === null ? 'queued' : 'running',
+    startedAt,
+    run: null,
+    ms: null,
+    reason: '',
+    cached: false,
+    assurance: undefined,
+    freshness: undefined,
+    ageS: null,
+    explain: [],
+    tail: [],
+  };
+}
+
 function progressOf(seen: readonly string[], done: readonly string[], items: readonly ItemView[]): Progress | null {
   const active = items.some((i) => i.status === 'running' || i.status === 'queued');
   return active ? { done: done.length, total: seen.length } : null;
@@ -168,7 +192,7 @@ export function reduce(state: TuiState, event: VkitEvent): TuiState {
     }
     case 'action.queued':
     case 'action.started': {
-      const items = upsert(state.items, event.label, { status: event.type === 'action.queued' ? 'queued' : 'running' });
+      const items = upsert(state.items, event.label, inFlight(event.type === 'action.started' ? event.ts : null));
       const cycleSeen = add(state.cycleSeen, event.label);
       return { ...state, items, cycleSeen, progress: progressOf(cycleSeen, state.cycleDone, items) };
     }
@@ -176,7 +200,10 @@ export function reduce(state: TuiState, event: VkitEvent): TuiState {
       const items = upsert(state.items, event.label, {
         status: event.outcome,
         run: event.run,
-        ms: event.ms,
+        // The cached event's own `ms` is this cycle's (none): show what the original run took, if known.
+        ms: event.ran_ms ?? null,
+        cached: true,
+        startedAt: null,
         explain: [],
         tail: [],
       });
@@ -190,6 +217,8 @@ export function reduce(state: TuiState, event: VkitEvent): TuiState {
         ms: event.ms,
         explain: event.explain ?? [],
         tail: event.tail ?? [],
+        cached: false,
+        startedAt: null,
       });
       const why = event.status === 'ran' || !event.reason ? '' : `  ${event.reason}`;
       return settled(state, event.label, items, {
@@ -274,6 +303,7 @@ function gateRow(g: Gate['items'][number], prior: ItemView | undefined, ageS: nu
     reason: g.reason,
     run: g.run,
     ms: prior?.ms ?? null,
+    cached: prior?.cached,
     assurance: g.assurance,
     freshness: g.status === 'PASS' || g.status === 'FAIL' ? 'fresh' : g.status === 'STALE' ? 'stale' : undefined,
     ageS,

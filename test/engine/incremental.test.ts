@@ -332,3 +332,22 @@ test(
     assert.deepEqual(forced.actions[0]!.explain, ['a fresh run was asked for']);
   }),
 );
+
+test(
+  'a cached action event carries how long the run that made its evidence took (ran_ms), its own ms is 0',
+  withRepo({ 'a.txt': 'a\n' }, async (repo) => {
+    repo.manifest({ checks: [readCheck('a', ['a.txt'])] });
+    const first = await buildIn(repo);
+    const ranMs = first.actions.find((a) => a.label === 'check:a')!.ms;
+    const cachedEvents: { ms: number; ran_ms?: number }[] = [];
+    await buildIn(repo, {
+      onEvent: (e) => {
+        if (e.type === 'action.cached') cachedEvents.push({ ms: e.ms, ran_ms: e.ran_ms });
+      },
+    });
+    assert.equal(cachedEvents.length, 1);
+    assert.equal(cachedEvents[0]!.ms, 0);
+    assert.equal(typeof cachedEvents[0]!.ran_ms, 'number');
+    assert.equal(cachedEvents[0]!.ran_ms, ranMs, 'the receipt timing of the first run');
+  }),
+);

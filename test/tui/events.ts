@@ -25,7 +25,8 @@ export const running = (label: string): VkitEvent => ({
   kind: 'check',
   key: 'sha256:0',
 });
-export const cached = (label: string, outcome: 'PASS' | 'FAIL' = 'PASS'): VkitEvent => ({
+/** `ranMs`: how long the run that made the reused evidence took (absent: unknown). */
+export const cached = (label: string, outcome: 'PASS' | 'FAIL' = 'PASS', ranMs?: number): VkitEvent => ({
   ...base,
   type: 'action.cached',
   label,
@@ -33,8 +34,11 @@ export const cached = (label: string, outcome: 'PASS' | 'FAIL' = 'PASS'): VkitEv
   key: 'sha256:0',
   outcome,
   run: 'r-cached',
-  ms: 3,
+  ms: 0,
+  ...(ranMs === undefined ? {} : { ran_ms: ranMs }),
 });
+/** `running` at a given event time. */
+export const runningAt = (label: string, at: string): VkitEvent => ({ ...running(label), ts: at }) as VkitEvent;
 export const finished = (
   label: string,
   outcome: 'PASS' | 'FAIL' | 'BLOCKED',
