@@ -149,7 +149,7 @@ async function readUtf8(file: string, shown: string): Promise<string> {
   }
 }
 
-function jsonErrorLine(text: string, error: Error): number | undefined {
+export function jsonErrorLine(text: string, error: Error): number | undefined {
   const pos = /position (\d+)/.exec(error.message);
   if (pos) return text.slice(0, Number(pos[1])).split('\n').length;
   const line = /line (\d+)/.exec(error.message);

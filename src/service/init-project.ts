@@ -3,6 +3,7 @@
  * `lint`, `build`, `test`), the build's output folder as its declared outputs, and the test after
  * the build when the test needs what the build writes. Pure: the caller reads package.json.
  */
+import { jsonErrorLine } from '../config/manifest-file.js';
 import { invalid } from '../errors.js';
 
 /** A check the starter writes, with the why of each choice a reader would ask about. */
@@ -39,7 +40,7 @@ export function readPackageJson(text: string, file: string): PackageJson {
     throw invalid(
       'ERR_INIT_PACKAGE_JSON',
       `package.json is not valid JSON: ${(error as Error).message}`,
-      { file },
+      { file, line: jsonErrorLine(text, error as Error) },
       'Fix package.json (npm cannot read it either), then run `vkit init` again.',
     );
   }

@@ -171,11 +171,13 @@ test('--dry-run prints the config it would write and writes nothing; an existing
 });
 
 test('a package.json that is not JSON is exit 2 naming the file, not a crash', () => {
-  const repo = tempRepo({ 'package.json': '{ "scripts": ' });
+  // A trailing comma: node names the position, so the line can be given.
+  const repo = tempRepo({ 'package.json': '{\n  "name": "x",\n}\n' });
   try {
     const r = vkit(['init', '--root', repo.dir], { cwd: repo.dir });
     assert.equal(r.code, 2, `${r.stdout}${r.stderr}`);
     assert.match(r.stderr, /package\.json.*not valid JSON/);
+    assert.match(r.stderr, /package\.json:3\b|line 3/, `the line is named: ${r.stderr}`);
     assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
     assert.ok(!existsSync(join(repo.dir, 'vkit.config.ts')));
   } finally {
