@@ -5,7 +5,7 @@
  *   faces      src/cli, src/mcp, src/tui, src/daemon, src/index.ts, src/schemas.ts
  *   service    src/service
  *   engine     src/engine, src/jobs
- *   libraries  src/acceptance, src/models, src/formal, src/evidence, src/remote (what the kinds are made of)
+ *   libraries  src/formal, src/evidence, src/remote (what the kinds are made of)
  *   base       src/store, src/capture, src/checkers, src/graph, src/gate
  *   core       src/config, src/kit, src/hash, src/text, src/errors.ts
  *
@@ -20,7 +20,7 @@ const LAYERS = [
   { name: 'faces', path: '^src/(cli|mcp|tui|daemon)/|^src/(index|schemas)\\.ts$' },
   { name: 'service', path: '^src/service/' },
   { name: 'engine', path: '^src/(engine|jobs)/' },
-  { name: 'libraries', path: '^src/(acceptance|models|formal|evidence|remote)/' },
+  { name: 'libraries', path: '^src/(formal|evidence|remote)/' },
   { name: 'base', path: '^src/(store|capture|checkers|graph|gate)/' },
   { name: 'core', path: '^src/(config|kit|hash|text)/|^src/errors\\.ts$' },
 ];

@@ -17,8 +17,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { checkDecisionFiles } from '../src/acceptance/recursive-checks.js';
-import type { DecisionContext, DecisionPaths } from '../src/acceptance/model.js';
+import { checkDecisionFiles } from '../rules/accept/lib/recursive-checks.js';
+import type { DecisionContext, DecisionPaths } from '../rules/accept/lib/model.js';
 import { writeRustDeliveryClaims, writeSmallClaims } from './acceptance-shapes.js';
 
 const N = Number(process.env.BENCH_LIBS ?? 500);

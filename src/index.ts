@@ -14,7 +14,7 @@ export type { CheckConfig, ResolvedCheck } from '../rules/check/schema.js';
 export type { CompareConfig } from '../rules/compare/schema.js';
 export type { ActionConfig, ResolvedAction } from '../rules/actions/schema.js';
 export type { ComponentConfig, ResolvedComponent } from './formal/component-schema.js';
-export type { AcceptanceConfig, ResolvedAcceptance } from './acceptance/config-schema.js';
+export type { AcceptanceConfig, ResolvedAcceptance } from '../rules/accept/schema.js';
 export type { QualificationConfig, ResolvedQualification } from './formal/qualify/entry-schema.js';
 export type { RuleRecord } from './config/types.js';
 export type * from './config/rule.js';

@@ -7,7 +7,7 @@
  * that expires is seen the day after, even by a watch session that never reruns the action.
  *
  * The same rule checks a library of a stack on its own (`accept:<id>/<crate>`, made by
- * src/acceptance/graph.ts: documents in the acceptor store, --root = the workspace root). Claims'
+ * lib/graph.ts: documents in the acceptor store, --root = the workspace root). Claims'
  * self_verify commands are never run here: with `run_commands` each is its own `self-verify` node,
  * which the record's node depends on.
  *
@@ -18,15 +18,15 @@
 import { isAbsolute, join, posix, relative, sep } from 'node:path';
 import * as v from 'valibot';
 import { defineRule, type ActionResult } from '../../src/config/rule.js';
-import { checkDecisionFiles } from '../../src/acceptance/recursive-checks.js';
-import { judgeEffect } from '../../src/acceptance/effect.js';
-import type { DecisionCheck, SpecificationCheck } from '../../src/acceptance/model.js';
-import { findingLine } from '../../src/acceptance/report.js';
-import { checkSpecification } from '../../src/acceptance/specification.js';
-import { readDoc, type Table } from '../../src/acceptance/toml.js';
-import { subjectRootOf } from '../../src/acceptance/inputs.js';
-import { AcceptanceSchema } from '../../src/acceptance/config-schema.js';
-import { collectReads } from '../../src/acceptance/reads.js';
+import { checkDecisionFiles } from './lib/recursive-checks.js';
+import { judgeEffect } from './lib/effect.js';
+import type { DecisionCheck, SpecificationCheck } from './lib/model.js';
+import { findingLine } from './lib/report.js';
+import { checkSpecification } from './lib/specification.js';
+import { readDoc, type Table } from './lib/toml.js';
+import { subjectRootOf } from './lib/inputs.js';
+import { AcceptanceSchema } from './schema.js';
+import { collectReads } from './lib/reads.js';
 
 /** Bumped whenever what an acceptance PASS means changes, so earlier evidence is not reused. */
 export const ACCEPTANCE_SEMANTICS = 'vkit.acceptance/0.4.0';

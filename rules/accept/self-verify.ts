@@ -1,6 +1,6 @@
 /**
  * `self-verify`: one claim's `[claim.self_verify]` recipe of an acceptance record run as a cached
- * check (`run_commands: true`; node `accept:<id>/run:<claim id>`, made by src/acceptance/graph.ts).
+ * check (`run_commands: true`; node `accept:<id>/run:<claim id>`, made by lib/graph.ts).
  * The key covers the whole subject root and the package (raw bytes), the recipe and the shell's
  * and tool's identity; the command runs in the subject root with only the action's environment.
  *
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import * as v from 'valibot';
 import { defineRule, type ActionResult } from '../../src/config/rule.js';
 import { toolOf } from '../../src/checkers/identity.js';
-import { subjectRootOf } from '../../src/acceptance/inputs.js';
+import { subjectRootOf } from './lib/inputs.js';
 import {
   DEFAULT_TIMEOUT_MS,
   judgeRun,
@@ -21,8 +21,8 @@ import {
   readCapped,
   readSelfVerify,
   shellScript,
-} from '../../src/acceptance/selfverify.js';
-import { readDoc, str, tables } from '../../src/acceptance/toml.js';
+} from './lib/selfverify.js';
+import { readDoc, str, tables } from './lib/toml.js';
 
 /** Bumped whenever what a self-verify PASS means changes. */
 export const SELF_VERIFY_SEMANTICS = 'vkit.self-verify/1';

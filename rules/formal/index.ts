@@ -14,6 +14,7 @@ export const formalKind = defineKind({
   entry: ComponentSchema,
   rules: { 'formal-check': async () => (await import('./rule.js')).formalCheckRule },
   label: (c) => `formal:${c.id}`,
+  lock: async (components, ctx) => (await import('./lock.js')).componentLock(components, ctx),
   required: (c) => c.required,
   // The raw capture of the declared inputs plus the lock, whose bytes bind the accepted digests.
   expand: (c) => [lockBoundNode('formal', 'formal-check', c, c.inputs)],

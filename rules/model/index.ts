@@ -16,5 +16,6 @@ export const modelKind = defineKind({
   rules: { 'model-check': async () => (await import('./rule.js')).modelCheckRule },
   label: (m) => `model:${m.id}`,
   required: (m) => m.required,
+  lock: async (models, ctx) => (await import('./lock.js')).modelLock(models, ctx),
   expand: (m) => [lockBoundNode('model', 'model-check', m, m.inputs)],
 });

@@ -18,6 +18,7 @@ export const qualifyKind = defineKind({
   rules: { qualify: async () => (await import('./rule.js')).qualifyRule },
   label: (q) => `qualify:${q.id}`,
   required: (q) => q.required,
+  lock: async (qualifications, ctx) => (await import('./lock.js')).qualificationLock(qualifications, ctx),
   // A catalogue in the repository is read from the capture; vkit's own is bound by its digest in the key.
   expand: (q) => [lockBoundNode('qualify', 'qualify', q, q.inputs ?? (q.catalogue ? [`${q.catalogue}/**`] : []))],
 });

@@ -102,7 +102,7 @@ export const gate: Handler<typeof verbs.gate> = async ({ values: v, version }) =
       throw invalid('ERR_USAGE', `--${flag} belongs to the protected gate: add --protected`, { path: `--${flag}` });
   const format = v.format ?? (v.json ? 'json' : 'text');
   // --now asks what the gate will say on another day (acceptance decisions expire); it never touches evidence.
-  if (v.now !== undefined && (await import('../acceptance/dates.js')).parseIsoDate(v.now) === undefined)
+  if (v.now !== undefined && (await import('../text/dates.js')).parseIsoDate(v.now) === undefined)
     throw invalid('ERR_USAGE', `Expected --now to be a real YYYY-MM-DD date, got \`${v.now}\``, { path: '--now' });
   if (!['text', 'json', 'sarif', 'junit', 'markdown'].includes(format))
     throw invalid('ERR_USAGE', `Expected --format to be text, json, sarif, junit or markdown, got \`${format}\``, {

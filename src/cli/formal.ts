@@ -69,7 +69,7 @@ export const qualify: Handler<typeof verbs.qualify> = async ({ values: v }) => {
     jobs,
   });
   if (out)
-    (await import('../service/write-target.js')).writeTargetFile(out, `${JSON.stringify(report, null, 2)}\n`, true);
+    (await import('../evidence/write-target.js')).writeTargetFile(out, `${JSON.stringify(report, null, 2)}\n`, true);
   if (v.json) printJson(report);
   else process.stdout.write(renderQualification(report));
   return report.status === 'PASS' ? EXIT.ok : report.status === 'FAIL' ? EXIT.fail : EXIT.blocked;
@@ -77,7 +77,7 @@ export const qualify: Handler<typeof verbs.qualify> = async ({ values: v }) => {
 
 /** `--out FILE`: the user's to name, and replaced if it exists, but never in a git directory or the store. */
 async function reportTarget(out: string, root: string | undefined, store: string | undefined) {
-  const { writeTarget } = await import('../service/write-target.js');
+  const { writeTarget } = await import('../evidence/write-target.js');
   return writeTarget(
     resolve(out),
     { root: resolve(root ?? defaultRoot()), store },

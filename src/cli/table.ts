@@ -6,7 +6,6 @@
  */
 import { loadKinds } from '../config/kind.js';
 import { bindVerb as bind, type Spec, type Verb } from '../kit/verb.js';
-import * as acceptance from './verbs/acceptance.js';
 import * as buildVerbs from './verbs/build.js';
 import * as faces from './verbs/faces.js';
 import * as runVerbs from './verbs/runs.js';
@@ -20,7 +19,6 @@ import * as formal from './verbs/formal.js';
 import * as image from './verbs/image.js';
 
 const commands = () => import('./commands.js');
-const acceptanceVerbs = () => import('./acceptance.js');
 
 export const TABLE: readonly Verb[] = [
   bind(buildVerbs.build, async () => (await commands()).build),
@@ -33,17 +31,6 @@ export const TABLE: readonly Verb[] = [
   bind(runVerbs.runRetry, async () => (await commands()).runRetry),
   bind(storeVerbs.init, async () => (await commands()).init),
   bind(storeVerbs.storeGc, async () => (await commands()).storeGc),
-  bind(acceptance.digest, async () => (await acceptanceVerbs()).digest),
-  bind(acceptance.check, async () => (await acceptanceVerbs()).check),
-  bind(acceptance.checkSpec, async () => (await acceptanceVerbs()).checkSpec),
-  bind(acceptance.checkPackage, async () => (await acceptanceVerbs()).checkPackage),
-  bind(acceptance.coverage, async () => (await acceptanceVerbs()).coverage),
-  bind(acceptance.decide, async () => (await acceptanceVerbs()).decide),
-  bind(acceptance.checkDecision, async () => (await acceptanceVerbs()).checkDecision),
-  bind(acceptance.render, async () => (await acceptanceVerbs()).render),
-  bind(acceptance.migrate, async () => (await acceptanceVerbs()).migrate),
-  bind(acceptance.run, async () => (await acceptanceVerbs()).run),
-  bind(acceptance.witness, async () => (await acceptanceVerbs()).witness),
   bind(evidence.exportBundle, async () => (await import('./evidence.js')).exportBundle),
   bind(evidence.replay, async () => (await import('./evidence.js')).replay),
   bind(formal.policyAccept, async () => (await import('./formal.js')).policyAccept),
@@ -66,11 +53,6 @@ export const TABLE: readonly Verb[] = [
   bind(doctorVerbs.doctor, async () => (await import('./doctor.js')).doctor),
   bind(image.imageBuild, async () => (await import('./image.js')).imageBuild),
 ];
-
-/** Groups whose verbs `vkit --help` lists under one heading, indented. */
-const HEADINGS: Record<string, string> = {
-  acceptance: 'Acceptance 0.4.0 documents (`vkit acceptance <verb> --help` for each):',
-};
 
 /** vkit's own verbs, then the installed kinds' (the registry is loaded for them). */
 export async function allVerbs(): Promise<readonly Verb[]> {
@@ -112,7 +94,8 @@ export function mainHelp(verbs: readonly Verb[]): string {
   const headed = new Set<string>();
   for (const { spec } of verbs) {
     const group = spec.name.split(' ')[0]!;
-    const heading = HEADINGS[group];
+    // A group with a heading (given by one of its verbs) is listed as one block, indented.
+    const heading = verbs.find((v) => v.spec.name.startsWith(`${group} `) && v.spec.heading)?.spec.heading;
     if (heading === undefined) lines.push(`  ${label(spec).padEnd(width(group))}  ${spec.summary}`);
     else if (!headed.has(group)) {
       headed.add(group);

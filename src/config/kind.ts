@@ -53,6 +53,17 @@ interface OpenContext {
   shown: string;
 }
 
+/** What `vkit policy accept` binds for one entry in vkit.lock.json, or why it cannot. */
+export type LockJudgement =
+  | { policy_sha256: string; package_sha256?: string; checker_sha256: string; profile: string }
+  | { reasons: string[] };
+
+/** One entry `vkit policy accept` may bind, under its key in vkit.lock.json, judged only when accepted. */
+export interface LockCandidate {
+  key: string;
+  judge(): Promise<LockJudgement>;
+}
+
 /** The resolved manifest as kinds read it: sections by name. */
 export type ManifestSections = Readonly<Record<string, unknown>>;
 
@@ -97,6 +108,11 @@ export interface Kind<E = any, S extends string = string, I = unknown> {
   verbs?: readonly Verb[];
   /** MCP tools the kind adds, by name; loaded when an MCP server starts (their schemas need zod). */
   tools?: () => Promise<Readonly<Record<string, ToolSpec>>>;
+  /**
+   * What `vkit policy accept` binds for the kind's entries (a formal component's digests): a kind
+   * whose actions run only against an accepted policy names each entry's lock key and how to judge it.
+   */
+  lock?(entries: readonly E[], ctx: { root: string; env: NodeJS.ProcessEnv }): Promise<LockCandidate[]>;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: any kind, whatever its entry types.

@@ -18,6 +18,8 @@ export interface Spec<O extends Flags = Flags> {
   readonly summary: string;
   /** Its row in the CLI table of docs/cli.md (default: the summary). */
   readonly readme?: string;
+  /** The heading `vkit --help` lists this verb's group under, as one indented block (given by one member). */
+  readonly heading?: string;
   /** What `vkit --help` lists instead of the name (`formal package digest [ID]`). */
   readonly label?: string;
   readonly flags: O;

@@ -22,7 +22,7 @@ import { INTEGRITY_NOTE, manifestBytes } from '../evidence/manifest.js';
 import { judgeReplay, type Fresh, type IdentityCheck, type ReplayStatus } from '../evidence/replay.js';
 import { writeTar } from '../evidence/tar.js';
 import { openStore, openWorkspace, type OpenOptions } from './workspace.js';
-import { type TargetRules, writeTarget } from './write-target.js';
+import { type TargetRules, writeTarget } from '../evidence/write-target.js';
 
 export interface ExportResult {
   schema: 'vkit.evidence-export/1';

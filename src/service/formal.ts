@@ -3,19 +3,10 @@
  * formal requests (`verify --request`). Wiring only: the judgements live in src/formal.
  */
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { FormalCheckAttrs } from '../formal/types.js';
 import { captureSelector } from '../capture/selector.js';
 import { declaredComponents, type ResolvedComponent } from '../formal/component-schema.js';
-import { installedCatalogueDir, readCatalogue } from '../formal/qualify/catalogue.js';
-import {
-  declaredQualifications,
-  lockKeyOf,
-  qualificationPolicyDigest,
-  type ResolvedQualification,
-} from '../formal/qualify/entry-schema.js';
-import { declaredModels, modelLockKey, modelPolicyDigest, type ResolvedModel } from '../formal/models/entry-schema.js';
-import { loadModelProfile } from '../formal/models/profiles.js';
 import { runEngine } from '../engine/build.js';
 import type { BuildReport } from '../engine/schema.js';
 import { EXIT, InvalidInputError, invalid } from '../errors.js';
@@ -25,10 +16,12 @@ import { captureFormal } from '../formal/capture.js';
 import type { Store } from '../store/store.js';
 import { emptyLock, LOCK_FILE, readLock, writeLock, type LockEntry } from '../formal/lock.js';
 import { loadPackage, packageDigests } from '../formal/packages.js';
-import { policyProblems, policySliceDigest } from '../formal/policy.js';
+import { policySliceDigest } from '../formal/policy.js';
 import { loadProfile, resolveChecker } from '../formal/profiles/index.js';
 import { requestLockIssues, validateFormalRequest, type FormalRequest } from '../formal/request.js';
+import { entriesOf, loadKinds, type LockCandidate } from '../config/kind.js';
 import { readConfig } from '../config/load.js';
+import { didYouMean } from '../text/suggest.js';
 import type { Manifest } from '../config/types.js';
 import { attachTails } from './runs.js';
 import { openWorkspace, type OpenOptions, type Workspace } from './workspace.js';
@@ -55,38 +48,31 @@ export async function policyAccept(
 ): Promise<AcceptResult> {
   const root = resolve(open.root ?? defaultRoot());
   const config = await readConfig(root);
-  const declared = declaredComponents(config.manifest);
-  const qualifications = declaredQualifications(config.manifest);
-  const models = declaredModels(config.manifest);
+  const env = opts.env ?? open.env ?? process.env;
+  // Every installed kind names what it binds: components under their ids, `qualify:<id>`, `model:<id>`.
+  const entries: LockCandidate[] = [];
+  for (const kind of (await loadKinds()).kinds)
+    if (kind.lock) entries.push(...(await kind.lock(entriesOf(config.manifest, kind), { root, env })));
+  const keys = entries.map((e) => e.key);
   for (const id of opts.components ?? [])
-    if (
-      !declared.some((c) => c.id === id) &&
-      !qualifications.some((q) => lockKeyOf(q) === id) &&
-      !models.some((m) => modelLockKey(m) === id)
-    )
+    if (!keys.includes(id))
       throw invalid(
         'ERR_USAGE',
-        `Expected --component to name a declared formal component (or \`qualify:<id>\`, \`model:<id>\`), got \`${id}\``,
+        `Expected --component to name a declared formal component (or \`qualify:<id>\`, \`model:<id>\`), got \`${id}\`${didYouMean(id, keys)}`,
         { path: '--component' },
+        keys.length ? `Declared: ${keys.join(', ')}.` : undefined,
       );
-  if (declared.length === 0 && qualifications.length === 0 && models.length === 0)
+  if (entries.length === 0)
     throw invalid(
       'ERR_USAGE',
       'No formal components, qualifications or models are declared: nothing to accept',
       { path: 'formal.components' },
       'Declare formal.components (or formal.qualifications, formal.models) in the config first.',
     );
-  const env = opts.env ?? open.env ?? process.env;
   const previous = readLock(root) ?? emptyLock();
   // Acceptance rewrites the components; the trusted signers are another reviewed list, kept as they are.
   const next = previous.trusted_signers ? { ...emptyLock(), trusted_signers: previous.trusted_signers } : emptyLock();
   const result: AcceptResult = { schema: 'vkit.policy-accept/1', lock: LOCK_FILE, accepted: [], refused: [] };
-  // Components under their ids, qualifications under `qualify:<id>`, models under `model:<id>` (an id holds no `:`).
-  const entries = [
-    ...declared.map((c) => ({ key: c.id, judge: () => judgeComponent(c, env) })),
-    ...qualifications.map((q) => ({ key: lockKeyOf(q), judge: () => judgeQualification(q, root, env) })),
-    ...models.map((m) => ({ key: modelLockKey(m), judge: () => judgeModel(m, env) })),
-  ];
   for (const { key, judge } of entries) {
     const old = previous.components[key];
     if (opts.components?.length && !opts.components.includes(key)) {
@@ -113,81 +99,6 @@ export async function policyAccept(
   }
   writeLock(root, next);
   return result;
-}
-
-async function judgeComponent(
-  c: ResolvedComponent,
-  env: NodeJS.ProcessEnv,
-): Promise<Omit<LockEntry, 'accepted_at'> | { reasons: string[] }> {
-  let pkg;
-  try {
-    pkg = loadPackage(c.package.id, c.package.version);
-  } catch (error) {
-    return { reasons: [(error as Error).message] };
-  }
-  const profile = await loadProfile(c.profile);
-  if (!profile) return { reasons: [`profile \`${c.profile}\` is not built into this vkit`] };
-  const problems = policyProblems(c, pkg, profile);
-  if (problems.length) return { reasons: problems };
-  const checker = await resolveChecker(profile, env);
-  if (!checker.ok) return { reasons: checker.missing };
-  return {
-    policy_sha256: policySliceDigest(c),
-    package_sha256: pkg.sha256,
-    checker_sha256: checker.tree.digest,
-    profile: profile.id,
-  };
-}
-
-/** What acceptance binds for a qualification: its entry with the catalogue's digest, the package, the checker. */
-async function judgeQualification(
-  q: ResolvedQualification,
-  root: string,
-  env: NodeJS.ProcessEnv,
-): Promise<Omit<LockEntry, 'accepted_at'> | { reasons: string[] }> {
-  let pkg;
-  let catalogue;
-  try {
-    pkg = loadPackage(q.package.id, q.package.version);
-    catalogue = readCatalogue(q.catalogue ? join(root, q.catalogue) : installedCatalogueDir(q.package.id, q.profile));
-  } catch (error) {
-    return { reasons: [(error as Error).message] };
-  }
-  if (pkg.sha256 !== q.package.sha256)
-    return { reasons: [`the installed package is ${pkg.sha256}, not the pinned ${q.package.sha256}`] };
-  if (catalogue.package.id !== pkg.id || catalogue.package.version !== pkg.version || catalogue.profile !== q.profile)
-    return {
-      reasons: [`the catalogue is for ${catalogue.package.id} ${catalogue.package.version} (${catalogue.profile})`],
-    };
-  const profile = await loadProfile(q.profile);
-  if (!profile) return { reasons: [`profile \`${q.profile}\` is not built into this vkit`] };
-  const checker = await resolveChecker(profile, env);
-  if (!checker.ok) return { reasons: checker.missing };
-  return {
-    policy_sha256: qualificationPolicyDigest(q, catalogue.sha256),
-    package_sha256: pkg.sha256,
-    checker_sha256: checker.tree.digest,
-    profile: profile.id,
-  };
-}
-
-/** What acceptance binds for a model item: its entry and the checker (no package). */
-async function judgeModel(
-  m: ResolvedModel,
-  env: NodeJS.ProcessEnv,
-): Promise<Omit<LockEntry, 'accepted_at'> | { reasons: string[] }> {
-  const profile = await loadModelProfile(m.profile);
-  if (!profile) return { reasons: [`model-checking profile \`${m.profile}\` is not built into this vkit`] };
-  const unsupported = m.properties.filter((p) => !profile.propertyKinds.includes(p.kind));
-  if (unsupported.length)
-    return {
-      reasons: unsupported.map(
-        (p) => `property \`${p.name}\` is of kind ${p.kind}: ${profile.id} checks ${profile.propertyKinds.join(', ')}`,
-      ),
-    };
-  const checker = await resolveChecker(profile, env);
-  if (!checker.ok) return { reasons: checker.missing };
-  return { policy_sha256: modelPolicyDigest(m), checker_sha256: checker.tree.digest, profile: profile.id };
 }
 
 /** Reads and validates a request file (exit 2 naming the JSON path), relative to the root. */

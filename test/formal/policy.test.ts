@@ -141,6 +141,11 @@ test('policy accept without an engine refuses the component naming the socket (e
     assert.match(out.refused[0].reasons.join('\n'), new RegExp(DEAD_SOCKET.replace(/[/.]/g, '\\$&')));
     const lock = parseLock(readFileSync(join(repo.dir, 'vkit.lock.json'), 'utf8'));
     assert.deepEqual(lock.components, {}, 'nothing is written for a refused component');
+    // A --component naming no declared entry is a usage error naming what is declared, nothing written.
+    const misspelt = cli(repo, ['policy', 'accept', '--component', 'alocation'], { VKIT_CONTAINER_SOCKET: DEAD_SOCKET });
+    assert.equal(misspelt.code, 2, misspelt.stderr);
+    assert.match(misspelt.stderr, /got `alocation` \(did you mean `allocation`\?\)/);
+    assert.match(misspelt.stderr, /Declared: allocation\./);
     // A component whose declared package digest is not the installed one is refused before any engine is asked.
     repo.manifest({
       formal: {

@@ -68,11 +68,6 @@ export const ModelEntrySchema = v.strictObject({
 export type ResolvedModel = v.InferOutput<typeof ModelEntrySchema>;
 export type ModelProperty = ResolvedModel['properties'][number];
 
-/** The manifest's model items (its `formal.models` section). */
-export function declaredModels(manifest: Readonly<Record<string, unknown>>): ResolvedModel[] {
-  return (manifest.formal as { models?: ResolvedModel[] } | undefined)?.models ?? [];
-}
-
 /** The lock entry's key: `model:<id>` (a component id holds no `:`, so the two never meet). */
 export const modelLockKey = (m: Pick<ResolvedModel, 'id'>) => `model:${m.id}`;
 

@@ -23,11 +23,6 @@ export const QualificationEntrySchema = v.strictObject({
 export type QualificationConfig = v.InferInput<typeof QualificationEntrySchema>;
 export type ResolvedQualification = v.InferOutput<typeof QualificationEntrySchema>;
 
-/** The manifest's qualifications (its `formal.qualifications` section). */
-export function declaredQualifications(manifest: Readonly<Record<string, unknown>>): ResolvedQualification[] {
-  return (manifest.formal as { qualifications?: ResolvedQualification[] } | undefined)?.qualifications ?? [];
-}
-
 /** The lock entry's key: `qualify:<id>` (a component id holds no `:`, so the two never meet). */
 export const lockKeyOf = (q: Pick<ResolvedQualification, 'id'>) => `qualify:${q.id}`;
 
