@@ -19,17 +19,25 @@ export interface GateDetail {
   entryLines: Record<string, number>;
   /** The last lines of each failing or blocked item's output, escapes stripped. */
   tails: Record<string, string[]>;
+  /** Where a failing or blocked item's diagnostics point in the work tree (a proof's failing line). */
+  sourceLines?: Record<string, { file: string; line: number; column?: number }[]>;
 }
 
-/** A code-scanning upload needs a location on every result: the item's entry in the config. */
+const place = (uri: string, startLine: number, startColumn?: number) => ({
+  physicalLocation: {
+    artifactLocation: { uri, uriBaseId: '%SRCROOT%' },
+    region: startColumn === undefined ? { startLine } : { startLine, startColumn },
+  },
+});
+
+/**
+ * A code-scanning upload needs a location on every result: where its diagnostics point first (the
+ * line a verifier rejected), then the item's entry in the config.
+ */
 function locationOf(detail: GateDetail, id: string) {
   return [
-    {
-      physicalLocation: {
-        artifactLocation: { uri: detail.configFile, uriBaseId: '%SRCROOT%' },
-        region: { startLine: detail.entryLines[id] ?? 1 },
-      },
-    },
+    ...(detail.sourceLines?.[id] ?? []).map((s) => place(s.file, s.line, s.column)),
+    place(detail.configFile, detail.entryLines[id] ?? 1),
   ];
 }
 

@@ -17,7 +17,7 @@ import { kinds, loadKinds, loadRules, ruleKindsOf } from '../config/kind.js';
 import { JobService } from '../jobs/service.js';
 import type { Store } from '../store/store.js';
 import { openStore, openWorkspace, type OpenOptions, type Workspace } from './workspace.js';
-import { attachTails, itemTails, showRun } from './runs.js';
+import { attachTails, itemSourceLines, itemTails, showRun } from './runs.js';
 import { callOf, noopMemo, replay } from './memo.js';
 import type { VkitEvent } from '../engine/events.js';
 
@@ -236,6 +236,7 @@ export async function latestRunDetails(
 /** Where each item of the gate is declared (its config entry's line) and the failing items' log tails. */
 function gateDetail(ws: Workspace, shown: Gate): GateDetail {
   const ids = shown.items.map((i) => i.id);
+  const treeFiles = new Set(ws.files);
   let text = '';
   try {
     text = readFileSync(ws.config.file, 'utf8');
@@ -246,5 +247,6 @@ function gateDetail(ws: Workspace, shown: Gate): GateDetail {
     configFile: relative(ws.root, ws.config.file).split(sep).join('/'),
     entryLines: entryLines(text, ids),
     tails: itemTails(ws.store, shown.items),
+    sourceLines: itemSourceLines(ws.store, shown.items, (file) => treeFiles.has(file)),
   };
 }

@@ -72,6 +72,60 @@ export function itemTails(
   return tails;
 }
 
+/** A place in the work tree a diagnostic points at (one-based line). */
+export interface SourceLine {
+  file: string;
+  line: number;
+  column?: number;
+}
+
+/** At most this many source places per item: a report points at the first few, not every warning. */
+const SOURCE_LINES = 10;
+
+/**
+ * Where each failing or blocked item's diagnostics point (a formal verifier's errors), for reports
+ * that show file and line: only places inside the work tree (`inTree` says which root-relative paths
+ * are files of it; a path inside a package or the worker is no place in the repository), errors first.
+ */
+export function itemSourceLines(
+  store: Store,
+  items: readonly { id: string; status: string; receipt?: string | null }[],
+  inTree: (file: string) => boolean,
+): Record<string, SourceLine[]> {
+  const found: Record<string, SourceLine[]> = {};
+  for (const i of items) {
+    if (i.status === 'PASS' || !i.receipt) continue;
+    const read = store.actions.readReceipt(i.receipt);
+    if (read.state !== 'intact') continue;
+    const diagnostics = ownSections(parseReceipt(read.receipt))?.diagnostics;
+    const places = sourcePlaces(Array.isArray(diagnostics) ? diagnostics : [], inTree);
+    if (places.length) found[i.id] = places;
+  }
+  return found;
+}
+
+/** Diagnostics with a file of the tree and a positive line, errors before warnings, at most `SOURCE_LINES`. */
+export function sourcePlaces(diagnostics: readonly unknown[], inTree: (file: string) => boolean): SourceLine[] {
+  const rank = (d: { severity?: unknown }) => (d.severity === 'error' ? 0 : d.severity === 'warning' ? 1 : 2);
+  return diagnostics
+    .filter(
+      (d): d is { file: string; line: number; column?: unknown; severity?: unknown } =>
+        typeof d === 'object' &&
+        d !== null &&
+        typeof (d as { file?: unknown }).file === 'string' &&
+        Number.isInteger((d as { line?: unknown }).line) &&
+        (d as { line: number }).line > 0 &&
+        inTree((d as { file: string }).file),
+    )
+    .sort((a, b) => rank(a) - rank(b))
+    .slice(0, SOURCE_LINES)
+    .map((d) => ({
+      file: d.file,
+      line: d.line,
+      ...(Number.isInteger(d.column) && (d.column as number) > 0 ? { column: d.column as number } : {}),
+    }));
+}
+
 /** The last lines of a receipt's stdout and stderr, escapes stripped; undefined when the receipt is not intact. */
 function receiptTail(store: Store, receiptId: string): string[] | undefined {
   const read = store.actions.readReceipt(receiptId);

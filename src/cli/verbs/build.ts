@@ -62,7 +62,7 @@ export const gate = defineVerb({
   name: 'gate',
   summary: 'evaluate the gate from retained evidence; runs nothing',
   readme:
-    "evaluate the gate from retained evidence; runs nothing. `--deep` re-hashes every blob, input and tool (no file-state cache); `--explain` also lists passing items that carry notes (line endings). SARIF (2.1.0: every result located on its entry in the config) and JUnit (a failure's body is its log tail) carry the gate's own verdict as entry `gate` whenever it is not READY and the items shown would not say so; no terminal escapes in either",
+    "evaluate the gate from retained evidence; runs nothing. `--deep` re-hashes every blob, input and tool (no file-state cache); `--explain` also lists passing items that carry notes (line endings). SARIF (2.1.0: every result located on its entry in the config, a formal item first on the lines its verifier rejected) and JUnit (a failure's body is its log tail) carry the gate's own verdict as entry `gate` whenever it is not READY and the items shown would not say so; no terminal escapes in either",
   flags: {
     ...COMMON,
     deep: { type: 'boolean' },
