@@ -142,7 +142,9 @@ test('policy accept without an engine refuses the component naming the socket (e
     const lock = parseLock(readFileSync(join(repo.dir, 'vkit.lock.json'), 'utf8'));
     assert.deepEqual(lock.components, {}, 'nothing is written for a refused component');
     // A --component naming no declared entry is a usage error naming what is declared, nothing written.
-    const misspelt = cli(repo, ['policy', 'accept', '--component', 'alocation'], { VKIT_CONTAINER_SOCKET: DEAD_SOCKET });
+    const misspelt = cli(repo, ['policy', 'accept', '--component', 'alocation'], {
+      VKIT_CONTAINER_SOCKET: DEAD_SOCKET,
+    });
     assert.equal(misspelt.code, 2, misspelt.stderr);
     assert.match(misspelt.stderr, /got `alocation` \(did you mean `allocation`\?\)/);
     assert.match(misspelt.stderr, /Declared: allocation\./);
