@@ -111,3 +111,24 @@ ${tails(data)}
 </html>
 `;
 }
+
+/**
+ * The page that stands in DIR while the report is being made: a run that fails (a config error, a
+ * damaged store) or is killed leaves this, never an earlier report's verdict that no longer holds.
+ */
+export function renderUnfinished(ctx: PageContext): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${CSP}">
+${REPORT_MARK}
+<title>vkit report did not finish: ${esc(ctx.root)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<header class="gate gate-BLOCKED"><h1>No gate: the report did not finish</h1><p>vkit report started at ${esc(ctx.generatedAt)} and did not write its page; its error is in the log of the command that ran it.</p></header>
+</body>
+</html>
+`;
+}

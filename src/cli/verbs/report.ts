@@ -18,7 +18,9 @@ font, no external URL, so it opens offline from a CI artifact.
 
   --out DIR      the directory to write: created when missing; else it must be empty or hold
                  only an earlier vkit report's index.html (written over). Never inside the store
-                 or a .git directory. vkit deletes nothing there.
+                 or a .git directory. vkit deletes nothing there. Until the new page is
+                 written, index.html says the report did not finish: a run that fails never
+                 leaves an earlier verdict in DIR.
   --deep         re-hash every blob, input and tool the gate relies on (as \`vkit gate --deep\`)
   --json         print {schema, page, gate} instead of one line
 
