@@ -48,6 +48,9 @@ const PACKAGES: Array<[pkg: string, present: () => Promise<boolean>]> = [
   ['curl', command('curl')],
   // The remote cache tests serve Bazel's HTTP protocol with nginx's WebDAV module (PUT) on loopback.
   ['nginx', file('/usr/sbin/nginx')],
+  // `vkit report`'s page is opened in headless Chromium (test/cli/report-chromium.test.ts): about
+  // about 115 MB to download and 480 MB installed (with its recommends), a minute to install.
+  ['chromium', command('chromium')],
   ['coq', command('coqc')],
   ['ocaml-nox', command('ocamlopt')],
 ];
@@ -102,9 +105,10 @@ events_logger = "file"
   const tmux = await sh`tmux -V`.nothrow();
   const podman = await sh`podman --version`.nothrow();
   const coqc = await sh`coqc --version`.nothrow();
+  const chromium = await sh`chromium --version`.nothrow();
   console.log(
     `setup-system: git ${field3(firstLine(git))}, spin ${field3(firstLine(spin))}, gcc ${firstLine(gcc)}, ` +
-      `${firstLine(tmux)}, podman ${field3(firstLine(podman))}, ${firstLine(coqc)}`,
+      `${firstLine(tmux)}, podman ${field3(firstLine(podman))}, ${firstLine(coqc)}, ${firstLine(chromium)}`,
   );
 } catch (e) {
   // A step that failed ends the setup with its exit status (its stderr went to ours already).

@@ -17,6 +17,7 @@ import * as evidence from './verbs/evidence.js';
 import * as feedback from './verbs/feedback.js';
 import * as formal from './verbs/formal.js';
 import * as image from './verbs/image.js';
+import * as reportVerbs from './verbs/report.js';
 
 const commands = () => import('./commands.js');
 
@@ -24,6 +25,7 @@ export const TABLE: readonly Verb[] = [
   bind(buildVerbs.build, async () => (await commands()).build),
   bind(buildVerbs.gate, async () => (await commands()).gate),
   bind(buildVerbs.verify, async () => (await commands()).verify),
+  bind(reportVerbs.report, async () => (await import('./report/command.js')).report),
   bind(runVerbs.runs, async () => (await commands()).runs),
   bind(runVerbs.runShow, async () => (await commands()).runShow),
   bind(runVerbs.runWait, async () => (await commands()).runWait),

@@ -2,22 +2,19 @@
  * The one API every face calls. It wires workspace, engine, store and gate together and owns no
  * logic of its own beyond that: faces parse and render, everything else happens below.
  */
-import { readFileSync } from 'node:fs';
-import { relative, sep } from 'node:path';
 import { didYouMean } from '../text/suggest.js';
 import { runEngine, type BuildOptions } from '../engine/build.js';
 import type { BuildReport } from '../engine/schema.js';
 import { invalid } from '../errors.js';
 import { namedBy, showOnly } from '../gate/evaluate.js';
 import type { GateDetail } from '../gate/formats.js';
-import { entryLines } from '../gate/locations.js';
-import type { Gate } from '../gate/schema.js';
 import { checkLabel } from '../graph/compile.js';
 import { kinds, loadKinds, loadRules, ruleKindsOf } from '../config/kind.js';
 import { JobService } from '../jobs/service.js';
 import type { Store } from '../store/store.js';
 import { openStore, openWorkspace, type OpenOptions, type Workspace } from './workspace.js';
-import { attachTails, itemSourceLines, itemTails, showRun } from './runs.js';
+import { attachTails, showRun } from './runs.js';
+import { gateDetail } from './gate-detail.js';
 import { callOf, noopMemo, replay } from './memo.js';
 import type { VkitEvent } from '../engine/events.js';
 
@@ -25,6 +22,7 @@ export { openWorkspace, openStore, type OpenOptions, type Workspace } from './wo
 export { listRuns, showRun, SECTIONS, type RunShown, type Section } from './runs.js';
 export { collectGarbage } from './gc.js';
 export { initConfig } from './init.js';
+export { reportData, reportStoreDir } from './report.js';
 export {
   addFeedback,
   listFeedback,
@@ -231,22 +229,4 @@ export async function latestRunDetails(
   } finally {
     store.close();
   }
-}
-
-/** Where each item of the gate is declared (its config entry's line) and the failing items' log tails. */
-function gateDetail(ws: Workspace, shown: Gate): GateDetail {
-  const ids = shown.items.map((i) => i.id);
-  const treeFiles = new Set(ws.files);
-  let text = '';
-  try {
-    text = readFileSync(ws.config.file, 'utf8');
-  } catch {
-    // A config gone since it was loaded: every item points at line 1 of where it was.
-  }
-  return {
-    configFile: relative(ws.root, ws.config.file).split(sep).join('/'),
-    entryLines: entryLines(text, ids),
-    tails: itemTails(ws.store, shown.items),
-    sourceLines: itemSourceLines(ws.store, shown.items, (file) => treeFiles.has(file)),
-  };
 }
