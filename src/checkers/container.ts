@@ -13,7 +13,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
+import { CONTAINERS, importOptional } from '../config/optional-package.js';
 import { hexOf, isSha256Id, jsonId } from '../hash/index.js';
 import { checkToolPaths, toolTreeFromTar } from './tar-tree.js';
 
@@ -130,6 +131,17 @@ export function dockerOptions(socket: string): Docker.DockerOptions | undefined 
 }
 
 /**
+ * A client of the Docker API, or why there is none: dockerode is an optional package (a project
+ * without formal components never installs it), imported on first use and named when missing.
+ */
+export async function dockerClient(opts: Docker.DockerOptions): Promise<Docker | { unavailable: string }> {
+  const loaded = await importOptional(CONTAINERS);
+  if ('missing' in loaded) return { unavailable: loaded.missing };
+  const { default: DockerClient } = loaded.modules[0] as { default: typeof Docker };
+  return new DockerClient(opts);
+}
+
+/**
  * Connects to the engine on `socket` (default {@link containerSocket}). When nothing answers, the
  * result says so, naming the socket: formal items then turn BLOCKED rather than anything running
  * unrestricted.
@@ -144,7 +156,8 @@ export async function openSandbox(
     return {
       unavailable: `Expected the container socket to be unix:///PATH or tcp://HOST:PORT, got \`${where}\` (VKIT_CONTAINER_SOCKET)`,
     };
-  const docker = new Docker(opts);
+  const docker = await dockerClient(opts);
+  if ('unavailable' in docker) return docker;
   const problem = await ping(docker);
   if (problem !== undefined) {
     return {

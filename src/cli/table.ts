@@ -45,6 +45,9 @@ export const TABLE: readonly Verb[] = [
   bind(feedback.list, async () => (await import('./feedback.js')).list),
   bind(faces.watch, async () => (await import('./watch.js')).watch),
   bind(faces.mcp, async () => {
+    // The SDK and zod are optional packages: a project without them gets the command that installs them.
+    const { MCP, requireOptional } = await import('../config/optional-package.js');
+    await requireOptional(MCP);
     const { serveMcp } = await import('../mcp/server.js');
     return ({ values, version }) => serveMcp(values, version);
   }),

@@ -1,7 +1,7 @@
 /**
  * `vkit tui`'s handler (declared in `verbs/build.ts`, bound in `table.ts`): the gate overview once,
  * from retained evidence (runs nothing). Ink and React are imported only here, lazily, so
- * `vkit --version` and the other verbs never load them.
+ * `vkit --version` and the other verbs never load them; where they are not installed, plain lines.
  */
 import { resolve } from 'node:path';
 import { gateExitCode } from '../gate/evaluate.js';
@@ -10,6 +10,7 @@ import { defaultStoreDir } from '../service/workspace.js';
 import type { Handler } from '../kit/verb.js';
 import type * as verbs from './verbs/faces.js';
 import { defaultRoot } from '../service/root.js';
+import { terminalUiInstalled } from './terminal-ui.js';
 
 export const tui: Handler<typeof verbs.tui> = async ({ values: v }) => {
   const root = v.root ? resolve(v.root) : defaultRoot();
@@ -19,7 +20,7 @@ export const tui: Handler<typeof verbs.tui> = async ({ values: v }) => {
     return gateExitCode(report.gate.status);
   }
   const store = v.store ? resolve(v.store) : await defaultStoreDir(root);
-  if (process.stdout.isTTY) {
+  if (process.stdout.isTTY && (await terminalUiInstalled())) {
     const { renderOverviewOnce } = await import('../tui/overview.js');
     renderOverviewOnce(report.gate, { root, store });
   } else {

@@ -10,6 +10,7 @@ import { type WatchControl, watch as watchLoop } from '../service/watch.js';
 import { defaultStoreDir } from '../service/workspace.js';
 import { latestRunDetails } from '../service/index.js';
 import { printEvent } from './render.js';
+import { terminalUiInstalled } from './terminal-ui.js';
 import type { Handler } from '../kit/verb.js';
 import type * as verbs from './verbs/faces.js';
 import { defaultRoot } from '../service/root.js';
@@ -60,7 +61,14 @@ export const watch: Handler<typeof verbs.watch> = async ({ values: v }) => {
     ? (e) => void process.stdout.write(`${JSON.stringify(e)}\n`)
     : printWatchEvent;
   let tui: { unmount(): void } | undefined;
-  if (!v.json && !v['no-tui'] && process.stdout.isTTY && process.stdin.isTTY && !inCi()) {
+  if (
+    !v.json &&
+    !v['no-tui'] &&
+    process.stdout.isTTY &&
+    process.stdin.isTTY &&
+    !inCi() &&
+    (await terminalUiInstalled())
+  ) {
     // The TUI renders only from the event stream; its keys become rerun requests or a stop.
     const { startTui } = await import('../tui/index.js');
     const listeners = new Set<(e: VkitEvent) => void>();

@@ -15,8 +15,8 @@ import { createReadStream, createWriteStream, lstatSync, mkdirSync, mkdtempSync,
 import { basename, join, relative } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
-import Docker from 'dockerode';
-import { containerSocket, dockerOptions, openSandbox } from '../checkers/container.js';
+import type Docker from 'dockerode';
+import { containerSocket, dockerClient, dockerOptions, openSandbox } from '../checkers/container.js';
 import { EXIT, invalid, VkitError } from '../errors.js';
 import { isSha256Id, sha256Stream } from '../hash/index.js';
 import { loadModelProfile } from '../formal/models/profiles.js';
@@ -62,7 +62,8 @@ async function docker(env: Env): Promise<Docker> {
   const opts = dockerOptions(socket);
   if (!opts)
     throw unavailable(`Expected VKIT_CONTAINER_SOCKET to be unix:///PATH or tcp://HOST:PORT, got \`${socket}\``);
-  const d = new Docker(opts);
+  const d = await dockerClient(opts);
+  if ('unavailable' in d) throw new VkitError('ERR_ASSETS_UNAVAILABLE', EXIT.blocked, d.unavailable);
   try {
     await d.ping();
   } catch (error) {
