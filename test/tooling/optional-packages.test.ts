@@ -37,7 +37,8 @@ const ALLOWED: Record<string, RegExp> = {
   ink: /^src\/tui\//,
   react: /^src\/tui\//,
   '@modelcontextprotocol/sdk': /^src\/mcp\//,
-  zod: /^(src\/mcp\/|rules\/compare\/tools\.ts$)/,
+  // A kind's MCP tools (`rules/<kind>/tools.ts`) load only when the MCP server starts.
+  zod: /^(src\/mcp\/|rules\/[a-z-]+\/tools\.ts$)/,
 };
 
 function sources(dir: string): string[] {
