@@ -9,6 +9,7 @@ import { EXIT, invalid } from '../errors.js';
 import { type WatchControl, watch as watchLoop } from '../service/watch.js';
 import { defaultStoreDir } from '../service/workspace.js';
 import { latestRunDetails } from '../service/index.js';
+import { readLiveOutput } from '../store/live-log.js';
 import { printEvent } from './render.js';
 import { terminalUiInstalled } from './terminal-ui.js';
 import type { Handler } from '../kit/verb.js';
@@ -73,13 +74,14 @@ export const watch: Handler<typeof verbs.watch> = async ({ values: v }) => {
     const { startTui } = await import('../tui/index.js');
     const listeners = new Set<(e: VkitEvent) => void>();
     onEvent = (e) => listeners.forEach((l) => l(e));
+    const store = v.store ? resolve(v.store) : await defaultStoreDir(root);
     tui = startTui({
       events: (listener) => {
         listeners.add(listener);
         return () => listeners.delete(listener);
       },
       root,
-      store: v.store ? resolve(v.store) : await defaultStoreDir(root),
+      store,
       onRerun: (label) => control.rerun?.([label]),
       onRerunAll: () => control.rerun?.('all'),
       // q stops with exit 0, Ctrl-C (a key in raw mode) with 130 as the signal would; pressed again, either exits at once.
@@ -92,6 +94,8 @@ export const watch: Handler<typeof verbs.watch> = async ({ values: v }) => {
         controller.abort();
       },
       loadDetails: (label, run) => latestRunDetails({ root, store: v.store }, label, run),
+      // A running check's output so far: the tails of the log files its worker is writing (read only).
+      loadLive: (key, since) => readLiveOutput(store, key, { since }),
     });
   }
   try {

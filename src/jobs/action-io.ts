@@ -9,6 +9,7 @@ import { runProcess, STATUS_FD } from '../checkers/process.js';
 import { gitDirsOf, outputDirs, toolPaths } from '../checkers/sandbox.js';
 import { type Confinement, confine, runConfined } from '../checkers/sandbox-backend.js';
 import type { ExecuteIO, ProcessRequest } from '../config/rule.js';
+import { liveLogPaths } from '../store/live-log.js';
 import { putLog } from '../store/logs.js';
 import type { Store } from '../store/store.js';
 import type { Job } from './job.js';
@@ -47,8 +48,8 @@ export function actionIo(
     env,
     signal,
     runProcess: async (req) => {
-      const out = ctx.store.cas.tempPath();
-      const err = ctx.store.cas.tempPath();
+      // Named after the action key: a watcher tails them while the process runs (store/live-log.ts).
+      const { stdout: out, stderr: err } = liveLogPaths(ctx.store.cas.tempPath(), job.key);
       temps.push(out, err);
       const spawned = { ...req, onSpawn: (pgid: number) => ctx.store.lifecycle.setChildPgid(attempt, pgid) };
       if (sandboxMode(req, ctx) === undefined) return runProcess(spawned, out, err);

@@ -21,3 +21,14 @@ const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
 export function stripAnsi(text: string): string {
   return text.replace(ESCAPES, '').replace(CONTROLS, '');
 }
+
+/** C1 controls (U+0080-U+009F): some terminals act on them as escapes even in UTF-8. */
+const C1 = /[\u0080-\u009f]/g;
+
+/**
+ * Text a sandboxed process wrote, made safe to draw on the user's terminal: escapes and every
+ * control character out (C1 included), tabs as spaces (a terminal's tab stops would misalign a pane).
+ */
+export function forTerminal(text: string): string {
+  return stripAnsi(text).replace(C1, '').replace(/\t/g, '  ');
+}

@@ -6,12 +6,13 @@
 import { useEffect, useReducer, useRef, useState } from 'react';
 import { Box, Static, Text, useInput, type Key } from 'ink';
 import type { VkitEvent } from '../engine/events.js';
+import type { LiveOutput } from '../store/live-log.js';
 import { Details, type LoadedDetails, detailLines, detailsBudget, maxDetailsScroll } from './Details.js';
 import { Header, headerHeight } from './Header.js';
 import { ItemTable } from './ItemTable.js';
 import { LogRow } from './LogRow.js';
 import { ProgressLine } from './ProgressLine.js';
-import { FILTERS, initialState, reduce, visibleItems, type Filter, type TuiState } from './state.js';
+import { FILTERS, initialState, reduce, visibleItems, type Filter, type ItemView, type TuiState } from './state.js';
 
 /** An async iterable of events, or a subscribe function returning its unsubscribe. */
 export type EventSource = AsyncIterable<VkitEvent> | ((listener: (event: VkitEvent) => void) => () => void);
@@ -26,6 +27,11 @@ export interface AppProps {
   onQuit: (how: 'quit' | 'interrupt') => void;
   /** Details of an item's evidence; `run` is the run the item shows (null without evidence). */
   loadDetails?: (label: string, run: string | null) => Promise<LoadedDetails | null> | LoadedDetails | null;
+  /**
+   * A running action's output so far, by its action key and the time (epoch ms) it started, read
+   * again every LIVE_POLL_MS while shown.
+   */
+  loadLive?: (key: string, since: number) => LiveOutput | null | undefined;
   /** Terminal height; the live region stays within it. */
   rows?: number;
   /** Start from this state instead of an empty one (tests, or a gate read before watching). */
@@ -66,6 +72,41 @@ function useTickingClock(clock: () => number, ticking: boolean): number {
   return now;
 }
 
+/** How often a running item's live output is read again while its details are shown. */
+const LIVE_POLL_MS = 400;
+
+/**
+ * The output so far of the action keyed `key` (null: none shown), re-read on a timer: a read costs a
+ * directory listing and the tails' last bytes, and stops when the item ends or the pane closes.
+ */
+function useLiveOutput(load: AppProps['loadLive'], item: ItemView | undefined, shown: boolean): LiveOutput | null {
+  const [live, setLive] = useState<LiveOutput | null>(null);
+  const running = shown && item?.status === 'running';
+  const key = running ? (item.key ?? null) : null;
+  const since = running && item.startedAt ? Date.parse(item.startedAt) : Number.NaN;
+  useEffect(() => {
+    setLive(null);
+    if (!load || key === null || Number.isNaN(since)) return;
+    let last = '';
+    const read = () => {
+      let next: LiveOutput | null;
+      try {
+        next = load(key, since) ?? null;
+      } catch {
+        next = null; // a log that cannot be read shows as no output, never a crash
+      }
+      // Drawn again only when the output changed.
+      const text = JSON.stringify(next);
+      if (text !== last) setLive(next);
+      last = text;
+    };
+    read();
+    const timer = setInterval(read, LIVE_POLL_MS);
+    return () => clearInterval(timer);
+  }, [load, key, since]);
+  return live;
+}
+
 /** What an empty table says: waiting only before anything settled, else why nothing shows. */
 function emptyText(state: TuiState, filter: Filter): string {
   if (state.items.length > 0) return `no item matches the filter "${filter}"`;
@@ -75,7 +116,7 @@ function emptyText(state: TuiState, filter: Filter): string {
 }
 
 export function App(props: AppProps) {
-  const { events, root, store, onRerun, onRerunAll, onQuit, loadDetails, rows = 24, initial } = props;
+  const { events, root, store, onRerun, onRerunAll, onQuit, loadDetails, loadLive, rows = 24, initial } = props;
   const [state, dispatch] = useReducer(reduce, initial ?? initialState(root, store));
   const now = useTickingClock(
     props.clock ?? Date.now,
@@ -104,6 +145,7 @@ export function App(props: AppProps) {
   const found = visible.findIndex((i) => i.id === selectedId);
   const index = visible.length === 0 ? -1 : Math.max(found, 0);
   const item = index >= 0 ? visible[index] : undefined;
+  const live = useLiveOutput(loadLive, item, showDetails);
 
   // The selection is a check, not a row: pin the shown item's label, so a re-sort keeps it selected.
   // Only when no visible check is selected yet: a key pressed since this render already chose one.
@@ -170,7 +212,7 @@ export function App(props: AppProps) {
   const fixed = headerHeight(state) + 1 + (state.progress ? 1 : 0) + detailsLines + 1;
   const tableRows = Math.max(1, rows - fixed - 1 - 1); // the scroll line, and one spare line for the cursor
   const details = item && loaded && loaded.label === item.id && loaded.run === item.run ? loaded.details : null;
-  latest.current.lines = showDetails && item ? detailLines(item, details, now).length : 0;
+  latest.current.lines = showDetails && item ? detailLines(item, details, now, live).length : 0;
   latest.current.budget = detailsBudget(detailsLines);
   latest.current.scroll = scroll;
 
@@ -182,7 +224,7 @@ export function App(props: AppProps) {
         <ItemTable items={visible} selected={index} height={tableRows} emptyText={emptyText(state, filter)} now={now} />
         {state.progress ? <ProgressLine progress={state.progress} items={state.items} /> : null}
         {showDetails && item ? (
-          <Details item={item} loaded={details} maxLines={detailsLines} scroll={scroll} now={now} />
+          <Details item={item} loaded={details} maxLines={detailsLines} scroll={scroll} now={now} live={live} />
         ) : null}
         <Text dimColor wrap="truncate-end">
           filter: {filter}

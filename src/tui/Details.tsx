@@ -1,5 +1,7 @@
 /** Details of the selected item: reason, diagnostics and log lines (when loaded), the explain diff. */
 import { Box, Text } from 'ink';
+import type { LiveOutput } from '../store/live-log.js';
+import { forTerminal } from '../text/ansi.js';
 import { colorOf } from './colors.js';
 import { elapsedText } from './ItemTable.js';
 import type { ItemView } from './state.js';
@@ -19,16 +21,27 @@ export interface DetailsProps {
   scroll?: number;
   /** The clock a running item's elapsed time is counted to. */
   now?: number | null;
+  /** A running item's output so far (the tails of its live logs), re-read while it runs. */
+  live?: LiveOutput | null;
 }
 
 type Line = { text: string; dim?: boolean; head?: boolean };
 
 /** Every line the pane could show for `item`, before any cut or scroll. */
-export function detailLines(item: ItemView, loaded: LoadedDetails | null | undefined, now?: number | null): Line[] {
+export function detailLines(
+  item: ItemView,
+  loaded: LoadedDetails | null | undefined,
+  now?: number | null,
+  live?: LiveOutput | null,
+): Line[] {
   const lines: Line[] = [];
-  if (item.status === 'running') lines.push({ text: `running for ${elapsedText(item.startedAt, now) ?? '?'}` });
-  else if (item.status === 'queued') lines.push({ text: 'queued' });
-  else lines.push({ text: `reason: ${item.reason || '-'}` });
+  if (item.status === 'running') {
+    lines.push({ text: `running for ${elapsedText(item.startedAt, now) ?? '?'}` });
+    // Evidence loaded for a label names an earlier run: while this one runs, only its own output shows.
+    return [...lines, ...liveLines(live)];
+  }
+  if (item.status === 'queued') return [...lines, { text: 'queued' }];
+  lines.push({ text: `reason: ${item.reason || '-'}` });
   if (item.run) lines.push({ text: `run: ${item.run}  (vkit run show --run ${item.run})`, dim: true });
   if (loaded?.diagnostics?.length) {
     lines.push({ text: 'diagnostics:', head: true });
@@ -41,7 +54,24 @@ export function detailLines(item: ItemView, loaded: LoadedDetails | null | undef
   const log = loaded?.log?.length ? loaded.log : item.tail;
   if (log.length) {
     lines.push({ text: `last ${log.length} log line(s):`, head: true });
-    for (const l of log) lines.push({ text: `  ${l}`, dim: true });
+    for (const l of log) lines.push({ text: `  ${forTerminal(l)}`, dim: true });
+  }
+  return lines;
+}
+
+/** A running item's output so far, each stream's tail under its own heading, marked as partial. */
+function liveLines(live: LiveOutput | null | undefined): Line[] {
+  const streams = live ? (['stdout', 'stderr'] as const).filter((s) => live[s].lines.length > 0) : [];
+  if (!live || streams.length === 0) return [{ text: 'live output: none yet', dim: true }];
+  const lines: Line[] = [];
+  for (const name of streams) {
+    const tail = live[name];
+    const earlier = tail.cut ? ', earlier output not shown' : '';
+    lines.push({ text: `live ${name}, last ${tail.lines.length} line(s) so far${earlier}:`, head: true });
+    tail.lines.forEach((l, i) => {
+      const growing = tail.partial && i === tail.lines.length - 1 ? ' …' : '';
+      lines.push({ text: `  ${forTerminal(l)}${growing}` });
+    });
   }
   return lines;
 }
@@ -72,8 +102,8 @@ function fit(all: Line[], budget: number, scroll: number | undefined): Line[] {
   ];
 }
 
-export function Details({ item, loaded, maxLines, scroll, now }: DetailsProps) {
-  const lines = fit(detailLines(item, loaded, now), detailsBudget(maxLines), scroll);
+export function Details({ item, loaded, maxLines, scroll, now, live }: DetailsProps) {
+  const lines = fit(detailLines(item, loaded, now, live), detailsBudget(maxLines), scroll);
   return (
     <Box flexDirection="column" borderStyle="single" borderLeft={false} borderRight={false} borderBottom={false}>
       <Text bold>

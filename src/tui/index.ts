@@ -28,6 +28,7 @@ export function startTui(opts: StartTuiOptions): TuiHandle {
     onRerunAll: opts.onRerunAll,
     onQuit: opts.onQuit,
     loadDetails: opts.loadDetails,
+    loadLive: opts.loadLive,
   };
   const instance = render(createElement(App, { ...props, rows: stdout.rows ?? 24 }), {
     stdout,

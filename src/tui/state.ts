@@ -29,6 +29,8 @@ export interface ItemView {
   tail: string[];
   /** Event time the running action started (its elapsed time is counted from it); null otherwise. */
   startedAt?: string | null;
+  /** The action key of a queued or running action (its live output is found by it); null otherwise. */
+  key?: string | null;
   /** True when this cycle reused evidence: `ms` is then the original run's duration, or null if unknown. */
   cached?: boolean;
 }
@@ -129,10 +131,11 @@ function upsert(items: readonly ItemView[], label: string, patch: Partial<ItemVi
  * A row whose action is queued (`startedAt` null) or running: what the row showed of an earlier run
  * (its run id, time, reason, tail, freshness) is cleared, so nothing of it passes for this attempt's.
  */
-function inFlight(startedAt: string | null): Partial<ItemView> {
+function inFlight(startedAt: string | null, key: string): Partial<ItemView> {
   return {
     status: startedAt === null ? 'queued' : 'running',
     startedAt,
+    key,
     run: null,
     ms: null,
     reason: '',
@@ -192,7 +195,11 @@ export function reduce(state: TuiState, event: VkitEvent): TuiState {
     }
     case 'action.queued':
     case 'action.started': {
-      const items = upsert(state.items, event.label, inFlight(event.type === 'action.started' ? event.ts : null));
+      const items = upsert(
+        state.items,
+        event.label,
+        inFlight(event.type === 'action.started' ? event.ts : null, event.key),
+      );
       const cycleSeen = add(state.cycleSeen, event.label);
       return { ...state, items, cycleSeen, progress: progressOf(cycleSeen, state.cycleDone, items) };
     }
@@ -204,6 +211,7 @@ export function reduce(state: TuiState, event: VkitEvent): TuiState {
         ms: event.ran_ms ?? null,
         cached: true,
         startedAt: null,
+        key: null,
         explain: [],
         tail: [],
       });
@@ -219,6 +227,7 @@ export function reduce(state: TuiState, event: VkitEvent): TuiState {
         tail: event.tail ?? [],
         cached: false,
         startedAt: null,
+        key: null,
       });
       const why = event.status === 'ran' || !event.reason ? '' : `  ${event.reason}`;
       return settled(state, event.label, items, {
