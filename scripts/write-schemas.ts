@@ -7,7 +7,7 @@ import { FORMAL_PUBLISHED } from '../src/formal/schemas.js';
 
 const dir = join(process.cwd(), 'schema');
 mkdirSync(dir, { recursive: true });
-for (const [name, schema] of Object.entries({ ...published(registry), ...FORMAL_PUBLISHED })) {
+for (const [name, schema] of Object.entries({ ...(await published(registry)), ...FORMAL_PUBLISHED })) {
   writeFileSync(join(dir, name), jsonSchemaText(schema, name));
   console.log(`wrote schema/${name}`);
 }

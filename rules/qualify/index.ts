@@ -18,6 +18,9 @@ export const qualifyKind = defineKind({
   rules: { qualify: async () => (await import('./rule.js')).qualifyRule },
   label: (q) => `qualify:${q.id}`,
   required: (q) => q.required,
+  schemas: async () => ({
+    'vkit.qualification-1.schema.json': (await import('../../src/formal/qualify/report.js')).QualificationSchema,
+  }),
   lock: async (qualifications, ctx) => (await import('./lock.js')).qualificationLock(qualifications, ctx),
   // A catalogue in the repository is read from the capture; vkit's own is bound by its digest in the key.
   expand: (q) => [lockBoundNode('qualify', 'qualify', q, q.inputs ?? (q.catalogue ? [`${q.catalogue}/**`] : []))],

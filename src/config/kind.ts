@@ -106,6 +106,8 @@ export interface Kind<E = any, S extends string = string, I = unknown> {
    * vkit's own, each bound to a handler imported when it runs.
    */
   verbs?: readonly Verb[];
+  /** JSON schemas the kind publishes in `schema/` (its reports' contracts), by file name; loaded on use. */
+  schemas?: () => Promise<Readonly<Record<string, GenericSchema>>>;
   /** MCP tools the kind adds, by name; loaded when an MCP server starts (their schemas need zod). */
   tools?: () => Promise<Readonly<Record<string, ToolSpec>>>;
   /**

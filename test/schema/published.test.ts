@@ -6,7 +6,7 @@ import { registry } from '../../rules/index.js';
 import { jsonSchemaText, published } from '../../src/schemas.js';
 import { REPO_ROOT } from '../_support/repo.js';
 
-for (const [name, schema] of Object.entries(published(registry))) {
+for (const [name, schema] of Object.entries(await published(registry))) {
   test(`schema/${name} matches the valibot schema it is generated from`, () => {
     const committed = readFileSync(join(REPO_ROOT, 'schema', name), 'utf8');
     assert.equal(committed, jsonSchemaText(schema, name), `schema/${name} is out of date: run \`npm run schemas\``);
