@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { gitLogger } from '../_support/git-log.js';
+import { retryUntilRecalled, SETTLE_MS } from '../_support/noop-records.js';
 import { tempRepo, vkit, type TempRepo } from '../_support/repo.js';
 import { sleep } from '../_support/wait.js';
 
@@ -19,21 +20,17 @@ const bin = mkdtempSync(join(tmpdir(), 'vkit-seal-bin-'));
 const LOG = join(bin, 'git-calls.log');
 const shared = mkdtempSync(join(tmpdir(), 'vkit-seal-shared-'));
 const ENV = { PATH: `${bin}:${process.env.PATH}`, VKIT_DAEMON: '0', VKIT_NOOP_DEBUG: '1' };
-const SETTLE_MS = 2100;
 let repo: TempRepo;
 
 const run = (args: string[], env: NodeJS.ProcessEnv = {}) => vkit(args, { cwd: repo.dir, env: { ...ENV, ...env } });
 let observe: ReturnType<typeof gitLogger>;
 const observed = (args: string[], env: NodeJS.ProcessEnv = {}) => observe(() => run(args, env));
-/** Runs until an answer comes from a record (or `tries` runs, a settle apart); the last run and whether it was recalled. */
-async function untilRecalled(args: string[], tries = 5, env: NodeJS.ProcessEnv = {}) {
-  let last = observed(args, env);
-  for (let i = 1; i < tries && !last.recalled; i++) {
-    await sleep(SETTLE_MS);
-    last = observed(args, env);
-  }
-  return last;
-}
+/**
+ * Runs until an answer comes from a record (or `tries` runs, a settle apart after each that kept no
+ * record: VKIT_NOOP_DEBUG=1 says so); the last run and whether it was recalled.
+ */
+const untilRecalled = (args: string[], tries = 5, env: NodeJS.ProcessEnv = {}) =>
+  retryUntilRecalled(() => observed(args, env), tries);
 const withoutMs = (report: { stats: Record<string, unknown> }) => ({ ...report, stats: { ...report.stats, ms: 0 } });
 
 /** A config taking its second check from `<shared>/sub/extra.ts`, outside the work tree. */
