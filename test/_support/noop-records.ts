@@ -17,17 +17,28 @@ export function keptNoRecord(stderr: string): boolean {
 }
 
 /**
+ * Whether a run made with `VKIT_NOOP_DEBUG=1` kept no record because a path it stands on had changed
+ * less than the racy window before it: the one refusal that waiting can turn into a record. A test
+ * that a record is never kept for another reason (a config reading its environment) waits only then:
+ * were that reason wrongly let through, the run would keep a record or refuse for this one instead.
+ */
+export function refusedUnsettled(stderr: string): boolean {
+  return /^no-op record: .*less than the racy window/m.test(stderr);
+}
+
+/**
  * Runs `attempt` (its environment must hold `VKIT_NOOP_DEBUG=1`) until its answer is recalled, at
- * most `tries` times, waiting out the racy window after each run that kept no record. Returns the
- * last attempt: a caller asserting that nothing is ever recalled gives every run its wait.
+ * most `tries` times, waiting out the racy window after each run that `waitAfter` says needs it (by
+ * default each run that kept no record). Returns the last attempt.
  */
 export async function retryUntilRecalled<T extends { r: CliResult; recalled: boolean }>(
   attempt: () => T,
   tries: number,
+  waitAfter: (stderr: string) => boolean = keptNoRecord,
 ): Promise<T> {
   let last = attempt();
   for (let i = 1; i < tries && !last.recalled; i++) {
-    if (keptNoRecord(last.r.stderr)) await sleep(SETTLE_MS);
+    if (waitAfter(last.r.stderr)) await sleep(SETTLE_MS);
     last = attempt();
   }
   return last;
