@@ -13,14 +13,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { gitLogger } from '../_support/git-log.js';
+import { retryUntilRecalled, SETTLE_MS } from '../_support/noop-records.js';
 import { tempRepo, vkit, type TempRepo } from '../_support/repo.js';
 import { sleep } from '../_support/wait.js';
 
 const bin = mkdtempSync(join(tmpdir(), 'vkit-ign-bin-'));
 const LOG = join(bin, 'git-calls.log');
 const observe = gitLogger(bin, LOG);
-/** Past the racy window: what was written before it is settled, and may be recorded. */
-const SETTLE_MS = 2100;
 const cleanups: Array<() => void> = [];
 
 after(() => {
@@ -47,24 +46,24 @@ async function setup(files: Record<string, string> = {}, xdg = true) {
   const env: NodeJS.ProcessEnv = {
     PATH: `${bin}:${process.env.PATH}`,
     VKIT_DAEMON: '0',
+    // A run says when it kept no record: `recorded` waits only when that may help.
+    VKIT_NOOP_DEBUG: '1',
     HOME: home,
     XDG_CONFIG_HOME: xdg ? join(home, 'xdg') : undefined,
   };
   const run = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
     vkit(args, { cwd: repo.dir, env: { ...env, ...extra } });
-  assert.equal(run(['build']).code, 0, run(['build']).stderr);
+  const built = run(['build']);
+  assert.equal(built.code, 0, built.stderr);
   await sleep(SETTLE_MS);
   return { repo, home, run };
 }
 
 /** Runs `build` until a record answers it (READY, exit 0): the record now exists and is in use. */
 async function recorded(run: (args: string[]) => ReturnType<typeof vkit>) {
-  for (let i = 0; i < 6; i++) {
-    const { r, recalled } = observe(() => run(['build']));
-    if (recalled) return assert.equal(r.code, 0, r.stdout);
-    await sleep(SETTLE_MS);
-  }
-  assert.fail('never answered from a record');
+  const { r, recalled } = await retryUntilRecalled(() => observe(() => run(['build'])), 8);
+  if (!recalled) assert.fail(`never answered from a record\n${r.stderr}`);
+  assert.equal(r.code, 0, r.stdout);
 }
 
 /** The next `build` is not answered from the record: it gives a full run's answer, the config error. */

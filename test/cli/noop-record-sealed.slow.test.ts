@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { gitLogger } from '../_support/git-log.js';
+import { refusedUnsettled, retryUntilRecalled, SETTLE_MS } from '../_support/noop-records.js';
 import { tempRepo, vkit, type TempRepo } from '../_support/repo.js';
 import { sleep } from '../_support/wait.js';
 
@@ -19,21 +20,23 @@ const bin = mkdtempSync(join(tmpdir(), 'vkit-seal-bin-'));
 const LOG = join(bin, 'git-calls.log');
 const shared = mkdtempSync(join(tmpdir(), 'vkit-seal-shared-'));
 const ENV = { PATH: `${bin}:${process.env.PATH}`, VKIT_DAEMON: '0', VKIT_NOOP_DEBUG: '1' };
-const SETTLE_MS = 2100;
 let repo: TempRepo;
 
 const run = (args: string[], env: NodeJS.ProcessEnv = {}) => vkit(args, { cwd: repo.dir, env: { ...ENV, ...env } });
 let observe: ReturnType<typeof gitLogger>;
 const observed = (args: string[], env: NodeJS.ProcessEnv = {}) => observe(() => run(args, env));
-/** Runs until an answer comes from a record (or `tries` runs, a settle apart); the last run and whether it was recalled. */
-async function untilRecalled(args: string[], tries = 5, env: NodeJS.ProcessEnv = {}) {
-  let last = observed(args, env);
-  for (let i = 1; i < tries && !last.recalled; i++) {
-    await sleep(SETTLE_MS);
-    last = observed(args, env);
-  }
-  return last;
-}
+/**
+ * Runs until an answer comes from a record (or `tries` runs, a settle apart after each that kept no
+ * record: VKIT_NOOP_DEBUG=1 says so); the last run and whether it was recalled.
+ */
+const untilRecalled = (args: string[], tries = 5, env: NodeJS.ProcessEnv = {}) =>
+  retryUntilRecalled(() => observed(args, env), tries);
+/**
+ * Runs `tries` times unless one is answered from a record (it must not be), on settled state: a
+ * settle apart only after a run that refused for a path changed within the racy window.
+ */
+const neverRecalled = (args: string[], tries: number) =>
+  retryUntilRecalled(() => observed(args), tries, refusedUnsettled);
 const withoutMs = (report: { stats: Record<string, unknown> }) => ({ ...report, stats: { ...report.stats, ms: 0 } });
 
 /** A config taking its second check from `<shared>/sub/extra.ts`, outside the work tree. */
@@ -111,7 +114,7 @@ test('a tsconfig.json above an imported module that extends another file: not re
   writeFileSync(join(shared, 'tsconfig.json'), '{"extends": "./base.json"}\n');
   writeFileSync(join(shared, 'base.json'), '{}\n');
   try {
-    const { r, recalled } = await untilRecalled(['gate'], 3);
+    const { r, recalled } = await neverRecalled(['gate'], 3);
     assert.equal(recalled, false);
     assert.match(r.stderr, /extends another file/);
   } finally {
@@ -153,7 +156,7 @@ export default { checks: [{ id, run: ['node', 'check.js'], inputs: ['check.js'] 
         const first = run(['build']);
         assert.equal(first.code, 0, first.stderr);
         await sleep(SETTLE_MS);
-        const { r, recalled } = await untilRecalled(['build'], 3);
+        const { r, recalled } = await neverRecalled(['build'], 3);
         assert.equal(recalled, false, `${name} was answered from a record`);
         assert.match(r.stderr, c.why);
       });

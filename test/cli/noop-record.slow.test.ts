@@ -27,6 +27,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { gitLogger } from '../_support/git-log.js';
+import { retryUntilRecalled, SETTLE_MS } from '../_support/noop-records.js';
 import { tempRepo, vkit, type TempRepo } from '../_support/repo.js';
 import { sleep } from '../_support/wait.js';
 
@@ -34,9 +35,8 @@ const bin = mkdtempSync(join(tmpdir(), 'vkit-rec-bin-'));
 const logs = mkdtempSync(join(tmpdir(), 'vkit-rec-log-'));
 const LOG = join(logs, 'git-calls');
 const PATH = `${bin}:${process.env.PATH}`;
-const ENV = { PATH, VKIT_DAEMON: '0' };
-/** Past the racy window: what was written before it is settled, and may be recorded. */
-const SETTLE_MS = 2100;
+// VKIT_NOOP_DEBUG=1: a run says when it kept no record, so fromRecord waits only when that may help.
+const ENV = { PATH, VKIT_DAEMON: '0', VKIT_NOOP_DEBUG: '1' };
 let repo: TempRepo;
 
 const run = (args: string[], env: NodeJS.ProcessEnv = {}) => vkit(args, { cwd: repo.dir, env: { ...ENV, ...env } });
@@ -50,12 +50,9 @@ const withoutMs = (report: { stats: Record<string, unknown> }) => ({ ...report, 
  * both out of the racy window: a few runs apart.
  */
 async function fromRecord(args: string[]) {
-  for (let i = 0; i < 6; i++) {
-    const { r, recalled } = observed(args);
-    if (recalled) return r;
-    if (i > 0) await sleep(SETTLE_MS);
-  }
-  assert.fail(`never answered from a record: ${args.join(' ')}`);
+  const { r, recalled } = await retryUntilRecalled(() => observed(args), 8);
+  if (!recalled) assert.fail(`never answered from a record: ${args.join(' ')}\n${r.stderr}`);
+  return r;
 }
 
 function tool(exitCode: number) {
@@ -194,10 +191,7 @@ test('a commit to the store by another process is never answered from a record',
 
 test("a commit to the store since the record is found from the record's head, its body never read", async () => {
   const debug = { VKIT_NOOP_DEBUG: '1' };
-  for (let i = 0; !observed(['gate'], debug).recalled; i++) {
-    if (i > 5) assert.fail('never answered from a record');
-    if (i > 0) await sleep(SETTLE_MS);
-  }
+  await fromRecord(['gate']);
   assert.equal(run(['build', '--force', '--only', 'a']).code, 0);
   // Every body made unreadable: only the head can say why the record does not answer.
   const dir = join(repo.dir, '.git', 'vkit', 'noop-records');

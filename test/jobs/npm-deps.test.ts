@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, cpSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { cli, receiptJson } from '../_support/evidence.js';
+import { artifactText, cli, receiptJson } from '../_support/evidence.js';
 import { REPO_ROOT, tempRepo, type TempRepo } from '../_support/repo.js';
 import { sandboxBackends } from '../_support/sandboxes.js';
 
@@ -89,10 +89,17 @@ for (const b of backends) {
   }, () => {
     const repo = tsProject();
     try {
-      repo.manifest({ sandbox: 'hermetic', checks: [types()] });
-      const r = cli(repo, ['build', '--json'], b.env);
+      // npx asks the registry for a package named `tsc` and fails: the network is not there. npm's
+      // default retries (2, 10 s then 60 s apart) would only make that take 72 s; with none it still
+      // asks once, and fails in about a second.
+      repo.manifest({ sandbox: 'hermetic', checks: [types({ env: ['npm_config_fetch_retries'] })] });
+      const r = cli(repo, ['build', '--json'], { ...b.env, npm_config_fetch_retries: '0' });
       assert.notEqual(actionOf(r).outcome, 'PASS', r.stdout);
       assert.notEqual(r.json().gate.status, 'READY');
+      // It failed for the reason the title says: the installed tsc was not found, so npx asked the
+      // registry for it, and that request found no network.
+      const stderr = artifactText(repo, actionOf(r).receipt, 'stderr');
+      assert.match(stderr, /request to \S+\/tsc failed/, stderr);
     } finally {
       repo.cleanup();
     }
