@@ -7,7 +7,10 @@
  */
 import { defineKind } from '../../src/config/kind.js';
 import { lockBoundNode } from '../../src/formal/lock.js';
-import { ModelEntrySchema } from '../../src/formal/models/entry-schema.js';
+import { ModelEntrySchema } from './schema.js';
+
+/** The model-checking profiles this kind runs (`lib/profiles.ts` loads each). */
+const MODEL_PROFILE_IDS = ['spin-linux-x86_64-v1', 'tlc-linux-x86_64-v1', 'lean-linux-x86_64-v1'] as const;
 
 export const modelKind = defineKind({
   name: 'model',
@@ -16,6 +19,11 @@ export const modelKind = defineKind({
   rules: { 'model-check': async () => (await import('./rule.js')).modelCheckRule },
   label: (m) => `model:${m.id}`,
   required: (m) => m.required,
+  profiles: {
+    label: 'model checking',
+    ids: MODEL_PROFILE_IDS,
+    load: async (id) => (await import('./lib/profiles.js')).loadModelProfile(id),
+  },
   lock: async (models, ctx) => (await import('./lock.js')).modelLock(models, ctx),
   expand: (m) => [lockBoundNode('model', 'model-check', m, m.inputs)],
 });

@@ -1,8 +1,8 @@
 /** What `vkit policy accept` binds for a model item: its entry and the checker (a model checks no package). */
 import type { LockCandidate, LockJudgement } from '../../src/config/kind.js';
 import { resolveChecker } from '../../src/formal/profiles/index.js';
-import { modelLockKey, modelPolicyDigest, type ResolvedModel } from '../../src/formal/models/entry-schema.js';
-import { loadModelProfile } from '../../src/formal/models/profiles.js';
+import { modelLockKey, modelPolicyDigest, type ResolvedModel } from './schema.js';
+import { loadModelProfile } from './lib/profiles.js';
 
 /** Bound under `model:<id>`. */
 export async function modelLock(

@@ -4,7 +4,7 @@
  * here; the capture of the inputs must equal the job's and hold the model file; the checker must
  * resolve and its tool tree hash to the accepted digest. Then the capture is materialised for uid
  * 65534, the profile decides each property in restricted containers, the retained witnesses and
- * logs are validated and kept, and the properties fold into the item's outcome (src/formal/models/fold.ts).
+ * logs are validated and kept, and the properties fold into the item's outcome (lib/fold.ts).
  */
 import type * as v from 'valibot';
 import { treeDigest } from '../../src/capture/tree.js';
@@ -19,14 +19,9 @@ import {
   runProfile,
 } from '../../src/formal/action.js';
 import { compareLock, LOCK_FILE } from '../../src/formal/lock.js';
-import {
-  ModelEntrySchema,
-  modelLockKey,
-  modelPolicyDigest,
-  type ResolvedModel,
-} from '../../src/formal/models/entry-schema.js';
-import { foldModel } from '../../src/formal/models/fold.js';
-import { loadModelProfile } from '../../src/formal/models/profiles.js';
+import { ModelEntrySchema, modelLockKey, modelPolicyDigest, type ResolvedModel } from './schema.js';
+import { foldModel } from './lib/fold.js';
+import { loadModelProfile } from './lib/profiles.js';
 import { containerPrefix } from '../../src/jobs/containers.js';
 
 /** Bumped whenever what a model PASS means changes, so earlier evidence is not reused. */

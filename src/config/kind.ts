@@ -64,6 +64,17 @@ export interface LockCandidate {
   judge(): Promise<LockJudgement>;
 }
 
+/**
+ * Checker profiles a kind's rules run (a model checker's), by id: `vkit doctor` reports their
+ * assets under `label`, and an evidence bundle's capsule finds its run's profile among them.
+ */
+interface KindProfiles {
+  label: string;
+  ids: readonly string[];
+  /** The profile (the formal library's profile contract), or undefined when this vkit has none. */
+  load(id: string): Promise<unknown>;
+}
+
 /** The resolved manifest as kinds read it: sections by name. */
 export type ManifestSections = Readonly<Record<string, unknown>>;
 
@@ -106,6 +117,8 @@ export interface Kind<E = any, S extends string = string, I = unknown> {
    * vkit's own, each bound to a handler imported when it runs.
    */
   verbs?: readonly Verb[];
+  /** Checker profiles the kind's rules run, beside the formal library's own (Coq, Verus). */
+  profiles?: KindProfiles;
   /** JSON schemas the kind publishes in `schema/` (its reports' contracts), by file name; loaded on use. */
   schemas?: () => Promise<Readonly<Record<string, GenericSchema>>>;
   /** MCP tools the kind adds, by name; loaded when an MCP server starts (their schemas need zod). */

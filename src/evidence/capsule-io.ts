@@ -19,8 +19,7 @@ import type Docker from 'dockerode';
 import { containerSocket, dockerClient, dockerOptions, openSandbox } from '../checkers/container.js';
 import { EXIT, invalid, VkitError } from '../errors.js';
 import { isSha256Id, sha256Stream } from '../hash/index.js';
-import { loadModelProfile } from '../formal/models/profiles.js';
-import { loadProfile } from '../formal/profiles/index.js';
+import { loadAnyProfile } from '../formal/profiles/index.js';
 import type { Receipt } from '../store/receipt.js';
 import {
   archiveEntryName,
@@ -155,7 +154,7 @@ export async function collectCapsule(
       { path: '--include-assets' },
       'Export it without --include-assets, or export a run that reached its checker.',
     );
-  const profile = (await loadProfile(id.profile)) ?? (await loadModelProfile(id.profile));
+  const profile = await loadAnyProfile(id.profile);
   if (!profile)
     throw invalid('ERR_USAGE', `Run \`${receipt.run}\` used profile \`${id.profile}\`, which this vkit does not have`, {
       path: '--include-assets',

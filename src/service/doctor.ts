@@ -8,8 +8,7 @@ import { STATUS_FD } from '../checkers/process.js';
 import { findBwrap } from '../checkers/sandbox.js';
 import { probeSandbox } from '../checkers/sandbox-backend.js';
 import { findBuiltinTools } from '../checkers/sandbox-builtin.js';
-import { loadModelProfile } from '../formal/models/profiles.js';
-import { loadProfile, resolveChecker } from '../formal/profiles/index.js';
+import { kindProfileGroups, loadAnyProfile, loadProfile, resolveChecker } from '../formal/profiles/index.js';
 
 interface DoctorPart {
   /** What was looked at: `sandbox: bwrap`, `container engine`, `formal: coq-linux-x86_64-v1`, ... */
@@ -29,7 +28,6 @@ export interface DoctorReport {
 }
 
 const FORMAL_PROFILES = ['coq-linux-x86_64-v1', 'verus-linux-x86_64-v1'];
-const MODEL_PROFILES = ['spin-linux-x86_64-v1', 'tlc-linux-x86_64-v1', 'lean-linux-x86_64-v1'];
 
 export async function doctor(env: Record<string, string | undefined> = process.env): Promise<DoctorReport> {
   const parts: DoctorPart[] = [];
@@ -88,12 +86,14 @@ async function verifierParts(env: Record<string, string | undefined>): Promise<D
     if (!r.ok) engineMissing ??= r.missing.find((m) => m.includes('container engine') || m.includes('socket'));
     parts.push(assetPart(`formal: ${id}`, r.ok ? undefined : r.missing.filter((m) => m !== engineMissing)));
   }
-  for (const id of MODEL_PROFILES) {
-    const profile = await loadModelProfile(id);
-    if (!profile) continue;
-    const r = await resolveChecker(profile, env);
-    parts.push(assetPart(`model checking: ${id}`, r.ok ? undefined : r.missing.filter((m) => m !== engineMissing)));
-  }
+  // The kinds' own checker profiles (model checking's), under the label each kind gives them.
+  for (const group of await kindProfileGroups())
+    for (const id of group.ids) {
+      const profile = await loadAnyProfile(id);
+      if (!profile) continue;
+      const r = await resolveChecker(profile, env);
+      parts.push(assetPart(`${group.label}: ${id}`, r.ok ? undefined : r.missing.filter((m) => m !== engineMissing)));
+    }
   parts.unshift(
     engineMissing
       ? {

@@ -2,6 +2,7 @@
  * The profile registry: profile id -> the procedure a verifier follows. Profiles are imported
  * lazily, so builds without formal components never load them (or dockerode).
  */
+import { loadKinds } from '../../config/kind.js';
 import type { CheckerPlan, Profile, Sandbox, ToolTree } from '../types.js';
 
 const LOADERS: Record<string, () => Promise<Profile>> = {
@@ -21,6 +22,32 @@ export async function loadProfile(id: string): Promise<Profile | undefined> {
     if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') return undefined;
     throw error;
   }
+}
+
+/** What any checker profile has, whichever library or kind defines it: its id and its checker. */
+export type AnyProfile = Pick<Profile, 'id' | 'checker'>;
+
+/** The installed kinds' checker profile groups (a model checker's), for `vkit doctor`. */
+export async function kindProfileGroups(): Promise<{ label: string; ids: readonly string[] }[]> {
+  return (await loadKinds()).kinds.flatMap((k) =>
+    k.profiles ? [{ label: k.profiles.label, ids: k.profiles.ids }] : [],
+  );
+}
+
+/**
+ * A profile by id: the formal library's own (Coq, Verus), else one an installed kind contributes.
+ * A contributed value without an id equal to the one asked and a checker function is no profile
+ * (undefined: what needs it is BLOCKED or refused, named).
+ */
+export async function loadAnyProfile(id: string): Promise<AnyProfile | undefined> {
+  const own = await loadProfile(id);
+  if (own) return own;
+  for (const kind of (await loadKinds()).kinds) {
+    if (!kind.profiles?.ids.includes(id)) continue;
+    const p = (await kind.profiles.load(id)) as Partial<AnyProfile> | undefined;
+    if (p && p.id === id && typeof p.checker === 'function') return p as AnyProfile;
+  }
+  return undefined;
 }
 
 /** The default engine socket, named in messages when the sandbox module itself is absent. */

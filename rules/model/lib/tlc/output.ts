@@ -26,7 +26,7 @@
  *   A liveness witness is a lasso: its closing action goes back to an earlier (or, for stuttering,
  *   the same) state number.
  */
-import { canonicalJson } from '../../../hash/index.js';
+import { canonicalJson } from '../../../../src/hash/index.js';
 import type { ReplayComparison } from '../types.js';
 
 /* ------------------------------------------------------------------------------ the -tool stream */

@@ -9,9 +9,9 @@ import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Sandbox } from '../../checkers/container.js';
-import { canonicalJson } from '../../hash/index.js';
-import type { CheckerPlan } from '../types.js';
+import type { Sandbox } from '../../../src/checkers/container.js';
+import { canonicalJson } from '../../../src/hash/index.js';
+import type { CheckerPlan } from '../../../src/formal/types.js';
 
 export interface ModelPin {
   asset: string;
@@ -24,13 +24,13 @@ export interface ModelPin {
 const FULL_IMAGE_ID = /^sha256:[0-9a-f]{64}$/;
 
 /**
- * A profile's pins file (`src/formal/models/<tool>/pins.json`), found from this module the way the
- * package root is: up to the directory holding vkit's `package.json` and `src/formal/models`.
+ * A profile's pins file (`rules/model/lib/<tool>/pins.json`), found from this module the way the
+ * package root is: up to the directory holding vkit's `package.json` and `rules/model/lib`.
  */
 export function pinsFile(tool: string): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
-    const candidate = join(dir, 'src', 'formal', 'models', tool, 'pins.json');
+    const candidate = join(dir, 'rules', 'model', 'lib', tool, 'pins.json');
     if (existsSync(join(dir, 'package.json')) && existsSync(candidate)) return candidate;
     const up = dirname(dir);
     if (up === dir) return join(dirname(fileURLToPath(import.meta.url)), tool, 'pins.json');

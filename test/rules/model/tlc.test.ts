@@ -3,7 +3,7 @@
  * anything and a `formal.models` item with it is BLOCKED through the real CLI. The procedure is
  * tested as pure functions: the exact argv of the search and the replay, the per-property
  * configuration, TLC's `-tool` report and the JSON witness read from the hand-written parser
- * fixtures of test/formal/models/fixtures/tlc (see its README: never evidence), and the replay
+ * fixtures of test/rules/model/fixtures/tlc (see its README: never evidence), and the replay
  * comparison. No test fakes TLC: nothing here runs anything called `java` or `tlc2.TLC`.
  */
 import assert from 'node:assert/strict';
@@ -12,10 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { Sandbox } from '../../../src/checkers/container.js';
-import type { ResolvedModel } from '../../../src/formal/models/entry-schema.js';
-import { foldModel } from '../../../src/formal/models/fold.js';
-import { loadModelProfile } from '../../../src/formal/models/profiles.js';
-import { declaredProperties, propertyConfig } from '../../../src/formal/models/tlc/config.js';
+import type { ResolvedModel } from '../../../rules/model/schema.js';
+import { foldModel } from '../../../rules/model/lib/fold.js';
+import { loadModelProfile } from '../../../rules/model/lib/profiles.js';
+import { declaredProperties, propertyConfig } from '../../../rules/model/lib/tlc/config.js';
 import {
   compareTlcTraces,
   judgeTlcSearch,
@@ -25,13 +25,13 @@ import {
   printedStates,
   type TlcTrace,
   tlcDiagnostics,
-} from '../../../src/formal/models/tlc/output.js';
-import { TLC_LAYOUT, tlcReplayArgv, tlcSearchArgv } from '../../../src/formal/models/tlc/procedure.js';
-import { tlcMissing, tlcModelProblems, tlcProfile } from '../../../src/formal/models/tlc/profile.js';
+} from '../../../rules/model/lib/tlc/output.js';
+import { TLC_LAYOUT, tlcReplayArgv, tlcSearchArgv } from '../../../rules/model/lib/tlc/procedure.js';
+import { tlcMissing, tlcModelProblems, tlcProfile } from '../../../rules/model/lib/tlc/profile.js';
 import { cli } from '../../_support/evidence.js';
 import { REPO_ROOT, tempRepo } from '../../_support/repo.js';
 
-const FIX = join(REPO_ROOT, 'test', 'formal', 'models', 'fixtures', 'tlc');
+const FIX = join(REPO_ROOT, 'test', 'rules', 'model', 'fixtures', 'tlc');
 const fixture = (name: string) => readFileSync(join(FIX, name), 'utf8');
 const LINUX = { os: 'linux', arch: 'x64' };
 const ID = `sha256:${'a'.repeat(64)}`;

@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { foldModel } from '../../../src/formal/models/fold.js';
-import { checkedProperty, parsePanReport, violationRefutes } from '../../../src/formal/models/spin/pan-report.js';
-import { compareReplays, parsePanReplay, parseSpinReplay } from '../../../src/formal/models/spin/replay.js';
+import { foldModel } from '../../../rules/model/lib/fold.js';
+import { checkedProperty, parsePanReport, violationRefutes } from '../../../rules/model/lib/spin/pan-report.js';
+import { compareReplays, parsePanReplay, parseSpinReplay } from '../../../rules/model/lib/spin/replay.js';
 
 const FULL = `
 (Spin Version 6.5.2 -- 6 December 2019)

@@ -4,7 +4,7 @@
  * when this report says, in pan's words, that a full (not bitstate, not hash-compact) search of the
  * whole state space ran with the property's check enabled and found nothing.
  */
-import type { ModelProperty } from '../entry-schema.js';
+import type { ModelProperty } from '../../schema.js';
 import type { ModelScope } from '../types.js';
 
 export interface PanReport {

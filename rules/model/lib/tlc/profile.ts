@@ -15,9 +15,9 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
-import type { ContainerResult, Sandbox } from '../../../checkers/container.js';
-import type { Diagnostic } from '../../../checkers/results.js';
-import type { CheckerPlan } from '../../types.js';
+import type { ContainerResult, Sandbox } from '../../../../src/checkers/container.js';
+import type { Diagnostic } from '../../../../src/checkers/results.js';
+import type { CheckerPlan } from '../../../../src/formal/types.js';
 import {
   checkHostPath,
   checkImage,
@@ -29,7 +29,7 @@ import {
   readModelPins,
   unrecordedPin,
 } from '../assets.js';
-import type { ModelProperty, ResolvedModel } from '../entry-schema.js';
+import type { ModelProperty, ResolvedModel } from '../../schema.js';
 import type { Minimization, ModelContext, ModelOutcome, ModelProfile, ModelScope, PropertyResult } from '../types.js';
 import { type DeclaredProperties, declaredProperties, propertyConfig } from './config.js';
 import {

@@ -3,11 +3,11 @@
  * model profile runs a model's properties in restricted containers and says, per property, what it
  * established, what it refuted (only with a witness that replayed) and what stayed unknown.
  */
-import type { Sandbox } from '../../checkers/container.js';
-import type { Diagnostic } from '../../checkers/results.js';
-import type { Claim } from '../../config/evidence-terms.js';
-import type { CheckerPlan, RunSetting } from '../types.js';
-import type { ModelProperty, ResolvedModel } from './entry-schema.js';
+import type { Sandbox } from '../../../src/checkers/container.js';
+import type { Diagnostic } from '../../../src/checkers/results.js';
+import type { Claim } from '../../../src/config/evidence-terms.js';
+import type { CheckerPlan, RunSetting } from '../../../src/formal/types.js';
+import type { ModelProperty, ResolvedModel } from '../schema.js';
 
 /** What the search covered: the finite scope a model-checking result speaks for. */
 export interface ModelScope {

@@ -11,10 +11,10 @@
 import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, posix, relative, sep } from 'node:path';
-import type { ContainerResult } from '../../../checkers/container.js';
-import type { Diagnostic } from '../../../checkers/results.js';
-import type { CheckerPlan } from '../../types.js';
-import type { ModelProperty, ResolvedModel } from '../entry-schema.js';
+import type { ContainerResult } from '../../../../src/checkers/container.js';
+import type { Diagnostic } from '../../../../src/checkers/results.js';
+import type { CheckerPlan } from '../../../../src/formal/types.js';
+import type { ModelProperty, ResolvedModel } from '../../schema.js';
 import type { Minimization, ModelContext, ModelOutcome, ModelProfile, PropertyResult, Witness } from '../types.js';
 import { checkedProperty, type PanReport, parsePanReport, violationRefutes } from './pan-report.js';
 import { brief, compareReplays, parsePanReplay, parseSpinReplay, trailSteps } from './replay.js';

@@ -5,8 +5,8 @@
  * accept` and the `model` kind (rules/model/) both read.
  */
 import * as v from 'valibot';
-import { globList, id, nonEmptyString, relativePath } from '../../config/schema.js';
-import { jsonId } from '../../hash/index.js';
+import { globList, id, nonEmptyString, relativePath } from '../../src/config/schema.js';
+import { jsonId } from '../../src/hash/index.js';
 
 /** A macro name for the model's preprocessor (`-DNAME`): an identifier, optionally `=value` of safe characters. */
 const define = v.pipe(

@@ -3,7 +3,7 @@
  * established; FAIL when a required property is refuted (by a witness that replayed); anything else
  * (a property unknown, none required) is BLOCKED. Optional properties are reported, never decisive.
  */
-import type { Claim, Outcome } from '../../config/evidence-terms.js';
+import type { Claim, Outcome } from '../../../src/config/evidence-terms.js';
 import type { PropertyResult } from './types.js';
 
 export interface ModelFold {

@@ -3,7 +3,7 @@
  * (and never refutes) anything and a `formal.models` item with it is BLOCKED through the real CLI.
  * The procedure is tested as pure functions: the exact argv, the generated axioms file, Lean's and
  * Lake's messages (columns made one-based) and `#print axioms` reports read from the hand-written
- * parser fixtures of test/formal/models/fixtures/lean (see its README: never evidence), the
+ * parser fixtures of test/rules/model/fixtures/lean (see its README: never evidence), the
  * per-theorem judgement and the project scan. No test fakes Lean: nothing here runs `lean` or `lake`.
  */
 import assert from 'node:assert/strict';
@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { Sandbox } from '../../../src/checkers/container.js';
-import { treeSha256 } from '../../../src/formal/models/assets.js';
-import type { ResolvedModel } from '../../../src/formal/models/entry-schema.js';
-import { foldModel } from '../../../src/formal/models/fold.js';
+import { treeSha256 } from '../../../rules/model/lib/assets.js';
+import type { ResolvedModel } from '../../../rules/model/schema.js';
+import { foldModel } from '../../../rules/model/lib/fold.js';
 import {
   capturedPath,
   judgeTheorem,
@@ -23,7 +23,7 @@ import {
   parseLeanMessages,
   scanLeanProject,
   toolchainProblem,
-} from '../../../src/formal/models/lean/output.js';
+} from '../../../rules/model/lib/lean/output.js';
 import {
   axiomsFile,
   leanAxiomsArgv,
@@ -32,13 +32,13 @@ import {
   leanName,
   leanProjectRoot,
   moduleOf,
-} from '../../../src/formal/models/lean/procedure.js';
-import { leanMissing, leanProfile } from '../../../src/formal/models/lean/profile.js';
-import { loadModelProfile } from '../../../src/formal/models/profiles.js';
+} from '../../../rules/model/lib/lean/procedure.js';
+import { leanMissing, leanProfile } from '../../../rules/model/lib/lean/profile.js';
+import { loadModelProfile } from '../../../rules/model/lib/profiles.js';
 import { cli } from '../../_support/evidence.js';
 import { REPO_ROOT, tempRepo } from '../../_support/repo.js';
 
-const FIX = join(REPO_ROOT, 'test', 'formal', 'models', 'fixtures', 'lean');
+const FIX = join(REPO_ROOT, 'test', 'rules', 'model', 'fixtures', 'lean');
 const fixture = (name: string) => readFileSync(join(FIX, name), 'utf8');
 const LINUX = { os: 'linux', arch: 'x64' };
 const ID = `sha256:${'b'.repeat(64)}`;

@@ -24,8 +24,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { ContainerResult, Sandbox } from '../../../checkers/container.js';
-import type { CheckerPlan } from '../../types.js';
+import type { ContainerResult, Sandbox } from '../../../../src/checkers/container.js';
+import type { CheckerPlan } from '../../../../src/formal/types.js';
 import {
   checkHostPath,
   checkImage,
@@ -38,7 +38,7 @@ import {
   treeSha256,
   unrecordedPin,
 } from '../assets.js';
-import type { ResolvedModel } from '../entry-schema.js';
+import type { ResolvedModel } from '../../schema.js';
 import type { ModelContext, ModelOutcome, ModelProfile } from '../types.js';
 import {
   judgeTheorem,

@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import * as v from 'valibot';
 import type { ContainerRequest, Sandbox } from '../../../src/checkers/container.js';
-import { ModelEntrySchema } from '../../../src/formal/models/entry-schema.js';
-import { SPIN_WORKER_IMAGE, spinProfile } from '../../../src/formal/models/spin/profile.js';
+import { ModelEntrySchema } from '../../../rules/model/schema.js';
+import { SPIN_WORKER_IMAGE, spinProfile } from '../../../rules/model/lib/spin/profile.js';
 import { requireSandbox, systemSandbox } from '../../_support/podman.js';
 import { tempRepo, vkit } from '../../_support/repo.js';
 

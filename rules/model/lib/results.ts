@@ -4,9 +4,9 @@
  */
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { ContainerResult } from '../../checkers/container.js';
-import type { Diagnostic } from '../../checkers/results.js';
-import type { ModelProperty } from './entry-schema.js';
+import type { ContainerResult } from '../../../src/checkers/container.js';
+import type { Diagnostic } from '../../../src/checkers/results.js';
+import type { ModelProperty } from '../schema.js';
 import type { ModelOutcome, ModelScope, PropertyResult } from './types.js';
 
 /** A property nothing decided, and why (with the scope searched, when a search ran). */

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { SPIN_WORKER_IMAGE } from '../../../src/formal/models/spin/profile.js';
+import { SPIN_WORKER_IMAGE } from '../../../rules/model/lib/spin/profile.js';
 import { requireSandbox, systemSandbox } from '../../_support/podman.js';
 import { REPO_ROOT, tempRepo, vkit } from '../../_support/repo.js';
 import { BUGS, PROPERTIES } from '../../_support/spin.js';
