@@ -83,7 +83,7 @@ async function forbiddenPlace(real: string, places: { root: string; store?: stri
 }
 
 /** The real path of `dir`: its deepest existing ancestor resolved through every symlink, the rest as named. */
-function realAncestry(dir: string): string {
+export function realAncestry(dir: string): string {
   try {
     return realpathSync(dir);
   } catch {
@@ -92,7 +92,8 @@ function realAncestry(dir: string): string {
   }
 }
 
-function isInside(path: string, dir: string): boolean {
+/** Whether `path` is `dir` or inside it (both real paths). */
+export function isInside(path: string, dir: string): boolean {
   const rel = relative(dir, path);
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !rel.startsWith(sep));
 }

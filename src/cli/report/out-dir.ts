@@ -11,35 +11,17 @@ import {
   openSync,
   readdirSync,
   readSync,
-  realpathSync,
   renameSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { basename, dirname, join, resolve, sep } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { invalid } from '../../errors.js';
+import { isInside, realAncestry } from '../../evidence/write-target.js';
 import { REPORT_MARK } from './html.js';
 
 const PAGE = 'index.html';
 const HOW = 'Name a new or empty directory with --out (for example --out vkit-report).';
-
-/** The path with its existing part's links resolved, so containment is judged on real directories. */
-function realish(path: string): string {
-  const missing: string[] = [];
-  let at = resolve(path);
-  for (;;) {
-    try {
-      return join(realpathSync(at), ...missing.reverse());
-    } catch {
-      const up = dirname(at);
-      if (up === at) return resolve(path);
-      missing.push(basename(at));
-      at = up;
-    }
-  }
-}
-
-const within = (path: string, dir: string) => path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
 
 /** True when `dir/index.html` is a regular file that starts as a vkit report does. */
 function holdsOnlyAReport(dir: string, entries: string[]): boolean {
@@ -62,23 +44,23 @@ function holdsOnlyAReport(dir: string, entries: string[]): boolean {
 export function checkOutDir(out: string | undefined, storeDir: string): string {
   if (out === undefined || out === '')
     throw invalid('ERR_USAGE', 'Expected --out DIR, the directory the report is written to', { path: '--out' }, HOW);
-  const dir = realish(out);
-  const store = realish(storeDir);
-  if (within(dir, store))
+  const dir = realAncestry(resolve(out));
+  const store = realAncestry(resolve(storeDir));
+  if (isInside(dir, store))
     throw invalid(
       'ERR_USAGE',
       `Expected --out outside the evidence store ${store}, got \`${out}\``,
       { path: '--out' },
       HOW,
     );
-  if (within(store, dir))
+  if (isInside(store, dir))
     throw invalid(
       'ERR_USAGE',
       `Expected --out not to hold the evidence store ${store}, got \`${out}\``,
       { path: '--out' },
       HOW,
     );
-  if (dir.split(sep).includes('.git'))
+  if (dir.split(sep).some((part) => part.toLowerCase() === '.git'))
     throw invalid('ERR_USAGE', `Expected --out outside any .git directory, got \`${out}\``, { path: '--out' }, HOW);
   let entries: string[];
   try {
