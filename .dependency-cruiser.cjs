@@ -2,7 +2,7 @@
  * vkit's import boundaries, checked by dependency-cruiser (`npm run lint`, and `npm test` through
  * test/tooling/boundaries.test.ts). The layer order, top to bottom, written down once:
  *
- *   faces      src/cli, src/mcp, src/tui, src/daemon, src/index.ts, src/schemas.ts
+ *   faces      src/cli, src/mcp, src/tui, src/daemon, src/index.ts, src/schemas.ts, and src/fast (the speed layer)
  *   service    src/service
  *   engine     src/engine, src/jobs
  *   libraries  src/formal, src/evidence, src/remote (what the kinds are made of)
@@ -15,9 +15,13 @@
  * the libraries, never a face or the service (what it adds to those it contributes through the
  * registry: verbs, MCP tools), and no kind imports another kind's folder. There is no baseline of
  * known violations: every one fails.
+ *
+ * The speed layer (src/fast/: no-op records, the daemon's memo, kept bundles and manifests, V8's code
+ * cache, boot-ahead) sits beside the faces: only faces import it. The core declares the seams it
+ * implements (service/speed.ts, config/kept.ts), so no core file knows that shortcuts exist.
  */
 const LAYERS = [
-  { name: 'faces', path: '^src/(cli|mcp|tui|daemon)/|^src/(index|schemas)\\.ts$' },
+  { name: 'faces', path: '^src/(cli|mcp|tui|daemon|fast)/|^src/(index|schemas)\\.ts$' },
   { name: 'service', path: '^src/service/' },
   { name: 'engine', path: '^src/(engine|jobs)/' },
   { name: 'libraries', path: '^src/(formal|evidence|remote)/' },
@@ -68,7 +72,7 @@ module.exports = {
         'a kind imports the kit API and libraries, never a face or the service: it contributes verbs and tools through the registry',
       severity: 'error',
       from: { path: '^rules/' },
-      to: { path: '^src/(cli|mcp|tui|daemon|service)/' },
+      to: { path: '^src/(cli|mcp|tui|daemon|fast|service)/' },
     },
     {
       name: 'kind-own-folder',
@@ -76,6 +80,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^rules/([^/]+)/' },
       to: { path: '^rules/', pathNot: ['^rules/$1/'] },
+    },
+    {
+      name: 'core-never-speed',
+      comment:
+        'the core (service, engine, jobs, libraries, base, config) never imports the speed layer: it declares the seam (service/speed.ts, config/kept.ts) and src/fast/ implements it',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(cli|mcp|tui|daemon|fast)/|^src/(index|schemas)\\.ts$' },
+      to: { path: '^src/fast/' },
     },
     ...upward,
   ],

@@ -13,7 +13,7 @@ const PACKAGE = fileURLToPath(new URL('../', import.meta.url));
 // runs only while every module it was made from is as it was then (by size and mtime, or by content
 // when only the mtime moved), else tsc's modules run.
 // Returns the running code's identity then (what vkit keeps between processes is keyed by it:
-// src/config/manifest-cache.ts): the digest of that record, which holds every input's sha256.
+// src/fast/manifest-cache.ts): the digest of that record, which holds every input's sha256.
 function currentBundle(sha256Of) {
   try {
     const record = readFileSync(`${PACKAGE}dist/bundle/inputs.json`, 'utf8');
@@ -34,11 +34,11 @@ async function runHere() {
   const { createHash } = await import('node:crypto');
   const code = currentBundle((bytes) => createHash('sha256').update(bytes).digest('hex'));
   const bundled = code !== undefined;
-  // A no-op answered from its record (src/cli/noop-recall.ts: every path it stands on statted, equal
+  // A no-op answered from its record (src/fast/noop-recall.ts: every path it stands on statted, equal
   // to when it was recorded) loads none of the CLI, the store or git, nor a TS config's thread.
   let likelyToRun = false;
-  if (bundled && (argv[0] === 'build' || argv[0] === 'gate')) {
-    const recalled = await (await import('../dist/src/cli/noop-recall.js')).recallNoop(argv, code);
+  if (bundled && shortcut) {
+    const recalled = await (await import('../dist/src/fast/noop-recall.js')).recallNoop(argv, code);
     if (typeof recalled === 'number') {
       process.exitCode = recalled;
       return;
@@ -47,25 +47,25 @@ async function runHere() {
     if (process.env.VKIT_NOOP_DEBUG) process.stderr.write(`no-op record not used: ${recalled.why}\n`);
   }
   // Before the CLI's modules: a TS config's thread starts booting and the root's git listing starts
-  // (src/cli/early.ts; a no-op build waits for both). tsc's small modules, whichever modules run
+  // (src/fast/boot-ahead.ts; a no-op build waits for both). tsc's small modules, whichever modules run
   // below: they only start the thread and the git processes.
-  const early = await import('../dist/src/cli/early.js');
-  const booted = early.earlyConfigThread(argv);
-  const listed = early.earlyListing(argv);
+  const bootAhead = await import('../dist/src/fast/boot-ahead.js');
+  const booted = bootAhead.configThreadAhead(argv);
+  const listed = bootAhead.listingAhead(argv);
   // `build` and `gate` run the bundled CLI as one script compiled with V8's code cache (D56,
-  // src/config/code-cache.ts); other verbs (the terminal UI's packages need ES modules) load the bundle's modules.
+  // src/fast/code-cache.ts); other verbs (the terminal UI's packages need ES modules) load the bundle's modules.
   const script =
-    bundled && (argv[0] === 'build' || argv[0] === 'gate')
-      ? (await import('../dist/src/config/code-cache.js')).runCachedScript(`${PACKAGE}dist/bundle/cli.cjs`).exports
+    bundled && shortcut
+      ? (await import('../dist/src/fast/code-cache.js')).runCachedScript(`${PACKAGE}dist/bundle/cli.cjs`).exports
       : undefined;
   const start = script ?? (await import(bundled ? '../dist/bundle/start.js' : '../dist/src/cli/start.js'));
   start.guardProcess(argv);
-  // The git listing and the config thread are handed over (src/cli/prestart.ts).
-  start.prestart(argv, booted, listed);
+  // The git listing and the config thread are handed over (src/fast/hand-over.ts).
+  start.handOver(argv, booted, listed);
   const cli = script ?? (await import(bundled ? '../dist/bundle/cli.js' : '../dist/src/cli/entry.js'));
   // The bundle loads its own copy of the kinds; processes vkit starts load them by this URL.
   cli.installKinds(new URL('../dist/rules/index.js', import.meta.url).href, cli.loadRegistry);
-  cli.installCodeIdentity(code);
+  cli.installKeptConfigs(code);
   // A build whose record missed because the tree or the store changed since, or that has no record
   // at all, most likely runs something: its job worker starts ahead, once its job service is made
   // (D55, D57, D58).
@@ -83,7 +83,9 @@ async function runHere() {
 const argv = process.argv.slice(2);
 // A root's resident build process answers first, when its socket exists: only its small client
 // loads (src/daemon/client.ts), none of the CLI.
-const { mayBeServed } = await import('../dist/src/daemon/paths.js');
+const { mayBeServed, SHORTCUT_VERBS } = await import('../dist/src/daemon/paths.js');
+// `build` and `gate`: what a no-op record may answer and the one-script CLI runs.
+const shortcut = SHORTCUT_VERBS.has(argv[0]);
 const served = mayBeServed(argv) ? await (await import('../dist/src/daemon/client.js')).serveHere(argv) : undefined;
 if (served !== undefined) process.exitCode = served;
 else await runHere();

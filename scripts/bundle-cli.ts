@@ -7,7 +7,7 @@
  * and shared chunks (a module shared by several entries is one module), split where the code imports lazily (a
  * verb's handler, a rule), so what a command never runs is still never loaded. Packages stay node's,
  * but for the pure-JS ones every no-op loads (`JOINED`, D43). Beside them, `cli.cjs` is the same CLI
- * (start and cli entries) as one classic script, for V8's code cache (D56, src/cli/code-cache.ts).
+ * (start and cli entries) as one classic script, for V8's code cache (D56, src/fast/code-cache.ts).
  *
  * The bundle is used only while it is current: `dist/bundle/inputs.json` records the size, mtime and
  * sha256 of every module it was made from and of its own files, and bin/vkit.js runs tsc's modules
@@ -75,7 +75,7 @@ const entries: Plugin = {
         ? [
             // The job service starts this module; the worker itself is the script beside it (D56).
             "import { fileURLToPath } from 'node:url';",
-            "import { runCachedScript } from './dist/src/config/code-cache.js';",
+            "import { runCachedScript } from './dist/src/fast/code-cache.js';",
             "runCachedScript(fileURLToPath(new URL('bundle/worker.cjs', __vkitDist)));",
           ]
         : args.path === WORKER_SCRIPT_ENTRY
@@ -115,7 +115,7 @@ const ownModuleUrl: Plugin = {
 };
 
 /**
- * In the scripts, `import()` goes through the ES module that ran them (src/config/code-cache.ts):
+ * In the scripts, `import()` goes through the ES module that ran them (src/fast/code-cache.ts):
  * node 20 loses a script's dynamic-import callback when its code comes from V8's code cache.
  */
 const hostImport: Plugin = {
@@ -155,7 +155,7 @@ const modules = await build({
   banner: { js: "const __vkitDist = new URL('../', import.meta.url);" },
 });
 // The same CLI and worker as classic scripts, which bin/vkit.js (for `build` and `gate`) and the job
-// service run with V8's code cache (src/config/code-cache.ts): node 20 keeps no compiled code for
+// service run with V8's code cache (src/fast/code-cache.ts): node 20 keeps no compiled code for
 // ES modules between runs. Their lazily imported modules are joined in too (each initialised on
 // first use); packages stay node's, required, or imported through the host (`hostImport`). ES
 // modules are strict: so are the scripts.
@@ -178,7 +178,7 @@ for (const [file, output] of Object.entries(script.metafile.outputs))
 const metafiles = [modules.metafile, script.metafile];
 const inputs: Record<string, [size: number, mtimeMs: number, sha256: string]> = {};
 // The bundle's own files are recorded too: one edited by hand is not the code the record names (and
-// what vkit keeps between processes is keyed by this record: src/config/manifest-cache.ts).
+// what vkit keeps between processes is keyed by this record: src/fast/manifest-cache.ts).
 for (const input of new Set(metafiles.flatMap((m) => [...Object.keys(m.inputs), ...Object.keys(m.outputs)]))) {
   if (input.startsWith('vkit-cli:')) continue;
   const file = resolve(PACKAGE, input);

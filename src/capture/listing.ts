@@ -26,7 +26,7 @@ export interface StartedListing {
 
 let ahead: StartedListing | undefined;
 
-/** Starts listing `root` (an absolute path) now, for `listAhead` to take (bin/vkit.js's early step, src/cli/early.ts). */
+/** Starts listing `root` (an absolute path) now, for `listAhead` to take (bin/vkit.js's early step, src/fast/boot-ahead.ts). */
 export function startListing(root: string): StartedListing {
   return { root, listing: start(root) };
 }

@@ -6,6 +6,6 @@
  */
 export { runCli } from './main.js';
 export { installKinds } from '../config/kind.js';
-export { installCodeIdentity } from '../config/manifest-cache.js';
-export { keepNoopRecord, recordNoops } from './noop-record.js';
+export { installKeptConfigs } from '../fast/kept-configs.js';
+export { keepNoopRecord, recordNoops } from '../fast/noop-record.js';
 export { dropStandbyWorker, speculativeStandbyWorker } from '../jobs/standby.js';

@@ -5,4 +5,4 @@
  * (scripts/bundle-cli.ts), sharing its modules with the bundled CLI.
  */
 export { guardProcess } from './main.js';
-export { prestart } from './prestart.js';
+export { handOver } from '../fast/hand-over.js';

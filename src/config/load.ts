@@ -14,18 +14,20 @@ import { existsSync, rmSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Metafile } from 'esbuild';
 import * as v from 'valibot';
 import { invalid, InvalidInputError, VkitError, type Issue } from '../errors.js';
 import { jsonId, sha256Id } from '../hash/index.js';
+import type { KeptConfigs } from './kept.js';
 import type { Rule } from './rule.js';
 import { loadKinds } from './kind.js';
 import { fieldPath, userConfigSchema } from './schema.js';
 import type { Manifest, UserConfig } from './types.js';
 import { validateManifest } from './validate.js';
-import { checkCachedModules, loadsDynamically } from './module-cache.js';
+import { checkCachedModules, loadsDynamically } from './reload-guard.js';
 import { hostedAttrs, hostedRule, type AttrsCheck } from './hosted-rule.js';
 import { readManifestFile } from './manifest-file.js';
-import { compileConfig, importsPackages, type LocalGraph, localModuleGraph } from './ts-compile.js';
+import { compileConfig, importsPackages, type LocalGraph, localModuleGraph, selfContained } from './ts-compile.js';
 import { guardUserRule } from './user-rule-guard.js';
 import {
   SELF_ENTRY,
@@ -35,10 +37,23 @@ import {
   type RuleDescriptor,
 } from './isolate.js';
 import { describeThrown } from './plain.js';
-import { type Evaluated, selfContained } from './seal.js';
 import { importModule } from './import-module.js';
 
 export { rememberManifests } from './manifest-file.js';
+
+/** A config's ordinary evaluation, as its loader kept it for a possible seal (src/fast/seal.ts). */
+export interface Evaluated {
+  root: string;
+  file: string;
+  /** vkit's public entry (what `vkit` resolves to). */
+  selfEntry: string;
+  /** The plain data the config thread answered. */
+  data: unknown;
+  /** sha256 of the ordinary bundle: a seal refused once is not tried again for the same code. */
+  bundleSha256: string;
+  /** The ordinary bundle's metafile: every module it was made from. */
+  metafile: Metafile;
+}
 
 export const CONFIG_FILES = ['vkit.config.ts', 'vkit.manifest.json'] as const;
 
@@ -54,7 +69,7 @@ export interface LoadedConfig {
   sources: string[];
   /** Stops the config's thread when it hosts user rules (call when the config is replaced or done). */
   close(): Promise<void>;
-  /** A TS config evaluated from memory in its thread, without user rules: what a seal needs (seal.ts). */
+  /** A TS config evaluated from memory in its thread, without user rules: what a seal needs (src/fast/seal.ts). */
   evaluated?: Evaluated;
 }
 
@@ -72,10 +87,8 @@ export interface LoadOptions {
    * whose user-rule actions need the rule's `execute` (a worker's failure ends its attempt BLOCKED).
    */
   inProcess?: boolean;
-  /** Where compiled TS configs are kept between processes (bundle-cache.ts); none: bundle every time. */
-  bundleCache?: string;
-  /** Where validated JSON manifests are kept between processes (manifest-cache.ts); none: validate every time. */
-  manifestCache?: string;
+  /** What may be kept between processes (a TS config's bundle, a validated manifest); none: bundle and validate every time. */
+  kept?: KeptConfigs;
 }
 
 export async function loadConfig(root: string, opts: LoadOptions = {}): Promise<LoadedConfig> {
@@ -92,7 +105,7 @@ export async function loadConfig(root: string, opts: LoadOptions = {}): Promise<
   // The kinds' modules load while the config is read and bundled; validation awaits them.
   loadKinds().catch(() => {});
   if (file.endsWith('.json')) {
-    const { manifest, policyDigest } = await readManifestFile(file, shown, opts.manifestCache);
+    const { manifest, policyDigest } = await readManifestFile(file, shown, opts.kept);
     return manifestConfig(file, manifest, policyDigest);
   }
   return loadTsConfig(root, file, shown, opts);
@@ -127,9 +140,9 @@ async function bundleAndEvaluate(
   thread: ConfigThread | undefined,
 ): Promise<LoadedConfig> {
   const selfEntry = fileURLToPath(SELF_ENTRY);
-  const bundled = await compileConfig(root, file, shown, selfEntry, opts.bundleCache);
+  const bundled = await compileConfig(root, file, shown, selfEntry, opts.kept);
   // Modules the bundle leaves to node stay in its module cache: identify them on every load, and
-  // refuse a reload after they changed (see module-cache.ts).
+  // refuse a reload after they changed (see reload-guard.ts).
   const runtimeInputs = new Set(Object.keys(bundled.metafile.inputs));
   const dynamic = loadsDynamically(bundled.text, bundled.metafile);
   let graph: LocalGraph | undefined;

@@ -4,12 +4,13 @@
  * validated before (kept in this process or in the store) is taken as it was.
  */
 import { readFile } from 'node:fs/promises';
+import { isDeepStrictEqual } from 'node:util';
 import { invalid, InvalidInputError, type Issue } from '../errors.js';
 import { jsonId } from '../hash/index.js';
 import { parseJsonText, type ParsedJsonText } from '../text/json-text.js';
 import { firstInvalidUtf8 } from '../text/utf8.js';
 import { loadKinds, type KindRegistry } from './kind.js';
-import { keepManifest, manifestJson, readKeptManifest } from './manifest-cache.js';
+import type { KeptConfigs } from './kept.js';
 import type { Manifest } from './types.js';
 import { validateManifest } from './validate.js';
 
@@ -19,8 +20,8 @@ import { validateManifest } from './validate.js';
  * validating and digesting a thousand entries again. Validation is pure
  * (validate.ts): the text, the name errors show and the kind registry decide it. Each load gets its
  * own copy, as if parsed anew: callers may adjust entries (a protected gate confines every check).
- * A one-off process never reads its config twice and keeps nothing here (manifest-cache.ts keeps it in
- * the store instead).
+ * A one-off process never reads its config twice and keeps nothing here (a `KeptConfigs` may keep it
+ * in the store instead).
  */
 let remember = false;
 export function rememberManifests(): void {
@@ -29,6 +30,12 @@ export function rememberManifests(): void {
 let lastManifest:
   | { file: string; shown: string; text: string; registry: KindRegistry; copy: () => Manifest; policyDigest: string }
   | undefined;
+
+/** The manifest as JSON text, when that text gives back exactly this manifest (no member JSON drops or changes). */
+export function manifestJson(manifest: Manifest): string | undefined {
+  const json = JSON.stringify(manifest);
+  return isDeepStrictEqual(JSON.parse(json), manifest) ? json : undefined;
+}
 
 /** Fresh copies of a manifest: parsed from its JSON text, else structured clones. */
 function copier(manifest: Manifest): () => Manifest {
@@ -42,15 +49,15 @@ function copier(manifest: Manifest): () => Manifest {
 export async function readManifestFile(
   file: string,
   shown: string,
-  keptIn: string | undefined,
+  kept: KeptConfigs | undefined,
 ): Promise<{ manifest: Manifest; policyDigest: string }> {
   const text = await readUtf8(file, shown);
   const registry = await loadKinds();
   const last = lastManifest;
   if (last && last.text === text && last.file === file && last.shown === shown && last.registry === registry)
     return { manifest: last.copy(), policyDigest: last.policyDigest };
-  const kept = readKeptManifest(keptIn, file, shown, text);
-  if (kept) return { manifest: kept.manifest, policyDigest: kept.policyDigest };
+  const found = kept?.manifest(file, shown, text);
+  if (found) return { manifest: found.manifest, policyDigest: found.policyDigest };
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -98,7 +105,7 @@ export async function readManifestFile(
     });
   }
   const policyDigest = jsonId(value);
-  keepManifest(keptIn, file, shown, text, value, policyDigest);
+  kept?.keepManifest(file, shown, text, value, policyDigest);
   if (remember) lastManifest = { file, shown, text, registry, copy: copier(value), policyDigest };
   return { manifest: value, policyDigest };
 }

@@ -1,6 +1,6 @@
 /**
  * Starting a config thread (config-thread.ts), apart from the rest of isolate.ts so that bin/vkit.js
- * can start one before it loads anything else (src/cli/early.ts): this module loads only node's
+ * can start one before it loads anything else (src/fast/boot-ahead.ts): this module loads only node's
  * own. A thread started here holds no config yet; isolate.ts sends it one.
  */
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';

@@ -8,13 +8,13 @@ import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Metafile } from 'esbuild';
 import { invalid, InvalidInputError } from '../errors.js';
-import { type CompiledConfig, readCompiled, writeCompiled } from './bundle-cache.js';
 import { importModule } from './import-module.js';
+import type { CompiledConfig, KeptConfigs } from './kept.js';
 import { describeThrown } from './plain.js';
 
 /**
  * The config bundled by esbuild (the running vkit for bare `vkit` imports, packages left to node),
- * or the bundle kept from an earlier load when nothing it was made from changed (bundle-cache.ts).
+ * or the bundle `kept` from an earlier load when nothing it was made from changed (kept.ts).
  * esbuild's own warnings that vkit treats as errors are raised here, cached or not.
  */
 export async function compileConfig(
@@ -22,10 +22,10 @@ export async function compileConfig(
   file: string,
   shown: string,
   selfEntry: string,
-  cacheDir: string | undefined,
+  kept: KeptConfigs | undefined,
 ): Promise<CompiledConfig> {
   const self = pathToFileURL(selfEntry).href;
-  let compiled = cacheDir ? readCompiled(cacheDir, root, file, self) : undefined;
+  let compiled = kept?.bundle(root, file, self);
   if (!compiled) {
     const since = Date.now();
     const { build } = await importModule<typeof import('esbuild')>('esbuild');
@@ -68,7 +68,7 @@ export async function compileConfig(
       })),
     };
     // Bare imports resolve through node_modules and linked workspaces, which no entry tracks.
-    if (cacheDir && !importsPackages(compiled.metafile)) writeCompiled(cacheDir, root, file, self, compiled, since);
+    if (kept && !importsPackages(compiled.metafile)) kept.keepBundle(root, file, self, compiled, since);
   }
   // An object literal that names a key twice keeps the last value: a second `checks` would silently
   // replace the list a reader sees first. esbuild notices; vkit refuses it (in the config's own modules).
@@ -184,4 +184,19 @@ export async function localModuleGraph(
       'Make the linked package bundleable by esbuild, or import the rule from a local module.',
     );
   }
+}
+
+/**
+ * Whether the ordinary bundle runs the same from memory as from a file beside the config: it
+ * imports nothing at run time but vkit's entry (by absolute URL), never `import.meta`, and loads no
+ * code dynamically (the test is on the bundle's text, which esbuild printed).
+ */
+export function selfContained(text: string, metafile: Metafile, selfUrl: string): boolean {
+  const imports = Object.values(metafile.inputs).flatMap((i) => i.imports);
+  return (
+    imports.every((imp) => !imp.external || imp.path === selfUrl) &&
+    !/\bimport\s*\.\s*meta\b/.test(text) &&
+    !/\bimport\s*\(/.test(text) &&
+    !/\brequire\s*\(/.test(text)
+  );
 }

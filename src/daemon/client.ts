@@ -10,7 +10,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { guardOutput, settleOutputAtExit } from '../cli/output-failure.js';
 import { FRAME, FrameReader, PROTOCOL, frame, type Request } from './frames.js';
-import { daemonPaths, rootOf, SERVED_VERBS, unsafeDir } from './paths.js';
+import { daemonPaths, rootOf, SHORTCUT_VERBS, unsafeDir } from './paths.js';
 
 export const PACKAGE_DIR = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -45,7 +45,7 @@ export async function serveHere(argv: string[]): Promise<number | undefined> {
 
 /** The exit code of the command as served by the root's resident process, or undefined to run it here. */
 export async function viaDaemon(argv: string[]): Promise<number | undefined> {
-  if (process.env.VKIT_DAEMON === '0' || !SERVED_VERBS.has(argv[0] ?? '')) return undefined;
+  if (process.env.VKIT_DAEMON === '0' || !SHORTCUT_VERBS.has(argv[0] ?? '')) return undefined;
   const root = rootOf(argv);
   if (root === undefined) return undefined;
   let paths;

@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { installKinds } from '../config/kind.js';
+import { installKeptConfigs } from '../fast/kept-configs.js';
 import { daemonPaths } from './paths.js';
 import { serve } from './server.js';
 
@@ -26,5 +27,7 @@ if (!values.root || !values.kinds || !Number.isInteger(idleS) || idleS < 1) {
 }
 // The kinds its starter was handed: requests run the same commands the starter would.
 installKinds(values.kinds);
+// Config bundles kept in the store, as a command line keeps them (manifests need a code identity it has not).
+installKeptConfigs(undefined);
 await serve({ paths: daemonPaths(values.root), idleMs: idleS * 1000, watch: values.watch });
 process.stdout.write(`${new Date().toISOString()} serving ${values.root} (pid ${process.pid})\n`);

@@ -11,8 +11,11 @@ import { chmodSync, lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
-/** The verbs a resident process serves: the ones that only read the workspace and write the store. */
-export const SERVED_VERBS: ReadonlySet<string> = new Set(['build', 'gate']);
+/**
+ * The verbs a shortcut may answer (a resident process, a no-op record) and the one-script CLI runs:
+ * the ones that only read the workspace and write the store. Named once, here, for all of them.
+ */
+export const SHORTCUT_VERBS: ReadonlySet<string> = new Set(['build', 'gate']);
 
 /** The root a command line names (`--root X`, `--root=X`, else the cwd); undefined when unclear. */
 export function rootOf(argv: readonly string[], cwd = process.cwd()): string | undefined {
@@ -38,7 +41,7 @@ export function rootOf(argv: readonly string[], cwd = process.cwd()): string | u
  * `0`, its root's socket exists): only then does bin/vkit.js load the daemon's client, first.
  */
 export function mayBeServed(argv: readonly string[]): boolean {
-  if (process.env.VKIT_DAEMON === '0' || !SERVED_VERBS.has(argv[0] ?? '')) return false;
+  if (process.env.VKIT_DAEMON === '0' || !SHORTCUT_VERBS.has(argv[0] ?? '')) return false;
   const root = rootOf(argv);
   if (root === undefined) return false;
   try {

@@ -13,7 +13,7 @@
  * It declines (the client then runs the command itself) whatever it cannot serve as a twin of the
  * client: another node, vkit package or NODE_OPTIONS, its own code changed on disk since it started
  * (it then exits), another root, another verb. A config that leaves code in node's module cache
- * (config/module-cache.ts) would keep that code here, so the server exits after serving one.
+ * (config/reload-guard.ts) would keep that code here, so the server exits after serving one.
  */
 import { lstatSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
@@ -23,13 +23,13 @@ import { withInterrupts, type Interrupt } from '../cli/interrupt.js';
 import { prestartConfigThread } from '../config/isolate.js';
 import { rememberManifests } from '../config/load.js';
 import { dropStandbyWorker, keepStandbyWorker, refillStandbyWorker, standbyPid } from '../jobs/standby.js';
-import { installNoopMemo } from '../service/memo.js';
-import { WatchedMemo } from './noop-memo.js';
-import { TreeWatch } from './tree-watch.js';
-import { locksAbove, userCodeCached } from '../config/module-cache.js';
+import { installSpeed } from '../service/speed.js';
+import { WatchedMemo } from '../fast/watched-memo.js';
+import { TreeWatch } from '../fast/tree-watch.js';
+import { locksAbove, userCodeCached } from '../config/reload-guard.js';
 import { PACKAGE_DIR, control } from './client.js';
 import { FRAME, FrameReader, OutputFrames, PROTOCOL, frame, type Request } from './frames.js';
-import { makePrivateDir, rootOf, SERVED_VERBS, type DaemonPaths } from './paths.js';
+import { makePrivateDir, rootOf, SHORTCUT_VERBS, type DaemonPaths } from './paths.js';
 
 const OWN_PACKAGE = realpathSync(PACKAGE_DIR);
 
@@ -37,7 +37,7 @@ export interface ServeOptions {
   paths: DaemonPaths;
   /** Exit after this long without a request. */
   idleMs: number;
-  /** Watch the tree and answer a repeated no-op from memory (noop-memo.ts). */
+  /** Watch the tree and answer a repeated no-op from memory (fast/watched-memo.ts). */
   watch?: boolean;
 }
 
@@ -121,7 +121,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
   };
   // Watching starts before the first request, so that its answer can be kept.
   const memo = opts.watch ? new WatchedMemo(paths.root, join(paths.dir, `watch-${process.pid}`)) : undefined;
-  installNoopMemo(memo);
+  installSpeed({ memo });
   const started = new Date().toISOString();
   let served = 0;
   let queue: Promise<void> = Promise.resolve();
@@ -269,7 +269,7 @@ function declined(r: Request, root: string, codeChanged: () => boolean): string 
   if (r.node !== process.version || r.execPath !== process.execPath)
     return `node ${r.node} at ${r.execPath}, this server runs ${process.version} at ${process.execPath}`;
   if (r.pkg !== OWN_PACKAGE) return `vkit at ${r.pkg}, this server is ${OWN_PACKAGE}`;
-  if (!SERVED_VERBS.has(r.argv[0] ?? '')) return `\`${r.argv[0]}\` is not served`;
+  if (!SHORTCUT_VERBS.has(r.argv[0] ?? '')) return `\`${r.argv[0]}\` is not served`;
   // Node's own options (conditions, loaders, flags) were fixed when this process started.
   if ((r.env.NODE_OPTIONS ?? '') !== (process.env.NODE_OPTIONS ?? '')) return "NODE_OPTIONS differs from this server's";
   let asked: string | undefined;

@@ -47,7 +47,7 @@ export interface BuildOptions {
   cycle?: number;
   /** The UTC date rules re-judge retained results against (`YYYY-MM-DD`); default today. Never in a key. */
   today?: string;
-  /** Told what the build relied on beyond the listed tree (the watched daemon's memo re-checks it: daemon/noop-memo.ts). */
+  /** Told what the build relied on beyond the listed tree (the watched daemon's memo re-checks it: fast/watched-memo.ts). */
   reliance?: RelianceListener;
 }
 

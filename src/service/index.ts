@@ -15,7 +15,7 @@ import type { Store } from '../store/store.js';
 import { openStore, openWorkspace, type OpenOptions, type Workspace } from './workspace.js';
 import { attachTails, showRun } from './runs.js';
 import { gateDetail } from './gate-detail.js';
-import { callOf, noopMemo, replay } from './memo.js';
+import { callOf, noopMemo, replay } from './speed.js';
 import type { VkitEvent } from '../engine/events.js';
 
 export { openWorkspace, openStore, type OpenOptions, type Workspace } from './workspace.js';
@@ -62,7 +62,7 @@ function checkOnly(ws: Workspace, only: string[] | undefined): void {
 /** `vkit build`: run what changed, reuse the rest, fold the gate over every requirement. */
 export async function build(open: OpenOptions, req: BuildRequest = {}): Promise<BuildReport> {
   const t0 = performance.now();
-  // The engine's date is fixed here: it is part of the call a memo answers (service/memo.ts).
+  // The engine's date is fixed here: it is part of the call a memo answers (service/speed.ts).
   const today = req.today ?? new Date().toISOString().slice(0, 10);
   const call = callOf('build', open, { ...req, today }, today);
   const memo = call && noopMemo();

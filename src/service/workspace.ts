@@ -7,6 +7,7 @@ import { join, relative, resolve } from 'node:path';
 import { INPUTS_HINT } from '../capture/selector.js';
 import { gitInfo } from '../capture/git.js';
 import { listWorkTree } from '../capture/listing.js';
+import { keptConfigsIn } from '../config/kept.js';
 import { loadConfig } from '../config/load.js';
 import { entriesOf, kinds, loadRules } from '../config/kind.js';
 import type { Rule } from '../config/rule.js';
@@ -69,12 +70,9 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
   const tree = listWorkTree(root);
   const info = await tree.info;
   const storeDir = opts.store ? resolve(opts.store) : info ? join(info.commonDir, 'vkit') : join(root, '.vkit');
-  // A TS config unchanged since an earlier load is not bundled again, and a JSON manifest read
-  // before is not validated again (both kept in the store).
-  const config = await loadConfig(root, {
-    bundleCache: join(storeDir, 'config-bundles'),
-    manifestCache: join(storeDir, 'config-manifests'),
-  });
+  // With the speed layer, a TS config unchanged since an earlier load is not bundled again, and a
+  // JSON manifest read before is not validated again (both kept in the store).
+  const config = await loadConfig(root, { kept: keptConfigsIn(storeDir) });
   if (opts.confineChecks)
     for (const kind of kinds().kinds) for (const entry of entriesOf(config.manifest, kind)) kind.confine?.(entry);
   const store = new Store(storeDir, opts.storeOptions);

@@ -1,7 +1,7 @@
 /**
  * Whether anyone committed to a store's index since an earlier look: SQLite's `data_version`, which
  * one connection kept open sees change with every commit made by any other connection, in this
- * process or another (the watched daemon's memo: daemon/noop-memo.ts). The connection never writes.
+ * process or another (the watched daemon's memo: fast/watched-memo.ts). The connection never writes.
  */
 import type Database from 'better-sqlite3';
 import { join } from 'node:path';

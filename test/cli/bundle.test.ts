@@ -68,7 +68,7 @@ function run(args: string[]) {
 }
 
 /** `build` and `gate` run the bundle as one script (D56): what loads it is the only ES module of it node sees. */
-const SCRIPT_RUNNER = 'dist/src/config/code-cache.js';
+const SCRIPT_RUNNER = 'dist/src/fast/code-cache.js';
 
 test('a current bundle is what runs, and it finds what lies beside its modules', () => {
   assert.ok(

@@ -1,6 +1,6 @@
 /**
  * The config thread the CLI boots ahead of need (isolate.ts `prestartConfigThread`, called by
- * bin/vkit.js through src/cli/prestart.ts) must cost nothing when the guess is wrong: a process that
+ * bin/vkit.js through src/fast/hand-over.ts) must cost nothing when the guess is wrong: a process that
  * never loads a config still exits at once, and a thread that died before any config was sent to it
  * is not taken (the load starts another instead of waiting for an answer that cannot come).
  */

@@ -27,7 +27,7 @@ test('the code keeps its import boundaries (no new upward import, import of rule
   assert.match(r.stdout, /no dependency violations found/);
 });
 
-test('planted violations fail the check: an upward import, a cycle, src importing rules/, a kind reaching past the registry', () => {
+test('planted violations fail the check: an upward import, a cycle, src importing rules/, the core importing the speed layer, a kind reaching past the registry', () => {
   const copy = mkdtempSync(join(tmpdir(), 'vkit-boundaries-'));
   try {
     for (const entry of ['src', 'rules', 'bin', 'tsconfig.json', 'package.json', '.dependency-cruiser.cjs'])
@@ -56,8 +56,14 @@ test('planted violations fail the check: an upward import, a cycle, src importin
       join(copy, 'rules', 'compare', 'planted-kind.ts'),
       "export { checkKind } from '../check/index.js';\n",
     );
+    // The service reaching the speed layer instead of declaring the seam it needs.
+    writeFileSync(
+      join(copy, 'src', 'service', 'planted-speed.ts'),
+      "export { keptConfigs } from '../fast/kept-configs.js';\n",
+    );
     const r = cruise(copy);
     assert.notEqual(r.status, 0);
+    assert.match(r.stdout, /core-never-speed: src\/service\/planted-speed\.ts/);
     assert.match(r.stdout, /kind-through-registry: rules\/compare\/planted-service\.ts/);
     assert.match(r.stdout, /kind-own-folder: rules\/compare\/planted-kind\.ts/);
     assert.match(r.stdout, /no-upward-from-core: src\/hash\/planted-upward\.ts/);

@@ -1,8 +1,8 @@
-/** Which bundles can load code esbuild cannot follow (module-cache.ts): those are never reloaded in-process. */
+/** Which bundles can load code esbuild cannot follow (src/config/reload-guard.ts): those are never reloaded in-process. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Metafile } from 'esbuild';
-import { loadsDynamically } from '../../src/config/module-cache.js';
+import { loadsDynamically } from '../../src/config/reload-guard.js';
 
 const meta = (imports: string[] = []): Metafile =>
   ({

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { outsideFiles } from '../../src/service/noop-proof.js';
+import { outsideFiles } from '../../src/fast/noop-proof.js';
 import { tempRepo } from '../_support/repo.js';
 
 test('core.excludesFile written with ~user/ or %(prefix)/ is the file git reads, not a path in the work tree', () => {

@@ -12,16 +12,16 @@
  * config's files, git's configuration, the git binary and PATH's directories; then every tool is
  * identified again. Every state was recorded settled (its mtime and ctime at least the racy window
  * older than the start of the command that wrote it), so a later change cannot keep an equal
- * state. The recording half is noop-record.ts; what may be recorded at all is service/noop-proof.ts's.
+ * state. The recording half is noop-record.ts; what may be recorded at all is fast/noop-proof.ts's.
  */
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, lstatSync, openSync, readFileSync, readSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Fingerprint } from '../capture/files.js';
 import type { ToolCall } from '../engine/build.js';
-import { rootOf } from '../daemon/paths.js';
-import { guardOutput, settleOutputAtExit } from './output-failure.js';
-import { formatMs } from './render.js';
+import { rootOf, SHORTCUT_VERBS } from '../daemon/paths.js';
+import { guardOutput, settleOutputAtExit } from '../cli/output-failure.js';
+import { formatMs } from '../cli/render.js';
 
 export const RECORD_SCHEMA = 'vkit.noop-record/2';
 
@@ -52,7 +52,6 @@ export interface NoopRecord {
   toolFiles: Array<[string, { fp: Fingerprint; sha256: string }]>;
 }
 
-const RECORDED_VERBS = new Set(['build', 'gate']);
 const UNRECORDED_FLAGS = new Set(['--deep', '--protected', '--format', '--force', '--']);
 
 /**
@@ -65,11 +64,11 @@ export function commandCall(
   env: NodeJS.ProcessEnv = process.env,
   cwd = process.cwd(),
 ): CommandCall | undefined {
-  if (!RECORDED_VERBS.has(argv[0] ?? '') || env.VKIT_NOOP_RECORDS === '0') return undefined;
+  if (!SHORTCUT_VERBS.has(argv[0] ?? '') || env.VKIT_NOOP_RECORDS === '0') return undefined;
   // Never for what re-hashes by definition or reads a target commit, nor for formats that stamp the time.
   if (argv.some((a) => UNRECORDED_FLAGS.has(a.split('=')[0]!))) return undefined;
   const given = rootOf(argv, cwd);
-  // (A TS config's answer is recorded only when sealed: cli/noop-record.ts, config/seal.ts.)
+  // (A TS config's answer is recorded only when sealed: fast/noop-record.ts, fast/seal.ts.)
   if (given === undefined) return undefined;
   // The root is the directory a link names (service/root.ts): a link pointed elsewhere later is
   // another root, so another record, never this one's answer.
@@ -220,7 +219,7 @@ const miss = (why: string, likelyToRun = false): RecallMiss => ({ why, likelyToR
 function changedSince(
   record: NoopRecord,
   call: CommandCall,
-  { lstatState, sameTool, statePair }: typeof import('../service/noop-proof.js'),
+  { lstatState, sameTool, statePair }: typeof import('./noop-proof.js'),
 ): RecallMiss | undefined {
   const inTree = (path: string) =>
     (path === call.root || path.startsWith(`${call.root}/`)) &&
@@ -257,7 +256,7 @@ async function recall(argv: readonly string[], code: string): Promise<number | R
   if (!call) return miss('not a command a record may answer');
   if (!existsSync(call.file)) return miss('no record for this command line', true);
   // Loaded only when there is a record to check: a command without one pays nothing for it.
-  const proof = await import('../service/noop-proof.js');
+  const proof = await import('./noop-proof.js');
   const committed = storeChanged(call.file, proof.lstatState);
   if (committed) return miss(committed, true);
   const record = readRecord(call);

@@ -1,6 +1,6 @@
 /**
  * Whether anything under a root changed: the watched resident build process's one question
- * (`vkit daemon start --watch`, noop-memo.ts). One inotify watch per directory and per file (node's
+ * (`vkit daemon start --watch`, watched-memo.ts). One inotify watch per directory and per file (node's
  * `fs.watch`, all on the event loop's single inotify instance: a file's own watch also hears a write
  * or a new hard link made through another directory, which its directory's watch does not), and
  * every event of any kind, on any name, bumps `generation`: the memo never asks *what* changed, only *whether*, so nothing here has to interpret

@@ -1,6 +1,6 @@
 /**
  * No-op records of TS configs (D53): a config whose data is a function of its own code (sealed:
- * config/seal.ts) has its repeated no-op answered from a record, with a full run's answer, and a
+ * fast/seal.ts) has its repeated no-op answered from a record, with a full run's answer, and a
  * change to any module it stands on (even outside the work tree), or to a settings file esbuild
  * would read above one, is never answered from it. A config that reads its environment, a file, the
  * clock or chance is never recorded: its answers follow the world. "Recalled" is observed from

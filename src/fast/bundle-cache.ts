@@ -13,7 +13,7 @@
  *   ancestor up to the file system's root, present (by digest) or absent (esbuild reads them for
  *   module format, paths and JSX settings).
  * Not kept at all (rebuilt every time): a config that imports packages (bare imports are resolved
- * through node_modules and linked workspaces, module-cache.ts watches those) or whose tsconfig
+ * through node_modules and linked workspaces, config/reload-guard.ts watches those) or whose tsconfig
  * chain uses `extends` (a file anywhere). The key names the config file, the running vkit and the
  * esbuild version. An entry that cannot be read or parsed is a miss and is written again.
  */
@@ -31,15 +31,8 @@ import {
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import type { Metafile } from 'esbuild';
+import type { CompiledConfig } from '../config/kept.js';
 import { canonicalJson, hexOf, sha256Id, type Sha256Id } from '../hash/index.js';
-
-/** What loading needs of a bundle, from esbuild or from the cache. */
-export interface CompiledConfig {
-  text: string;
-  metafile: Metafile;
-  /** esbuild's warnings, reduced to what loading reads. */
-  warnings: { id: string; text: string; location: { file: string; line: number } | null }[];
-}
 
 interface Entry extends CompiledConfig {
   schema: 'vkit.config-bundle/1';

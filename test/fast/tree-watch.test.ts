@@ -1,14 +1,14 @@
 /**
- * What the watching daemon watches and how it knows nothing changed (src/daemon/tree-watch.ts,
- * noop-memo.ts watchedPaths): real inotify watches on real directories, real file systems.
+ * What the watching daemon watches and how it knows nothing changed (src/fast/tree-watch.ts,
+ * noop-proof.ts watchedPaths): real inotify watches on real directories, real file systems.
  */
 import assert from 'node:assert/strict';
 import { linkSync, lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { watchedPaths } from '../../src/service/noop-proof.js';
-import { TreeWatch, unwatchableFileSystem } from '../../src/daemon/tree-watch.js';
+import { watchedPaths } from '../../src/fast/noop-proof.js';
+import { TreeWatch, unwatchableFileSystem } from '../../src/fast/tree-watch.js';
 
 test('only local file systems are watched: /proc (and anything unknown) is refused, naming its type', () => {
   assert.equal(unwatchableFileSystem(tmpdir()), undefined);

@@ -1,5 +1,5 @@
 /**
- * Validated JSON manifests kept between processes (src/config/manifest-cache.ts), with real files
+ * Validated JSON manifests kept between processes (src/fast/manifest-cache.ts), with real files
  * and the real validator. An entry is proved in use first (its kept manifest is rewritten to name
  * another check, digest and all, and an unchanged load shows that check); then one thing changes
  * (the text by one byte, the code identity, the entry's bytes) and the real manifest must come back.
@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
-import { installCodeIdentity } from '../../src/config/manifest-cache.js';
+import { keptConfigs } from '../../src/fast/kept-configs.js';
 import { sha256Id } from '../../src/hash/index.js';
 import { generateManifest } from '../_support/fuzz-manifests.js';
 import { caseRng } from '../_support/random.js';
@@ -32,7 +32,10 @@ function project(data: unknown = MANIFEST): { root: string; cache: string } {
   return { root, cache: join(root, '.kept') };
 }
 
-const load = (root: string, cache?: string) => loadConfig(root, { manifestCache: cache });
+/** The running code's identity, as bin/vkit.js gives it to the speed layer. */
+let code: string | undefined;
+const installCodeIdentity = (identity: string | undefined) => void (code = identity);
+const load = (root: string, cache?: string) => loadConfig(root, { kept: keptConfigs({ manifests: cache }, code) });
 const ids = (c: LoadedConfig) => sections(c.manifest).checks.map((k) => k.id);
 
 function entries(cache: string): string[] {

@@ -1,11 +1,8 @@
 /**
- * The first thing bin/vkit.js runs, before it even chooses between the bundle and tsc's modules:
- * for a verb about to load the root's TS config that no resident build process may serve, the
- * config's thread starts booting at once. A worker thread takes ~55 ms to start here (node's own
- * modules are compiled anew in each isolate) and a no-op build waits for its answer, so every
- * millisecond it starts earlier is one the no-op saves; the root's git listing starts here too.
- * Only node's modules and a few small ones of vkit's load here; `prestart` hands the thread to the
- * config loader (isolate.ts) and the listing to the workspace (capture/listing.ts).
+ * Work started before the CLI's modules load, for a verb about to open the root's workspace that
+ * no resident build process serves: the TS config's thread starts booting and the root's git
+ * listing starts, so both overlap the loading (a no-op build waits for them). Only node's modules
+ * and a few small ones of vkit's load here; hand-over.ts gives both to the CLI.
  */
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,7 +14,7 @@ import { rootOf } from '../daemon/paths.js';
 export const LOADS_CONFIG: ReadonlySet<string> = new Set(['build', 'gate', 'verify', 'watch', 'tui']);
 
 /** A config thread booting for this command line, or undefined when it would not be used here. */
-export function earlyConfigThread(argv: readonly string[]): Booting | undefined {
+export function configThreadAhead(argv: readonly string[]): Booting | undefined {
   if (!LOADS_CONFIG.has(argv[0] ?? '')) return undefined;
   const root = rootOf(argv);
   if (root === undefined || !existsSync(join(root, 'vkit.config.ts'))) return undefined;
@@ -28,10 +25,10 @@ export function earlyConfigThread(argv: readonly string[]): Booting | undefined 
 
 /**
  * The git listing of the root a verb is about to open, started now: git runs while the CLI's code
- * loads, and prestart.ts hands it over. Undefined when the verb opens no workspace of its root
+ * loads, and hand-over.ts hands it over. Undefined when the verb opens no workspace of its root
  * (the protected gate opens materialised trees).
  */
-export function earlyListing(argv: readonly string[]): StartedListing | undefined {
+export function listingAhead(argv: readonly string[]): StartedListing | undefined {
   if (!LOADS_CONFIG.has(argv[0] ?? '') || argv.includes('--protected')) return undefined;
   const root = listedRoot(argv);
   return root === undefined ? undefined : startListing(root);

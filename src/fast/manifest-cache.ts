@@ -10,7 +10,7 @@
  * - the code that validated it: the bundled CLI's own inputs (their sizes, times and digests, as
  *   `dist/bundle/inputs.json` records them: vkit's modules, the built-in kinds and the packages
  *   joined into the bundle) and node's version. Only `bin/vkit.js` running the current bundle
- *   installs that identity (`installCodeIdentity`); any other process keeps and reads nothing.
+ *   has that identity (kept-configs.ts is given it); any other process keeps and reads nothing.
  *
  * One slot per config file and code identity, so an edited manifest replaces its entry instead of
  * adding one. The manifest is kept as JSON text with the digest of that text, so a damaged or
@@ -19,18 +19,11 @@
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isDeepStrictEqual } from 'node:util';
 import { hexOf, isSha256Id, sha256Id, type Sha256Id } from '../hash/index.js';
-import type { Manifest } from './types.js';
+import { manifestJson } from '../config/manifest-file.js';
+import type { Manifest } from '../config/types.js';
 
 const SCHEMA = 'vkit.config-manifest/1';
-
-let codeIdentity: string | undefined;
-
-/** The running code's identity (bin/vkit.js: the current bundle's inputs and node's version); none keeps no manifests. */
-export function installCodeIdentity(identity: string | undefined): void {
-  codeIdentity = identity;
-}
 
 interface Entry {
   schema: typeof SCHEMA;
@@ -49,11 +42,11 @@ const slotOf = (dir: string, file: string, code: string) => join(dir, `${hexOf(s
 /** The manifest validated from exactly this text, with its policy digest, or undefined. */
 export function readKeptManifest(
   dir: string | undefined,
+  code: string | undefined,
   file: string,
   shown: string,
   text: string,
 ): { manifest: Manifest; policyDigest: string } | undefined {
-  const code = codeIdentity;
   if (!dir || !code) return undefined;
   let entry: Entry;
   try {
@@ -79,22 +72,16 @@ export function readKeptManifest(
   }
 }
 
-/** The manifest as JSON text, when that text gives back exactly this manifest (no member JSON drops or changes). */
-export function manifestJson(manifest: Manifest): string | undefined {
-  const json = JSON.stringify(manifest);
-  return isDeepStrictEqual(JSON.parse(json), manifest) ? json : undefined;
-}
-
 /** Keeps a manifest validated from `text` (best effort: a store that cannot be written keeps nothing). */
 export function keepManifest(
   dir: string | undefined,
+  code: string | undefined,
   file: string,
   shown: string,
   text: string,
   manifest: Manifest,
   policyDigest: Sha256Id,
 ): void {
-  const code = codeIdentity;
   if (!dir || !code) return;
   const json = manifestJson(manifest);
   if (json === undefined) return;

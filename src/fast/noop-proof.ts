@@ -1,7 +1,7 @@
 /**
  * What a kept no-op answer stands on, and how each part is proved again: the checks shared by the
- * watched resident process's memo (daemon/noop-memo.ts; the tree proved unchanged by inotify) and
- * a fresh process's no-op record (cli/noop-record.ts; the tree proved unchanged by statting every
+ * watched resident process's memo (fast/watched-memo.ts; the tree proved unchanged by inotify) and
+ * a fresh process's no-op record (fast/noop-record.ts; the tree proved unchanged by statting every
  * path the watch would cover). Which answers may be kept at all (`ineligible`), the paths whose
  * changes could change one (`watchedPaths`), the files outside the tree a listing reads
  * (`outsideFiles`), stat states compared as strings, and tools identified again (`sameTool`).
@@ -19,8 +19,8 @@ import {
 } from '../capture/files.js';
 import { checkerIdentity, childProcess, resolveExecutable } from '../checkers/identity.js';
 import type { RelianceListener, ToolCall } from '../engine/build.js';
-import type { Answer } from './memo.js';
-import type { Workspace } from './workspace.js';
+import type { Answer } from '../service/speed.js';
+import type { Workspace } from '../service/workspace.js';
 
 /** What a build relied on beyond its inputs, as its listener reports it. */
 export interface Reliance {
@@ -64,7 +64,7 @@ export function evidenceStates(ws: Workspace, ids: Iterable<string>): Map<string
 /**
  * Why this answer cannot be kept at all, or undefined. A TS config is code evaluated on every
  * load; only a no-op record may stand on one, when `sealable` and its loader kept what a seal
- * needs (config/seal.ts; the record proves the seal before it is written).
+ * needs (fast/seal.ts; the record proves the seal before it is written).
  */
 export function ineligible(ws: Workspace, answer: Answer, sealable = false): string | undefined {
   const { report } = answer;

@@ -1,6 +1,6 @@
 /**
  * A fresh process's no-op record (D51), the recording half: a one-off `build` or `gate` whose
- * answer ran nothing (service/noop-proof.ts says which may be kept) leaves, in its store's
+ * answer ran nothing (fast/noop-proof.ts says which may be kept) leaves, in its store's
  * `noop-records/`, what it printed, its exit code, and the state of every path that answer stands
  * on, so that the same command line can be answered by noop-recall.ts without loading the CLI,
  * the store or git. A state is recorded only when settled: its mtime and ctime older than the
@@ -23,10 +23,11 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { RACY_WINDOW_NS } from '../capture/files.js';
-import { type Evaluated, sealConfig } from '../config/seal.js';
+import type { Evaluated } from '../config/load.js';
+import { sealConfig } from './seal.js';
 import type { RelianceListener } from '../engine/build.js';
 import { gateExitCode } from '../gate/evaluate.js';
-import { installNoopMemo, type Answer, type NoopMemo, type ServiceCall } from '../service/memo.js';
+import { installSpeed, type Answer, type NoopMemo, type ServiceCall } from '../service/speed.js';
 import {
   evidenceStates,
   ignoreRuleFiles,
@@ -37,9 +38,9 @@ import {
   treePaths,
   collectReliance,
   type Reliance,
-} from '../service/noop-proof.js';
+} from './noop-proof.js';
 import type { Workspace } from '../service/workspace.js';
-import { formatMs } from './render.js';
+import { formatMs } from '../cli/render.js';
 import {
   commandCall,
   RECORD_SCHEMA,
@@ -172,7 +173,7 @@ export function recordNoops(argv: readonly string[], code: string | undefined): 
   }
   const startNs = BigInt(Date.now()) * 1_000_000n;
   recorder = new NoopRecorder(call, startNs, before);
-  installNoopMemo(recorder);
+  installSpeed({ memo: recorder });
   teeOutput();
 }
 
@@ -200,7 +201,7 @@ function teeOutput(): void {
 export async function keepNoopRecord(exit: number): Promise<string | undefined> {
   const r = recorder;
   recorder = undefined;
-  installNoopMemo(undefined);
+  installSpeed({ memo: undefined });
   if (!r) return undefined;
   try {
     const why = recordWhy(r, exit) ?? (r.offered!.evaluated && (await sealedBasis(r, r.offered!)));
@@ -249,7 +250,7 @@ function recordWhy(r: NoopRecorder, exit: number): string | undefined {
 }
 
 /**
- * A TS config's answer stands on its code alone only when sealed (config/seal.ts); then the record
+ * A TS config's answer stands on its code alone only when sealed (fast/seal.ts); then the record
  * also states every module of its sealed bundle (vkit's entry and what it takes in included), each
  * one's directory (a file added beside an importer could be resolved instead), and the package and
  * TS settings files esbuild reads in each directory and its ancestors, present or absent. A seal
@@ -297,7 +298,7 @@ function readIfFile(path: string): string {
   }
 }
 
-/** What esbuild reads beside each module and in every directory above it (config/bundle-cache.ts). */
+/** What esbuild reads beside each module and in every directory above it (fast/bundle-cache.ts). */
 const BUNDLE_SETTINGS = ['package.json', 'tsconfig.json', 'jsconfig.json'];
 
 /** The store's index and write-ahead log, each stated (`absent`, or an error, too). */

@@ -1,5 +1,5 @@
 /**
- * The bundle's scripts run with V8's code cache (src/config/code-cache.ts, D56): each case runs a
+ * The bundle's scripts run with V8's code cache (src/fast/code-cache.ts, D56): each case runs a
  * small script in a fresh node process, as bin/vkit.js and the job worker do, and looks at what ran.
  */
 import assert from 'node:assert/strict';
@@ -14,7 +14,7 @@ import { sleep } from '../_support/wait.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'vkit-code-cache-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
-const MODULE = join(REPO_ROOT, 'dist', 'src', 'config', 'code-cache.js');
+const MODULE = join(REPO_ROOT, 'dist', 'src', 'fast', 'code-cache.js');
 
 /** A script as the bundler writes one: strict, CommonJS exports, imports through the host's `__vkitImport`. */
 const scriptText = (word: string) => `"use strict";

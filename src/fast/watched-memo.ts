@@ -1,7 +1,7 @@
 /**
  * The watched resident build process's memo (`vkit daemon start --watch`; D50): the answer of a
  * no-op `build` or `gate`, given again to the very same call (same arguments, directory,
- * environment and date: service/memo.ts) while nothing it depended on has changed. What "nothing
+ * environment and date: service/speed.ts) while nothing it depended on has changed. What "nothing
  * changed" means, and how each part is proved when the call comes again:
  *
  * - the working tree: no inotify event at all since before the answer was computed, in any
@@ -27,7 +27,7 @@
 import { rmSync, statSync } from 'node:fs';
 import type { Fingerprint } from '../capture/files.js';
 import type { RelianceListener, ToolCall } from '../engine/build.js';
-import type { Answer, NoopMemo, ServiceCall } from '../service/memo.js';
+import type { Answer, NoopMemo, ServiceCall } from '../service/speed.js';
 import {
   evidenceStates,
   ineligible,
@@ -38,7 +38,7 @@ import {
   watchedPaths,
   collectReliance,
   type Reliance,
-} from '../service/noop-proof.js';
+} from './noop-proof.js';
 import type { Workspace } from '../service/workspace.js';
 import { IndexVersion } from '../store/data-version.js';
 import { TreeWatch, unwatchableFileSystem } from './tree-watch.js';

@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadConfig } from '../../src/config/load.js';
+import { keptConfigs } from '../../src/fast/kept-configs.js';
 import { sections } from '../_support/repo.js';
 
 const base = mkdtempSync(join(tmpdir(), 'vkit-bundle-cache-'));
@@ -43,7 +44,7 @@ function project(): { root: string; cache: string } {
 const entries = (p: { cache: string }) => (existsSync(p.cache) ? readdirSync(p.cache) : []);
 
 async function ids(p: { root: string; cache: string }): Promise<string[]> {
-  const config = await loadConfig(p.root, { bundleCache: p.cache });
+  const config = await loadConfig(p.root, { kept: keptConfigs({ bundles: p.cache }) });
   await config.close();
   return (sections(config.manifest).checks ?? []).map((c) => c.id);
 }

@@ -1,13 +1,15 @@
 /**
- * The no-op memo's seam: a face that knows when nothing a call depended on has changed (the watched
- * resident build process, daemon/noop-memo.ts) installs one, and `build` and `gate` then ask it
- * before opening the workspace and offer it what they computed. Without one installed nothing
- * changes. The service decides only what a call *is* (its identity); whether its answer still
- * stands is wholly the memo's to prove.
+ * The speed seam: what the service asks of the speed layer (src/fast/), which a face installs. A
+ * memo (the watched resident build process's, or a command line's no-op recorder) that `build` and
+ * `gate` ask before opening the workspace and offer what they computed; and what a config load may
+ * keep in a store (config/kept.ts). Without them nothing changes but time: the honest path runs.
+ * The service decides only what a call *is* (its identity); whether an answer still stands is
+ * wholly the memo's to prove.
  */
 import type { BuildReport } from '../engine/schema.js';
 import type { RelianceListener } from '../engine/build.js';
 import type { VkitEvent } from '../engine/events.js';
+import { type KeptConfigs, keepConfigsWith } from '../config/kept.js';
 import type { OpenOptions, Workspace } from './workspace.js';
 
 /** One `build` or `gate` call as the service sees it: equal identities ask the very same question. */
@@ -34,11 +36,21 @@ export interface NoopMemo {
   offer(call: ServiceCall, ws: Workspace, answer: Answer): void;
 }
 
-let installed: NoopMemo | undefined;
+/** The speed layer as the service sees it; each part optional. */
+export interface SpeedLayer {
+  /** The memo `build` and `gate` consult. */
+  memo?: NoopMemo;
+  /** What config loads keep in the store at `storeDir`. */
+  keptConfigs?: (storeDir: string) => KeptConfigs;
+}
 
-/** Installs the memo `build` and `gate` consult (the watched daemon's), or removes it. */
-export function installNoopMemo(memo: NoopMemo | undefined): void {
-  installed = memo;
+let memo: NoopMemo | undefined;
+
+/** Installs parts of the speed layer (a part given as undefined is removed, one not given is kept). */
+export function installSpeed(parts: SpeedLayer): void {
+  if ('memo' in parts) memo = parts.memo;
+  // The workspace asks for it as it opens a config (config/kept.ts holds it, below the service).
+  if ('keptConfigs' in parts) keepConfigsWith(parts.keptConfigs);
 }
 
 /**
@@ -51,7 +63,7 @@ export function callOf(
   req: Record<string, unknown>,
   today: string,
 ): ServiceCall | undefined {
-  if (!installed) return undefined;
+  if (!memo) return undefined;
   if (open.hooks || open.remote || open.remoteContext !== undefined || open.storeOptions || open.confineChecks)
     return undefined;
   const plain = Object.fromEntries(
@@ -75,7 +87,7 @@ export function callOf(
 }
 
 export function noopMemo(): NoopMemo | undefined {
-  return installed;
+  return memo;
 }
 
 /** Replays a recalled answer: its events again (stamped now), and its report timed by this call. */

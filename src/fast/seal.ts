@@ -1,6 +1,6 @@
 /**
  * Whether a TS config's data is a function of its own code alone (D53), so that a no-op's record
- * (cli/noop-record.ts) may stand on its modules' states instead of evaluating it again. The config
+ * (fast/noop-record.ts) may stand on its modules' states instead of evaluating it again. The config
  * is bundled a second time as one script, vkit's public entry inside it, and evaluated in a thread
  * of its own (seal-thread.ts) inside a `node:vm` context where everything outside ECMAScript's
  * deterministic core is a tripwire; it is sealed when it touched none, threw nothing, and gave the
@@ -10,42 +10,14 @@
  */
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import { importModule } from './import-module.js';
+import { importModule } from '../config/import-module.js';
 import { Worker } from 'node:worker_threads';
 import type { Metafile } from 'esbuild';
 import { canonicalJson } from '../hash/index.js';
-import { limit } from './thread-boot.js';
+import type { Evaluated } from '../config/load.js';
+import { limit } from '../config/thread-boot.js';
 
 const THREAD = new URL('./seal-thread.js', import.meta.url);
-
-/** A config's ordinary evaluation, as its loader kept it for a possible seal. */
-export interface Evaluated {
-  root: string;
-  file: string;
-  /** vkit's public entry (what `vkit` resolves to). */
-  selfEntry: string;
-  /** The plain data the config thread answered. */
-  data: unknown;
-  /** sha256 of the ordinary bundle: a seal refused once is not tried again for the same code. */
-  bundleSha256: string;
-  /** The ordinary bundle's metafile: every module it was made from. */
-  metafile: Metafile;
-}
-
-/**
- * Whether the ordinary bundle runs the same from memory as from a file beside the config: it
- * imports nothing at run time but vkit's entry (by absolute URL), never `import.meta`, and loads no
- * code dynamically (the test is on the bundle's text, which esbuild printed).
- */
-export function selfContained(text: string, metafile: Metafile, selfUrl: string): boolean {
-  const imports = Object.values(metafile.inputs).flatMap((i) => i.imports);
-  return (
-    imports.every((imp) => !imp.external || imp.path === selfUrl) &&
-    !/\bimport\s*\.\s*meta\b/.test(text) &&
-    !/\bimport\s*\(/.test(text) &&
-    !/\brequire\s*\(/.test(text)
-  );
-}
 
 export interface Sealed {
   /** Every module the sealed bundle was made from, and esbuild's package.json (absolute paths): what the data stands on. */
