@@ -49,7 +49,7 @@ export const policyAccept: Handler<typeof verbs.policyAccept> = async ({ values:
   return result.refused.length ? EXIT.blocked : EXIT.ok;
 };
 
-export const qualify: Handler<typeof verbs.qualify> = async ({ values: v }) => {
+export const qualify: Handler<typeof verbs.qualify> = async ({ values: v, host }) => {
   if (!v.package) throw invalid('ERR_USAGE', 'Expected --package ID', { path: '--package' });
   if (!v.profile) throw invalid('ERR_USAGE', 'Expected --profile PROFILE', { path: '--profile' });
   const jobs = v.jobs === undefined ? 1 : Number(v.jobs);
@@ -67,6 +67,7 @@ export const qualify: Handler<typeof verbs.qualify> = async ({ values: v }) => {
     root: v.root,
     store: v.store,
     jobs,
+    host: await host(),
   });
   if (out)
     (await import('../evidence/write-target.js')).writeTargetFile(out, `${JSON.stringify(report, null, 2)}\n`, true);

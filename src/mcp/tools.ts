@@ -12,24 +12,13 @@ import * as service from '../service/index.js';
 import { checkLabel } from '../graph/compile.js';
 import { listDeclared } from '../service/checks.js';
 import { defineTool, type ToolSpec as KitToolSpec, type ToolContextBase } from '../kit/tool.js';
+import { MAX_WAIT_S, waitS } from '../kit/tool-args.js';
 
 export interface ToolContext extends ToolContextBase {
   open: service.OpenOptions;
   builds: BackgroundBuilds;
 }
 
-/** Longest wait a tool call may ask for, in seconds: below common MCP client request timeouts (60 s). */
-const MAX_WAIT_S = 50;
-
-const waitS = (what: string) =>
-  z
-    .number()
-    .min(0)
-    .max(MAX_WAIT_S)
-    .optional()
-    .describe(
-      `Seconds to wait for ${what} (0 to ${MAX_WAIT_S}); without it the call returns at once with the id and state \`running\`.`,
-    );
 const runId = z.string().min(1).describe('A run id (`run_...`) from build, verify, run_retry or runs_list.');
 const only = z
   .array(z.string().min(1))
@@ -88,16 +77,20 @@ export const TOOLS = {
       wait_s: waitS('the qualification'),
     }),
     handler: async (a, ctx) => {
-      const started = ctx.builds.startQualification({
-        package: a.package,
-        profile: a.profile,
-        catalogue: a.catalogue,
-        mutants: a.mutants,
-        root: ctx.open.root,
-        store: ctx.open.store,
-        env: ctx.open.env,
-        jobs: jobs(),
-      });
+      const { qualifyPackage } = await import('../service/qualify.js');
+      const started = ctx.builds.startWork(
+        qualifyPackage({
+          package: a.package,
+          profile: a.profile,
+          catalogue: a.catalogue,
+          mutants: a.mutants,
+          root: ctx.open.root,
+          store: ctx.open.store,
+          env: ctx.open.env,
+          jobs: jobs(),
+          host: ctx.host,
+        }),
+      );
       return a.wait_s === undefined ? started : ctx.builds.wait(started.build, seconds(a.wait_s));
     },
   }),
