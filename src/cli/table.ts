@@ -37,7 +37,6 @@ export const TABLE: readonly Verb[] = [
   bind(evidence.replay, async () => (await import('./evidence.js')).replay),
   bind(formal.policyAccept, async () => (await import('./formal.js')).policyAccept),
   bind(formal.packageDigest, async () => (await import('./formal.js')).packageDigest),
-  bind(formal.qualify, async () => (await import('./formal.js')).qualify),
   bind(cache.trustSigner, async () => (await import('./cache.js')).trustSigner),
   bind(cache.cacheStatus, async () => (await import('./cache.js')).cacheStatus),
   bind(cache.cachePush, async () => (await import('./cache.js')).cachePush),

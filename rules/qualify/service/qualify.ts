@@ -12,26 +12,15 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import PQueue from 'p-queue';
 import * as v from 'valibot';
-import { invalid } from '../errors.js';
-import { loadPackage, readPackageDir } from '../formal/packages.js';
-import {
-  comparePackages,
-  type PackageSnapshot,
-  PackageSnapshotSchema,
-  snapshotPackage,
-} from '../formal/qualify/snapshot.js';
-import { runAdequacy } from '../formal/qualify/adequacy.js';
-import type { ResolvedComponent } from '../formal/component-schema.js';
-import { candidateComponent, candidateSources, REFERENCE } from '../formal/qualify/candidates.js';
-import { editDigest, installedCatalogueDir, readCatalogue } from '../formal/qualify/catalogue.js';
-import {
-  foldQualification,
-  mutantResult,
-  NOT_ESTABLISHED,
-  type MutantRun,
-  type Qualification,
-} from '../formal/qualify/report.js';
-import type { BuiltAction, KindHost } from '../kit/host.js';
+import { invalid } from '../../../src/errors.js';
+import { loadPackage, readPackageDir } from '../../../src/formal/packages.js';
+import { comparePackages, type PackageSnapshot, PackageSnapshotSchema, snapshotPackage } from '../lib/snapshot.js';
+import { runAdequacy } from '../lib/adequacy.js';
+import type { ResolvedComponent } from '../../../src/formal/component-schema.js';
+import { candidateComponent, candidateSources, REFERENCE } from '../lib/candidates.js';
+import { editDigest, installedCatalogueDir, readCatalogue } from '../lib/catalogue.js';
+import { foldQualification, mutantResult, NOT_ESTABLISHED, type MutantRun, type Qualification } from '../lib/report.js';
+import type { BuiltAction, KindHost } from '../../../src/kit/host.js';
 
 export interface QualifyRequest {
   /** Package id (`vkit.resource-ledger`). */
