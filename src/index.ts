@@ -15,7 +15,7 @@ export type { CompareConfig } from '../rules/compare/schema.js';
 export type { ActionConfig, ResolvedAction } from '../rules/actions/schema.js';
 export type { ComponentConfig, ResolvedComponent } from './formal/component-schema.js';
 export type { AcceptanceConfig, ResolvedAcceptance } from '../rules/accept/schema.js';
-export type { QualificationConfig, ResolvedQualification } from './formal/qualify/entry-schema.js';
+export type { QualificationConfig, ResolvedQualification } from '../rules/qualify/schema.js';
 export type { RuleRecord } from './config/types.js';
 export type * from './config/rule.js';
 /** valibot, re-exported so a config can write a user rule's `attrs` schema without its own install. */

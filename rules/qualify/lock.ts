@@ -3,12 +3,8 @@ import { join } from 'node:path';
 import type { LockCandidate, LockJudgement } from '../../src/config/kind.js';
 import { loadPackage } from '../../src/formal/packages.js';
 import { loadProfile, resolveChecker } from '../../src/formal/profiles/index.js';
-import { installedCatalogueDir, readCatalogue } from '../../src/formal/qualify/catalogue.js';
-import {
-  lockKeyOf,
-  qualificationPolicyDigest,
-  type ResolvedQualification,
-} from '../../src/formal/qualify/entry-schema.js';
+import { installedCatalogueDir, readCatalogue } from './lib/catalogue.js';
+import { lockKeyOf, qualificationPolicyDigest, type ResolvedQualification } from './schema.js';
 
 /** Bound under `qualify:<id>`. */
 export async function qualificationLock(

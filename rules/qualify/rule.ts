@@ -13,23 +13,17 @@ import { blocked, lockEntryAt } from '../../src/formal/action.js';
 import { compareLock } from '../../src/formal/lock.js';
 import { loadPackage } from '../../src/formal/packages.js';
 import { loadProfile, resolveChecker } from '../../src/formal/profiles/index.js';
-import { runAdequacy } from '../../src/formal/qualify/adequacy.js';
-import { checkCandidates, REFERENCE } from '../../src/formal/qualify/candidates.js';
-import {
-  type Catalogue,
-  catalogueDigest,
-  editDigest,
-  installedCatalogueDir,
-  readCatalogue,
-} from '../../src/formal/qualify/catalogue.js';
+import { runAdequacy } from './lib/adequacy.js';
+import { checkCandidates, REFERENCE } from './lib/candidates.js';
+import { type Catalogue, catalogueDigest, editDigest, installedCatalogueDir, readCatalogue } from './lib/catalogue.js';
 import {
   lockKeyOf,
   QualificationEntrySchema,
   qualificationPolicyDigest,
   type ResolvedQualification,
-} from '../../src/formal/qualify/entry-schema.js';
-import { foldQualification, mutantResult, NOT_ESTABLISHED } from '../../src/formal/qualify/report.js';
-import { snapshotPackage } from '../../src/formal/qualify/snapshot.js';
+} from './schema.js';
+import { foldQualification, mutantResult, NOT_ESTABLISHED } from './lib/report.js';
+import { snapshotPackage } from './lib/snapshot.js';
 import type { MathPackage } from '../../src/formal/types.js';
 import { containerPrefix } from '../../src/jobs/containers.js';
 

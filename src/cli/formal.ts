@@ -1,10 +1,9 @@
 /**
- * `vkit formal package digest [ID]`, `vkit formal qualify` and `vkit policy accept`'s handlers (declared in
- * `verbs/formal.ts`, bound in `table.ts`): call the service, render.
+ * `vkit formal package digest [ID]` and `vkit policy accept`'s handlers (declared in `verbs/formal.ts`,
+ * bound in `table.ts`): call the service, render. `vkit formal qualify` is the qualify kind's (`rules/qualify/`).
  */
 import { resolve } from 'node:path';
 import { EXIT, invalid } from '../errors.js';
-import { renderQualification } from '../formal/qualify/render.js';
 import { type Handler, printJson } from '../kit/verb.js';
 import type * as verbs from './verbs/formal.js';
 import { defaultRoot } from '../service/root.js';
@@ -48,39 +47,3 @@ export const policyAccept: Handler<typeof verbs.policyAccept> = async ({ values:
   }
   return result.refused.length ? EXIT.blocked : EXIT.ok;
 };
-
-export const qualify: Handler<typeof verbs.qualify> = async ({ values: v }) => {
-  if (!v.package) throw invalid('ERR_USAGE', 'Expected --package ID', { path: '--package' });
-  if (!v.profile) throw invalid('ERR_USAGE', 'Expected --profile PROFILE', { path: '--profile' });
-  const jobs = v.jobs === undefined ? 1 : Number(v.jobs);
-  if (!Number.isInteger(jobs) || jobs < 1)
-    throw invalid('ERR_USAGE', `Expected --jobs to be a positive integer, got \`${v.jobs}\``, { path: '--jobs' });
-  const { qualifyPackage } = await import('../service/qualify.js');
-  // Checked before the qualification runs: a report that could not be written would be work for nothing.
-  const out = v.out ? await reportTarget(v.out, v.root, v.store) : undefined;
-  const report = await qualifyPackage({
-    package: v.package,
-    profile: v.profile,
-    catalogue: v.catalogue,
-    mutants: v.mutant,
-    comparePackage: v['compare-package'],
-    root: v.root,
-    store: v.store,
-    jobs,
-  });
-  if (out)
-    (await import('../evidence/write-target.js')).writeTargetFile(out, `${JSON.stringify(report, null, 2)}\n`, true);
-  if (v.json) printJson(report);
-  else process.stdout.write(renderQualification(report));
-  return report.status === 'PASS' ? EXIT.ok : report.status === 'FAIL' ? EXIT.fail : EXIT.blocked;
-};
-
-/** `--out FILE`: the user's to name, and replaced if it exists, but never in a git directory or the store. */
-async function reportTarget(out: string, root: string | undefined, store: string | undefined) {
-  const { writeTarget } = await import('../evidence/write-target.js');
-  return writeTarget(
-    resolve(out),
-    { root: resolve(root ?? defaultRoot()), store },
-    { arg: '--out', overwrite: true, overwriteHint: '' },
-  );
-}

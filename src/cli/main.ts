@@ -62,7 +62,8 @@ async function dispatch(argv: string[], running: { spec?: Spec }): Promise<numbe
   }
   running.spec = verb.spec;
   const input = parseInput(verb.spec, args);
-  return (await verb.load())({ ...input, version });
+  const host = async () => (await import('../service/kind-host.js')).kindHost;
+  return (await verb.load())({ ...input, version, host });
 }
 
 /** Runs one command line and returns its exit code; errors are reported here, never thrown. */

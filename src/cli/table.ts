@@ -1,6 +1,6 @@
 /**
  * The command table: vkit's own verbs, in the order `vkit --help` lists them, then the verbs each
- * installed kind adds (`allVerbs`), each bound to a handler that is imported only when the verb
+ * installed kind adds (`allVerbs`; one in a group already listed joins it), each bound to a handler that is imported only when the verb
  * runs. Parsing (`kit/verb.ts`), `vkit --help`, `vkit <verb> --help`, unknown commands and the
  * CLI table in docs/cli.md (`npm run docs:cli`) all come from here.
  */
@@ -37,7 +37,6 @@ export const TABLE: readonly Verb[] = [
   bind(evidence.replay, async () => (await import('./evidence.js')).replay),
   bind(formal.policyAccept, async () => (await import('./formal.js')).policyAccept),
   bind(formal.packageDigest, async () => (await import('./formal.js')).packageDigest),
-  bind(formal.qualify, async () => (await import('./formal.js')).qualify),
   bind(cache.trustSigner, async () => (await import('./cache.js')).trustSigner),
   bind(cache.cacheStatus, async () => (await import('./cache.js')).cacheStatus),
   bind(cache.cachePush, async () => (await import('./cache.js')).cachePush),
@@ -59,10 +58,20 @@ export const TABLE: readonly Verb[] = [
   bind(image.imageBuild, async () => (await import('./image.js')).imageBuild),
 ];
 
-/** vkit's own verbs, then the installed kinds' (the registry is loaded for them). */
+/**
+ * vkit's own verbs, then the installed kinds' (the registry is loaded for them). A kind's verb in a
+ * group already listed (`formal qualify`, beside vkit's `formal package`) joins it, after its last verb.
+ */
 export async function allVerbs(): Promise<readonly Verb[]> {
   const registry = await loadKinds();
-  return [...TABLE, ...registry.kinds.flatMap((k) => k.verbs ?? [])];
+  const verbs = [...TABLE];
+  for (const verb of registry.kinds.flatMap((k) => k.verbs ?? [])) {
+    const [group, sub] = verb.spec.name.split(' ');
+    const inGroup = verbs.map((v) => sub !== undefined && v.spec.name.startsWith(`${group} `));
+    const last = inGroup.lastIndexOf(true);
+    verbs.splice(last === -1 ? verbs.length : last + 1, 0, verb);
+  }
+  return verbs;
 }
 
 /** The first words of the verbs named by two or more: `run`, `store`, `acceptance`, ... */

@@ -8,6 +8,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { invalid } from '../errors.js';
 import { didYouMean } from '../text/suggest.js';
+import type { KindHost } from './host.js';
 
 export type Flags = NonNullable<ParseArgsConfig['options']>;
 
@@ -38,11 +39,16 @@ type Values<O extends Flags> = ReturnType<
   typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: true }>
 >['values'];
 
-/** What a handler gets: the verb's flags parsed, its positionals, and the running vkit's version. */
+/**
+ * What a handler gets: the verb's flags parsed, its positionals, the running vkit's version, and the
+ * operations the core lends a kind's verb (`host`, loaded on first use: the service is not loaded
+ * for a verb that does not ask).
+ */
 export interface Input<S extends Spec> {
   values: Values<S['flags']>;
   positionals: string[];
   version: () => string;
+  host: () => Promise<KindHost>;
 }
 
 export type Handler<S extends Spec> = (input: Input<S>) => Promise<number>;
@@ -60,7 +66,7 @@ export function bindVerb<S extends Spec>(spec: S, load: () => Promise<Handler<S>
 }
 
 /** Strict parsing by the verb's own flags; a usage error is exit 2, pointing at the verb's help. */
-export function parseInput<S extends Spec>(spec: S, args: string[]): Omit<Input<S>, 'version'> {
+export function parseInput<S extends Spec>(spec: S, args: string[]): Pick<Input<S>, 'values' | 'positionals'> {
   try {
     const r = parseArgs({ args, options: spec.flags, strict: true, allowPositionals: spec.positionals ?? false });
     return { values: r.values as Values<S['flags']>, positionals: r.positionals };

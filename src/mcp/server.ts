@@ -71,7 +71,8 @@ export async function serveMcp(
       .filter(([name]) => !(name in shown))
       .map(([name, t]) => [name, t.forSections ?? []]),
   );
-  registerTools(server, shown, { open, root: open.root, writable, builds: new BackgroundBuilds() }, withheld);
+  const { kindHost: host } = await import('../service/kind-host.js');
+  registerTools(server, shown, { open, root: open.root, writable, builds: new BackgroundBuilds(), host }, withheld);
   const closed = new Promise<void>((done) => {
     server.server.onclose = done;
   });
@@ -87,17 +88,37 @@ export async function serveMcp(
   return EXIT.ok;
 }
 
-/** vkit's own tools, then those each installed kind adds; two of one name is an internal error. */
+/**
+ * vkit's own tools, then those each installed kind adds (one naming `listedAfter` right after that
+ * tool of vkit's own); two of one name is an internal error.
+ */
 async function allTools(): Promise<Record<string, ToolSpec<z.ZodObject>>> {
-  const tools: Record<string, ToolSpec<z.ZodObject>> = { ...TOOLS };
+  const own: Array<[string, ToolSpec<z.ZodObject>]> = Object.entries(TOOLS);
+  const added: Array<[string, ToolSpec<z.ZodObject>]> = [];
+  const names = new Set(Object.keys(TOOLS));
   for (const kind of (await loadKinds()).kinds) {
     for (const [name, tool] of Object.entries((await kind.tools?.()) ?? {})) {
-      if (name in tools)
+      if (names.has(name))
         throw new VkitError('ERR_INTERNAL', EXIT.internal, `Two MCP tools are named \`${name}\` (kind ${kind.name})`);
-      tools[name] = tool;
+      names.add(name);
+      const at = tool.listedAfter === undefined ? -1 : own.findIndex(([n]) => n === tool.listedAfter);
+      if (tool.listedAfter !== undefined && at === -1)
+        throw new VkitError(
+          'ERR_INTERNAL',
+          EXIT.internal,
+          `MCP tool \`${name}\` (kind ${kind.name}) is listed after \`${tool.listedAfter}\`, which vkit does not have`,
+        );
+      if (at === -1) {
+        added.push([name, tool]);
+        continue;
+      }
+      // After the tool named and the kinds' tools already placed after it, in the registry's order.
+      let i = at + 1;
+      while (i < own.length && !(own[i]![0] in TOOLS)) i++;
+      own.splice(i, 0, [name, tool]);
     }
   }
-  return tools;
+  return Object.fromEntries([...own, ...added]);
 }
 
 /**

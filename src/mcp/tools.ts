@@ -12,24 +12,13 @@ import * as service from '../service/index.js';
 import { checkLabel } from '../graph/compile.js';
 import { listDeclared } from '../service/checks.js';
 import { defineTool, type ToolSpec as KitToolSpec, type ToolContextBase } from '../kit/tool.js';
+import { MAX_WAIT_S, waitS } from '../kit/tool-args.js';
 
 export interface ToolContext extends ToolContextBase {
   open: service.OpenOptions;
   builds: BackgroundBuilds;
 }
 
-/** Longest wait a tool call may ask for, in seconds: below common MCP client request timeouts (60 s). */
-const MAX_WAIT_S = 50;
-
-const waitS = (what: string) =>
-  z
-    .number()
-    .min(0)
-    .max(MAX_WAIT_S)
-    .optional()
-    .describe(
-      `Seconds to wait for ${what} (0 to ${MAX_WAIT_S}); without it the call returns at once with the id and state \`running\`.`,
-    );
 const runId = z.string().min(1).describe('A run id (`run_...`) from build, verify, run_retry or runs_list.');
 const only = z
   .array(z.string().min(1))
@@ -68,36 +57,6 @@ export const TOOLS = {
     }),
     handler: async (a, ctx) => {
       const started = ctx.builds.start(ctx.open, { only: a.only, force: a.force, jobs: jobs() });
-      return a.wait_s === undefined ? started : ctx.builds.wait(started.build, seconds(a.wait_s));
-    },
-  }),
-
-  formal_qualify: spec({
-    forSections: ['formal.components', 'formal.models', 'formal.qualifications'],
-    description:
-      'Qualify a mathematical package (like `vkit formal qualify`): its catalogue\'s reference and each mutant checked as its own run, each mutant classified detected (the checker rejected it), survivor (it passed) or inconclusive (never counted as detected), and the adequacy checks. Returns `{build, state: "running"}` at once, or with wait_s the `vkit.qualification/1` report (status PASS, FAIL on a survivor, BLOCKED on an inconclusive mutant) when it ends within it. Poll with run_wait using the id.',
-    input: z.strictObject({
-      package: z.string().min(1).describe('The package id, e.g. `vkit.resource-ledger`.'),
-      profile: z.string().min(1).describe('The profile, e.g. `coq-linux-x86_64-v1`.'),
-      catalogue: z
-        .string()
-        .min(1)
-        .optional()
-        .describe("A catalogue directory (default: vkit's own for the package and profile)."),
-      mutants: z.array(z.string().min(1)).optional().describe('Only these mutant ids.'),
-      wait_s: waitS('the qualification'),
-    }),
-    handler: async (a, ctx) => {
-      const started = ctx.builds.startQualification({
-        package: a.package,
-        profile: a.profile,
-        catalogue: a.catalogue,
-        mutants: a.mutants,
-        root: ctx.open.root,
-        store: ctx.open.store,
-        env: ctx.open.env,
-        jobs: jobs(),
-      });
       return a.wait_s === undefined ? started : ctx.builds.wait(started.build, seconds(a.wait_s));
     },
   }),

@@ -6,24 +6,24 @@
  * itself means something only to the server that started it.
  */
 import type { BuildReport } from '../engine/schema.js';
-import type { Qualification } from '../formal/qualify/report.js';
 import { invalid } from '../errors.js';
+import type { BackgroundWork } from '../kit/host.js';
 import { newId } from '../store/store.js';
 import { build, type BuildRequest, type OpenOptions } from './index.js';
-import { qualifyPackage, type QualifyRequest } from './qualify.js';
 
-export type BackgroundAnswer = { build: string; state: 'running' } | BuildReport | Qualification;
+/** Still running, or the work's result: a build's report, or what a kind's work (a qualification) answered. */
+export type BackgroundAnswer = { build: string; state: 'running' } | BuildReport | object;
 
 interface Entry {
   id: string;
   settled: Promise<void>;
-  outcome?: { report: BuildReport | Qualification } | { error: unknown };
+  outcome?: { report: object } | { error: unknown };
 }
 
 /** Finished builds kept for a later `wait`; older ones are forgotten first. */
 const KEEP_FINISHED = 64;
 
-export class BackgroundBuilds {
+export class BackgroundBuilds implements BackgroundWork {
   private readonly entries = new Map<string, Entry>();
 
   /** True for ids this kind of helper hands out (`build_...`), whether or not this process knows them. */
@@ -33,15 +33,11 @@ export class BackgroundBuilds {
 
   /** Starts a build and returns its id without waiting. A failure is kept for `wait` to rethrow. */
   start(open: OpenOptions, req: BuildRequest): { build: string; state: 'running' } {
-    return this.track(build(open, req));
+    return this.startWork(build(open, req));
   }
 
-  /** Starts a package qualification the same way (its id is a build id too: `run_wait` waits on it). */
-  startQualification(req: QualifyRequest): { build: string; state: 'running' } {
-    return this.track(qualifyPackage(req));
-  }
-
-  private track(work: Promise<BuildReport | Qualification>): { build: string; state: 'running' } {
+  /** Tracks a kind's work the same way (a package qualification): its id is a build id too, so `run_wait` waits on it. */
+  startWork(work: Promise<object>): { build: string; state: 'running' } {
     const id = newId('build', BigInt(Date.now()) * 1_000_000n);
     const entry: Entry = { id, settled: Promise.resolve() };
     entry.settled = work

@@ -52,6 +52,23 @@ test('every verb: a unique name, help that starts with its usage, one row in the
   }
 });
 
+test("a kind's verb in a group vkit already lists joins it: `formal qualify` (the qualify kind's) right after `formal package`", () => {
+  const qualifyKind = registry.kinds.find((k) => k.name === 'qualify');
+  assert.deepEqual(
+    qualifyKind?.verbs?.map((v) => v.spec.name),
+    ['formal qualify'],
+  );
+  const names = VERBS.map((v) => v.spec.name);
+  assert.equal(names.indexOf('formal qualify'), names.indexOf('formal package') + 1, names.join(', '));
+  // A verb in a group of its own still comes after vkit's verbs, in the registry's order.
+  assert.ok(names.indexOf('model compare') > names.indexOf('image build'));
+  const main = vkit(['--help']).stdout;
+  assert.match(
+    main,
+    /\n {2}formal package digest \[ID\] +the identity[^\n]*\n {2}formal qualify +qualify a mathematical/,
+  );
+});
+
 test("every flag a verb's usage names is one it parses, and every flag it parses is in its help", () => {
   for (const { spec } of VERBS) {
     const usage = spec.help.slice(0, spec.help.indexOf('\n\n'));

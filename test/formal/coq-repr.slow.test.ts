@@ -11,7 +11,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import type { Qualification } from '../../src/formal/qualify/report.js';
+import type { Qualification } from '../../rules/qualify/lib/report.js';
 import { cli } from '../_support/evidence.js';
 import { requireSandbox, systemSandbox } from '../_support/podman.js';
 import { REPO_ROOT, tempRepo, vkit } from '../_support/repo.js';

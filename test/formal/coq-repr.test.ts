@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { policyProblems } from '../../src/formal/policy.js';
 import { coqProfile, planComponent } from '../../src/formal/profiles/coq.js';
-import { readCatalogue } from '../../src/formal/qualify/catalogue.js';
-import { candidateComponent } from '../../src/formal/qualify/candidates.js';
+import { readCatalogue } from '../../rules/qualify/lib/catalogue.js';
+import { candidateComponent } from '../../rules/qualify/lib/candidates.js';
 import { REPO_ROOT } from '../_support/repo.js';
 import { LEDGER } from './_formal.js';
 

@@ -8,9 +8,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as v from 'valibot';
-import { blankCommentsAndStrings } from '../../checkers/coq.js';
-import { sha256Id } from '../../hash/index.js';
-import type { MathPackage } from '../types.js';
+import { blankCommentsAndStrings } from '../../../src/checkers/coq.js';
+import { sha256Id } from '../../../src/hash/index.js';
+import type { MathPackage } from '../../../src/formal/types.js';
 
 export const PackageSnapshotSchema = v.object({
   package: v.object({ id: v.string(), version: v.string(), sha256: v.string() }),

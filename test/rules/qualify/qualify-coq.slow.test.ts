@@ -14,10 +14,10 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import type { Qualification } from '../../src/formal/qualify/report.js';
-import { requireSandbox, systemSandbox } from '../_support/podman.js';
-import { connect } from '../_support/mcp-client.js';
-import { REPO_ROOT, tempRepo, vkit } from '../_support/repo.js';
+import type { Qualification } from '../../../rules/qualify/lib/report.js';
+import { requireSandbox, systemSandbox } from '../../_support/podman.js';
+import { connect } from '../../_support/mcp-client.js';
+import { REPO_ROOT, tempRepo, vkit } from '../../_support/repo.js';
 
 const sys = await systemSandbox({ what: 'package qualification (Coq)' });
 const temps: string[] = [];
@@ -32,9 +32,9 @@ const temp = (prefix: string) => {
 
 const LEDGER_CATALOGUE = join(
   REPO_ROOT,
-  'src',
-  'formal',
-  'qualification',
+  'rules',
+  'qualify',
+  'catalogues',
   'vkit.resource-ledger',
   'coq-linux-x86_64-v1',
 );

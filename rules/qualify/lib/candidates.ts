@@ -7,9 +7,9 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import PQueue from 'p-queue';
-import type { Sandbox } from '../../checkers/container.js';
-import type { ResolvedComponent } from '../component-schema.js';
-import type { FormalOutcome, MathPackage, Profile, SharedWork } from '../types.js';
+import type { Sandbox } from '../../../src/checkers/container.js';
+import type { ResolvedComponent } from '../../../src/formal/component-schema.js';
+import type { FormalOutcome, MathPackage, Profile, SharedWork } from '../../../src/formal/types.js';
 import { type Catalogue, mutate } from './catalogue.js';
 
 /** The reference candidate's id (no mutant may take it). */

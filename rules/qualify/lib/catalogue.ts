@@ -1,17 +1,17 @@
 /**
  * A package's mutation catalogue for one profile (`vkit.mutation-catalogue/1`): a known-good
  * reference candidate and named, reviewable edits of it, each breaking one behaviour the package's
- * contracts should notice. It lives beside the packages directory, in
- * `qualification/<package id>/<profile>/catalogue.json`, outside the package: the package's digest
- * is pinned by configs, and the catalogue's own digest enters the qualification's identity instead.
+ * contracts should notice. vkit's own live with the qualify kind, in
+ * `rules/qualify/catalogues/<package id>/<profile>/catalogue.json`, outside the package: the package's
+ * digest is pinned by configs, and the catalogue's own digest enters the qualification's identity instead.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import * as v from 'valibot';
-import { ID_PATTERN, fieldPath } from '../../config/schema.js';
-import { InvalidInputError, type Issue } from '../../errors.js';
-import { jsonId, sha256Id } from '../../hash/index.js';
-import { packagesRoot } from '../packages.js';
+import { ID_PATTERN, fieldPath } from '../../../src/config/schema.js';
+import { InvalidInputError, type Issue } from '../../../src/errors.js';
+import { jsonId, sha256Id } from '../../../src/hash/index.js';
 
 const CATALOGUE_FILE = 'catalogue.json';
 
@@ -72,9 +72,21 @@ export interface Catalogue extends v.InferOutput<typeof CatalogueSchema> {
   sha256: string;
 }
 
-/** Where vkit's own catalogue for an installed package and profile lives: `qualification/` beside the packages. */
+/** The directory holding vkit's own catalogues (`rules/qualify/catalogues/`), found up from this module as the package root is. */
+function cataloguesRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = join(dir, 'rules', 'qualify', 'catalogues');
+    if (existsSync(join(dir, 'package.json')) && existsSync(candidate)) return candidate;
+    const up = dirname(dir);
+    if (up === dir) return join(dirname(dirname(fileURLToPath(import.meta.url))), 'catalogues');
+    dir = up;
+  }
+}
+
+/** Where vkit's own catalogue for an installed package and profile lives: `catalogues/<package>/<profile>/`. */
 export function installedCatalogueDir(packageId: string, profile: string): string {
-  return join(dirname(packagesRoot()), 'qualification', packageId, profile);
+  return join(cataloguesRoot(), packageId, profile);
 }
 
 /** Reads and checks a catalogue; every problem is exit 2 naming the file and field. */

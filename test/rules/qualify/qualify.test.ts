@@ -9,15 +9,15 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { InvalidInputError } from '../../src/errors.js';
-import { loadPackage, readPackageDir } from '../../src/formal/packages.js';
-import type { Sandbox } from '../../src/checkers/container.js';
-import { checkCandidates } from '../../src/formal/qualify/candidates.js';
-import { installedCatalogueDir, mutate, readCatalogue } from '../../src/formal/qualify/catalogue.js';
-import type { FormalOutcome, Profile, ProfileContext } from '../../src/formal/types.js';
-import { classify, foldQualification, type MutantResult, type MutantRun } from '../../src/formal/qualify/report.js';
-import { comparePackages, snapshotPackage, statementDigest } from '../../src/formal/qualify/snapshot.js';
-import { REPO_ROOT, vkit } from '../_support/repo.js';
+import { InvalidInputError } from '../../../src/errors.js';
+import { loadPackage, readPackageDir } from '../../../src/formal/packages.js';
+import type { Sandbox } from '../../../src/checkers/container.js';
+import { checkCandidates } from '../../../rules/qualify/lib/candidates.js';
+import { installedCatalogueDir, mutate, readCatalogue } from '../../../rules/qualify/lib/catalogue.js';
+import type { FormalOutcome, Profile, ProfileContext } from '../../../src/formal/types.js';
+import { classify, foldQualification, type MutantResult, type MutantRun } from '../../../rules/qualify/lib/report.js';
+import { comparePackages, snapshotPackage, statementDigest } from '../../../rules/qualify/lib/snapshot.js';
+import { REPO_ROOT, vkit } from '../../_support/repo.js';
 
 const REFERENCE = 'Definition cap_ok (c u a : nat) := Nat.leb (u + a) c.\nDefinition zero := 0.\n';
 

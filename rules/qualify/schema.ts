@@ -1,11 +1,11 @@
 /**
  * A qualification the config requires (section `formal.qualifications`, gate item `qualify:<id>`),
- * and its types. The schema lives with the qualification library, which `vkit policy accept` and the
- * `qualify` kind (rules/qualify/) both read.
+ * and its types: the kind's entry schema, which its rule and its lock entries (`vkit policy accept`)
+ * read. Light on purpose: `vkit --help` loads it with the registry.
  */
 import * as v from 'valibot';
-import { globList, id, nonEmptyString, relativeDir, sha256Field } from '../../config/schema.js';
-import { jsonId } from '../../hash/index.js';
+import { globList, id, nonEmptyString, relativeDir, sha256Field } from '../../src/config/schema.js';
+import { jsonId } from '../../src/hash/index.js';
 
 export const QualificationEntrySchema = v.strictObject({
   id,

@@ -1,11 +1,11 @@
 /** A catalogue's adequacy checks, when it has them, run by the profile's adequacy runner. */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Sandbox } from '../../checkers/container.js';
-import { checkCoqAdequacy, readAdequacySpec } from '../profiles/coq-adequacy.js';
-import { COQ_PROFILE_ID } from '../profiles/coq.js';
-import { loadProfile, resolveChecker } from '../profiles/index.js';
-import type { MathPackage } from '../types.js';
+import type { Sandbox } from '../../../src/checkers/container.js';
+import { checkCoqAdequacy, readAdequacySpec } from '../../../src/formal/profiles/coq-adequacy.js';
+import { COQ_PROFILE_ID } from '../../../src/formal/profiles/coq.js';
+import { loadProfile, resolveChecker } from '../../../src/formal/profiles/index.js';
+import type { MathPackage } from '../../../src/formal/types.js';
 import type { AdequacyCheck } from './report.js';
 
 /**

@@ -6,7 +6,7 @@
  * inconclusive and never counts as detected.
  */
 import * as v from 'valibot';
-import { OutcomeSchema } from '../../config/evidence-terms.js';
+import { OutcomeSchema } from '../../../src/config/evidence-terms.js';
 import type { Mutant } from './catalogue.js';
 import { PackageComparisonSchema, PackageSnapshotSchema } from './snapshot.js';
 

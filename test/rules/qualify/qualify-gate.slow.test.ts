@@ -9,17 +9,17 @@ import assert from 'node:assert/strict';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { loadPackage, packageRoots } from '../../src/formal/packages.js';
-import { requireSandbox, systemSandbox } from '../_support/podman.js';
-import { REPO_ROOT, tempRepo, vkit } from '../_support/repo.js';
+import { loadPackage, packageRoots } from '../../../src/formal/packages.js';
+import { requireSandbox, systemSandbox } from '../../_support/podman.js';
+import { REPO_ROOT, tempRepo, vkit } from '../../_support/repo.js';
 
 const sys = await systemSandbox({ what: 'qualification gate items (Coq)' });
 
 const LEDGER_CATALOGUE = join(
   REPO_ROOT,
-  'src',
-  'formal',
-  'qualification',
+  'rules',
+  'qualify',
+  'catalogues',
   'vkit.resource-ledger',
   'coq-linux-x86_64-v1',
 );

@@ -12,32 +12,15 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import PQueue from 'p-queue';
 import * as v from 'valibot';
-import { runEngine } from '../engine/build.js';
-import type { EventSink } from '../engine/events.js';
-import type { ActionReport } from '../engine/schema.js';
-import { invalid } from '../errors.js';
-import { loadPackage, readPackageDir } from '../formal/packages.js';
-import {
-  comparePackages,
-  type PackageSnapshot,
-  PackageSnapshotSchema,
-  snapshotPackage,
-} from '../formal/qualify/snapshot.js';
-import { runAdequacy } from '../formal/qualify/adequacy.js';
-import type { ResolvedComponent } from '../formal/component-schema.js';
-import { candidateComponent, candidateSources, REFERENCE } from '../formal/qualify/candidates.js';
-import { editDigest, installedCatalogueDir, readCatalogue } from '../formal/qualify/catalogue.js';
-import {
-  foldQualification,
-  mutantResult,
-  NOT_ESTABLISHED,
-  type MutantRun,
-  type Qualification,
-} from '../formal/qualify/report.js';
-import type { Store } from '../store/store.js';
-import { policyAccept } from './formal.js';
-import { defaultStoreDir, openWorkspace } from './workspace.js';
-import { defaultRoot } from './root.js';
+import { invalid } from '../../../src/errors.js';
+import { loadPackage, readPackageDir } from '../../../src/formal/packages.js';
+import { comparePackages, type PackageSnapshot, PackageSnapshotSchema, snapshotPackage } from '../lib/snapshot.js';
+import { runAdequacy } from '../lib/adequacy.js';
+import type { ResolvedComponent } from '../../../src/formal/component-schema.js';
+import { candidateComponent, candidateSources, REFERENCE } from '../lib/candidates.js';
+import { editDigest, installedCatalogueDir, readCatalogue } from '../lib/catalogue.js';
+import { foldQualification, mutantResult, NOT_ESTABLISHED, type MutantRun, type Qualification } from '../lib/report.js';
+import type { BuiltAction, KindHost } from '../../../src/kit/host.js';
 
 export interface QualifyRequest {
   /** Package id (`vkit.resource-ledger`). */
@@ -55,7 +38,8 @@ export interface QualifyRequest {
   jobs?: number;
   env?: NodeJS.ProcessEnv;
   signal?: AbortSignal;
-  onEvent?: EventSink;
+  /** Where the core's operations come from: the default root and store, accepting and building a project. */
+  host: KindHost;
 }
 
 /** Every acceptance in the scratch lock is dated the same, so the lock's bytes (an input) stay put. */
@@ -83,8 +67,8 @@ export async function qualifyPackage(req: QualifyRequest): Promise<Qualification
   const pkg = loadPackage(catalogue.package.id, catalogue.package.version);
   // Read before anything runs: a bad PREVIOUS is a usage error, not a qualification that ran for nothing.
   const previous = req.comparePackage === undefined ? undefined : readPreviousSnapshot(resolve(req.comparePackage));
-  const root = resolve(req.root ?? defaultRoot());
-  const storeDir = req.store ? resolve(req.store) : await defaultStoreDir(root);
+  const root = resolve(req.root ?? req.host.defaultRoot());
+  const storeDir = req.store ? resolve(req.store) : await req.host.defaultStoreDir(root);
   const scratch = mkdtempSync(join(tmpdir(), 'vkit-qualify-'));
   try {
     const contract = catalogue.contract ?? (pkg.contracts.length === 1 ? pkg.contracts[0]! : undefined);
@@ -153,17 +137,12 @@ async function checkCandidate(
   env: NodeJS.ProcessEnv,
   req: QualifyRequest,
 ): Promise<MutantRun & { checker: string | null }> {
-  const accepted = await policyAccept({ root: dir, store: storeDir, env }, { env, now: () => FIXED_ACCEPTANCE });
-  const ws = await openWorkspace({ root: dir, store: storeDir, env });
-  try {
-    const { actions } = await runEngine(ws, { mode: 'build', signal: req.signal, onEvent: req.onEvent });
-    const run = readRun(ws.store, actions[0]);
-    // A refused acceptance (no image, no engine) is why the check could not run: say that.
-    const refused = accepted.refused[0]?.reasons.join('; ');
-    return refused && run.outcome !== 'PASS' ? { ...run, reason: `not accepted: ${refused}` } : run;
-  } finally {
-    ws.close();
-  }
+  const project = { root: dir, store: storeDir, env };
+  const refusals = await req.host.accept(project, FIXED_ACCEPTANCE);
+  const run = readRun((await req.host.build(project, { signal: req.signal }))[0]);
+  // A refused acceptance (no image, no engine) is why the check could not run: say that.
+  const refused = refusals[0]?.reasons.join('; ');
+  return refused && run.outcome !== 'PASS' ? { ...run, reason: `not accepted: ${refused}` } : run;
 }
 
 /** PREVIOUS of `--compare-package`: an earlier report's snapshot, or a package directory's. */
@@ -203,7 +182,7 @@ function writeProject(dir: string, component: ResolvedComponent, text: string): 
 }
 
 /** What the engine and the receipt say of one component's check. */
-function readRun(store: Store, action: ActionReport | undefined): MutantRun & { checker: string | null } {
+function readRun(action: BuiltAction | undefined): MutantRun & { checker: string | null } {
   const none = {
     outcome: null,
     reason: null,
@@ -215,11 +194,10 @@ function readRun(store: Store, action: ActionReport | undefined): MutantRun & { 
   };
   if (!action) return none;
   const base = { ...none, outcome: action.outcome, reason: action.reason, run: action.run, receipt: action.receipt };
-  if (!action.receipt) return base;
-  const read = store.actions.readReceipt(action.receipt);
+  if (!action.read) return base;
   // A receipt that is not intact stands for nothing: the mutant's result is inconclusive.
-  if (read.state !== 'intact') return { ...base, receipt: null, reason: `receipt ${read.state}` };
-  const formal = (read.receipt.subject as { formal?: Record<string, unknown> } | undefined)?.formal;
+  if (action.read.state !== 'intact') return { ...base, receipt: null, reason: `receipt ${action.read.state}` };
+  const formal = (action.read.subject as { formal?: Record<string, unknown> } | undefined)?.formal;
   const rejected = formal?.rejected_by as { kind?: unknown; name?: unknown } | null | undefined;
   return {
     ...base,
