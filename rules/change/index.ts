@@ -7,6 +7,8 @@
  */
 import * as v from 'valibot';
 import { defineKind } from '../../src/config/kind.js';
+import { bindVerb } from '../../src/kit/verb.js';
+import { changeCertify } from './verbs.js';
 
 /** No config entry is meaningful: certification is asked for per request, with the target chosen by the host. */
 const NoEntry = v.custom<never>(
@@ -19,6 +21,7 @@ export const changeKind = defineKind({
   section: 'change',
   entry: NoEntry,
   rules: {},
+  verbs: [bindVerb(changeCertify, async () => (await import('./cli.js')).changeCertify)],
   schemas: async () => (await import('./schema.js')).PUBLISHED,
   label: () => 'change:none',
   expand: () => [],

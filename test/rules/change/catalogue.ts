@@ -23,7 +23,7 @@ export interface CatalogueEntry {
   wrongWitness: { inputs: Record<string, number>; result: number };
 }
 
-export function basisOf(name: string, params: [string, string][], result: string, a: T, intent: T, baseline: T): T {
+function basisOf(name: string, params: [string, string][], result: string, a: T, intent: T, baseline: T): T {
   return {
     schema: 'vkit.delegation-basis/1',
     function: {
