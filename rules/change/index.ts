@@ -22,6 +22,7 @@ export const changeKind = defineKind({
   entry: NoEntry,
   rules: {},
   verbs: [bindVerb(changeCertify, async () => (await import('./cli.js')).changeCertify)],
+  tools: async () => (await import('./tools.js')).changeTools,
   schemas: async () => (await import('./schema.js')).PUBLISHED,
   label: () => 'change:none',
   expand: () => [],
