@@ -7,6 +7,7 @@ import { defineRegistry, type ConfigSectionsOf, type ManifestSectionsOf } from '
 import type { ConfigCore, Manifest } from '../src/config/types.js';
 import { acceptKind } from './accept/index.js';
 import { actionsKind } from './actions/index.js';
+import { changeKind } from './change/index.js';
 import { checkKind } from './check/index.js';
 import { compareKind } from './compare/index.js';
 import { formalKind } from './formal/index.js';
@@ -21,6 +22,7 @@ export const registry = defineRegistry(import.meta.url, [
   formalKind,
   qualifyKind,
   modelKind,
+  changeKind,
 ]);
 
 /** A config with the built-in kinds, typed from their entry schemas: what `defineConfig` checks (a misspelt section is a type error). */

@@ -51,6 +51,8 @@ const PACKAGES: Array<[pkg: string, present: () => Promise<boolean>]> = [
   // `vkit report`'s page is opened in headless Chromium (test/cli/report-chromium.test.ts): about
   // about 115 MB to download and 480 MB installed (with its recommends), a minute to install.
   ['chromium', command('chromium')],
+  // `vkit change certify` decides its logic obligations with Z3 (rules/change/lib/z3.ts).
+  ['z3', command('z3')],
   ['coq', command('coqc')],
   ['ocaml-nox', command('ocamlopt')],
 ];

@@ -11,6 +11,7 @@ import { compareRequestObject, connect, type McpSession } from '../_support/mcp-
 /** What a project whose config declares checks only is offered: no formal or acceptance tools. */
 const TOOL_NAMES = [
   'build',
+  'change_certify',
   'checks_list',
   'evidence_export',
   'evidence_replay',
@@ -47,7 +48,7 @@ after(async () => {
   repo?.cleanup();
 });
 
-test('listTools: exactly the 14 tools a checks-only project can use, each with an object input schema that rejects unknown keys', async () => {
+test('listTools: exactly the 15 tools a checks-only project can use, each with an object input schema that rejects unknown keys', async () => {
   const { tools } = await mcp.client.listTools();
   assert.deepEqual(tools.map((t) => t.name).sort(), TOOL_NAMES);
   for (const t of tools) {
