@@ -139,7 +139,12 @@ test('formal_qualify (offered where no config says otherwise) answers with an id
       assert.ok(names.includes(name), `${name} is offered without a config`);
     // The qualify kind's tool keeps its place in the list (`listedAfter: 'build'`), the other kinds' come last.
     assert.deepEqual(names.slice(0, 3), ['build', 'formal_qualify', 'verify']);
-    assert.deepEqual(names.slice(-3), ['model_compare', 'acceptance_check_decision', 'acceptance_render']);
+    assert.deepEqual(names.slice(-4), [
+      'model_compare',
+      'acceptance_check_decision',
+      'acceptance_render',
+      'change_certify',
+    ]);
     const started = await session.call('formal_qualify', { package: 'vkit.nope', profile: 'coq-linux-x86_64-v1' });
     assert.equal(started.isError, false, JSON.stringify(started.json));
     assert.match(started.json.build, /^build_/);

@@ -23,7 +23,7 @@ import { buildReport, type CertificationReport, exitCodeOf } from '../lib/report
 import { parseEnvelope, typeRequest } from '../lib/request.js';
 import { z3Identity } from '../lib/z3.js';
 
-const HINT = 'See rules/change/README.md (change certification) for the request and record formats.';
+const HINT = 'See docs/change-certification.md in vkit for the request and record formats.';
 
 export interface CertifyOptions {
   /** The repository root. */
