@@ -21,7 +21,7 @@ export type SolverFinding =
   | { status: 'unsat' }
   | { status: 'unknown'; reason: string };
 
-const Z3_MISSING = 'z3 is not on PATH: install it (`apt-get install z3`, or `npm run setup:system`)';
+const Z3_MISSING = 'z3 is not on PATH: install it (`apt-get install z3` on Debian or Ubuntu)';
 
 /** The z3 on `PATH`, identified; a string saying why not when there is none or it does not answer. */
 export function z3Identity(env: NodeJS.ProcessEnv = process.env): SolverIdentity | string {
