@@ -228,4 +228,31 @@ describe('jobs on a fleet over NATS JetStream', { skip }, () => {
       await worker.stop();
     }
   });
+
+  test('vkit run cancel reaches the attempt on its worker: the run ends interrupted (cancelled) and the worker stops its check', async () => {
+    const worker = await startWorker(nats.url, nginx.url, W.key);
+    workers.push(worker);
+    const repo = project(60_000);
+    const ws = await openWorkspace({
+      root: repo.dir,
+      executor: nats.url,
+      remote: { url: nginx.url },
+      env: { ...process.env, VKIT_SIGNING_KEY: '' },
+    });
+    try {
+      const job = jobFor(ws, 'check:hello');
+      const { run } = ws.jobs.submit(job);
+      await waitFor(() => ws.store.lifecycle.runningAttempt(run) !== undefined, 30_000, 'the claim');
+      const row = await ws.jobs.cancel(run);
+      assert.deepEqual([row.state, row.outcome, row.reason], ['interrupted', 'BLOCKED', 'cancelled']);
+      // The check sleeps a minute: only the cancellation reaching its worker ends it this soon (the
+      // face can end the attempt in its store, but only the worker can stop its check).
+      await worker.waitFor(/check:hello run_\S+ att_\S+: BLOCKED/, 20_000);
+      assert.equal(ws.store.actions.cacheGet(job.key), undefined);
+    } finally {
+      ws.close();
+      killChecks(worker);
+      await worker.stop();
+    }
+  });
 });

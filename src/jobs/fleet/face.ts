@@ -145,7 +145,7 @@ export class NatsExecutor implements Executor {
       this.subs.push(sub);
     };
     on('claim', (msg) => msg.respond(encode(this.claim(msg.data))));
-    on('beat', (msg) => this.beat(msg.data));
+    on('beat', (msg) => this.beat(nats, msg.data));
     on('result', async (msg) => msg.respond(encode(await this.result(msg.data))));
     this.lossTimer = setInterval(() => this.checkLosses(), LOSS_CHECK_MS);
     this.lossTimer.unref();
@@ -204,12 +204,16 @@ export class NatsExecutor implements Executor {
     return { ok: true, attempt };
   }
 
-  private beat(data: Uint8Array): void {
+  private beat(nats: Nats, data: Uint8Array): void {
     const attempt = readBeat(data);
     const entry = attempt ? this.inflight.get(attempt) : undefined;
     if (!attempt || !entry) return;
     entry.heard = Date.now();
     this.host.store.lifecycle.heartbeat(attempt);
+    // A cancellation published before the worker listened for it (right after its claim) is not
+    // lost: while the flag is set, each beat is answered with it again.
+    if (this.host.store.lifecycle.cancelRequested(attempt))
+      nats.nc.publish(cancelSubject(attempt), encode({ run: entry.run, attempt }));
   }
 
   private async result(data: Uint8Array): Promise<ResultReply> {
