@@ -48,6 +48,8 @@ const PACKAGES: Array<[pkg: string, present: () => Promise<boolean>]> = [
   ['curl', command('curl')],
   // The remote cache tests serve Bazel's HTTP protocol with nginx's WebDAV module (PUT) on loopback.
   ['nginx', file('/usr/sbin/nginx')],
+  // The fleet tests (test/jobs/fleet.test.ts) run `nats-server -js` on loopback for NATS JetStream.
+  ['nats-server', file('/usr/sbin/nats-server')],
   // `vkit report`'s page is opened in headless Chromium (test/cli/report-chromium.test.ts): about
   // about 115 MB to download and 480 MB installed (with its recommends), a minute to install.
   ['chromium', command('chromium')],

@@ -71,6 +71,7 @@ export const build: Handler<typeof verbs.build> = async ({ values: v }) => {
     ...(v.remote !== undefined || v['remote-only-read']
       ? { remote: { ...(v.remote ? { url: remoteUrl(v.remote) } : {}), readOnly: v['remote-only-read'] ?? false } }
       : {}),
+    ...(v.executor !== undefined ? { executor: v.executor } : {}),
   };
   const report = await service.build(open, {
     only: v.only,

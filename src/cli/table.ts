@@ -15,6 +15,7 @@ import * as daemon from './verbs/daemon.js';
 import * as doctorVerbs from './verbs/doctor.js';
 import * as evidence from './verbs/evidence.js';
 import * as feedback from './verbs/feedback.js';
+import * as fleet from './verbs/fleet.js';
 import * as formal from './verbs/formal.js';
 import * as image from './verbs/image.js';
 import * as reportVerbs from './verbs/report.js';
@@ -40,6 +41,7 @@ export const TABLE: readonly Verb[] = [
   bind(cache.trustSigner, async () => (await import('./cache.js')).trustSigner),
   bind(cache.cacheStatus, async () => (await import('./cache.js')).cacheStatus),
   bind(cache.cachePush, async () => (await import('./cache.js')).cachePush),
+  bind(fleet.worker, async () => (await import('./fleet.js')).worker),
   bind(feedback.add, async () => (await import('./feedback.js')).add),
   bind(feedback.list, async () => (await import('./feedback.js')).list),
   bind(faces.watch, async () => (await import('./watch.js')).watch),

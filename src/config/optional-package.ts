@@ -15,6 +15,8 @@ export const OPTIONAL_PACKAGES = {
   zod: '^4.6.7',
   ink: '^6.8.0',
   react: '^19.3.1',
+  '@nats-io/transport-node': '^3.4.0',
+  '@nats-io/jetstream': '^3.4.0',
 } as const;
 
 export type OptionalPackage = keyof typeof OPTIONAL_PACKAGES;
@@ -45,6 +47,13 @@ export const TERMINAL_UI: OptionalUse = {
   what: 'the terminal UI',
   specifiers: ['ink', 'react'],
   packages: ['ink', 'react'],
+};
+
+/** `executor: nats` and `vkit worker`: the NATS client and its JetStream API (docs/fleet.md). */
+export const FLEET: OptionalUse = {
+  what: 'the NATS executor (`executor: nats`, `vkit worker`)',
+  specifiers: ['@nats-io/transport-node', '@nats-io/jetstream'],
+  packages: ['@nats-io/transport-node', '@nats-io/jetstream'],
 };
 
 /** The command that installs `packages` at the ranges vkit is tested with. */

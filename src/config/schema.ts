@@ -5,6 +5,7 @@
 import * as v from 'valibot';
 import { globProblem } from '../text/glob.js';
 import type { KindRegistry } from './kind.js';
+import { executorSchema } from './executor.js';
 import { sandbox } from './sandbox.js';
 
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -110,6 +111,8 @@ const manifestCore = {
   /** The sandbox of every check that does not name its own. */
   sandbox: v.optional(sandbox),
   remote: v.optional(remote),
+  /** Who runs the jobs (docs/fleet.md): this machine's workers, or a fleet's through NATS. */
+  executor: v.optional(executorSchema),
   rules: v.optional(v.array(RuleRecordSchema), []),
 };
 
@@ -117,6 +120,7 @@ const manifestCore = {
 const configCore = {
   sandbox: v.optional(sandbox),
   remote: v.optional(remote),
+  executor: v.optional(executorSchema),
   rules: v.optional(v.array(userRule), []),
 };
 

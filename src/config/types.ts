@@ -4,6 +4,7 @@
  * typed from their entry schemas where a registry is known (`ConfigSectionsOf`, `ManifestSectionsOf`;
  * rules/index.ts names the built-in ones); code in src/ reads sections through the registry.
  */
+import type { ExecutorConfig } from './executor.js';
 import type { Rule } from './rule.js';
 import type { SandboxMode } from './sandbox.js';
 import type { ManifestCore } from './schema.js';
@@ -16,6 +17,8 @@ export interface ConfigCore {
   sandbox?: SandboxMode;
   /** The shared remote cache: `{ url, read?, write? }` (docs/remote-cache.md). */
   remote?: { url: string; read?: boolean; write?: boolean };
+  /** Who runs the jobs: `{ kind: 'local' }` (default) or `{ kind: 'nats', url, stream?, fallback? }` (docs/fleet.md). */
+  executor?: ExecutorConfig;
   /** User rules, made with `defineRule`. */
   rules?: Rule[];
 }

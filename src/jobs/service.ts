@@ -1,33 +1,23 @@
 /**
  * The job service every face submits through: submit, wait, cancel, retry. The store is the queue:
- * `submit` freezes the job and queues a run on this service's own queue; workers claim runs from it.
- * By default workers are detached processes (`worker-main.ts`) that outlive the face; with
- * fault-injection hooks (tests) the same claim-and-execute path runs inline in this process.
- * Identical jobs submitted concurrently through one service share one run.
+ * `submit` freezes the job and queues a run on this service's own queue; its executor (executor.ts)
+ * sees that someone claims it. By default that is the local executor: detached worker processes
+ * (`worker-main.ts`) that outlive the face, or with fault-injection hooks (tests) the same
+ * claim-and-execute path inline in this process. Identical jobs submitted concurrently through one
+ * service share one run.
  */
 import { reapAttemptContainers } from './containers.js';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { kindsModule } from '../config/kind.js';
 import type { Rule } from '../config/rule.js';
 import { EXIT, VkitError } from '../errors.js';
 import { parseReceipt } from '../store/receipt.js';
-import { currentOwner, ownerAlive } from '../store/liveness.js';
 import { newId, type RunRow, type Store } from '../store/store.js';
 import { sha256Id } from '../hash/index.js';
-import { workerEnv, type Job } from './job.js';
-import { startSpeculativeStandby, takeStandby } from './standby.js';
-import { openWorkerLog, WORKER_MAIN } from './worker-entry.js';
-import {
-  checkCancellations,
-  CLAIMED,
-  executeAttempt,
-  failureOf,
-  frozenJobOf,
-  type AttemptResult,
-  type WorkerHooks,
-} from './worker.js';
+import type { Executor, ExecutorHost } from './executor.js';
+import type { Job } from './job.js';
+import { LocalExecutor } from './local-executor.js';
+import { startSpeculativeStandby } from './standby.js';
+import { frozenJobOf, type AttemptResult, type WorkerHooks } from './worker.js';
 
 export interface JobServiceOptions {
   root: string;
@@ -41,6 +31,8 @@ export interface JobServiceOptions {
   confine?: boolean;
   /** How long a waited-on run may sit queued on another face's queue before this face starts a worker for it (default 10 s). */
   adoptAfterMs?: number;
+  /** Who runs the queued runs, given this service as its host; the local executor when absent. */
+  executor?: (host: ExecutorHost) => Executor;
 }
 
 export interface WaitResult {
@@ -65,17 +57,9 @@ export class JobService {
   /** Each queue of this service and the variable names its workers are given. */
   private readonly queues = new Map<string, readonly string[]>();
   private readonly inflight = new Map<string, Promise<AttemptResult>>();
-  /**
-   * Each live worker, its queue and whether it holds a run now. A worker that has not claimed yet
-   * (still starting) or has ended its run (idling before it exits) will take the next queued run:
-   * counting it keeps `dispatch`, called on every poll of `wait`, from starting a second node
-   * process for a run the first one is about to claim.
-   */
-  private readonly workers = new Map<ChildProcess, { queue: string; busy: boolean }>();
-  /** Detached workers this service has started, ever (what a test of `dispatch` counts). */
-  workersStarted = 0;
   private readonly finished = new Map<string, () => void>();
-  private readonly mode: 'detached' | 'inline';
+  /** Who runs this service's queued runs. */
+  readonly executor: Executor;
   private closed = false;
   /** What stopped this service's workers (a damaged or locked store): every waiter ends with it. */
   private failure: unknown;
@@ -85,11 +69,36 @@ export class JobService {
   constructor(private readonly opts: JobServiceOptions) {
     this.queue = newId('q', opts.store.now());
     this.queues.set(this.queue, []);
-    this.mode = opts.hooks ? 'inline' : (opts.workers ?? 'detached');
+    this.executor = (opts.executor ?? ((host) => new LocalExecutor(host, opts)))(this.host());
     // Attempts the store recovered when it opened may have left containers behind.
     void reapAttemptContainers(opts.store.recovered).catch(() => undefined);
     // A build that most likely runs something asked for a worker ahead (D55, D57): it starts now.
     startSpeculativeStandby();
+  }
+
+  /** Detached workers the local executor has started, ever (what a test of `dispatch` counts). */
+  get workersStarted(): number {
+    return this.executor instanceof LocalExecutor ? this.executor.workersStarted : 0;
+  }
+
+  /** This service as its executor sees it. */
+  private host(): ExecutorHost {
+    const service = this;
+    return {
+      store: this.opts.store,
+      queues: this.queues,
+      get maxWorkers() {
+        return service.maxWorkers;
+      },
+      get closed() {
+        return service.closed;
+      },
+      get failed() {
+        return service.failure !== undefined;
+      },
+      wake: (run) => this.finished.get(run)?.(),
+      fail: (error) => this.fail(error),
+    };
   }
 
   /** Freezes the job and queues a new run for it: the job's content-derived identity and the new run's id. */
@@ -138,19 +147,10 @@ export class JobService {
       // would stay queued for ever: after a while, the waiter starts one worker for that queue. The
       // worker re-plans the job under this face's environment, so any difference in what the key
       // covers (declared variables, tools) refuses the job rather than running something else.
-      if (
-        !adopted &&
-        row.state === 'queued' &&
-        row.queue &&
-        !this.queues.has(row.queue) &&
-        this.mode === 'detached' &&
-        !this.closed
-      ) {
+      if (!adopted && row.state === 'queued' && row.queue && !this.queues.has(row.queue) && !this.closed) {
         const queuedMs = Number((this.opts.store.now() - BigInt(row.created_ns)) / 1_000_000n);
-        if (queuedMs > (this.opts.adoptAfterMs ?? ADOPT_AFTER_MS)) {
-          this.startWorker(row.queue, frozenJobOf(this.opts.store, row).job.env ?? []);
-          adopted = true;
-        }
+        if (queuedMs > (this.opts.adoptAfterMs ?? ADOPT_AFTER_MS))
+          adopted = this.executor.adopt(row.queue, frozenJobOf(this.opts.store, row).job.env ?? []);
       }
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, Math.min(POLL_MS, Math.max(0, deadline - Date.now())));
@@ -173,23 +173,13 @@ export class JobService {
     const state = store.lifecycle.requestCancel(runId);
     if (state === 'running') {
       const attempt = store.lifecycle.runningAttempt(runId);
-      if (attempt && attempt.pid === process.pid)
-        checkCancellations(); // an inline attempt of this process
-      else if (attempt && ownerAlive({ host: attempt.host, pid: attempt.pid, pidStart: attempt.pid_start })) {
-        try {
-          process.kill(attempt.pid, 'SIGUSR2');
-        } catch {
-          // gone meanwhile: the grace period below settles it
-        }
-      }
+      if (attempt) this.executor.nudgeCancel(runId, attempt);
       const waited = await this.wait(runId, CANCEL_GRACE_MS);
       if (waited.timedOut) {
-        // Only this run's own check: its worker may since have moved on to another run, so the
-        // worker itself is never killed. The compare-and-set then settles the race with completion.
+        // Only this run's own attempt is stopped. The compare-and-set then settles the race with completion.
         const a = store.lifecycle.runningAttempt(runId);
         if (a) {
-          if (a.child_pgid) killQuietly(-a.child_pgid);
-          await reapAttemptContainers([a.id]).catch(() => undefined);
+          await this.executor.forceStop(a);
           store.lifecycle.finishAttempt({
             run: runId,
             attempt: a.id,
@@ -292,129 +282,10 @@ export class JobService {
     return queue;
   }
 
-  /** Makes sure someone will claim this service's runs: inline here, or enough worker processes. */
+  /** Makes sure someone will claim this service's runs (the executor's part). */
   private dispatch(): void {
     if (this.closed || this.failure) return;
-    if (this.mode === 'inline') {
-      void this.drainInline();
-      return;
-    }
-    for (const queue of this.queues.keys()) {
-      const queued = this.opts.store.lifecycle.queuedCount(queue);
-      if (queued === 0) continue;
-      // As many new workers as queued runs no live worker of the queue is free to take, within the limit.
-      let free = 0;
-      for (const w of this.workers.values()) if (w.queue === queue && !w.busy) free++;
-      const room = this.maxWorkers - this.workers.size;
-      for (let i = 0; i < Math.min(room, queued - free); i++) this.startWorker(queue);
-    }
-  }
-
-  private draining = 0;
-  private async drainInline(): Promise<void> {
-    const max = this.maxWorkers;
-    if (this.draining >= max) return;
-    this.draining++;
-    try {
-      for (;;) {
-        const claimed = [...this.queues.keys()].reduce<ReturnType<Store['lifecycle']['claimRun']>>(
-          (got, q) => got ?? this.opts.store.lifecycle.claimRun(q, currentOwner()),
-          undefined,
-        );
-        if (!claimed) return;
-        try {
-          const { job, root } = frozenJobOf(this.opts.store, claimed.run);
-          await executeAttempt(job, claimed.run.id, claimed.attempt, {
-            root,
-            store: this.opts.store,
-            rules: this.opts.rules,
-            env: this.opts.env ?? process.env,
-            hooks: this.opts.hooks,
-            confine: this.opts.confine,
-          });
-        } catch (error) {
-          // An attempt recovered (interrupted) by another opener ends its waiter, which may then close
-          // the store under the still-running inline attempt: nothing of it can be recorded any more,
-          // and its run has already ended interrupted.
-          if (this.closed || !this.opts.store.db.open) return;
-          this.fail(error);
-          return;
-        }
-        this.finished.get(claimed.run.id)?.();
-      }
-    } finally {
-      this.draining--;
-    }
-  }
-
-  /** `dispatch` from an event handler: nobody else would see the store fail there. */
-  private redispatch(): void {
-    try {
-      if (!this.closed) this.dispatch();
-    } catch (error) {
-      this.fail(error);
-    }
-  }
-
-  /** A detached worker for `queue`, given only the environment its jobs declare (`workerEnv`). */
-  private startWorker(queue: string, declared = this.queues.get(queue) ?? []): void {
-    const env = workerEnv(this.opts.env ?? process.env, declared);
-    // A resident process's warm standby takes the queue when there is one (standby.ts).
-    const confine = this.opts.confine ?? false;
-    const child = takeStandby({ store: this.opts.store.dir, queue, confine, env }) ?? this.spawnWorker(queue, env);
-    const worker = { queue, busy: false };
-    this.workers.set(child, worker);
-    this.workersStarted++;
-    // The worker prints `+<run>` when it claims a run and the run's id when it ends it: the latter
-    // is a prompt wake-up for whoever waits on it.
-    let buffered = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      buffered += chunk;
-      const lines = buffered.split('\n');
-      buffered = lines.pop()!;
-      for (const line of lines) {
-        const failure = failureOf(line);
-        if (failure) this.fail(failure);
-        else if (line.startsWith(CLAIMED)) {
-          worker.busy = true;
-          // It may have claimed a run submitted after it started, which counted it as free then: a
-          // run still queued gets a worker of its own now, not when this one's run ends.
-          this.redispatch();
-        } else {
-          worker.busy = false;
-          this.finished.get(line)?.();
-        }
-      }
-    });
-    child.on('exit', () => {
-      this.workers.delete(child);
-      this.redispatch();
-    });
-    child.unref();
-    (child.stdout as unknown as { unref?: () => void }).unref?.();
-  }
-
-  private spawnWorker(queue: string, env: NodeJS.ProcessEnv): ChildProcess {
-    const log = openWorkerLog(this.opts.store.dir, queue);
-    try {
-      return spawn(
-        process.execPath,
-        [
-          WORKER_MAIN,
-          '--store',
-          this.opts.store.dir,
-          '--queue',
-          queue,
-          // The worker re-plans jobs from the same kinds this process was handed.
-          '--kinds',
-          kindsModule(),
-          ...(this.opts.confine ? ['--confine'] : []),
-        ],
-        { detached: true, stdio: ['ignore', 'pipe', log], env },
-      );
-    } finally {
-      closeSync(log);
-    }
+    this.executor.dispatch();
   }
 
   /** Ends every wait with `error` (what stopped the workers) and starts no more workers. */
@@ -426,7 +297,7 @@ export class JobService {
   /** Lets this face go; detached workers finish their claimed runs and exit when the queue is empty. */
   close(): void {
     this.closed = true;
-    for (const child of this.workers.keys()) child.stdout?.destroy();
+    this.executor.close();
   }
 }
 
@@ -438,12 +309,4 @@ function runGone(run: string): VkitError {
     `run ${run} was deleted from the store while it was awaited (vkit store gc?)`,
     { hint: 'Build again: the run left no evidence.' },
   );
-}
-
-function killQuietly(pid: number): void {
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
 }

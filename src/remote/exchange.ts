@@ -5,7 +5,7 @@
  * anything else is a miss that says why. Publishing happens only for a result already committed
  * locally, and loses nothing locally when it fails.
  */
-import { canonicalJson } from '../hash/index.js';
+import { canonicalJson, sha256Id } from '../hash/index.js';
 import { parseReceipt, type Receipt } from '../store/receipt.js';
 import type { Store } from '../store/store.js';
 import { badSignature, type Envelope, openEnvelope, signatureVerifies, signEnvelope } from './dsse.js';
@@ -181,7 +181,7 @@ const inFlight = new WeakMap<Store, Map<string, Promise<string | undefined>>>();
  * into a file next to the store), then written or adopted (the store hashes it again itself before
  * the blob exists under its name). Resolves to why it could not, or undefined.
  */
-function fetchBlob(
+export function fetchBlob(
   store: Store,
   cache: RemoteCache,
   b: { sha256: string; size: number; bytes?: Buffer },
@@ -215,6 +215,46 @@ function fetchBlob(
 
 export type Published = { ok: true; blobs: number } | { ok: false; reason: string };
 
+/** Why a receipt is never shared through the action cache, or undefined when it may be. */
+function notShared(receipt: Record<string, unknown>): string | undefined {
+  if (receipt.outcome !== 'PASS' && receipt.outcome !== 'FAIL') return 'only PASS and FAIL are shared';
+  // Formal evidence from a working-tree capture is provisional: it never leaves the machine.
+  const formal = (receipt.subject as { formal?: { provisional?: unknown } } | undefined)?.formal;
+  if (formal && formal.provisional !== false) return 'provisional formal evidence is not shared';
+  return undefined;
+}
+
+/** Uploads the receipt's artifacts the server lacks: how many, or why not. */
+async function uploadArtifacts(store: Store, cache: RemoteCache, receipt: Record<string, unknown>): Promise<Published> {
+  let uploaded = 0;
+  for (const a of receipt.artifacts as { sha256: string }[]) {
+    if (store.cas.state(a.sha256, true) !== 'intact') return { ok: false, reason: `blob ${a.sha256} is not intact` };
+    const has = await cache.hasBlob(a.sha256);
+    if (has.ok && has.value) continue;
+    const put = await cache.putBlobFile(a.sha256, store.cas.pathOf(a.sha256));
+    if (!put.ok) return { ok: false, reason: put.reason };
+    uploaded++;
+  }
+  return { ok: true, blobs: uploaded };
+}
+
+/** The signed envelope of a receipt's statement, as the bytes stored remotely. */
+function envelopeBytes(
+  store: Store,
+  key: SigningKey,
+  actionKey: string,
+  receiptId: string,
+  receipt: Record<string, unknown>,
+  scope?: ProtectedScope,
+): Buffer {
+  const small = (id: string) => {
+    const read = store.cas.readVerified(id);
+    return read.state === 'intact' ? read.bytes : undefined;
+  };
+  const envelope: Envelope = signEnvelope(receiptStatement(actionKey, receiptId, receipt, scope, small), key);
+  return Buffer.from(canonicalJson(envelope));
+}
+
 /**
  * Uploads a committed local result: the blobs the server lacks, then the signed envelope under its
  * key (a protected run's under the address of key and scope, the scope signed with it).
@@ -230,25 +270,40 @@ export async function publishEvidence(
   const read = store.actions.readReceipt(receiptId);
   if (read.state !== 'intact') return { ok: false, reason: `receipt ${receiptId} is ${read.state}` };
   const receipt = read.receipt;
-  if (receipt.outcome !== 'PASS' && receipt.outcome !== 'FAIL')
-    return { ok: false, reason: 'only PASS and FAIL are shared' };
-  // Formal evidence from a working-tree capture is provisional: it never leaves the machine.
-  const formal = (receipt.subject as { formal?: { provisional?: unknown } } | undefined)?.formal;
-  if (formal && formal.provisional !== false) return { ok: false, reason: 'provisional formal evidence is not shared' };
-  let uploaded = 0;
-  for (const a of receipt.artifacts as { sha256: string }[]) {
-    if (store.cas.state(a.sha256, true) !== 'intact') return { ok: false, reason: `blob ${a.sha256} is not intact` };
-    const has = await cache.hasBlob(a.sha256);
-    if (has.ok && has.value) continue;
-    const put = await cache.putBlobFile(a.sha256, store.cas.pathOf(a.sha256));
-    if (!put.ok) return { ok: false, reason: put.reason };
-    uploaded++;
-  }
-  const small = (id: string) => {
-    const read = store.cas.readVerified(id);
-    return read.state === 'intact' ? read.bytes : undefined;
-  };
-  const envelope: Envelope = signEnvelope(receiptStatement(actionKey, receiptId, receipt, scope, small), key);
-  const put = await cache.putAction(entryAddress(actionKey, scope), Buffer.from(canonicalJson(envelope)));
-  return put.ok ? { ok: true, blobs: uploaded } : { ok: false, reason: put.reason };
+  const refused = notShared(receipt);
+  if (refused) return { ok: false, reason: refused };
+  const uploaded = await uploadArtifacts(store, cache, receipt);
+  if (!uploaded.ok) return uploaded;
+  const put = await cache.putAction(
+    entryAddress(actionKey, scope),
+    envelopeBytes(store, key, actionKey, receiptId, receipt, scope),
+  );
+  return put.ok ? uploaded : { ok: false, reason: put.reason };
+}
+
+export type HandedIn = { ok: true; envelope: { sha256: string; size: number } } | { ok: false; reason: string };
+
+/**
+ * A fleet worker's result (any outcome, BLOCKED too): its artifacts and its signed envelope put
+ * into the CAS, the envelope under its own digest, so that each attempt's result has an address of
+ * its own that no other attempt's upload can overwrite. A PASS or FAIL is also shared as an
+ * action-cache entry, as `publishEvidence` would.
+ */
+export async function handInResult(
+  store: Store,
+  cache: RemoteCache,
+  key: SigningKey,
+  actionKey: string,
+  receiptId: string,
+): Promise<HandedIn> {
+  const read = store.actions.readReceipt(receiptId);
+  if (read.state !== 'intact') return { ok: false, reason: `receipt ${receiptId} is ${read.state}` };
+  const uploaded = await uploadArtifacts(store, cache, read.receipt);
+  if (!uploaded.ok) return uploaded;
+  const bytes = envelopeBytes(store, key, actionKey, receiptId, read.receipt);
+  const sha256 = sha256Id(bytes);
+  const put = await cache.putBlobBytes(sha256, bytes);
+  if (!put.ok) return { ok: false, reason: put.reason };
+  if (!notShared(read.receipt)) await cache.putAction(entryAddress(actionKey), bytes);
+  return { ok: true, envelope: { sha256, size: bytes.length } };
 }

@@ -293,6 +293,11 @@ export class RemoteCache {
     });
   }
 
+  /** Uploads bytes held in memory (already hashed by the caller) as the blob `sha256`. */
+  putBlobBytes(sha256: string, bytes: Buffer): Promise<Fetched<void>> {
+    return this.request('PUT', `cas/${hex(sha256)}`, putDone, bytes);
+  }
+
   /** Uploads a file (streamed) as the blob `sha256`. */
   putBlobFile(sha256: string, file: string): Promise<Fetched<void>> {
     const size = statSync(file).size;

@@ -14,10 +14,12 @@ import type { Rule } from '../config/rule.js';
 import type { EngineContext } from '../engine/build.js';
 import { remoteChoice, type RemoteConfig, type RemoteRequest } from '../remote/choice.js';
 import type { RemoteContext } from '../remote/context.js';
-import { InvalidInputError, type Issue } from '../errors.js';
+import { InvalidInputError, invalid, type Issue } from '../errors.js';
 import { realRoot } from './root.js';
 import { compileGraph, type ActionGraph } from '../graph/compile.js';
-import { JobService } from '../jobs/service.js';
+import { type ExecutorConfig, executorFlag } from '../config/executor.js';
+import { LocalExecutor, type LocalExecutorOptions } from '../jobs/local-executor.js';
+import { JobService, type JobServiceOptions } from '../jobs/service.js';
 import type { WorkerHooks } from '../jobs/worker.js';
 import { Store, type StoreOptions } from '../store/store.js';
 
@@ -41,6 +43,8 @@ export interface OpenOptions {
    * environment or config say.
    */
   remoteContext?: RemoteContext | null;
+  /** `--executor local|nats://HOST:PORT`: who runs the jobs, over the config's `executor`. */
+  executor?: string;
 }
 
 /** An open project: everything the engine runs with (a workspace is its context), and how to close it. */
@@ -123,7 +127,21 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
     await config.close();
     throw error;
   }
-  const jobs = new JobService({ root, store, rules, env, hooks: opts.hooks, confine: opts.confineChecks });
+  let executor: JobServiceOptions['executor'];
+  try {
+    executor = await fleetExecutor(opts, config.manifest.executor as ExecutorConfig | undefined, remote, {
+      root,
+      rules,
+      env,
+      hooks: opts.hooks,
+      confine: opts.confineChecks,
+    });
+  } catch (error) {
+    store.close();
+    await config.close();
+    throw error;
+  }
+  const jobs = new JobService({ root, store, rules, env, hooks: opts.hooks, confine: opts.confineChecks, executor });
   return {
     root,
     config,
@@ -141,4 +159,29 @@ export async function openWorkspace(opts: OpenOptions = {}): Promise<Workspace> 
       void config.close();
     },
   };
+}
+
+/**
+ * The NATS executor when `--executor` or the config's `executor` names one (its client loaded only
+ * then); undefined for this machine's workers. It needs the remote cache: the jobs' inputs and
+ * results travel through it, and only results signed by its trusted signers count.
+ */
+async function fleetExecutor(
+  opts: OpenOptions,
+  configured: ExecutorConfig | undefined,
+  remote: RemoteContext | undefined,
+  local: LocalExecutorOptions,
+): Promise<JobServiceOptions['executor']> {
+  const chosen = opts.executor !== undefined ? executorFlag(opts.executor, configured) : configured;
+  if (chosen?.kind !== 'nats') return undefined;
+  if (!remote)
+    throw invalid(
+      'ERR_CONFIG_EXECUTOR',
+      "The NATS executor needs the remote cache: the jobs' inputs and signed results travel through it",
+      { path: opts.executor !== undefined ? '--executor' : 'executor' },
+      'Set `remote: { url }` in the config, or pass --remote URL (or VKIT_REMOTE).',
+    );
+  const { NatsExecutor } = await import('../jobs/fleet/face.js');
+  return (host) =>
+    new NatsExecutor(host, { config: chosen, remote, local: () => new LocalExecutor(host, local), warn: remote.warn });
 }

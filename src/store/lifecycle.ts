@@ -246,6 +246,64 @@ export class Lifecycle {
     );
   }
 
+  /** The runs of a queue waiting for a worker, oldest first. */
+  queuedRuns(queue: string): RunRow[] {
+    return this.handle.db
+      .prepare<[string], RunRow>("SELECT * FROM runs WHERE queue = ? AND state = 'queued' ORDER BY created_ns, id")
+      .all(queue)
+      .map((r) => this.intact(r));
+  }
+
+  /**
+   * Ends a run that no worker claimed and none can (its executor cannot reach its workers):
+   * `interrupted`, BLOCKED, with `reason`. False when the run was no longer queued.
+   */
+  abandonQueued(run: string, reason: string): boolean {
+    return (
+      this.handle.db
+        .prepare(
+          "UPDATE runs SET state = 'interrupted', outcome = 'BLOCKED', reason = ?, ended_ns = ? WHERE id = ? AND state = 'queued'",
+        )
+        .run(reason, String(this.handle.now()), run).changes > 0
+    );
+  }
+
+  /**
+   * A run and attempt started elsewhere (a fleet's face, which named both ids) executed by this
+   * process: inserted `running` together under the given ids, owned by `owner`. Refused (throws)
+   * when either id is already in this store: a duplicate delivery never runs twice here.
+   */
+  startRemoteAttempt(
+    ids: { run: string; attempt: string },
+    run: Omit<NewRun, 'queue'>,
+    owner: Owner = currentOwner(),
+  ): void {
+    const now = String(this.handle.now());
+    immediate(this.handle, () => {
+      this.stmts.runInsert.run({
+        id: ids.run,
+        job: run.key,
+        queue: null,
+        label: run.label,
+        kind: run.kind,
+        key: run.key,
+        state: 'running',
+        created_ns: now,
+        root: run.root ?? null,
+      });
+      this.stmts.attemptInsert.run({
+        id: ids.attempt,
+        run: ids.run,
+        state: 'running',
+        host: owner.host,
+        pid: owner.pid,
+        pid_start: owner.pidStart,
+        heartbeat_ns: now,
+        started_ns: now,
+      });
+    });
+  }
+
   /** How many runs of a queue wait for a worker. */
   queuedCount(queue: string): number {
     return this.handle.db

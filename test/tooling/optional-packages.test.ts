@@ -34,6 +34,9 @@ test('the optional packages are optional peers and devDependencies at the ranges
 /** Where a run-time import of each optional package may stand: modules loaded only after its check. */
 const ALLOWED: Record<string, RegExp> = {
   dockerode: /^$/,
+  // The NATS client loads only through importOptional (src/jobs/fleet/nats.ts): types elsewhere.
+  '@nats-io/transport-node': /^$/,
+  '@nats-io/jetstream': /^$/,
   ink: /^src\/tui\//,
   react: /^src\/tui\//,
   '@modelcontextprotocol/sdk': /^src\/mcp\//,
@@ -135,6 +138,27 @@ test('without the MCP SDK and zod `vkit mcp` exits 5 with one line naming what t
       'vkit: `vkit mcp` needs @modelcontextprotocol/sdk and zod, not installed in this project: run `npm i -D @modelcontextprotocol/sdk@~1.32 zod@^4.6.7`\n',
     );
     assert.equal(r.stdout, '');
+  } finally {
+    repo.cleanup();
+  }
+});
+
+test('without the NATS client `executor: nats` ends each job BLOCKED naming `npm i -D @nats-io/...` (never a local pass)', () => {
+  const repo = tempRepo({ 'a.txt': 'a\n' });
+  try {
+    repo.manifest({
+      checks: [{ id: 'alpha', run: nodeCheck('0'), inputs: ['a.txt'] }],
+      executor: { kind: 'nats', url: 'nats://127.0.0.1:1' },
+      remote: { url: 'http://127.0.0.1:1' },
+    });
+    const r = run(['build', '--json'], repo.dir, { VKIT_REMOTE_TIMEOUT_MS: '200', VKIT_SIGNING_KEY: '' });
+    assert.equal(r.code, 3, r.stderr);
+    const item = JSON.parse(r.stdout).gate.items.find((i: { id: string }) => i.id === 'check:alpha');
+    assert.equal(item.status, 'BLOCKED');
+    assert.match(
+      item.reason,
+      /needs @nats-io\/transport-node and @nats-io\/jetstream, not installed in this project: run `npm i -D @nats-io\/transport-node@\^3\.4\.0 @nats-io\/jetstream@\^3\.4\.0`/,
+    );
   } finally {
     repo.cleanup();
   }

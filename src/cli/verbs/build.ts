@@ -27,8 +27,9 @@ export const build = defineVerb({
     explain: { type: 'boolean' },
     remote: { type: 'string' },
     'remote-only-read': { type: 'boolean' },
+    executor: { type: 'string' },
   },
-  help: `Usage: vkit build [--only ID]... [--force] [--explain] [--remote URL [--remote-only-read]] [common flags]
+  help: `Usage: vkit build [--only ID]... [--force] [--explain] [--remote URL [--remote-only-read]] [--executor local|nats://HOST:PORT] [common flags]
 
 Compiles the config into an action graph, runs only the actions whose inputs changed, retains a
 receipt for each and prints the gate. Exits with the gate's code.
@@ -53,6 +54,9 @@ VKIT_STANDBY=0 starts one only when a run is queued.
                  the local checks (anything else runs here, with a warning); results committed here
                  are signed with VKIT_SIGNING_KEY and uploaded (without a key nothing is uploaded)
   --remote-only-read  read the remote, never upload (also VKIT_REMOTE_READ_ONLY=1)
+  --executor local|nats://HOST:PORT  who runs the jobs, over the config's \`executor\`: this
+                 machine's workers, or the fleet's \`vkit worker\`s through NATS JetStream
+                 (docs/fleet.md; needs the remote cache)
 
 ${COMMON_HELP}
 ${EXITS}`,
