@@ -17,7 +17,8 @@ const only = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const files = [];
 const SYSTEM_TOOL_SKIPS = /\b(systemSandbox|toolsSkip|nginxSkip|natsSkip|chromiumSkip|z3Skip)\(/;
 const needsSystemTools = (file) => SYSTEM_TOOL_SKIPS.test(readFileSync(file, 'utf8'));
-const MAY_SKIP = /\b(systemSandbox|toolsSkip|nginxSkip|natsSkip|chromiumSkip|z3Skip|sandboxBackends)\(|VKIT_REQUIRE_SYSTEM/;
+const MAY_SKIP =
+  /\b(systemSandbox|toolsSkip|nginxSkip|natsSkip|chromiumSkip|z3Skip|sandboxBackends)\(|VKIT_REQUIRE_SYSTEM/;
 const maySkip = (file) => MAY_SKIP.test(readFileSync(file, 'utf8'));
 const walk = (dir) => {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
