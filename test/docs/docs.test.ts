@@ -87,3 +87,15 @@ test("anchors are GitHub's: punctuation dropped, code and links as their text, r
     { target: 'h.md#i', line: 5 },
   ]);
 });
+
+test("ARCHITECTURE.md's code map reads at a glance: no table cell over 400 characters", () => {
+  const long: string[] = [];
+  read(join(REPO_ROOT, 'ARCHITECTURE.md'))
+    .split('\n')
+    .forEach((line, i) => {
+      if (!line.startsWith('|')) return;
+      for (const cell of line.split('|').slice(1, -1))
+        if (cell.length > 400) long.push(`line ${i + 1}: ${cell.length} characters`);
+    });
+  assert.deepEqual(long, [], 'split the row or say less: details belong in the files and docs/');
+});
