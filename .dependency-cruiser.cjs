@@ -69,10 +69,10 @@ module.exports = {
     {
       name: 'kind-through-registry',
       comment:
-        'a kind imports the kit API and libraries, never a face or the service: it contributes verbs and tools through the registry',
+        'a kind imports the kit API and libraries, never a face, the service, the engine or the jobs: it contributes verbs and tools through the registry, and its rule runs inside a job',
       severity: 'error',
       from: { path: '^rules/' },
-      to: { path: '^src/(cli|mcp|tui|daemon|fast|service)/' },
+      to: { path: '^src/(cli|mcp|tui|daemon|fast|service|engine|jobs)/' },
     },
     {
       name: 'kind-own-folder',

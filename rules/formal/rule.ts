@@ -32,7 +32,7 @@ import { policyProblems, policySliceDigest } from '../../src/formal/policy.js';
 import { loadProfile } from '../../src/formal/profiles/index.js';
 import type { CandidateSelection, MathPackage, FormalCheckAttrs } from '../../src/formal/types.js';
 import { treeDigest } from '../../src/capture/tree.js';
-import { containerPrefix } from '../../src/jobs/containers.js';
+import { containerPrefix } from '../../src/checkers/container-names.js';
 
 /** Bumped whenever what a formal PASS means changes, so earlier evidence is not reused. */
 export const FORMAL_SEMANTICS = 'vkit.formal/1';

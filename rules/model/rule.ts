@@ -22,7 +22,7 @@ import { compareLock, LOCK_FILE } from '../../src/formal/lock.js';
 import { ModelEntrySchema, modelLockKey, modelPolicyDigest, type ResolvedModel } from './schema.js';
 import { foldModel } from './lib/fold.js';
 import { loadModelProfile } from './lib/profiles.js';
-import { containerPrefix } from '../../src/jobs/containers.js';
+import { containerPrefix } from '../../src/checkers/container-names.js';
 
 /** Bumped whenever what a model PASS means changes, so earlier evidence is not reused. */
 const MODEL_SEMANTICS = 'vkit.model-check/1';

@@ -25,7 +25,7 @@ import {
 import { foldQualification, mutantResult, NOT_ESTABLISHED } from './lib/report.js';
 import { snapshotPackage } from './lib/snapshot.js';
 import type { MathPackage } from '../../src/formal/types.js';
-import { containerPrefix } from '../../src/jobs/containers.js';
+import { containerPrefix } from '../../src/checkers/container-names.js';
 
 /** Bumped whenever what a qualification PASS means changes, so earlier evidence is not reused. */
 const QUALIFY_SEMANTICS = 'vkit.qualify/1';

@@ -4,7 +4,7 @@
  * and the recovery of a lost worker remove them here, by the attempt's own prefix and nothing else.
  * Best effort: no engine answering means no container can be running either.
  */
-export const containerPrefix = (attempt: string) => `vkit-${attempt}`;
+import { containerPrefix } from '../checkers/container-names.js';
 
 export async function reapAttemptContainers(attempts: readonly string[]): Promise<string[]> {
   if (attempts.length === 0) return [];
