@@ -80,6 +80,16 @@ function latestReceipt(dir: string, label: string): Record<string, unknown> {
 }
 
 /** Kills what the worker's attempts left running (a killed worker's check outlives it). */
+/** The face's workspace, in this process: jobs go to NATS, results come back through nginx; it signs nothing itself. */
+function openFace(root: string): ReturnType<typeof openWorkspace> {
+  return openWorkspace({
+    root,
+    executor: nats.url,
+    remote: { url: nginx.url },
+    env: { ...process.env, VKIT_SIGNING_KEY: '' },
+  });
+}
+
 function killChecks(worker: FleetWorker): void {
   let store: Store;
   try {
@@ -193,12 +203,7 @@ describe('jobs on a fleet over NATS JetStream', { skip }, () => {
     const worker = await startWorker(nats.url, nginx.url, W.key);
     workers.push(worker);
     const repo = project(ACK_WAIT_MS + 3000);
-    const ws = await openWorkspace({
-      root: repo.dir,
-      executor: nats.url,
-      remote: { url: nginx.url },
-      env: { ...process.env, VKIT_SIGNING_KEY: '' },
-    });
+    const ws = await openFace(repo.dir);
     try {
       const job = jobFor(ws, 'check:hello');
       const { run } = ws.jobs.submit(job);
@@ -233,12 +238,7 @@ describe('jobs on a fleet over NATS JetStream', { skip }, () => {
     const worker = await startWorker(nats.url, nginx.url, W.key);
     workers.push(worker);
     const repo = project(60_000);
-    const ws = await openWorkspace({
-      root: repo.dir,
-      executor: nats.url,
-      remote: { url: nginx.url },
-      env: { ...process.env, VKIT_SIGNING_KEY: '' },
-    });
+    const ws = await openFace(repo.dir);
     try {
       const job = jobFor(ws, 'check:hello');
       const { run } = ws.jobs.submit(job);
